@@ -1,0 +1,33 @@
+# The two commands of the README:  make ask   (run the agent)   and   make test   (all checks).
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.setup-stamp
+Q ?= 下書きの投稿を一覧で見せて
+
+.PHONY: setup ask test lint unit synth bench
+
+$(STAMP): pyproject.toml constraints.txt scripts/setup.sh
+	./scripts/setup.sh
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+## Run the agent once (sandbox WordPress by default; set WP_CLI_MODE=local|ssh for a real site).
+ask: setup
+	WP_CLI_MODE=$${WP_CLI_MODE:-sandbox} $(BIN)/wp-agent ask "$(Q)"
+
+## Everything CI runs: lint, types, all tests.
+test: setup lint
+	$(BIN)/pytest -q
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy $(wildcard layers/core functions infra tests bench)
+
+## Synthesise the CDK app to cdk.out (no AWS account needed).
+synth: setup
+	$(BIN)/python -m infra.app
+
+bench: setup
+	for script in bench/*.py; do $(BIN)/python "$$script" || exit 1; done

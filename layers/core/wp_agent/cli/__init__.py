@@ -1,0 +1,1 @@
+"""The `wp-agent` command line: check, ask, publish, targets."""

@@ -1,0 +1,71 @@
+"""`wp-agent check`: show what the policy decides for a command, without running it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shlex
+import sys
+
+from wp_agent.cli.exit_codes import ExitCode
+from wp_agent.config import Settings
+from wp_agent.policy import CommandPolicy
+from wp_agent.policy.masking import mask_text
+
+_ONLY_OPERATORS = re.compile(r"^[;&|<>()]+$")
+_NEEDS_QUOTING = re.compile(r"[\s;&|<>()'\"]")
+
+
+def command_from_words(words: list[str]) -> str:
+    """One word is the command text as the model would write it. Several words are joined as typed:
+    words made only of operators stay operators, words with spaces or operator characters are
+    double-quoted (so `$(` and backticks inside them are still seen), everything else is bare."""
+    if len(words) == 1:
+        return words[0]
+    parts: list[str] = []
+    for word in words:
+        if _ONLY_OPERATORS.match(word) or not _NEEDS_QUOTING.search(word):
+            parts.append(word)
+        else:
+            parts.append('"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"')
+    return " ".join(parts)
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "check",
+        help="コマンドがポリシーで許可・承認待ち・ブロックのどれになるかを表示します（実行はしません）",
+        description="Classify a WP-CLI command with the policy. Usage: wp-agent check [--json] -- '<command>'",
+    )
+    parser.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+    parser.add_argument(
+        "--exit-code", action="store_true", help="exit 0 for allow, 3 for confirm, 4 for block"
+    )
+    parser.add_argument(
+        "words", nargs=argparse.REMAINDER, help="the command, e.g. -- 'post list --format=json'"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    words = list(args.words[1:] if args.words[:1] == ["--"] else args.words)
+    if not words:
+        print(
+            "エラー: 判定するコマンドを指定してください。例: wp-agent check -- 'post list'", file=sys.stderr
+        )
+        return ExitCode.USAGE
+    decision = CommandPolicy.from_settings(settings).classify(command_from_words(words))
+    if args.json:
+        print(json.dumps(decision.check_json(), ensure_ascii=False))
+    else:
+        print(f"判定: {decision.decision}（{decision.category.value}）")
+        print(f"理由: {decision.reason_ja}")
+        print(f"ルール: {decision.rule}")
+        if decision.argv:
+            print(f"実行引数: wp {mask_text(shlex.join(decision.argv))}")
+    if not args.exit_code:
+        return ExitCode.OK
+    return {"allow": ExitCode.OK, "confirm": ExitCode.AWAITING_APPROVAL, "block": ExitCode.BLOCKED}[
+        decision.decision
+    ]

@@ -1,0 +1,45 @@
+"""Entry point of the `wp-agent` console script."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from pydantic import ValidationError
+
+from wp_agent import __version__
+from wp_agent.cli import check
+from wp_agent.cli.exit_codes import ExitCode
+from wp_agent.config import Settings
+from wp_agent.errors import ConfigurationError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="wp-agent",
+        description="Argo Note WP-CLI Agent — 日本語の指示でWordPressを操作します",
+    )
+    parser.add_argument("--version", action="version", version=f"wp-agent {__version__}")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="<command>")
+    check.add_parser(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = Settings()
+        return int(args.handler(args, settings))
+    except ConfigurationError as exc:
+        print(f"設定エラー: {exc.message_ja}", file=sys.stderr)
+        return ExitCode.CONFIGURATION
+    except ValidationError as exc:
+        fields = ", ".join(".".join(str(p) for p in e["loc"]).upper() for e in exc.errors())
+        print(f"設定エラー: 環境変数の値が正しくありません: {fields}", file=sys.stderr)
+        return ExitCode.CONFIGURATION
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""Settings from the environment (spec §4.1.2 plus ours), validated once at start-up."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# Current, non-deprecated Claude model; override with ANTHROPIC_MODEL.
+DEFAULT_MODEL = "claude-sonnet-5-5"
+
+
+class WpCliMode(StrEnum):
+    LOCAL = "local"
+    SSH = "ssh"
+    SANDBOX = "sandbox"
+
+
+class ModelProvider(StrEnum):
+    ANTHROPIC = "anthropic"
+    BEDROCK = "bedrock"
+
+
+class LogLevel(StrEnum):
+    DEBUG = "debug"
+    INFO = "info"
+    WARN = "warn"
+    ERROR = "error"
+
+
+class Settings(BaseSettings):
+    """Every environment variable the core reads; the README's configuration table mirrors this."""
+
+    model_config = SettingsConfigDict(env_prefix="", case_sensitive=False, extra="ignore")
+
+    # Model
+    anthropic_api_key: SecretStr | None = None
+    anthropic_base_url: str | None = None
+    anthropic_model: str = DEFAULT_MODEL
+    anthropic_max_tokens: int = Field(default=4096, ge=256, le=64_000)
+    anthropic_timeout_seconds: float = Field(default=120.0, gt=0)
+    anthropic_api_key_secret_arn: str | None = None
+    wp_agent_model_provider: ModelProvider = ModelProvider.ANTHROPIC
+    # NFR-2.2 base delay; retries wait base, 2*base, 4*base unless retry-after says otherwise.
+    wp_agent_api_retry_base_seconds: float = Field(default=1.0, ge=0)
+
+    # Where WP-CLI runs
+    wp_cli_mode: WpCliMode = WpCliMode.SANDBOX
+    wp_local_path: Path | None = None
+    wp_cli_bin: str = "wp"
+    wp_cli_timeout: int = Field(default=60_000, ge=100, le=900_000, description="milliseconds")
+    wp_agent_sandbox_site: Path | None = None
+
+    # SSH (FR-2.1, FR-6.2)
+    vps_host: str | None = None
+    vps_port: int = Field(default=22, ge=1, le=65_535)
+    vps_ssh_user: str = "root"
+    wp_path: str = "/var/www/wordpress"
+    vps_ssh_key_path: Path | None = None
+    vps_ssh_key_secret_arn: str | None = None
+    vps_ssh_key_secret_id: str | None = None
+    vps_ssh_key_vault_path: str | None = None
+    vault_addr: str | None = None
+    vault_token: SecretStr | None = None
+    vps_ssh_private_key: SecretStr | None = None
+    vps_ssh_key_passphrase: SecretStr | None = None
+    vps_ssh_host_key: str | None = None
+    vps_ssh_known_hosts: Path | None = None
+    vps_ssh_connect_timeout: float = Field(default=30.0, gt=0)
+    vps_ssh_max_channels: int = Field(default=5, ge=1, le=20)
+
+    # Agent
+    agent_max_iterations: int = Field(default=10, ge=1, le=50)
+    agent_max_commands: int = Field(default=30, ge=1, le=200)
+    agent_allow_skip_confirmation: bool = False
+    log_level: LogLevel = LogLevel.INFO
+
+    # Policy (FR-5.2)
+    wp_agent_policy_file: Path | None = None
+    wp_agent_policy_rules: str | None = None
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _lower(cls, value: object) -> object:
+        return value.lower() if isinstance(value, str) else value
+
+    @property
+    def command_timeout_seconds(self) -> float:
+        return self.wp_cli_timeout / 1000.0
+
+
+def load_settings() -> Settings:
+    return Settings()

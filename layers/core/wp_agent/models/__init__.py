@@ -1,0 +1,1 @@
+"""Pydantic v2 models for every boundary: spec interfaces, sessions, approvals, targets."""

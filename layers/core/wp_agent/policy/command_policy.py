@@ -1,0 +1,328 @@
+"""CommandPolicy: classify one model-produced command as read | write | destructive | blocked."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from wp_agent.config import Settings
+from wp_agent.errors import ConfigurationError
+from wp_agent.policy.argument_rules import (
+    ARGUMENT_RULES,
+    FORBIDDEN_GLOBALS,
+    Verdict,
+    is_dry_run_search_replace,
+)
+from wp_agent.policy.categories import PolicyCategory
+from wp_agent.policy.command_table import ALLOWED_COMMANDS, HARD_BLOCKS, CommandEntry, HardBlock
+from wp_agent.policy.custom_rules import CustomRules, load_custom_rules
+from wp_agent.policy.parsed_command import ParsedCommand
+from wp_agent.policy.shell_syntax import HazardKind, ShellHazard, find_shell_hazards, split_words
+
+__all__ = ["CommandPolicy", "PolicyCategory", "PolicyDecision"]
+
+MAX_COMMAND_CHARS = 200_000
+MAX_ARGUMENTS = 200
+
+_OPERATOR_MEANING_JA = {
+    ";": "コマンド連結（セミコロン）",
+    "&&": "コマンド連結（AND）",
+    "||": "コマンド連結（OR）",
+    "|": "パイプ",
+    "&": "バックグラウンド実行",
+    ">": "ファイル上書き",
+    ">>": "ファイル追記",
+    "<": "入力リダイレクト",
+    "<<": "ヒアドキュメント",
+    "(": "サブシェル",
+    ")": "サブシェル",
+}
+# Commands the spec names that real WP-CLI does not have; the reason tells the model what to use.
+_REAL_WP_CLI_HINTS: dict[tuple[str, ...], str] = {
+    (
+        "page",
+    ): "WP-CLIに page コマンドはありません。固定ページは post list --post_type=page のように post コマンドで操作してください",
+    (
+        "media",
+        "list",
+    ): "WP-CLIに media list はありません。メディアは post list --post_type=attachment で一覧できます",
+    (
+        "media",
+        "delete",
+    ): "WP-CLIに media delete はありません。メディアの削除は post delete <ID> です（承認が必要）",
+}
+_HAZARD_RULES: dict[HazardKind, str] = {
+    HazardKind.OPERATOR: "blocked.shell_operator",
+    HazardKind.SUBSTITUTION: "blocked.command_substitution",
+    HazardKind.NEWLINE: "blocked.newline",
+    HazardKind.CONTROL_CHARACTER: "blocked.control_character",
+    HazardKind.ESCAPED_OPERATOR: "blocked.shell_operator",
+    HazardKind.UNBALANCED_QUOTE: "blocked.unbalanced_quote",
+}
+
+
+@dataclass(frozen=True)
+class PolicyDecision:
+    """What the policy decided for one command; `argv` excludes the leading `wp`."""
+
+    command: str
+    category: PolicyCategory
+    argv: tuple[str, ...]
+    reason_ja: str
+    rule: str
+    pattern: str | None = None
+    command_path: tuple[str, ...] = ()
+    label_ja: str | None = None
+
+    @property
+    def decision(self) -> str:
+        return self.category.decision
+
+    @property
+    def blocked(self) -> bool:
+        return self.category is PolicyCategory.BLOCKED
+
+    @property
+    def needs_approval(self) -> bool:
+        return self.category is PolicyCategory.DESTRUCTIVE
+
+    def check_json(self) -> dict[str, Any]:
+        """The `wp-agent check --json` document."""
+        return {
+            "decision": self.decision,
+            "category": self.category.value,
+            "reason": self.reason_ja,
+            "rule": self.rule,
+            "argv": list(self.argv),
+        }
+
+
+def _hazard_reason(hazard: ShellHazard) -> str:
+    if hazard.kind is HazardKind.OPERATOR:
+        meaning = _OPERATOR_MEANING_JA.get(hazard.text, "シェルの制御記号")
+        return f"シェルの演算子「{hazard.text}」（{meaning}）は使用できません。1回に1つのWP-CLIコマンドだけを指定してください"
+    if hazard.kind is HazardKind.SUBSTITUTION:
+        return (
+            f"コマンド置換・変数展開「{hazard.text}」は使用できません。"
+            "本文に記号として含める場合はシングルクォートで囲んでください"
+        )
+    if hazard.kind is HazardKind.NEWLINE:
+        return "クォートの外の改行は使用できません（複数コマンドの連結とみなします）"
+    if hazard.kind is HazardKind.ESCAPED_OPERATOR:
+        return f"エスケープされたシェル記号「{hazard.text}」は使用できません"
+    if hazard.kind is HazardKind.UNBALANCED_QUOTE:
+        return "クォートが閉じられていません。コマンドを解釈できないため実行できません"
+    return "制御文字を含むコマンドは実行できません"
+
+
+class CommandPolicy:
+    """Deterministic allow-list policy; nothing the model writes can change its decisions."""
+
+    def __init__(self, custom_rules: CustomRules | None = None) -> None:
+        self._custom = custom_rules or CustomRules()
+        self._allowed: dict[tuple[str, ...], CommandEntry] = dict(ALLOWED_COMMANDS)
+        for rule in self._custom.allow:
+            hard = self._hard_block(rule.path)
+            if hard is not None:
+                raise ConfigurationError(
+                    f"「{rule.command}」は常にブロックされるコマンドのため許可リストに追加できません",
+                    setting="allow",
+                )
+            self._allowed[rule.path] = CommandEntry(
+                rule.path, PolicyCategory(rule.category), rule.reason or f"{rule.command}（追加許可）"
+            )
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> CommandPolicy:
+        return cls(load_custom_rules(settings.wp_agent_policy_file, settings.wp_agent_policy_rules))
+
+    # -- public API -----------------------------------------------------------------------------
+
+    def classify(self, command: str) -> PolicyDecision:
+        if not isinstance(command, str) or not command.strip():
+            return self._block(command or "", "blocked.empty", "コマンドが空です", None)
+        if len(command) > MAX_COMMAND_CHARS:
+            return self._block(
+                command, "blocked.too_long", f"コマンドが長すぎます（最大{MAX_COMMAND_CHARS}文字）", None
+            )
+        hazards = find_shell_hazards(command)
+        if hazards:
+            first = hazards[0]
+            return self._block(command, _HAZARD_RULES[first.kind], _hazard_reason(first), first.text)
+        try:
+            words = split_words(command)
+        except ValueError:
+            return self._block(command, "blocked.parse_error", "コマンドを解釈できません", None)
+        if words and words[0] == "wp":
+            words = words[1:]
+        return self._classify_words(command, tuple(words))
+
+    def classify_argv(self, argv: Sequence[str]) -> PolicyDecision:
+        """Classify an argv built by our own code (e.g. publishArticle); quoted so values stay data."""
+        return self.classify(shlex.join(argv))
+
+    # -- steps ----------------------------------------------------------------------------------
+
+    def _classify_words(self, command: str, argv: tuple[str, ...]) -> PolicyDecision:
+        if not argv:
+            return self._block(command, "blocked.empty", "WP-CLIのコマンドが指定されていません", None)
+        if len(argv) > MAX_ARGUMENTS:
+            return self._block(
+                command,
+                "blocked.too_many_arguments",
+                f"引数が多すぎます（最大{MAX_ARGUMENTS}個）",
+                None,
+                argv,
+            )
+        if argv[0].startswith("@"):
+            return self._block(
+                command,
+                "blocked.alias",
+                "WP-CLIのエイリアス（@…）による別サーバーでの実行はできません",
+                argv[0],
+                argv,
+            )
+        if "--" in argv:
+            return self._block(
+                command, "blocked.end_of_options", "オプション終端「--」は使用できません", "--", argv
+            )
+        parsed = ParsedCommand.from_argv(argv)
+        for option in parsed.options:
+            if option.name in FORBIDDEN_GLOBALS:
+                return self._block(
+                    command,
+                    f"blocked.global_option.{option.name}",
+                    FORBIDDEN_GLOBALS[option.name],
+                    f"--{option.name}",
+                    argv,
+                )
+        hard = self._hard_block(parsed.positionals)
+        if hard is not None:
+            return self._block(command, hard.rule, hard.reason_ja, " ".join(hard.path), argv, hard.path)
+        for rule in self._custom.deny:
+            if parsed.positionals[: len(rule.path)] == rule.path:
+                reason = rule.reason or f"このサイトの設定で「{rule.command}」は禁止されています"
+                return self._block(
+                    command, f"custom.deny:{rule.command}", reason, rule.command, argv, rule.path
+                )
+        entry = self._lookup(parsed.positionals)
+        if entry is None:
+            return self._unknown(command, argv, parsed)
+        return self._apply_argument_rules(command, argv, parsed, entry)
+
+    def _apply_argument_rules(
+        self, command: str, argv: tuple[str, ...], parsed: ParsedCommand, entry: CommandEntry
+    ) -> PolicyDecision:
+        verdicts = [v for rule in ARGUMENT_RULES if (v := rule(parsed, entry.path)) is not None]
+        strongest: Verdict | None = max(verdicts, key=lambda v: v.category.rank, default=None)
+        if strongest is not None and strongest.category is PolicyCategory.BLOCKED:
+            return self._block(
+                command, strongest.rule, strongest.reason_ja, strongest.pattern, argv, entry.path
+            )
+        name = " ".join(entry.path)
+        for rule in self._custom.confirm:
+            if entry.path[: len(rule.path)] == rule.path and entry.category is not PolicyCategory.DESTRUCTIVE:
+                reason = rule.reason or f"このサイトの設定で「{rule.command}」は承認が必要です"
+                strongest = Verdict(
+                    PolicyCategory.DESTRUCTIVE, f"custom.confirm:{rule.command}", reason, rule.command
+                )
+        if is_dry_run_search_replace(parsed, entry.path) and strongest is None:
+            return self._decision(
+                command,
+                PolicyCategory.READ,
+                argv,
+                entry,
+                "allow.search-replace.dry-run",
+                "置換の試行（--dry-run）は変更を行わないため実行できます",
+                "--dry-run",
+            )
+        if strongest is not None and strongest.category.rank >= entry.category.rank:
+            return self._decision(
+                command,
+                strongest.category,
+                argv,
+                entry,
+                strongest.rule,
+                strongest.reason_ja,
+                strongest.pattern,
+            )
+        if entry.category is PolicyCategory.DESTRUCTIVE:
+            reason = f"{entry.label_ja}は取り消せない、または影響の大きい操作のため、依頼者の承認が必要です"
+            return self._decision(
+                command, entry.category, argv, entry, f"confirm.{name.replace(' ', '.')}", reason, name
+            )
+        if entry.category is PolicyCategory.WRITE:
+            reason = f"{entry.label_ja}（サイトを変更する操作）です。許可リストに含まれるため実行できます"
+        else:
+            reason = f"{entry.label_ja}（読み取り専用）のため実行できます"
+        return self._decision(
+            command, entry.category, argv, entry, f"allow.{name.replace(' ', '.')}", reason, name
+        )
+
+    def _unknown(self, command: str, argv: tuple[str, ...], parsed: ParsedCommand) -> PolicyDecision:
+        head = parsed.positionals[:1]
+        hint = _REAL_WP_CLI_HINTS.get(tuple(parsed.positionals[:2])) or _REAL_WP_CLI_HINTS.get(tuple(head))
+        if hint is not None:
+            return self._block(
+                command, "blocked.unknown_command", hint, " ".join(parsed.positionals[:2]), argv
+            )
+        if head and any(path[0] == head[0] for path in self._allowed):
+            shown = " ".join(parsed.positionals[:2])
+            return self._block(
+                command,
+                "blocked.unknown_subcommand",
+                f"「{shown}」は許可されていないサブコマンドです（許可リスト方式）",
+                shown,
+                argv,
+            )
+        shown = head[0] if head else argv[0]
+        return self._block(
+            command,
+            "blocked.unknown_command",
+            f"「{shown}」は許可されていないコマンドです（許可リスト方式）",
+            shown,
+            argv,
+        )
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    @staticmethod
+    def _hard_block(positionals: tuple[str, ...]) -> HardBlock | None:
+        for block in HARD_BLOCKS:
+            if positionals[: len(block.path)] == block.path:
+                return block
+        return None
+
+    def _lookup(self, positionals: tuple[str, ...]) -> CommandEntry | None:
+        if positionals[:1] == ("help",):
+            return self._allowed[("help",)]
+        for length in range(min(len(positionals), 4), 0, -1):
+            entry = self._allowed.get(positionals[:length])
+            if entry is not None:
+                return entry
+        return None
+
+    @staticmethod
+    def _decision(
+        command: str,
+        category: PolicyCategory,
+        argv: tuple[str, ...],
+        entry: CommandEntry,
+        rule: str,
+        reason: str,
+        pattern: str | None,
+    ) -> PolicyDecision:
+        return PolicyDecision(command, category, argv, reason, rule, pattern, entry.path, entry.label_ja)
+
+    @staticmethod
+    def _block(
+        command: str,
+        rule: str,
+        reason: str,
+        pattern: str | None,
+        argv: tuple[str, ...] = (),
+        path: tuple[str, ...] = (),
+    ) -> PolicyDecision:
+        return PolicyDecision(command, PolicyCategory.BLOCKED, argv, reason, rule, pattern, path, None)

@@ -1,0 +1,293 @@
+"""The allow-list of WP-CLI command paths, each with its category and a Japanese label.
+
+Anything not listed here is blocked. Argument-level rules (delete flags, important options,
+install sources, …) live in `argument_rules.py`; the never-allowed families in `HARD_BLOCKS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wp_agent.policy.categories import PolicyCategory
+
+R = PolicyCategory.READ
+W = PolicyCategory.WRITE
+D = PolicyCategory.DESTRUCTIVE
+
+
+@dataclass(frozen=True)
+class CommandEntry:
+    path: tuple[str, ...]
+    category: PolicyCategory
+    label_ja: str
+
+
+def _table(rows: dict[str, tuple[PolicyCategory, str]]) -> dict[tuple[str, ...], CommandEntry]:
+    return {tuple(k.split()): CommandEntry(tuple(k.split()), cat, label) for k, (cat, label) in rows.items()}
+
+
+ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
+    {
+        # Posts, pages (post_type=page) and media (post_type=attachment)
+        "post list": (R, "投稿の一覧取得"),
+        "post get": (R, "投稿の詳細取得"),
+        "post exists": (R, "投稿の存在確認"),
+        "post url-to-id": (R, "URLから投稿IDを取得"),
+        "post create": (W, "投稿の作成"),
+        "post update": (W, "投稿の更新"),
+        "post delete": (D, "投稿の削除"),
+        "post meta list": (R, "投稿メタの一覧取得"),
+        "post meta get": (R, "投稿メタの取得"),
+        "post meta add": (W, "投稿メタの追加"),
+        "post meta update": (W, "投稿メタの更新"),
+        "post meta patch": (W, "投稿メタの部分更新"),
+        "post meta pluck": (R, "投稿メタの値取得"),
+        "post meta delete": (D, "投稿メタの削除"),
+        "post term list": (R, "投稿のカテゴリ・タグ一覧取得"),
+        "post term add": (W, "投稿へのカテゴリ・タグ追加"),
+        "post term set": (W, "投稿のカテゴリ・タグ設定"),
+        "post term remove": (W, "投稿からカテゴリ・タグを外す"),
+        "post-type list": (R, "投稿タイプの一覧取得"),
+        "post-type get": (R, "投稿タイプの詳細取得"),
+        "media import": (W, "メディアのインポート"),
+        "media image-size": (R, "画像サイズの一覧取得"),
+        # Taxonomies
+        "taxonomy list": (R, "タクソノミーの一覧取得"),
+        "taxonomy get": (R, "タクソノミーの詳細取得"),
+        "term list": (R, "カテゴリ・タグの一覧取得"),
+        "term get": (R, "カテゴリ・タグの詳細取得"),
+        "term create": (W, "カテゴリ・タグの作成"),
+        "term update": (W, "カテゴリ・タグの更新"),
+        "term delete": (D, "カテゴリ・タグの削除"),
+        "term recount": (W, "カテゴリ・タグの件数再計算"),
+        "term meta list": (R, "タームメタの一覧取得"),
+        "term meta get": (R, "タームメタの取得"),
+        "term meta add": (W, "タームメタの追加"),
+        "term meta update": (W, "タームメタの更新"),
+        "term meta delete": (D, "タームメタの削除"),
+        # Comments
+        "comment list": (R, "コメントの一覧取得"),
+        "comment get": (R, "コメントの詳細取得"),
+        "comment count": (R, "コメント数の取得"),
+        "comment exists": (R, "コメントの存在確認"),
+        "comment status": (R, "コメントの状態取得"),
+        "comment create": (W, "コメントの作成"),
+        "comment update": (W, "コメントの更新"),
+        "comment approve": (W, "コメントの承認"),
+        "comment unapprove": (W, "コメントの承認取り消し"),
+        "comment spam": (W, "コメントをスパムに設定"),
+        "comment unspam": (W, "コメントのスパム解除"),
+        "comment untrash": (W, "コメントをゴミ箱から戻す"),
+        "comment recount": (W, "コメント数の再計算"),
+        "comment trash": (D, "コメントをゴミ箱へ移動"),
+        "comment delete": (D, "コメントの削除"),
+        # Menus
+        "menu list": (R, "メニューの一覧取得"),
+        "menu create": (W, "メニューの作成"),
+        "menu delete": (D, "メニューの削除"),
+        "menu item list": (R, "メニュー項目の一覧取得"),
+        "menu item add-post": (W, "メニューへの投稿追加"),
+        "menu item add-term": (W, "メニューへのターム追加"),
+        "menu item add-custom": (W, "メニューへのリンク追加"),
+        "menu item update": (W, "メニュー項目の更新"),
+        "menu item delete": (D, "メニュー項目の削除"),
+        "menu location list": (R, "メニュー位置の一覧取得"),
+        "menu location assign": (W, "メニュー位置の割り当て"),
+        "menu location remove": (W, "メニュー位置の割り当て解除"),
+        # Appearance
+        "theme list": (R, "テーマの一覧取得"),
+        "theme get": (R, "テーマの詳細取得"),
+        "theme status": (R, "テーマの状態取得"),
+        "theme search": (R, "テーマの検索"),
+        "theme is-installed": (R, "テーマのインストール確認"),
+        "theme is-active": (R, "テーマの有効化確認"),
+        "theme install": (W, "テーマのインストール"),
+        "theme update": (W, "テーマの更新"),
+        "theme activate": (D, "テーマの有効化（切り替え）"),
+        "theme enable": (W, "テーマのネットワーク有効化"),
+        "theme disable": (D, "テーマのネットワーク無効化"),
+        "theme delete": (D, "テーマの削除"),
+        "theme mod list": (R, "テーマ設定の一覧取得"),
+        "theme mod get": (R, "テーマ設定の取得"),
+        "theme mod set": (W, "テーマ設定の変更"),
+        "theme mod remove": (D, "テーマ設定の削除"),
+        "sidebar list": (R, "サイドバーの一覧取得"),
+        "widget list": (R, "ウィジェットの一覧取得"),
+        # Plugins
+        "plugin list": (R, "プラグインの一覧取得"),
+        "plugin get": (R, "プラグインの詳細取得"),
+        "plugin status": (R, "プラグインの状態取得"),
+        "plugin search": (R, "プラグインの検索"),
+        "plugin is-installed": (R, "プラグインのインストール確認"),
+        "plugin is-active": (R, "プラグインの有効化確認"),
+        "plugin verify-checksums": (R, "プラグインの改ざん確認"),
+        "plugin install": (W, "プラグインのインストール"),
+        "plugin activate": (W, "プラグインの有効化"),
+        "plugin update": (W, "プラグインの更新"),
+        "plugin auto-updates status": (R, "プラグイン自動更新の状態取得"),
+        "plugin auto-updates enable": (W, "プラグイン自動更新の有効化"),
+        "plugin auto-updates disable": (W, "プラグイン自動更新の無効化"),
+        "plugin deactivate": (D, "プラグインの無効化"),
+        "plugin toggle": (D, "プラグインの有効・無効切り替え"),
+        "plugin uninstall": (D, "プラグインのアンインストール"),
+        "plugin delete": (D, "プラグインの削除"),
+        # Users
+        "user list": (R, "ユーザーの一覧取得"),
+        "user get": (R, "ユーザーの詳細取得"),
+        "user exists": (R, "ユーザーの存在確認"),
+        "user list-caps": (R, "ユーザー権限の一覧取得"),
+        "user meta list": (R, "ユーザーメタの一覧取得"),
+        "user meta get": (R, "ユーザーメタの取得"),
+        "user meta add": (W, "ユーザーメタの追加"),
+        "user meta update": (W, "ユーザーメタの更新"),
+        "user meta delete": (D, "ユーザーメタの削除"),
+        "user session list": (R, "ログインセッションの一覧取得"),
+        "user create": (W, "ユーザーの作成"),
+        "user update": (W, "ユーザーの更新"),
+        "user set-role": (W, "ユーザー権限の設定"),
+        "user add-role": (W, "ユーザー権限の追加"),
+        "user remove-role": (D, "ユーザー権限の削除"),
+        "user add-cap": (D, "ユーザーへの個別権限付与"),
+        "user remove-cap": (D, "ユーザーの個別権限削除"),
+        "user reset-password": (D, "ユーザーのパスワードリセット"),
+        "user session destroy": (D, "ログインセッションの破棄"),
+        "user spam": (D, "ユーザーをスパムに設定"),
+        "user unspam": (W, "ユーザーのスパム解除"),
+        "user delete": (D, "ユーザーの削除"),
+        "role list": (R, "権限グループの一覧取得"),
+        "role exists": (R, "権限グループの存在確認"),
+        "cap list": (R, "権限の一覧取得"),
+        "super-admin list": (R, "特権管理者の一覧取得"),
+        "super-admin add": (D, "特権管理者の追加"),
+        "super-admin remove": (D, "特権管理者の削除"),
+        # Options
+        "option get": (R, "設定値の取得"),
+        "option list": (R, "設定の一覧取得"),
+        "option pluck": (R, "設定値の一部取得"),
+        "option add": (W, "設定の追加"),
+        "option update": (W, "設定の変更"),
+        "option patch": (W, "設定の部分変更"),
+        "option delete": (D, "設定の削除"),
+        # Multisite
+        "site list": (R, "サイトの一覧取得"),
+        "site create": (W, "サイトの作成"),
+        "site activate": (W, "サイトの有効化"),
+        "site unarchive": (W, "サイトのアーカイブ解除"),
+        "site unspam": (W, "サイトのスパム解除"),
+        "site public": (W, "サイトの公開"),
+        "site private": (D, "サイトの非公開化"),
+        "site deactivate": (D, "サイトの無効化"),
+        "site archive": (D, "サイトのアーカイブ"),
+        "site spam": (D, "サイトをスパムに設定"),
+        "site delete": (D, "サイトの削除"),
+        "site option get": (R, "ネットワーク設定の取得"),
+        "site option list": (R, "ネットワーク設定の一覧取得"),
+        # Maintenance
+        "cache flush": (W, "オブジェクトキャッシュの削除"),
+        "cache type": (R, "キャッシュ方式の取得"),
+        "transient get": (R, "一時データの取得"),
+        "transient delete": (W, "一時データの削除"),
+        "rewrite flush": (W, "パーマリンク設定の再生成"),
+        "rewrite list": (R, "リライトルールの一覧取得"),
+        "rewrite structure": (D, "パーマリンク構造の変更"),
+        "cron event list": (R, "予約イベントの一覧取得"),
+        "cron schedule list": (R, "予約スケジュールの一覧取得"),
+        "core version": (R, "WordPressバージョンの取得"),
+        "core check-update": (R, "WordPress更新の確認"),
+        "core is-installed": (R, "WordPressのインストール確認"),
+        "core verify-checksums": (R, "WordPressコアの改ざん確認"),
+        "language core list": (R, "言語の一覧取得"),
+        "maintenance-mode status": (R, "メンテナンスモードの状態取得"),
+        "maintenance-mode is-active": (R, "メンテナンスモードの確認"),
+        "maintenance-mode activate": (D, "メンテナンスモードの開始（サイト停止）"),
+        "maintenance-mode deactivate": (W, "メンテナンスモードの終了"),
+        "search-replace": (D, "データベース内の文字列置換"),
+        "help": (R, "WP-CLIのヘルプ表示"),
+    }
+)
+
+
+@dataclass(frozen=True)
+class HardBlock:
+    """A command family that no configuration can allow."""
+
+    path: tuple[str, ...]
+    rule: str
+    reason_ja: str
+
+
+HARD_BLOCKS: tuple[HardBlock, ...] = (
+    HardBlock(
+        ("eval",), "blocked.code_execution", "任意のPHPコードを実行するコマンド（eval）は実行できません"
+    ),
+    HardBlock(
+        ("eval-file",),
+        "blocked.code_execution",
+        "任意のPHPファイルを実行するコマンド（eval-file）は実行できません",
+    ),
+    HardBlock(("shell",), "blocked.code_execution", "対話シェル（shell）は実行できません"),
+    HardBlock(
+        ("db", "drop"), "blocked.database", "データベースを削除するコマンド（db drop）は実行できません"
+    ),
+    HardBlock(
+        ("db", "reset"), "blocked.database", "データベースをリセットするコマンド（db reset）は実行できません"
+    ),
+    HardBlock(("db", "query"), "blocked.database", "任意のSQLを実行するコマンド（db query）は実行できません"),
+    HardBlock(
+        ("db", "export"),
+        "blocked.database",
+        "データベースを書き出すコマンド（db export）は情報漏洩の恐れがあるため実行できません",
+    ),
+    HardBlock(("db",), "blocked.database", "データベースを直接操作するコマンド（db）は実行できません"),
+    HardBlock(("config",), "blocked.config", "wp-config.php を操作するコマンド（config）は実行できません"),
+    HardBlock(
+        ("core", "update"),
+        "blocked.core",
+        "WordPressコアの更新（core update）は意図しない破壊の恐れがあるため実行できません",
+    ),
+    HardBlock(
+        ("core", "update-db"), "blocked.core", "データベース構造の更新（core update-db）は実行できません"
+    ),
+    HardBlock(
+        ("core", "download"), "blocked.core", "WordPressコアのダウンロード（core download）は実行できません"
+    ),
+    HardBlock(("core", "install"), "blocked.core", "WordPressのインストール（core install）は実行できません"),
+    HardBlock(("core", "multisite-install"), "blocked.core", "マルチサイトのインストールは実行できません"),
+    HardBlock(("core", "multisite-convert"), "blocked.core", "マルチサイトへの変換は実行できません"),
+    HardBlock(
+        ("package",),
+        "blocked.package",
+        "WP-CLIパッケージの操作（package）は任意コードの導入になるため実行できません",
+    ),
+    HardBlock(("cli",), "blocked.cli", "WP-CLI自体の操作（cli）は実行できません"),
+    HardBlock(
+        ("site", "empty"),
+        "blocked.site_empty",
+        "サイトの全コンテンツを削除するコマンド（site empty）は実行できません",
+    ),
+    HardBlock(("server",), "blocked.server", "開発用サーバーの起動（server）は実行できません"),
+    HardBlock(
+        ("scaffold",),
+        "blocked.filesystem",
+        "サーバーにファイルを生成するコマンド（scaffold）は実行できません",
+    ),
+    HardBlock(
+        ("export",),
+        "blocked.data_export",
+        "サイト全体を書き出すコマンド（export）は情報漏洩の恐れがあるため実行できません",
+    ),
+    HardBlock(
+        ("import",), "blocked.filesystem", "サーバー上のファイルを読み込むコマンド（import）は実行できません"
+    ),
+    HardBlock(("user", "import-csv"), "blocked.filesystem", "ファイルからのユーザー一括登録は実行できません"),
+    HardBlock(
+        ("user", "application-password"),
+        "blocked.credentials",
+        "アプリケーションパスワード（認証情報）の操作は実行できません",
+    ),
+    HardBlock(("user", "check-password"), "blocked.credentials", "パスワードの照合は実行できません"),
+    HardBlock(("cron", "event", "run"), "blocked.code_execution", "予約イベントの強制実行は実行できません"),
+    HardBlock(
+        ("media", "regenerate"), "blocked.heavy_operation", "全画像の再生成は負荷が高いため実行できません"
+    ),
+)

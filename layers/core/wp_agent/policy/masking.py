@@ -1,0 +1,83 @@
+"""Masking of secrets in commands and free text before they reach logs, audit records or the model."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+MASK = "***"
+
+# Option or key names whose values are secrets. Deliberately not bare "key" (meta_key is not secret).
+_SECRET_NAME = re.compile(
+    r"(pass(word|wd|phrase)?|secret|token|api[_-]?key|apikey|private[_-]?key|auth[_-]?key|access[_-]?key"
+    r"|credential|salt|activation[_-]?key|session[_-]?tokens?)",
+    re.IGNORECASE,
+)
+_OPTION_ASSIGNMENT = re.compile(r"(--([A-Za-z0-9_\-]+)=)(\"(?:[^\"\\]|\\.)*\"|'[^']*'|\S+)")
+_FREE_TEXT_SECRETS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.S),
+        "-----BEGIN PRIVATE KEY-----***-----END PRIVATE KEY-----",
+    ),
+    (re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{8,}"), "sk-ant-" + MASK),
+    (re.compile(r"\b(AKIA|ASIA)[A-Z0-9]{16}\b"), "AKIA" + MASK),
+    (re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/\-]{8,}=*"), r"\1 " + MASK),
+    (re.compile(r"\$(P|2y|2b|wp)\$[./A-Za-z0-9$]{20,}"), "$P$" + MASK),
+    (
+        re.compile(
+            r"(?i)(\"(?:[a-z_]*?)(?:pass(?:word)?|secret|token|api_?key|private_?key|activation_key)\"\s*:\s*)"
+            r"\"(?:[^\"\\]|\\.)*\""
+        ),
+        r'\1"' + MASK + '"',
+    ),
+    (re.compile(r"(?i)\b(hvs|ghp|gho|xox[bpas])[._\-][A-Za-z0-9_\-]{10,}"), r"\1-" + MASK),
+)
+# `option update <name> <value>`: the value is positional, so the option name decides.
+_POSITIONAL_SECRET_COMMANDS = {
+    ("option", "update"),
+    ("option", "add"),
+    ("site", "option", "update"),
+    ("user", "meta", "update"),
+    ("user", "meta", "add"),
+    ("post", "meta", "update"),
+    ("post", "meta", "add"),
+    ("term", "meta", "update"),
+    ("term", "meta", "add"),
+}
+
+
+def is_secret_name(name: str) -> bool:
+    return bool(_SECRET_NAME.search(name))
+
+
+def mask_text(text: str) -> str:
+    """Mask secret-looking values in free text: `--user_pass=…`, keys, tokens, password hashes."""
+    masked = _OPTION_ASSIGNMENT.sub(
+        lambda m: m.group(1) + MASK if is_secret_name(m.group(2)) else m.group(0), text
+    )
+    for pattern, replacement in _FREE_TEXT_SECRETS:
+        masked = pattern.sub(replacement, masked)
+    return masked
+
+
+def mask_argv(argv: Sequence[str]) -> list[str]:
+    """Mask secret option values and positional secret values (`option update mailserver_pass …`)."""
+    words = [w for w in argv if not w.startswith("--")]
+    secret_positional_index: int | None = None
+    for path in _POSITIONAL_SECRET_COMMANDS:
+        if tuple(words[: len(path)]) == path:
+            # name is the last positional before the value (after object ids for meta commands)
+            name_at = len(path) + (1 if path[-2] == "meta" else 0)
+            if len(words) > name_at + 1 and is_secret_name(words[name_at]):
+                secret_positional_index = name_at + 1
+            break
+    out: list[str] = []
+    positional = -1
+    for word in argv:
+        if word.startswith("--"):
+            name, sep, _value = word[2:].partition("=")
+            out.append(f"--{name}={MASK}" if sep and is_secret_name(name) else mask_text(word))
+            continue
+        positional += 1
+        out.append(MASK if positional == secret_positional_index else mask_text(word))
+    return out

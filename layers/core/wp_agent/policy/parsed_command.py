@@ -1,0 +1,41 @@
+"""WP-CLI argv split into positional words and `--name[=value]` options, as WP-CLI itself does."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class CliOption:
+    name: str  # lower-cased, without the leading dashes
+    value: str | None  # None for a bare flag
+    token: str
+
+
+@dataclass(frozen=True)
+class ParsedCommand:
+    argv: tuple[str, ...]
+    positionals: tuple[str, ...]
+    options: tuple[CliOption, ...] = field(default_factory=tuple)
+
+    @classmethod
+    def from_argv(cls, argv: tuple[str, ...]) -> ParsedCommand:
+        positionals: list[str] = []
+        options: list[CliOption] = []
+        for token in argv:
+            # WP-CLI treats `--x` / `--x=v` as associative args anywhere; everything else is positional.
+            if token.startswith("--") and len(token) > 2:
+                name, sep, value = token[2:].partition("=")
+                options.append(CliOption(name.lower(), value if sep else None, token))
+            else:
+                positionals.append(token)
+        return cls(argv, tuple(positionals), tuple(options))
+
+    def has_flag(self, *names: str) -> bool:
+        return any(o.name in names for o in self.options)
+
+    def option_values(self, *names: str) -> list[str]:
+        return [o.value for o in self.options if o.name in names and o.value is not None]
+
+    def args_after(self, path: tuple[str, ...]) -> tuple[str, ...]:
+        return self.positionals[len(path) :]

@@ -1,0 +1,78 @@
+"""`wp-agent check`: the JSON document, word joining, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from wp_agent.cli.check import command_from_words
+from wp_agent.cli.main import main
+
+
+def run_check(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(["check", *args])
+    return code, capsys.readouterr().out
+
+
+def test_json_output_is_exactly_the_documented_document(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run_check(capsys, "--json", "--", "post delete 45")
+    assert code == 0
+    assert json.loads(out) == {
+        "decision": "confirm",
+        "category": "destructive",
+        "reason": "投稿の削除は取り消せない、または影響の大きい操作のため、依頼者の承認が必要です",
+        "rule": "confirm.post.delete",
+        "argv": ["post", "delete", "45"],
+    }
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [("post list --format=json", "allow"), ("db drop", "block"), ("theme activate x", "confirm")],
+)
+def test_decisions(capsys: pytest.CaptureFixture[str], command: str, decision: str) -> None:
+    _, out = run_check(capsys, "--json", "--", command)
+    assert json.loads(out)["decision"] == decision
+
+
+def test_exit_code_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_check(capsys, "--exit-code", "--", "post list")[0] == 0
+    assert run_check(capsys, "--exit-code", "--", "post delete 1")[0] == 3
+    assert run_check(capsys, "--exit-code", "--", "db drop")[0] == 4
+
+
+def test_human_output_is_japanese_and_masks_secrets(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out = run_check(capsys, "--", "user create bob b@x.com --user_pass=hunter2")
+    assert "判定: allow" in out
+    assert "hunter2" not in out
+
+
+def test_missing_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--json"]) == 2
+
+
+def test_several_words_are_joined_as_typed() -> None:
+    assert command_from_words(["post", "list", ";", "rm"]) == "post list ; rm"
+    assert command_from_words(["post", "create", "--post_title=A & B"]) == 'post create "--post_title=A & B"'
+    assert (
+        command_from_words(["post", "create", "--post_content=<p>x</p>"])
+        == 'post create "--post_content=<p>x</p>"'
+    )
+    assert (
+        command_from_words(["post", "create", "--post_title=$(id) x"]) == 'post create "--post_title=$(id) x"'
+    )
+
+
+def test_console_script_runs_in_a_subprocess() -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "wp_agent.cli.main", "check", "--json", "--", "eval 'phpinfo();'"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert completed.returncode == 0
+    assert json.loads(completed.stdout)["rule"] == "blocked.code_execution"
