@@ -1,0 +1,5 @@
+"""Shared fixtures: the test doubles live in tests/fakes and are registered here."""
+
+pytest_plugins = [
+    "tests.fakes.anthropic_fixtures",
+]
