@@ -2,4 +2,5 @@
 
 pytest_plugins = [
     "tests.fakes.anthropic_fixtures",
+    "tests.fakes.sshd_fixtures",
 ]

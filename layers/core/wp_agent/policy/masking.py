@@ -73,11 +73,24 @@ def mask_argv(argv: Sequence[str]) -> list[str]:
             break
     out: list[str] = []
     positional = -1
+    mask_next = False  # `--user_pass secret`: WP-CLI reads a flag plus a word, but the word is the secret
     for word in argv:
         if word.startswith("--"):
             name, sep, _value = word[2:].partition("=")
             out.append(f"--{name}={MASK}" if sep and is_secret_name(name) else mask_text(word))
+            mask_next = not sep and is_secret_name(name)
             continue
         positional += 1
-        out.append(MASK if positional == secret_positional_index else mask_text(word))
+        out.append(MASK if mask_next or positional == secret_positional_index else mask_text(word))
+        mask_next = False
     return out
+
+
+def command_label(argv: Sequence[str]) -> str:
+    """A short, secret-free name for log lines: the leading command words (e.g. `post list`)."""
+    words: list[str] = []
+    for word in argv:
+        if word.startswith("-") or len(words) == 3:
+            break
+        words.append(word)
+    return " ".join(words) or "(none)"

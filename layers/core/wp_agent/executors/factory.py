@@ -1,0 +1,34 @@
+"""Pick the WpCli adapter for WP_CLI_MODE (local | ssh | sandbox)."""
+
+from __future__ import annotations
+
+from wp_agent.config import Settings, WpCliMode
+from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.executors.local import LocalWpCli
+from wp_agent.executors.port import WpCli
+from wp_agent.executors.sandbox import SandboxWpCli
+
+
+def build_wp_cli(settings: Settings) -> WpCli:
+    """The executor for `settings.wp_cli_mode`; a clear Japanese error when its settings are incomplete."""
+    if settings.wp_cli_mode is WpCliMode.LOCAL:
+        return LocalWpCli.from_settings(settings)
+    if settings.wp_cli_mode is WpCliMode.SANDBOX:
+        return SandboxWpCli.from_settings(settings)
+    if settings.wp_cli_mode is WpCliMode.SSH:
+        # paramiko is loaded only when SSH is actually used.
+        from wp_agent.executors.ssh import SshWpCli
+        from wp_agent.executors.ssh_keys import configured_key_method
+
+        if not settings.vps_host:
+            raise WpAgentError(
+                AgentErrorCode.SSH_CONNECTION_FAILED,
+                "WP_CLI_MODE=ssh には VPS_HOST（接続先ホスト）の設定が必要です。",
+                details={"cause": "ssh_config", "variables": ["VPS_HOST"]},
+            )
+        configured_key_method(settings)
+        return SshWpCli(settings)
+    raise WpAgentError(  # pragma: no cover - WpCliMode is exhaustive
+        AgentErrorCode.UNKNOWN_ERROR,
+        f"WP_CLI_MODE の値（{settings.wp_cli_mode}）に対応していません。local・ssh・sandbox のいずれかを指定してください。",
+    )

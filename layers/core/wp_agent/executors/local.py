@@ -1,0 +1,204 @@
+"""Run WP-CLI as a local subprocess (WP_CLI_MODE=local): argv only, never a shell."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO
+
+from wp_agent.config import Settings
+from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.executors.output import CappedOutput
+from wp_agent.executors.port import OUTPUT_LIMIT_BYTES, CommandResult
+from wp_agent.policy.masking import command_label
+
+logger = logging.getLogger(__name__)
+
+_READ_CHUNK = 64 * 1024
+# After a kill, how long we still wait for the pipes to close before giving up on them.
+_KILL_GRACE_SECONDS = 5.0
+
+
+class LocalWpCli:
+    """`<wp binary> --path=<wp_path> <argv…>` as a subprocess with a hard timeout and capped output.
+
+    Past the output cap we keep reading and discard: the command then finishes normally and reports
+    its real exit code (killing it mid-write could leave a half-applied change), memory stays bounded,
+    and the timeout still bounds the time spent.
+    """
+
+    def __init__(
+        self,
+        wp_path: Path | str,
+        *,
+        wp_cli_bin: str | Sequence[str] = "wp",
+        timeout_seconds: float = 60.0,
+        max_concurrency: int = 5,
+        simulated: bool = False,
+        env: Mapping[str, str] | None = None,
+        output_limit: int = OUTPUT_LIMIT_BYTES,
+    ) -> None:
+        base = shlex.split(wp_cli_bin) if isinstance(wp_cli_bin, str) else list(wp_cli_bin)
+        if not base:
+            raise WpAgentError(
+                AgentErrorCode.UNKNOWN_ERROR,
+                "WP_CLI_BIN が空です。wp コマンドのパス（例: wp や php /opt/wp-cli.phar）を設定してください。",
+            )
+        self._base_command = base
+        self._wp_path = str(wp_path)
+        self._timeout_seconds = timeout_seconds
+        self._max_concurrency = max_concurrency
+        self._simulated = simulated
+        self._env = {**os.environ, **env} if env is not None else None
+        self._output_limit = output_limit
+        self._slots = threading.BoundedSemaphore(max_concurrency)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> LocalWpCli:
+        if settings.wp_local_path is None:
+            raise WpAgentError(
+                AgentErrorCode.UNKNOWN_ERROR,
+                "WP_CLI_MODE=local には WP_LOCAL_PATH（WordPress のディレクトリ）の設定が必要です。",
+                details={"missing": ["WP_LOCAL_PATH"]},
+            )
+        return cls(
+            settings.wp_local_path,
+            wp_cli_bin=settings.wp_cli_bin,
+            timeout_seconds=settings.command_timeout_seconds,
+        )
+
+    @property
+    def max_concurrency(self) -> int:
+        return self._max_concurrency
+
+    @property
+    def simulated(self) -> bool:
+        return self._simulated
+
+    def command_line(self, argv: Sequence[str]) -> list[str]:
+        """The exact argv handed to the OS."""
+        return [*self._base_command, f"--path={self._wp_path}", *argv]
+
+    def run(self, argv: Sequence[str]) -> CommandResult:
+        with self._slots:
+            return self._run(list(argv))
+
+    def close(self) -> None:
+        """Nothing to release: every run owns its process."""
+
+    def _run(self, argv: list[str]) -> CommandResult:
+        label = command_label(argv)
+        started = time.monotonic()
+        deadline = started + self._timeout_seconds
+        try:
+            # S603: argv list, shell=False; the policy has already vetted argv.
+            process = subprocess.Popen(  # noqa: S603
+                self.command_line(argv),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                shell=False,
+                start_new_session=True,
+                env=self._env,
+            )
+        except FileNotFoundError as exc:
+            raise WpAgentError(
+                AgentErrorCode.UNKNOWN_ERROR,
+                f"WP-CLI の実行ファイルが見つかりません（{self._base_command[0]}）。WP_CLI_BIN を確認してください。",
+                details={"binary": self._base_command[0]},
+            ) from exc
+        except PermissionError as exc:
+            raise WpAgentError(
+                AgentErrorCode.UNKNOWN_ERROR,
+                f"WP-CLI の実行ファイルを実行できません（{self._base_command[0]}）。権限を確認してください。",
+                details={"binary": self._base_command[0]},
+            ) from exc
+
+        assert process.stdout is not None  # noqa: S101 - PIPE was requested
+        assert process.stderr is not None  # noqa: S101
+        stdout = CappedOutput(self._output_limit)
+        stderr = CappedOutput(self._output_limit)
+        readers = [
+            threading.Thread(target=_drain, args=(process.stdout, stdout), daemon=True),
+            threading.Thread(target=_drain, args=(process.stderr, stderr), daemon=True),
+        ]
+        for reader in readers:
+            reader.start()
+
+        timed_out = False
+        try:
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        # A child that outlives `wp` could hold the pipes open; the same deadline applies to it.
+        for reader in readers:
+            reader.join(timeout=max(0.0, deadline - time.monotonic()))
+        if timed_out or any(reader.is_alive() for reader in readers):
+            _kill_group(process)
+            for reader in readers:
+                reader.join(timeout=_KILL_GRACE_SECONDS)
+            duration_ms = int((time.monotonic() - started) * 1000)
+            logger.warning(
+                "wp-cli timed out and its process group was killed",
+                extra={
+                    "command": label,
+                    "timeout_seconds": self._timeout_seconds,
+                    "duration_ms": duration_ms,
+                },
+            )
+            raise WpAgentError(
+                AgentErrorCode.COMMAND_TIMEOUT,
+                f"コマンドが制限時間（{self._timeout_seconds:g}秒）内に終わらなかったため中断しました。",
+                details={"timeoutSeconds": self._timeout_seconds, "durationMs": duration_ms},
+            )
+
+        exit_code = _exit_code(process.returncode)
+        duration_ms = int((time.monotonic() - started) * 1000)
+        truncated = stdout.truncated or stderr.truncated
+        logger.debug(
+            "wp-cli finished",
+            extra={
+                "command": label,
+                "exit_code": exit_code,
+                "duration_ms": duration_ms,
+                "stdout_bytes": stdout.total_bytes,
+                "stderr_bytes": stderr.total_bytes,
+                "truncated": truncated,
+            },
+        )
+        return CommandResult(
+            stdout=stdout.text(),
+            stderr=stderr.text(),
+            exit_code=exit_code,
+            duration_ms=duration_ms,
+            truncated=truncated,
+        )
+
+
+def _drain(stream: IO[bytes], sink: CappedOutput) -> None:
+    with stream:
+        fd = stream.fileno()
+        while chunk := os.read(fd, _READ_CHUNK):
+            sink.write(chunk)
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    try:
+        process.wait(timeout=_KILL_GRACE_SECONDS)
+    except subprocess.TimeoutExpired:
+        logger.error("wp-cli process did not exit after SIGKILL", extra={"pid": process.pid})  # noqa: TRY400
+
+
+def _exit_code(returncode: int) -> int:
+    # Killed by a signal: report it the way a shell does (128 + signal number).
+    return 128 - returncode if returncode < 0 else returncode

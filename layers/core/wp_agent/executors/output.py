@@ -1,0 +1,28 @@
+"""A byte sink that keeps at most N bytes of one output stream and remembers what it dropped."""
+
+from __future__ import annotations
+
+from wp_agent.executors.port import OUTPUT_LIMIT_BYTES
+
+
+class CappedOutput:
+    """Keeps the first `limit` bytes written; later bytes are counted and discarded (memory stays bounded)."""
+
+    def __init__(self, limit: int = OUTPUT_LIMIT_BYTES) -> None:
+        self._limit = limit
+        self._kept = bytearray()
+        self.total_bytes = 0
+
+    def write(self, chunk: bytes) -> None:
+        self.total_bytes += len(chunk)
+        room = self._limit - len(self._kept)
+        if room > 0:
+            self._kept += chunk[:room]
+
+    @property
+    def truncated(self) -> bool:
+        return self.total_bytes > len(self._kept)
+
+    def text(self) -> str:
+        """The kept bytes as UTF-8; bad bytes (and a multi-byte character cut by the cap) become U+FFFD."""
+        return self._kept.decode("utf-8", errors="replace")

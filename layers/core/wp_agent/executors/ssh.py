@@ -1,0 +1,525 @@
+"""Run WP-CLI on the WordPress host over SSH (WP_CLI_MODE=ssh), on paramiko with a pinned host key.
+
+One authenticated connection per (host, port, user, pinned host keys, client key) lives in a
+module-level pool, so commands of one invocation and of later warm Lambda invocations reuse it;
+commands run as channels multiplexed over it, at most `VPS_SSH_MAX_CHANNELS` at a time. The remote
+command is `timeout -k 5 <secs> <wp> --path=<WP_PATH> <args…>` with every word quoted, so the shell
+on the host sees only literal arguments and nothing outlives the time limit.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import selectors
+import shlex
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import NoReturn
+
+import paramiko
+
+from wp_agent.config import Settings
+from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.executors.output import CappedOutput
+from wp_agent.executors.port import OUTPUT_LIMIT_BYTES, CommandResult
+from wp_agent.executors.ssh_keys import (
+    SshCredentials,
+    describe_key,
+    known_hosts_name,
+    load_ssh_credentials,
+)
+from wp_agent.policy.masking import command_label, mask_argv
+
+logger = logging.getLogger(__name__)
+
+# The remote `timeout` sends TERM at the limit and KILL this many seconds later.
+REMOTE_KILL_AFTER_SECONDS = 5
+# We give up locally only after the remote side had time to report its own timeout.
+LOCAL_GRACE_SECONDS = REMOTE_KILL_AFTER_SECONDS + 3.0
+# GNU timeout's exit status when it ended the command (124), or killed it after -k (128 + 9).
+_TIMEOUT_EXIT_CODES = frozenset({124, 137})
+_READ_CHUNK = 64 * 1024
+# A connection unused for this long may have been dropped silently (NAT, frozen Lambda): probe briefly.
+_IDLE_PROBE_AFTER_SECONDS = 60.0
+_IDLE_PROBE_TIMEOUT_SECONDS = 5.0
+_KEEPALIVE_SECONDS = 30
+
+
+class HostKeyRejectedError(paramiko.SSHException):
+    """The server presented a host key that is not pinned for it (unknown or changed)."""
+
+    def __init__(self, hostname: str, presented: paramiko.PKey) -> None:
+        super().__init__(f"host key for {hostname} is not pinned: {describe_key(presented)}")
+        self.presented = presented
+
+
+class _PinnedOnlyPolicy(paramiko.RejectPolicy):
+    """RejectPolicy that keeps the presented key so the error can show its fingerprint."""
+
+    def missing_host_key(self, client: paramiko.SSHClient, hostname: str, key: paramiko.PKey) -> NoReturn:
+        raise HostKeyRejectedError(hostname, key)
+
+
+@dataclass(frozen=True)
+class PoolKey:
+    host: str
+    port: int
+    user: str
+    host_keys: tuple[str, ...]
+    client_key: str
+
+    @property
+    def endpoint(self) -> tuple[str, int, str]:
+        return (self.host, self.port, self.user)
+
+
+class PooledConnection:
+    """One SSH connection shared by every SshWpCli with the same PoolKey; reconnects when it dropped."""
+
+    def __init__(self, key: PoolKey, max_channels: int) -> None:
+        self.key = key
+        self.channel_slots = threading.BoundedSemaphore(max_channels)
+        self.connects = 0
+        self._lock = threading.Lock()
+        self._client: paramiko.SSHClient | None = None
+        self._last_used = 0.0
+        self._active_channels = 0
+        self._retired = False
+
+    def transport(self, connect: Callable[[], paramiko.SSHClient]) -> paramiko.Transport:
+        """The live transport, connecting (with the caller's retry policy) when there is none."""
+        with self._lock:
+            if self._client is not None:
+                transport = self._client.get_transport()
+                if transport is not None and transport.is_active():
+                    return transport
+                logger.info("ssh connection is no longer active; reconnecting", extra=self._log_fields())
+                self._client.close()
+                self._client = None
+            client = connect()
+            self._client = client
+            self.connects += 1
+            transport = client.get_transport()
+            if transport is None:  # pragma: no cover - connect() returned, so a transport exists
+                raise WpAgentError(AgentErrorCode.SSH_CONNECTION_FAILED)
+            return transport
+
+    def discard(self, transport: paramiko.Transport) -> None:
+        """Drop the connection if it is still the one given (it failed in use)."""
+        with self._lock:
+            if self._client is not None and self._client.get_transport() is transport:
+                self._client.close()
+                self._client = None
+
+    def idle_seconds(self) -> float:
+        with self._lock:
+            return time.monotonic() - self._last_used if self._last_used else 0.0
+
+    def channel_started(self) -> None:
+        with self._lock:
+            self._active_channels += 1
+
+    def channel_finished(self) -> None:
+        with self._lock:
+            self._active_channels -= 1
+            self._last_used = time.monotonic()
+            close_now = self._retired and self._active_channels == 0
+        if close_now:
+            self.close()
+
+    def retire(self) -> None:
+        """Close once the channels in flight are done (the pinned keys or client key changed)."""
+        with self._lock:
+            self._retired = True
+            close_now = self._active_channels == 0
+        if close_now:
+            self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+
+    def _log_fields(self) -> dict[str, object]:
+        return {"host": self.key.host, "port": self.key.port, "user": self.key.user}
+
+
+class SshConnectionPool:
+    """Connections by PoolKey; a new key for the same host/port/user retires the old connection."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._connections: dict[PoolKey, PooledConnection] = {}
+
+    def get(self, key: PoolKey, max_channels: int) -> PooledConnection:
+        stale: list[PooledConnection] = []
+        with self._lock:
+            connection = self._connections.get(key)
+            if connection is None:
+                for other in [k for k in self._connections if k.endpoint == key.endpoint]:
+                    stale.append(self._connections.pop(other))
+                connection = PooledConnection(key, max_channels)
+                self._connections[key] = connection
+        for old in stale:
+            old.retire()
+        return connection
+
+    def close_all(self) -> None:
+        with self._lock:
+            connections = list(self._connections.values())
+            self._connections.clear()
+        for connection in connections:
+            connection.close()
+
+
+DEFAULT_POOL = SshConnectionPool()
+# paramiko's transport threads can hang interpreter exit when a client is never closed.
+atexit.register(DEFAULT_POOL.close_all)
+
+
+def build_remote_command(wp_cli_bin: str, wp_path: str, argv: Sequence[str], timeout_seconds: float) -> str:
+    """`timeout -k 5 <secs> <wp…> --path=<wp_path> <argv…>`, every word shell-quoted."""
+    words = [
+        "timeout",
+        "-k",
+        str(REMOTE_KILL_AFTER_SECONDS),
+        f"{timeout_seconds:g}",
+        *shlex.split(wp_cli_bin),
+        f"--path={wp_path}",
+        *argv,
+    ]
+    return " ".join(shlex.quote(word) for word in words)
+
+
+class SshWpCli:
+    """WP-CLI over SSH with a pooled, pinned-host-key connection; safe to call from several threads."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        credentials: SshCredentials | None = None,
+        pool: SshConnectionPool | None = None,
+        connect_retries: int = 3,
+        retry_base_seconds: float = 1.0,
+        sleep: Callable[[float], None] = time.sleep,
+        local_grace_seconds: float = LOCAL_GRACE_SECONDS,
+        output_limit: int = OUTPUT_LIMIT_BYTES,
+    ) -> None:
+        if not settings.vps_host:
+            raise WpAgentError(
+                AgentErrorCode.SSH_CONNECTION_FAILED,
+                "WP_CLI_MODE=ssh には VPS_HOST（接続先ホスト）の設定が必要です。",
+                details={"cause": "ssh_config", "variables": ["VPS_HOST"]},
+            )
+        self._settings = settings
+        self._host = settings.vps_host
+        self._port = settings.vps_port
+        self._user = settings.vps_ssh_user
+        self._connect_timeout = settings.vps_ssh_connect_timeout
+        self._timeout_seconds = settings.command_timeout_seconds
+        self._max_channels = settings.vps_ssh_max_channels
+        self._credentials = credentials
+        self._pool = pool if pool is not None else DEFAULT_POOL
+        self._connect_retries = connect_retries
+        self._retry_base = retry_base_seconds
+        self._sleep = sleep
+        self._local_grace = local_grace_seconds
+        self._output_limit = output_limit
+        self._init_lock = threading.Lock()
+        self._connection: PooledConnection | None = None
+
+    @property
+    def max_concurrency(self) -> int:
+        return self._max_channels
+
+    @property
+    def simulated(self) -> bool:
+        return False
+
+    @property
+    def connects(self) -> int:
+        """How many times the pooled connection behind this executor was (re)established."""
+        return self._pooled().connects
+
+    def remote_command(self, argv: Sequence[str]) -> str:
+        return build_remote_command(
+            self._settings.wp_cli_bin, self._settings.wp_path, argv, self._timeout_seconds
+        )
+
+    def run(self, argv: Sequence[str]) -> CommandResult:
+        argv = list(argv)
+        command = self.remote_command(argv)
+        connection = self._pooled()
+        with connection.channel_slots:
+            channel = self._open_channel(connection)
+            connection.channel_started()
+            try:
+                return self._execute(channel, command, argv)
+            finally:
+                channel.close()
+                connection.channel_finished()
+
+    def close(self) -> None:
+        """Keeps the pooled connection open for the next invocation; see `close_pooled_connections`."""
+
+    # --- connection --------------------------------------------------------------------------
+
+    def _pooled(self) -> PooledConnection:
+        with self._init_lock:
+            if self._connection is None:
+                if self._credentials is None:
+                    self._credentials = load_ssh_credentials(self._settings)
+                key = PoolKey(
+                    host=self._host,
+                    port=self._port,
+                    user=self._user,
+                    host_keys=self._credentials.host_fingerprints,
+                    client_key=self._credentials.client_fingerprint,
+                )
+                self._connection = self._pool.get(key, self._max_channels)
+            return self._connection
+
+    def _open_channel(self, connection: PooledConnection) -> paramiko.Channel:
+        probe = connection.idle_seconds() > _IDLE_PROBE_AFTER_SECONDS
+        timeout = min(self._connect_timeout, _IDLE_PROBE_TIMEOUT_SECONDS) if probe else self._connect_timeout
+        transport = connection.transport(self._connect_with_retries)
+        try:
+            return transport.open_session(timeout=timeout)
+        except paramiko.ChannelException as exc:
+            # The server refused one more channel (its MaxSessions); the connection itself is fine
+            # and carries other commands, so it is kept.
+            raise self._channel_refused(exc) from exc
+        except (paramiko.SSHException, EOFError, OSError) as exc:
+            # The server may have dropped the connection before the transport noticed: reconnect once.
+            logger.info(
+                "opening an ssh channel failed; reconnecting",
+                extra={"host": self._host, "port": self._port, "error_type": type(exc).__name__},
+            )
+            connection.discard(transport)
+        transport = connection.transport(self._connect_with_retries)
+        try:
+            return transport.open_session(timeout=self._connect_timeout)
+        except paramiko.ChannelException as exc:
+            raise self._channel_refused(exc) from exc
+        except (paramiko.SSHException, EOFError, OSError) as exc:
+            connection.discard(transport)
+            raise WpAgentError(
+                AgentErrorCode.SSH_CONNECTION_FAILED,
+                f"{self._host}:{self._port} でSSHチャネルを開けませんでした。サーバーの状態を確認してください。",
+                details={"cause": "channel_open_failed", "errorType": type(exc).__name__},
+            ) from exc
+
+    def _channel_refused(self, exc: paramiko.ChannelException) -> WpAgentError:
+        return WpAgentError(
+            AgentErrorCode.SSH_CONNECTION_FAILED,
+            f"{self._host}:{self._port} のSSHサーバーが新しいチャネルを拒否しました。サーバーの MaxSessions より"
+            " VPS_SSH_MAX_CHANNELS を小さくしてください。",
+            details={"cause": "channel_refused", "sshCode": exc.code},
+        )
+
+    def _connect_with_retries(self) -> paramiko.SSHClient:
+        attempts = 1 + self._connect_retries
+        last_error: BaseException | None = None
+        for attempt in range(1, attempts + 1):
+            try:
+                return self._connect_once()
+            except (OSError, EOFError, paramiko.SSHException) as exc:
+                # Host-key and authentication failures are raised as WpAgentError and never retried.
+                last_error = exc
+                logger.warning(
+                    "ssh connect attempt failed",
+                    extra={
+                        "host": self._host,
+                        "port": self._port,
+                        "attempt": attempt,
+                        "attempts": attempts,
+                        "error_type": type(exc).__name__,
+                        "error": str(exc),
+                    },
+                )
+                if attempt < attempts:
+                    self._sleep(self._retry_base * 2 ** (attempt - 1))
+        raise WpAgentError(
+            AgentErrorCode.SSH_CONNECTION_FAILED,
+            f"{self._host}:{self._port} にSSH接続できませんでした（{attempts}回試行）。"
+            "ホスト・ポート・ファイアウォール・サーバーの状態を確認してください。",
+            details={
+                "cause": "unreachable",
+                "attempts": attempts,
+                "errorType": type(last_error).__name__,
+            },
+        ) from last_error
+
+    def _connect_once(self) -> paramiko.SSHClient:
+        credentials = self._credentials
+        assert credentials is not None  # noqa: S101 - _pooled() loaded them
+        client = paramiko.SSHClient()
+        client.set_missing_host_key_policy(_PinnedOnlyPolicy())
+        name = known_hosts_name(self._host, self._port)
+        for host_key in credentials.host_keys:
+            client.get_host_keys().add(name, host_key.get_name(), host_key)
+        try:
+            client.connect(
+                hostname=self._host,
+                port=self._port,
+                username=self._user,
+                pkey=credentials.private_key,
+                timeout=self._connect_timeout,
+                banner_timeout=self._connect_timeout,
+                auth_timeout=self._connect_timeout,
+                channel_timeout=self._connect_timeout,
+                look_for_keys=False,
+                allow_agent=False,
+            )
+        except paramiko.BadHostKeyException as exc:
+            client.close()
+            raise self._host_key_error(exc.key, "changed") from None
+        except HostKeyRejectedError as exc:
+            client.close()
+            raise self._host_key_error(exc.presented, "unknown") from None
+        except paramiko.AuthenticationException:
+            client.close()
+            raise WpAgentError(
+                AgentErrorCode.SSH_CONNECTION_FAILED,
+                f"{self._host}:{self._port} へのSSH認証に失敗しました（ユーザー {self._user}）。"
+                "公開鍵がサーバーの authorized_keys に登録されているか確認してください。",
+                details={"cause": "auth_failed", "user": self._user},
+            ) from None
+        except BaseException:
+            client.close()
+            raise
+        transport = client.get_transport()
+        if transport is not None:
+            transport.set_keepalive(_KEEPALIVE_SECONDS)
+        logger.info(
+            "ssh connected",
+            extra={
+                "host": self._host,
+                "port": self._port,
+                "user": self._user,
+                "key_method": credentials.method,
+            },
+        )
+        return client
+
+    def _host_key_error(self, presented: paramiko.PKey, kind: str) -> WpAgentError:
+        assert self._credentials is not None  # noqa: S101
+        expected = list(self._credentials.host_fingerprints)
+        shown = describe_key(presented)
+        logger.error(
+            "ssh host key rejected",
+            extra={
+                "host": self._host,
+                "port": self._port,
+                "expected": expected,
+                "presented": shown,
+                "kind": kind,
+            },
+        )
+        if expected:
+            message = (
+                f"{self._host}:{self._port} のSSHホスト鍵が登録済みの鍵と一致しないため接続を拒否しました"
+                f"（なりすましの可能性があります）。期待した鍵: {'、'.join(expected)} ／ サーバーが提示した鍵: {shown}。"
+                "サーバーのホスト鍵を正当に変更した場合は、シークレットの hostKey または VPS_SSH_HOST_KEY を更新してください。"
+            )
+        else:
+            message = (
+                f"{self._host}:{self._port} のSSHホスト鍵が登録されていないため接続を拒否しました。"
+                f"サーバーが提示した鍵: {shown}。正しい鍵であることを確認してから、シークレットの hostKey または "
+                "VPS_SSH_HOST_KEY に登録してください。"
+            )
+        return WpAgentError(
+            AgentErrorCode.SSH_CONNECTION_FAILED,
+            message,
+            details={"cause": "host_key_mismatch", "kind": kind, "expected": expected, "presented": shown},
+        )
+
+    # --- one command -------------------------------------------------------------------------
+
+    def _execute(self, channel: paramiko.Channel, command: str, argv: list[str]) -> CommandResult:
+        label = command_label(argv)
+        logger.debug("running wp-cli over ssh", extra={"argv": mask_argv(argv), "host": self._host})
+        started = time.monotonic()
+        deadline = started + self._timeout_seconds + self._local_grace
+        stdout = CappedOutput(self._output_limit)
+        stderr = CappedOutput(self._output_limit)
+        try:
+            channel.exec_command(command)
+            channel.shutdown_write()  # stdin closed: a prompt fails instead of waiting
+        except (paramiko.SSHException, EOFError, OSError) as exc:
+            raise WpAgentError(
+                AgentErrorCode.SSH_CONNECTION_FAILED,
+                "SSHでコマンドを開始できませんでした（接続が切れた可能性があります）。",
+                details={"cause": "exec_failed", "command": label, "errorType": type(exc).__name__},
+            ) from exc
+        with selectors.DefaultSelector() as selector:
+            # The channel's fileno becomes readable on stdout data, stderr data or close.
+            selector.register(channel, selectors.EVENT_READ)
+            while not self._drain_once(channel, stdout, stderr):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    channel.close()
+                    raise self._timeout_error(label, started)
+                selector.select(min(remaining, 1.0))
+
+        exit_code = channel.recv_exit_status()
+        duration_ms = int((time.monotonic() - started) * 1000)
+        if exit_code == -1:
+            raise WpAgentError(
+                AgentErrorCode.SSH_CONNECTION_FAILED,
+                "コマンドの実行中にSSH接続が切れました。コマンドが実行されたかどうかをサーバーで確認してください。",
+                details={"cause": "connection_lost", "command": label, "durationMs": duration_ms},
+            )
+        if exit_code in _TIMEOUT_EXIT_CODES and duration_ms >= self._timeout_seconds * 1000:
+            raise self._timeout_error(label, started)
+        truncated = stdout.truncated or stderr.truncated
+        logger.debug(
+            "wp-cli finished over ssh",
+            extra={
+                "command": label,
+                "exit_code": exit_code,
+                "duration_ms": duration_ms,
+                "stdout_bytes": stdout.total_bytes,
+                "stderr_bytes": stderr.total_bytes,
+                "truncated": truncated,
+            },
+        )
+        return CommandResult(
+            stdout=stdout.text(),
+            stderr=stderr.text(),
+            exit_code=exit_code,
+            duration_ms=duration_ms,
+            truncated=truncated,
+        )
+
+    @staticmethod
+    def _drain_once(channel: paramiko.Channel, stdout: CappedOutput, stderr: CappedOutput) -> bool:
+        """Read what is buffered; True once the command has exited and all its output was read."""
+        while channel.recv_ready():
+            stdout.write(channel.recv(_READ_CHUNK))
+        while channel.recv_stderr_ready():
+            stderr.write(channel.recv_stderr(_READ_CHUNK))
+        finished = channel.exit_status_ready() and bool(channel.eof_received or channel.closed)
+        return finished and not channel.recv_ready() and not channel.recv_stderr_ready()
+
+    def _timeout_error(self, label: str, started: float) -> WpAgentError:
+        duration_ms = int((time.monotonic() - started) * 1000)
+        logger.warning(
+            "wp-cli over ssh timed out",
+            extra={"command": label, "timeout_seconds": self._timeout_seconds, "duration_ms": duration_ms},
+        )
+        return WpAgentError(
+            AgentErrorCode.COMMAND_TIMEOUT,
+            f"コマンドが制限時間（{self._timeout_seconds:g}秒）内に終わらなかったため中断しました。",
+            details={"timeoutSeconds": self._timeout_seconds, "durationMs": duration_ms},
+        )
+
+
+def close_pooled_connections() -> None:
+    """Close every pooled SSH connection (tests, or a process about to exit)."""
+    DEFAULT_POOL.close_all()

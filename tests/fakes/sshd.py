@@ -1,0 +1,459 @@
+"""A real OpenSSH sshd on 127.0.0.1 for tests and benchmarks, with the WP-CLI simulator as `wp`.
+
+    with SshdRig(bootstrap_ms=0) as rig:
+        wp = SshWpCli(rig.settings())
+        wp.run(["post", "list", "--format=json"])
+
+The rig lives in a temp directory: an ed25519 host key and client key, a minimal sshd_config
+(own PidFile, AuthorizedKeysFile, ListenAddress 127.0.0.1, ephemeral port), a `bin/` directory that
+the client key's authorized_keys `command=` option puts first on PATH, holding `wp` (the simulator, run by this
+interpreter, on the rig's site file) and `wp-stub` (tests/fakes/wp_stub.py, for timeouts, huge
+output and concurrency probes). Installs `openssh-server` with apt-get when sshd is missing.
+Every wait is bounded and `stop()` (also run at exit) ends the listener and its sessions.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import getpass
+import os
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ed25519
+
+from wp_agent.config import Settings
+
+SSHD_BIN = Path("/usr/sbin/sshd")
+PRIVSEP_DIR = Path("/run/sshd")
+HOST = "127.0.0.1"
+WP_STUB = Path(__file__).with_name("wp_stub.py")
+_START_TIMEOUT_SECONDS = 15.0
+_STOP_TIMEOUT_SECONDS = 5.0
+_APT_TIMEOUT_SECONDS = 600
+
+
+class SshdRigError(RuntimeError):
+    """The rig could not be set up (sshd missing and not installable, or it did not start)."""
+
+
+def generate_ed25519_key(private_path: Path | None = None) -> tuple[str, str]:
+    """A new ed25519 key: (private OpenSSH text, public `ssh-ed25519 AAAA…` line); written 0600 if a path is given."""
+    key = ed25519.Ed25519PrivateKey.generate()
+    private_text = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption()
+    ).decode()
+    public_line = (
+        key.public_key()
+        .public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH)
+        .decode()
+    )
+    if private_path is not None:
+        private_path.write_text(private_text)
+        private_path.chmod(0o600)
+        private_path.with_name(private_path.name + ".pub").write_text(public_line + "\n")
+    return private_text, public_line
+
+
+def random_host_key_line() -> str:
+    """A host key line no server here presents (to pin a 'wrong' key)."""
+    return generate_ed25519_key()[1]
+
+
+def ensure_sshd_installed() -> Path:
+    """/usr/sbin/sshd, installing Debian's openssh-server with apt-get when it is missing."""
+    if SSHD_BIN.exists():
+        return SSHD_BIN
+    if os.geteuid() != 0:
+        raise SshdRigError(
+            f"{SSHD_BIN} is missing and we are not root; install it with: sudo apt-get install -y openssh-server"
+        )
+    apt = shutil.which("apt-get")
+    if apt is None:
+        raise SshdRigError(
+            f"{SSHD_BIN} is missing and apt-get is not available; install OpenSSH server manually"
+        )
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    install = [apt, "install", "-y", "--no-install-recommends", "openssh-server"]
+    print(f"[sshd rig] {SSHD_BIN} not found; running: {' '.join(install)}", file=sys.stderr, flush=True)
+    result = subprocess.run(
+        install, env=env, capture_output=True, text=True, timeout=_APT_TIMEOUT_SECONDS, check=False
+    )
+    if result.returncode != 0:
+        print("[sshd rig] install failed; running: apt-get update", file=sys.stderr, flush=True)
+        subprocess.run(
+            [apt, "update"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=_APT_TIMEOUT_SECONDS,
+            check=False,
+        )
+        print(f"[sshd rig] retrying: {' '.join(install)}", file=sys.stderr, flush=True)
+        result = subprocess.run(
+            install, env=env, capture_output=True, text=True, timeout=_APT_TIMEOUT_SECONDS, check=False
+        )
+    if result.returncode != 0 or not SSHD_BIN.exists():
+        tail = "\n".join((result.stdout + result.stderr).splitlines()[-15:])
+        raise SshdRigError(
+            f"installing openssh-server with apt-get failed (exit {result.returncode}):\n{tail}"
+        )
+    print("[sshd rig] openssh-server installed", file=sys.stderr, flush=True)
+    return SSHD_BIN
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def _children_of(pid: int) -> list[int]:
+    children: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # Field 4 (ppid) follows the parenthesised command name, which may itself contain spaces.
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[1]) == pid:
+            children.append(int(entry.name))
+    return children
+
+
+def _descendants_of(pid: int) -> list[int]:
+    found: list[int] = []
+    pending = [pid]
+    while pending:
+        for child in _children_of(pending.pop()):
+            found.append(child)
+            pending.append(child)
+    return found
+
+
+def _kill_pids(pids: list[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+class SshdRig:
+    """A throwaway sshd on 127.0.0.1:<ephemeral port> whose sessions find the simulator as `wp`."""
+
+    def __init__(
+        self,
+        *,
+        bootstrap_ms: int | None = None,
+        base_dir: Path | None = None,
+        user: str | None = None,
+        max_startups: str = "200:30:400",
+        max_sessions: int = 64,
+    ) -> None:
+        self.host = HOST
+        self.port = 0
+        self.user = user or getpass.getuser()
+        self._own_dir = base_dir is None
+        self.dir = Path(base_dir or tempfile.mkdtemp(prefix="wp-agent-sshd-"))
+        self.bin_dir = self.dir / "bin"
+        self.site_dir = self.dir / "site"
+        self.home_dir = self.dir / "home"
+        self.site_file = self.site_dir / ".wp-sim-site.json"
+        self.host_key_path = self.dir / "ssh_host_ed25519_key"
+        self.client_key_path = self.dir / "client_ed25519"
+        self.authorized_keys_path = self.dir / "authorized_keys"
+        self.config_path = self.dir / "sshd_config"
+        self.pid_path = self.dir / "sshd.pid"
+        self.log_path = self.dir / "sshd.log"
+        self.known_hosts_path = self.dir / "known_hosts"
+        self._bootstrap_ms = bootstrap_ms
+        self._max_startups = max_startups
+        self._max_sessions = max_sessions
+        self._process: subprocess.Popen[bytes] | None = None
+        self._log_file: Any = None
+        self.host_key_line = ""
+        self.client_public_line = ""
+        self._prepared = False
+        self._atexit_registered = False
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    def __enter__(self) -> SshdRig:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> SshdRig:
+        """Prepare the directory (first time), start sshd and wait until it answers with its banner."""
+        sshd = ensure_sshd_installed()
+        PRIVSEP_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
+        if not self._prepared:
+            self._prepare()
+        last_error = ""
+        for _attempt in range(3):
+            if not self.port:
+                self.port = _free_port()
+            self._write_config()
+            self._log_file = self.log_path.open("ab")
+            self._process = subprocess.Popen(
+                [str(sshd), "-D", "-e", "-f", str(self.config_path)],
+                stdin=subprocess.DEVNULL,
+                stdout=self._log_file,
+                stderr=self._log_file,
+                start_new_session=True,
+            )
+            try:
+                self._wait_ready()
+            except SshdRigError as exc:
+                last_error = str(exc)
+                self._stop_process()
+                self.port = 0  # another process may have taken the port: pick a new one
+                continue
+            if not self._atexit_registered:
+                atexit.register(self.stop)
+                self._atexit_registered = True
+            return self
+        raise SshdRigError(f"sshd did not start: {last_error}")
+
+    def stop(self) -> None:
+        """Stop the listener and every session process it forked; keep the directory unless we made it."""
+        self._stop_process()
+        if self._own_dir and self.dir.exists() and os.environ.get("WP_AGENT_KEEP_SSHD_DIR") != "1":
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def restart(self) -> None:
+        """Stop and start sshd on the same port (existing connections are dropped)."""
+        self._stop_process()
+        self.start()
+
+    def rotate_host_key(self) -> str:
+        """Give the server a new host key (restarting it); returns the new `ssh-ed25519 …` line."""
+        _, self.host_key_line = generate_ed25519_key(self.host_key_path)
+        self._write_known_hosts()
+        self.restart()
+        return self.host_key_line
+
+    def drop_connections(self) -> int:
+        """Kill every per-connection sshd process (the listener stays): clients see the server hang up."""
+        if self._process is None:
+            return 0
+        sessions = _children_of(self._process.pid)
+        _kill_pids([pid for session in sessions for pid in _descendants_of(session)] + sessions)
+        return len(sessions)
+
+    def authorize_key(self, public_line: str) -> None:
+        """Let another client key log in (same environment as the rig's own key)."""
+        # The forced command runs after the login shell's rc files (root's ~/.bashrc may prepend to PATH),
+        # so `bin/` really comes first; it then runs the client's command line unchanged with /bin/sh.
+        forced = f'PATH={self.bin_dir}:$PATH; export PATH; exec /bin/sh -c \\"$SSH_ORIGINAL_COMMAND\\"'
+        with self.authorized_keys_path.open("a") as handle:
+            handle.write(f'command="{forced}" {public_line.strip()}\n')
+
+    def session_pids(self) -> list[int]:
+        """One sshd process per open client connection."""
+        return [] if self._process is None else _children_of(self._process.pid)
+
+    # --- what clients need -------------------------------------------------------------------
+
+    @property
+    def known_hosts_line(self) -> str:
+        return f"[{self.host}]:{self.port} {self.host_key_line}"
+
+    @property
+    def wp_path(self) -> str:
+        return str(self.site_dir)
+
+    def set_bootstrap_ms(self, bootstrap_ms: int | None) -> None:
+        """Change the simulated WordPress bootstrap time of `wp` for the following commands."""
+        self._bootstrap_ms = bootstrap_ms
+        self._write_wrappers()
+
+    def settings(self, **overrides: Any) -> Settings:
+        """Settings for SshWpCli against this server (key method A, pinned host key); overrides win.
+
+        Every key source is set explicitly so variables in the caller's environment cannot leak in.
+        """
+        values: dict[str, Any] = {
+            "wp_cli_mode": "ssh",
+            "vps_host": self.host,
+            "vps_port": self.port,
+            "vps_ssh_user": self.user,
+            "wp_path": self.wp_path,
+            "wp_cli_bin": "wp",
+            "wp_cli_timeout": 60_000,
+            "vps_ssh_key_path": self.client_key_path,
+            "vps_ssh_key_secret_arn": None,
+            "vps_ssh_key_secret_id": None,
+            "vps_ssh_key_vault_path": None,
+            "vps_ssh_private_key": None,
+            "vps_ssh_key_passphrase": None,
+            "vps_ssh_host_key": self.host_key_line,
+            "vps_ssh_known_hosts": None,
+            "vps_ssh_connect_timeout": 10.0,
+            "vps_ssh_max_channels": 5,
+        }
+        values.update(overrides)
+        return Settings(**values)
+
+    def environment(self) -> dict[str, str]:
+        """The same configuration as environment variables, for `wp-agent` run as a process."""
+        return {
+            "WP_CLI_MODE": "ssh",
+            "VPS_HOST": self.host,
+            "VPS_PORT": str(self.port),
+            "VPS_SSH_USER": self.user,
+            "WP_PATH": self.wp_path,
+            "VPS_SSH_KEY_PATH": str(self.client_key_path),
+            "VPS_SSH_HOST_KEY": self.host_key_line,
+            "VPS_SSH_CONNECT_TIMEOUT": "10",
+        }
+
+    def ssh_client_argv(self, remote_command: str) -> list[str]:
+        """The OpenSSH `ssh` client invocation for one command (one process and connection per call)."""
+        return [
+            "ssh",
+            "-p",
+            str(self.port),
+            "-i",
+            str(self.client_key_path),
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "IdentitiesOnly=yes",
+            "-o",
+            "StrictHostKeyChecking=yes",
+            "-o",
+            f"UserKnownHostsFile={self.known_hosts_path}",
+            "-o",
+            "GlobalKnownHostsFile=/dev/null",
+            "-o",
+            "LogLevel=ERROR",
+            "-o",
+            "ConnectTimeout=10",
+            f"{self.user}@{self.host}",
+            remote_command,
+        ]
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    # --- internals ---------------------------------------------------------------------------
+
+    def _prepare(self) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.dir.chmod(0o700)
+        self.bin_dir.mkdir(exist_ok=True)
+        self.site_dir.mkdir(exist_ok=True)
+        self.home_dir.mkdir(exist_ok=True)
+        _, self.host_key_line = generate_ed25519_key(self.host_key_path)
+        _, self.client_public_line = generate_ed25519_key(self.client_key_path)
+        self.authorized_keys_path.write_text("")
+        self.authorized_keys_path.chmod(0o600)
+        self.authorize_key(self.client_public_line)
+        self._write_wrappers()
+        self._prepared = True
+
+    def _write_wrappers(self) -> None:
+        python = shlex.quote(sys.executable)
+        exports = [f"export WP_SIM_SITE={shlex.quote(str(self.site_file))}"]
+        if self._bootstrap_ms is not None:
+            exports.append(f"export WP_SIM_BOOTSTRAP_MS={int(self._bootstrap_ms)}")
+        else:
+            exports.append("unset WP_SIM_BOOTSTRAP_MS")
+        scripts = {
+            "wp": f'exec {python} -m wp_agent.simulator "$@"',
+            "wp-stub": f'exec {python} {shlex.quote(str(WP_STUB))} "$@"',
+        }
+        for name, body in scripts.items():
+            path = self.bin_dir / name
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text("#!/bin/sh\n" + "\n".join(exports) + "\n" + body + "\n")
+            tmp.chmod(0o755)
+            tmp.replace(path)  # atomic: a command starting now sees the old or the new script
+
+    def _write_known_hosts(self) -> None:
+        if self.port:
+            self.known_hosts_path.write_text(self.known_hosts_line + "\n")
+
+    def _write_config(self) -> None:
+        self._write_known_hosts()
+        self.config_path.write_text(
+            "\n".join(
+                [
+                    f"Port {self.port}",
+                    f"ListenAddress {self.host}",
+                    f"HostKey {self.host_key_path}",
+                    f"PidFile {self.pid_path}",
+                    f"AuthorizedKeysFile {self.authorized_keys_path}",
+                    "StrictModes no",
+                    "UsePAM no",
+                    "PubkeyAuthentication yes",
+                    "PasswordAuthentication no",
+                    "KbdInteractiveAuthentication no",
+                    "PermitRootLogin prohibit-password",
+                    f"AllowUsers {self.user}",
+                    f"MaxSessions {self._max_sessions}",
+                    f"MaxStartups {self._max_startups}",
+                    "LoginGraceTime 30",
+                    "PrintMotd no",
+                    "UseDNS no",
+                    "X11Forwarding no",
+                    "AllowTcpForwarding no",
+                    "LogLevel VERBOSE",
+                    # Sessions must not depend on the host user's dotfiles (here root's ~/.bashrc runs
+                    # `pyenv init`, ~100 ms of CPU per command): give them an empty home instead.
+                    f"SetEnv HOME={self.home_dir}",
+                    "",
+                ]
+            )
+        )
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + _START_TIMEOUT_SECONDS
+        while time.monotonic() < deadline:
+            if self._process is not None and self._process.poll() is not None:
+                raise SshdRigError(f"sshd exited with {self._process.returncode}:\n{self.log_tail()}")
+            try:
+                with socket.create_connection((self.host, self.port), timeout=1.0) as sock:
+                    sock.settimeout(2.0)
+                    if sock.recv(64).startswith(b"SSH-2.0-"):
+                        return
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise SshdRigError(f"sshd did not answer on {self.host}:{self.port} in time:\n{self.log_tail()}")
+
+    def _stop_process(self) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            sessions = [
+                pid for session in _children_of(process.pid) for pid in [session, *_descendants_of(session)]
+            ]
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=_STOP_TIMEOUT_SECONDS)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(timeout=_STOP_TIMEOUT_SECONDS)
+            # Session processes outlive the listener; end them (they are ours: forked by our sshd).
+            _kill_pids(sessions)
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
