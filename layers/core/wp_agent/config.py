@@ -76,10 +76,31 @@ class Settings(BaseSettings):
     agent_max_commands: int = Field(default=30, ge=1, le=200)
     agent_allow_skip_confirmation: bool = False
     log_level: LogLevel = LogLevel.INFO
+    wp_agent_audit_file: Path = Path.home() / ".wp-agent" / "audit.jsonl"
 
     # Policy (FR-5.2)
     wp_agent_policy_file: Path | None = None
     wp_agent_policy_rules: str | None = None
+
+    # Serverless runtime (set by the CDK stack on each function)
+    wp_agent_sessions_table: str | None = None
+    wp_agent_audit_table: str | None = None
+    wp_agent_registry_table: str | None = None
+    wp_agent_rate_limit_table: str | None = None
+    wp_agent_idempotency_table: str | None = None
+    wp_agent_event_bus: str | None = None
+    wp_agent_state_machine_arn: str | None = None
+    wp_agent_approval_timeout_seconds: int = Field(default=86_400, ge=60, le=7 * 86_400)
+    wp_agent_admin_principals: str = ""
+    wp_agent_target_secret_prefix: str = "wp-agent/targets/"  # noqa: S105 - a name prefix, not a secret
+    wp_agent_schedule_group: str = "wp-agent"
+    wp_agent_scheduler_role_arn: str | None = None
+    wp_agent_session_ttl_days: int = Field(default=90, ge=1, le=3650)
+
+    # Shared rate limits (spec §3.2)
+    wp_agent_model_calls_per_minute: int = Field(default=60, ge=1)
+    wp_agent_commands_per_user_per_minute: int = Field(default=10, ge=1)
+    wp_agent_ssh_slots_per_target: int = Field(default=5, ge=1)
 
     @field_validator("log_level", mode="before")
     @classmethod

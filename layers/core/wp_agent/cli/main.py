@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Sequence
 
 from pydantic import ValidationError
 
 from wp_agent import __version__
-from wp_agent.cli import check
+from wp_agent.cli import ask, check
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import Settings
 from wp_agent.errors import ConfigurationError
@@ -22,8 +23,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"wp-agent {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="<command>")
+    ask.add_parser(subparsers)
     check.add_parser(subparsers)
     return parser
+
+
+_LOG_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warn": logging.WARNING, "error": logging.ERROR}
+
+
+def _configure_logging(settings: Settings) -> None:
+    """Our loggers at LOG_LEVEL on stderr (stdout stays for answers and --json); libraries at WARNING."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
+    logging.getLogger("wp_agent").setLevel(_LOG_LEVELS[settings.log_level.value])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -31,6 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         settings = Settings()
+        _configure_logging(settings)
         return int(args.handler(args, settings))
     except ConfigurationError as exc:
         print(f"設定エラー: {exc.message_ja}", file=sys.stderr)

@@ -1,0 +1,1 @@
+"""Adapters behind the agent's ports: local files here, AWS services in `adapters.aws`."""

@@ -1,0 +1,34 @@
+"""Wire the agent's real adapters from Settings (local CLI; the Lambda handlers wire AWS ones)."""
+
+from __future__ import annotations
+
+from wp_agent.adapters.jsonl_audit import JsonlAuditLog
+from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
+from wp_agent.agent.ports import AuditLog, InMemorySessionStore, NoRateLimits, RateLimiter, SessionStore
+from wp_agent.agent.turn import AgentDeps, ProgressListener
+from wp_agent.config import Settings
+from wp_agent.executors.factory import build_wp_cli
+from wp_agent.executors.port import WpCli
+from wp_agent.policy import CommandPolicy
+
+
+def build_local_deps(
+    settings: Settings,
+    *,
+    progress: ProgressListener | None = None,
+    model: ModelClient | None = None,
+    wp_cli: WpCli | None = None,
+    audit: AuditLog | None = None,
+    store: SessionStore | None = None,
+    limiter: RateLimiter | None = None,
+) -> AgentDeps:
+    return AgentDeps(
+        model=model or AnthropicModelClient(settings),
+        wp_cli=wp_cli or build_wp_cli(settings),
+        policy=CommandPolicy.from_settings(settings),
+        audit=audit or JsonlAuditLog(settings.wp_agent_audit_file.expanduser()),
+        limiter=limiter or NoRateLimits(),
+        store=store or InMemorySessionStore(),
+        settings=settings,
+        progress=progress,
+    )

@@ -1,0 +1,183 @@
+"""Turn a session's records into the spec's AgentOutput (success, partial failure, error codes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wp_agent.agent.batch_results import Operation, split_operations
+from wp_agent.agent.session_state import CommandRecord, CommandStatus, PendingApproval, SessionState
+from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.models.agent_io import (
+    AgentErrorInfo,
+    AgentMetadata,
+    AgentOutput,
+    ExecutedCommand,
+    PartialSuccess,
+    PartialSuccessDetail,
+)
+from wp_agent.policy.categories import PolicyCategory
+from wp_agent.policy.masking import mask_text
+
+SANDBOX_LABEL = "【サンドボックス】この結果はシミュレーション上のWordPressサイトでの実行結果です（実際のサイトは変更されていません）。"
+
+
+def executed_commands(state: SessionState) -> list[ExecutedCommand]:
+    executed: list[ExecutedCommand] = []
+    for record in state.run_commands():
+        if record.status not in {CommandStatus.FINISHED, CommandStatus.UNKNOWN}:
+            continue
+        error = None
+        if record.status is CommandStatus.UNKNOWN:
+            error = "結果不明（処理が中断されました）"
+        elif record.error_code is not None or record.exit_code != 0:
+            error = mask_text(record.stderr.strip()) or (
+                record.error_code.value if record.error_code else None
+            )
+        executed.append(
+            ExecutedCommand(
+                command=record.command,
+                success=record.succeeded,
+                output=mask_text(record.stdout) if record.stdout else None,
+                error=error,
+                executed_at=record.started_at or record.finished_at or state.started_at,
+                duration_ms=record.duration_ms,
+            )
+        )
+    return executed
+
+
+def operations(state: SessionState) -> list[Operation]:
+    """Write/destructive operations, one per object for multi-ID commands; a later retry of the
+    same operation replaces the earlier outcome."""
+    latest: dict[str, Operation] = {}
+    for record in state.run_commands():
+        if record.category is PolicyCategory.READ:
+            continue
+        if record.status is CommandStatus.UNKNOWN:
+            op = Operation(record.command, False, "結果不明（処理が中断されました）")
+            latest[op.operation] = op
+            continue
+        if record.status is not CommandStatus.FINISHED:
+            continue
+        if record.error_code is not None:
+            op = Operation(mask_text(" ".join(record.argv)), False, record.stderr or record.error_code.value)
+            latest[op.operation] = op
+            continue
+        for op in split_operations(
+            record.argv, tuple(record.command_path), record.exit_code, record.stdout, record.stderr
+        ):
+            masked = Operation(mask_text(op.operation), op.success, mask_text(op.error) if op.error else None)
+            latest[masked.operation] = masked
+    return list(latest.values())
+
+
+def approval_details(pending: PendingApproval) -> dict[str, Any]:
+    return {
+        "approvalId": pending.approval_id,
+        "expiresAt": pending.expires_at,
+        "commands": [
+            {"command": i.command, "summary": i.summary_ja, "impact": i.impact_ja} for i in pending.items
+        ],
+    }
+
+
+def confirmation_message(pending: PendingApproval) -> str:
+    lines = [f"・{i.summary_ja}（{i.impact_ja}）" for i in pending.items]
+    return "次の操作には確認が必要です。よろしいですか？\n" + "\n".join(lines)
+
+
+def _last_blocked_without_recovery(state: SessionState) -> CommandRecord | None:
+    commands = state.run_commands()
+    last_block_index = max(
+        (
+            i
+            for i, r in enumerate(commands)
+            if r.status is CommandStatus.BLOCKED and r.rule.startswith(("blocked.", "custom.deny"))
+        ),
+        default=None,
+    )
+    if last_block_index is None:
+        return None
+    recovered = any(r.succeeded for r in commands[last_block_index + 1 :])
+    return None if recovered else commands[last_block_index]
+
+
+def build_output(
+    state: SessionState, *, response: str, error: WpAgentError | None, simulated: bool
+) -> AgentOutput:
+    ops = operations(state)
+    failed = [o for o in ops if not o.success]
+    succeeded = [o for o in ops if o.success]
+    partial = None
+    if failed:
+        partial = PartialSuccess(
+            succeeded=len(succeeded),
+            failed=len(failed),
+            details=[
+                PartialSuccessDetail(operation=o.operation, success=o.success, error=o.error) for o in ops
+            ],
+        )
+    info: AgentErrorInfo | None = None
+    if error is not None:
+        info = AgentErrorInfo(code=error.code, message=error.message_ja, details=error.details or None)
+    elif failed and succeeded:
+        total = len(ops)
+        info = AgentErrorInfo(
+            code=AgentErrorCode.PARTIAL_FAILURE,
+            message=f"一部の操作が失敗しました（{total}件中{len(succeeded)}件成功、{len(failed)}件失敗）",
+        )
+    elif failed:
+        timeouts = any(r.error_code is AgentErrorCode.COMMAND_TIMEOUT for r in state.run_commands())
+        code = AgentErrorCode.COMMAND_TIMEOUT if timeouts else AgentErrorCode.UNKNOWN_ERROR
+        info = AgentErrorInfo(
+            code=code, message="操作を実行できませんでした。詳細は partialSuccess を確認してください。"
+        )
+    else:
+        blocked = _last_blocked_without_recovery(state)
+        if blocked is not None:
+            info = AgentErrorInfo(
+                code=AgentErrorCode.COMMAND_BLOCKED,
+                message="セキュリティ上の理由でこのコマンドは実行できません",
+                details={
+                    "command": blocked.command,
+                    "reason": blocked.policy_reason,
+                    "blockedPattern": blocked.pattern or blocked.command,
+                },
+            )
+    text = response
+    if not text and error is not None:
+        text = error.message_ja
+    if simulated:
+        text = f"{text}\n\n{SANDBOX_LABEL}" if text else SANDBOX_LABEL
+    return AgentOutput(
+        success=info is None,
+        response=text,
+        executed_commands=executed_commands(state),
+        partial_success=partial,
+        error=info,
+        metadata=AgentMetadata(
+            total_iterations=state.iterations,
+            total_commands_executed=sum(
+                1 for r in state.run_commands() if r.status is CommandStatus.FINISHED
+            ),
+            execution_time_ms=state.elapsed_ms,
+        ),
+    )
+
+
+def awaiting_approval_output(state: SessionState, *, simulated: bool) -> AgentOutput:
+    """CONFIRMATION_REQUIRED: the run stopped before destructive commands; nothing held has run."""
+    pending = state.pending_approval
+    if pending is None:
+        raise ValueError("no pending approval")
+    last_text = ""
+    for message in reversed(state.messages):
+        if message["role"] == "assistant" and isinstance(message["content"], list):
+            last_text = "\n".join(
+                b.get("text", "") for b in message["content"] if b.get("type") == "text"
+            ).strip()
+            break
+    error = WpAgentError(
+        AgentErrorCode.CONFIRMATION_REQUIRED, confirmation_message(pending), details=approval_details(pending)
+    )
+    return build_output(state, response=last_text, error=error, simulated=simulated)

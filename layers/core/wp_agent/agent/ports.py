@@ -1,0 +1,154 @@
+"""Small ports between the agent and the outside; each has a real adapter and a local default."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from wp_agent.agent.session_state import PendingApproval, SessionState
+from wp_agent.models.agent_io import utc_now_iso
+
+
+class AuditEventType(StrEnum):
+    COMMAND_EXECUTED = "command_executed"
+    COMMAND_BLOCKED = "command_blocked"
+    COMMAND_OUTCOME_UNKNOWN = "command_outcome_unknown"
+    APPROVAL_REQUESTED = "approval_requested"
+    APPROVAL_APPROVED = "approval_approved"
+    APPROVAL_REJECTED = "approval_rejected"
+    APPROVAL_EXPIRED = "approval_expired"
+
+
+class AuditEvent(BaseModel):
+    """One append-only audit record; `command` is always masked."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: AuditEventType
+    timestamp: str = Field(default_factory=utc_now_iso)
+    user_id: str
+    session_id: str
+    target_id: str
+    command: str | None = None
+    reason: str | None = None
+    category: str | None = None
+    rule: str | None = None
+    policy_reason: str | None = None
+    success: bool | None = None
+    exit_code: int | None = None
+    duration_ms: int | None = None
+    error: str | None = None
+    approval_id: str | None = None
+    approver: str | None = None
+    comment: str | None = None
+
+    @property
+    def long_retention(self) -> bool:
+        """Destructive commands and approval records are kept 1 year, the rest 90 days (spec §10.1)."""
+        return self.type.value.startswith("approval_") or self.category == "destructive"
+
+
+class AuditLog(Protocol):
+    """Appends audit events; never updates or deletes them."""
+
+    def append(self, event: AuditEvent) -> None: ...
+
+
+class RateLimiter(Protocol):
+    """Shared limits (spec §3.2): model calls per minute, commands per user per minute, SSH slots per target."""
+
+    def before_model_call(self) -> None:
+        """Blocks (bounded) until a model call is allowed."""
+
+    def before_command(self, user_id: str) -> None:
+        """Raises WpAgentError when the user's command quota is used up."""
+
+    def command_slot(self, target_id: str) -> contextlib.AbstractContextManager[None]:
+        """Holds one of the target's concurrent SSH slots while a command runs."""
+
+
+class SessionStore(Protocol):
+    """Loads and saves session state; `save` fails on a stale version (one writer at a time)."""
+
+    def load(self, session_id: str) -> SessionState | None: ...
+
+    def save(self, state: SessionState) -> None: ...
+
+
+@dataclass(frozen=True)
+class ApprovalDecision:
+    approved: bool
+    decided_by: str
+    comment: str | None = None
+
+
+class Approvals(Protocol):
+    """Asks the requester about a pending approval; None means nobody can answer now."""
+
+    def decide(self, pending: PendingApproval, state: SessionState) -> ApprovalDecision | None: ...
+
+
+# -- local defaults ---------------------------------------------------------------------------------
+
+
+class NoRateLimits:
+    """Local/CLI use: no shared limits (the single process is its own limit)."""
+
+    def before_model_call(self) -> None:
+        return None
+
+    def before_command(self, user_id: str) -> None:
+        return None
+
+    @contextlib.contextmanager
+    def command_slot(self, target_id: str) -> Iterator[None]:
+        yield
+
+
+class InMemorySessionStore:
+    def __init__(self) -> None:
+        self._states: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def load(self, session_id: str) -> SessionState | None:
+        with self._lock:
+            raw = self._states.get(session_id)
+        return SessionState.model_validate_json(raw) if raw else None
+
+    def save(self, state: SessionState) -> None:
+        with self._lock:
+            state.version += 1
+            self._states[state.session_id] = state.model_dump_json()
+
+
+class NoApprovals:
+    """Nobody can answer (non-interactive, no --yes): destructive commands stay unrun."""
+
+    def decide(self, pending: PendingApproval, state: SessionState) -> ApprovalDecision | None:
+        return None
+
+
+class AutoApprove:
+    """`--yes` or an explicitly enabled skipDestructiveConfirmation: approve as the given actor."""
+
+    def __init__(self, actor: str) -> None:
+        self._actor = actor
+
+    def decide(self, pending: PendingApproval, state: SessionState) -> ApprovalDecision | None:
+        return ApprovalDecision(approved=True, decided_by=self._actor, comment="auto-approved")
+
+
+class MemoryAuditLog:
+    def __init__(self) -> None:
+        self.events: list[AuditEvent] = []
+        self._lock = threading.Lock()
+
+    def append(self, event: AuditEvent) -> None:
+        with self._lock:
+            self.events.append(event)

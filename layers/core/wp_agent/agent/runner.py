@@ -1,0 +1,53 @@
+"""AgentRunner: the local loop (CLI, tests, benchmarks) over AgentTurn until the run ends."""
+
+from __future__ import annotations
+
+import uuid
+
+from wp_agent.agent.outcome import awaiting_approval_output
+from wp_agent.agent.ports import Approvals
+from wp_agent.agent.session_state import SessionState
+from wp_agent.agent.turn import AgentDeps, AgentTurn, TurnResult, new_session
+from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.models.agent_io import AgentInput, AgentOutput
+
+
+class AgentRunner:
+    def __init__(self, deps: AgentDeps, approvals: Approvals) -> None:
+        self._deps = deps
+        self._approvals = approvals
+        self._turn = AgentTurn(deps)
+        self.last_state: SessionState | None = None
+
+    def run(
+        self,
+        agent_input: AgentInput,
+        *,
+        user_id: str = "local-user",
+        target_id: str = "local",
+        session_id: str | None = None,
+        site_url: str | None = None,
+    ) -> AgentOutput:
+        state = new_session(
+            agent_input,
+            session_id=session_id or f"ses_{uuid.uuid4().hex[:20]}",
+            user_id=user_id,
+            target_id=target_id,
+            site_url=site_url,
+        )
+        self.last_state = state
+        max_iterations = agent_input.max_iterations or self._deps.settings.agent_max_iterations
+        # Each pass either calls the model (bounded by max_iterations) or ends; the cap is a backstop.
+        for _ in range(2 * max_iterations + 4):
+            result = self._turn.advance(state)
+            if result is TurnResult.CONTINUE:
+                continue
+            if result is TurnResult.AWAITING_APPROVAL and state.pending_approval is not None:
+                decision = self._approvals.decide(state.pending_approval, state)
+                if decision is None:
+                    return awaiting_approval_output(state, simulated=self._deps.wp_cli.simulated)
+                self._turn.decide(state, decision)
+                continue
+            if state.result is not None:
+                return state.result
+        raise WpAgentError(AgentErrorCode.MAX_ITERATIONS_EXCEEDED, details={"reason": "runner_backstop"})

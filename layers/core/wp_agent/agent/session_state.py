@@ -1,0 +1,137 @@
+"""Everything a session needs between turns; persisted by a SessionStore after every step."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from wp_agent.errors import AgentErrorCode
+from wp_agent.models.agent_io import AgentInput, AgentOutput
+from wp_agent.policy.categories import PolicyCategory
+
+
+class SessionStatus(StrEnum):
+    """Seed 003's status enum, as the API shows it."""
+
+    IDLE = "Idle"
+    PLANNING = "Planning"
+    EXECUTING = "Executing"
+    AWAITING_APPROVAL = "AwaitingApproval"
+    COMPLETED = "Completed"
+    FAILED = "Failed"
+    CANCELLED = "Cancelled"
+
+    @property
+    def terminal(self) -> bool:
+        return self in {SessionStatus.COMPLETED, SessionStatus.FAILED, SessionStatus.CANCELLED}
+
+
+class CommandStatus(StrEnum):
+    QUEUED = "queued"  # allowed and about to run; never started, so safe to run after a retry
+    STARTED = "started"  # intent recorded; no result yet (a crash here means "outcome unknown")
+    FINISHED = "finished"
+    BLOCKED = "blocked"
+    HELD = "held"  # destructive; waiting for approval
+    REJECTED = "rejected"
+    UNKNOWN = "unknown"  # started before a crash/retry; never re-run silently
+
+
+class StateModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+
+
+class CommandRecord(StateModel):
+    """One tool call and what became of it. `command` is masked; `argv` is what runs."""
+
+    tool_use_id: str
+    run_id: str = ""
+    command: str
+    argv: list[str] = Field(default_factory=list)
+    reason: str = ""
+    category: PolicyCategory
+    rule: str
+    policy_reason: str
+    command_path: list[str] = Field(default_factory=list)
+    pattern: str | None = None
+    status: CommandStatus
+    iteration: int
+    started_at: str | None = None
+    finished_at: str | None = None
+    duration_ms: int = 0
+    exit_code: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    truncated: bool = False
+    error_code: AgentErrorCode | None = None
+    approval_id: str | None = None
+
+    @property
+    def succeeded(self) -> bool:
+        return self.status is CommandStatus.FINISHED and self.exit_code == 0 and self.error_code is None
+
+
+class ApprovalItem(StateModel):
+    tool_use_id: str
+    command: str  # masked, for people
+    summary_ja: str
+    impact_ja: str
+    rule: str
+    model_reason: str = ""
+
+
+class ApprovalStatus(StrEnum):
+    PENDING = "pending"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    EXPIRED = "expired"
+
+
+class PendingApproval(StateModel):
+    approval_id: str
+    requested_by: str
+    requested_at: str
+    expires_at: str
+    items: list[ApprovalItem]
+    status: ApprovalStatus = ApprovalStatus.PENDING
+    decided_by: str | None = None
+    decided_at: str | None = None
+    comment: str | None = None
+
+
+class ModelUsage(StateModel):
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+
+class SessionState(StateModel):
+    session_id: str
+    run_id: str = ""
+    user_id: str
+    target_id: str
+    status: SessionStatus = SessionStatus.IDLE
+    input: AgentInput
+    messages: list[dict[str, Any]] = Field(default_factory=list)
+    commands: list[CommandRecord] = Field(default_factory=list)
+    # tool_results for the last assistant message, kept while some of its calls wait for approval
+    held_results: list[dict[str, Any]] = Field(default_factory=list)
+    pending_approval: PendingApproval | None = None
+    iterations: int = 0
+    started_at: str
+    elapsed_ms: int = 0
+    usage: ModelUsage = Field(default_factory=ModelUsage)
+    site_url: str | None = None
+    stop_reason: Literal["repeated_command", "command_cap", "iteration_cap"] | None = None
+    result: AgentOutput | None = None
+    version: int = 0
+
+    def record(self, tool_use_id: str) -> CommandRecord | None:
+        return next((c for c in self.commands if c.tool_use_id == tool_use_id), None)
+
+    def run_commands(self) -> list[CommandRecord]:
+        """Commands of the current run (a session may hold several runs)."""
+        return [c for c in self.commands if c.run_id == self.run_id]

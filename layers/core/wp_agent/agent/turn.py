@@ -1,0 +1,750 @@
+"""AgentTurn: advance a session by one model call and the tool calls it asked for.
+
+Every step is checkpointed through the SessionStore so that a retried turn (Step Functions retries
+Lambda tasks) never re-runs a command: intent is recorded before a command runs, the result after.
+A command found "started" but not finished is reported to the model as of unknown outcome.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from wp_agent.agent import outcome
+from wp_agent.agent.approval_summary import describe
+from wp_agent.agent.model_client import ModelClient
+from wp_agent.agent.ports import (
+    ApprovalDecision,
+    AuditEvent,
+    AuditEventType,
+    AuditLog,
+    RateLimiter,
+    SessionStore,
+)
+from wp_agent.agent.prompt import TOOL_NAME, cached_system_blocks, cached_tools, multisite_note
+from wp_agent.agent.session_state import (
+    ApprovalItem,
+    ApprovalStatus,
+    CommandRecord,
+    CommandStatus,
+    PendingApproval,
+    SessionState,
+    SessionStatus,
+)
+from wp_agent.agent.tool_output import render_tool_result
+from wp_agent.config import Settings
+from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.executors.port import WpCli
+from wp_agent.models.agent_io import AgentInput, utc_now_iso
+from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
+from wp_agent.policy.masking import mask_text
+
+logger = logging.getLogger(__name__)
+
+MAX_TOOL_CALLS_PER_RESPONSE = 10
+REPEAT_LIMIT = 2  # the same argv may run twice (e.g. check before and after); a third time is a loop
+APPROVAL_TTL = timedelta(hours=24)
+
+
+class TurnResult(StrEnum):
+    CONTINUE = "CONTINUE"
+    AWAITING_APPROVAL = "AWAITING_APPROVAL"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    kind: str  # model_call | command_started | command_finished | command_blocked | approval_needed
+    message_ja: str
+    command: str | None = None
+
+
+ProgressListener = Callable[[ProgressEvent], None]
+
+
+class WpCliToolInput(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    command: str = Field(min_length=1, max_length=200_000)
+    reason: str = Field(default="", max_length=2_000)
+
+
+@dataclass
+class AgentDeps:
+    model: ModelClient
+    wp_cli: WpCli
+    policy: CommandPolicy
+    audit: AuditLog
+    limiter: RateLimiter
+    store: SessionStore
+    settings: Settings
+    progress: ProgressListener | None = None
+
+
+def _tool_result(tool_use_id: str, content: str, *, is_error: bool = False) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    if is_error:
+        block["is_error"] = True
+    return block
+
+
+def _sanitise_assistant_content(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Keep only the fields the Messages API accepts back in an assistant turn."""
+    kept: list[dict[str, Any]] = []
+    for block in content:
+        kind = block.get("type")
+        if kind == "text" and block.get("text"):
+            kept.append({"type": "text", "text": block["text"]})
+        elif kind == "tool_use":
+            kept.append(
+                {
+                    "type": "tool_use",
+                    "id": block["id"],
+                    "name": block["name"],
+                    "input": block.get("input", {}),
+                }
+            )
+        elif kind == "thinking":
+            kept.append(
+                {
+                    "type": "thinking",
+                    "thinking": block.get("thinking", ""),
+                    "signature": block.get("signature", ""),
+                }
+            )
+        elif kind == "redacted_thinking":
+            kept.append({"type": "redacted_thinking", "data": block.get("data", "")})
+    return kept
+
+
+def new_run_id() -> str:
+    return f"run_{uuid.uuid4().hex[:20]}"
+
+
+def new_session(
+    agent_input: AgentInput,
+    *,
+    session_id: str,
+    user_id: str,
+    target_id: str,
+    site_url: str | None = None,
+    run_id: str | None = None,
+) -> SessionState:
+    """Initial state: conversation history (text only) + the new instruction as the last user message."""
+    messages: list[dict[str, Any]] = []
+    for item in agent_input.conversation_history or []:
+        content = (
+            item.content
+            if isinstance(item.content, str)
+            else [b for b in item.content if b.get("type") == "text"]
+        )
+        if not content:
+            continue
+        if messages and messages[-1]["role"] == item.role:
+            previous = messages[-1]["content"]
+            messages[-1]["content"] = (
+                f"{previous}\n\n{content}"
+                if isinstance(previous, str) and isinstance(content, str)
+                else content
+            )
+        else:
+            messages.append({"role": item.role, "content": content})
+    text = agent_input.message
+    network_wide = bool(agent_input.multisite and agent_input.multisite.network_wide)
+    note = multisite_note(site_url, network_wide)
+    if note:
+        text = f"{text}\n\n{note}"
+    if messages and messages[-1]["role"] == "user":
+        messages.append({"role": "assistant", "content": "承知しました。続きの指示をどうぞ。"})
+    messages.append({"role": "user", "content": text})
+    return SessionState(
+        session_id=session_id,
+        run_id=run_id or new_run_id(),
+        user_id=user_id,
+        target_id=target_id,
+        input=agent_input,
+        messages=messages,
+        started_at=utc_now_iso(),
+        site_url=site_url,
+    )
+
+
+def continue_session(state: SessionState, agent_input: AgentInput, *, run_id: str | None = None) -> None:
+    """Start a follow-up run in a finished session: the conversation so far stays the context."""
+    if not state.status.terminal and state.status is not SessionStatus.IDLE:
+        raise WpAgentError(
+            AgentErrorCode.UNKNOWN_ERROR,
+            "このセッションでは別の処理が実行中です。",
+            details={"reason": "session_busy"},
+        )
+    text = agent_input.message
+    if state.messages and state.messages[-1]["role"] == "user":
+        # The previous run ended without an assistant reply (e.g. an error); keep roles alternating.
+        state.messages.append({"role": "assistant", "content": "（前回の処理は途中で終了しました）"})
+    state.messages.append({"role": "user", "content": text})
+    state.input = agent_input
+    state.run_id = run_id or new_run_id()
+    state.status = SessionStatus.IDLE
+    state.iterations = 0
+    state.elapsed_ms = 0
+    state.stop_reason = None
+    state.result = None
+    state.pending_approval = None
+    state.held_results = []
+
+
+class AgentTurn:
+    """Advances sessions; one instance serves many sessions (safe to keep across warm invocations)."""
+
+    def __init__(self, deps: AgentDeps) -> None:
+        self._deps = deps
+        self._lock = threading.RLock()
+
+    # -- public ---------------------------------------------------------------------------------
+
+    def advance(self, state: SessionState) -> TurnResult:
+        started = time.perf_counter()
+        try:
+            return self._advance(state)
+        except WpAgentError as exc:
+            logger.warning(
+                "turn failed", extra={"session_id": state.session_id, "error_code": exc.code.value}
+            )
+            self._finish(state, SessionStatus.FAILED, error=exc)
+            return TurnResult.FAILED
+        finally:
+            state.elapsed_ms += int((time.perf_counter() - started) * 1000)
+            self._checkpoint(state)
+
+    def decide(self, state: SessionState, decision: ApprovalDecision) -> None:
+        """Record the requester's decision on the pending approval (the next advance acts on it)."""
+        pending = state.pending_approval
+        if pending is None or pending.status is not ApprovalStatus.PENDING:
+            raise WpAgentError(AgentErrorCode.CONFIRMATION_REQUIRED, "承認待ちの操作はありません。")
+        pending.status = ApprovalStatus.APPROVED if decision.approved else ApprovalStatus.REJECTED
+        pending.decided_by = decision.decided_by
+        pending.decided_at = utc_now_iso()
+        pending.comment = decision.comment
+        event_type = (
+            AuditEventType.APPROVAL_APPROVED if decision.approved else AuditEventType.APPROVAL_REJECTED
+        )
+        for item in pending.items:
+            self._audit(
+                state,
+                event_type,
+                command=item.command,
+                category=PolicyCategory.DESTRUCTIVE.value,
+                rule=item.rule,
+                approval_id=pending.approval_id,
+                approver=decision.decided_by,
+                comment=decision.comment,
+            )
+        self._checkpoint(state)
+
+    def expire_approval(self, state: SessionState) -> None:
+        """The approval wait timed out: nothing held runs; the run ends with CONFIRMATION_REQUIRED."""
+        pending = state.pending_approval
+        if pending is None or pending.status is not ApprovalStatus.PENDING:
+            return
+        pending.status = ApprovalStatus.EXPIRED
+        pending.decided_at = utc_now_iso()
+        for item in pending.items:
+            self._audit(
+                state,
+                AuditEventType.APPROVAL_EXPIRED,
+                command=item.command,
+                rule=item.rule,
+                approval_id=pending.approval_id,
+            )
+        error = WpAgentError(
+            AgentErrorCode.CONFIRMATION_REQUIRED,
+            "承認の期限が切れたため、確認が必要な操作は実行されませんでした。",
+            details=outcome.approval_details(pending),
+        )
+        self._finish(state, SessionStatus.FAILED, error=error)
+        self._checkpoint(state)
+
+    def cancel(self, state: SessionState) -> None:
+        if state.status.terminal:
+            return
+        error = WpAgentError(
+            AgentErrorCode.UNKNOWN_ERROR,
+            "利用者の指示により処理を中止しました。",
+            details={"reason": "cancelled"},
+        )
+        self._finish(state, SessionStatus.CANCELLED, error=error)
+        self._checkpoint(state)
+
+    # -- the turn -------------------------------------------------------------------------------
+
+    def _advance(self, state: SessionState) -> TurnResult:
+        if state.status.terminal:
+            return TurnResult.COMPLETED if state.status is SessionStatus.COMPLETED else TurnResult.FAILED
+        pending = state.pending_approval
+        if pending is not None:
+            if pending.status is ApprovalStatus.PENDING:
+                return TurnResult.AWAITING_APPROVAL
+            self._resolve_approval(state, pending)
+            if state.status.terminal:
+                return TurnResult.FAILED
+        if state.stop_reason:
+            return self._stop_for_loop(state)
+        if state.messages and state.messages[-1]["role"] == "assistant":
+            # A retried turn after the model answered but before tools finished: redo the tool step.
+            return self._handle_assistant_message(state, state.messages[-1]["content"])
+        max_iterations = state.input.max_iterations or self._deps.settings.agent_max_iterations
+        if state.iterations >= max_iterations:
+            state.stop_reason = "iteration_cap"
+            return self._stop_for_loop(state)
+
+        state.status = SessionStatus.PLANNING
+        self._checkpoint(state)
+        self._emit("model_call", "AIが次の手順を考えています…")
+        self._deps.limiter.before_model_call()
+        reply = self._deps.model.create(
+            system=cached_system_blocks(), tools=cached_tools(), messages=state.messages
+        )
+        state.iterations += 1
+        state.usage.calls += 1
+        for key, value in reply.usage.items():
+            setattr(state.usage, key, getattr(state.usage, key) + int(value))
+        content = _sanitise_assistant_content(reply.content)
+        if not content:
+            content = [{"type": "text", "text": "（応答が空でした）"}]
+        state.messages.append({"role": "assistant", "content": content})
+        self._checkpoint(state)
+        return self._handle_assistant_message(state, content)
+
+    def _handle_assistant_message(
+        self, state: SessionState, content: list[dict[str, Any]] | str
+    ) -> TurnResult:
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        tool_uses = [b for b in blocks if b.get("type") == "tool_use"]
+        if not tool_uses:
+            text = "\n".join(b.get("text", "") for b in blocks if b.get("type") == "text").strip()
+            self._finish(state, SessionStatus.COMPLETED, response=text)
+            return TurnResult.COMPLETED
+        state.status = SessionStatus.EXECUTING
+        results = self._handle_tool_uses(state, tool_uses)
+        if state.pending_approval is not None and state.pending_approval.status is ApprovalStatus.PENDING:
+            state.held_results = results
+            state.status = SessionStatus.AWAITING_APPROVAL
+            self._emit("approval_needed", "確認が必要な操作があります")
+            return TurnResult.AWAITING_APPROVAL
+        if state.status.terminal:
+            return TurnResult.FAILED
+        state.messages.append({"role": "user", "content": results})
+        if state.stop_reason:
+            return self._stop_for_loop(state)
+        return TurnResult.CONTINUE
+
+    # -- tool calls -----------------------------------------------------------------------------
+
+    def _handle_tool_uses(self, state: SessionState, tool_uses: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        results: dict[str, dict[str, Any]] = {}
+        to_run: list[CommandRecord] = []
+        held: list[CommandRecord] = []
+        for index, tool_use in enumerate(tool_uses):
+            tool_use_id = str(tool_use["id"])
+            existing = state.record(tool_use_id)
+            if existing is not None and existing.status is CommandStatus.QUEUED:
+                to_run.append(existing)
+                continue
+            if existing is not None:
+                self._resume_record(state, existing, results, held)
+                continue
+            if index >= MAX_TOOL_CALLS_PER_RESPONSE:
+                results[tool_use_id] = _tool_result(
+                    tool_use_id,
+                    f"一度に実行できるコマンドは{MAX_TOOL_CALLS_PER_RESPONSE}件までです。実行していません。",
+                    is_error=True,
+                )
+                continue
+            if tool_use.get("name") != TOOL_NAME:
+                results[tool_use_id] = _tool_result(
+                    tool_use_id,
+                    f"不明なツール「{tool_use.get('name')}」です。wp_cli だけが使えます。",
+                    is_error=True,
+                )
+                continue
+            try:
+                tool_input = WpCliToolInput.model_validate(tool_use.get("input") or {})
+            except ValidationError:
+                results[tool_use_id] = _tool_result(
+                    tool_use_id,
+                    "wp_cli の入力が不正です。command（文字列）と reason を指定してください。",
+                    is_error=True,
+                )
+                continue
+            decision = self._deps.policy.classify(tool_input.command)
+            record = self._new_record(state, tool_use_id, tool_input, decision)
+            if decision.blocked:
+                record.status = CommandStatus.BLOCKED
+                state.commands.append(record)
+                self._audit_record(state, AuditEventType.COMMAND_BLOCKED, record)
+                self._emit("command_blocked", f"ブロック: {decision.reason_ja}", record.command)
+                results[tool_use_id] = _tool_result(
+                    tool_use_id,
+                    f"このコマンドはブロックされました（実行していません）: {decision.reason_ja}",
+                    is_error=True,
+                )
+                continue
+            loop_reason = self._loop_guard(state, record)
+            if loop_reason:
+                record.status = CommandStatus.BLOCKED
+                record.policy_reason = loop_reason
+                state.commands.append(record)
+                results[tool_use_id] = _tool_result(
+                    tool_use_id, f"{loop_reason}（実行していません）", is_error=True
+                )
+                continue
+            if decision.needs_approval:
+                if not self._skip_confirmation(state):
+                    record.status = CommandStatus.HELD
+                    state.commands.append(record)
+                    held.append(record)
+                    continue
+                self._audit_record(
+                    state,
+                    AuditEventType.APPROVAL_APPROVED,
+                    record,
+                    approver="system:skipDestructiveConfirmation",
+                )
+            state.commands.append(record)
+            to_run.append(record)
+        self._checkpoint(state)
+        self._run_records(state, to_run, results)
+        if held and not state.status.terminal:
+            self._hold_for_approval(state, held)
+        return [results[str(t["id"])] for t in tool_uses if str(t["id"]) in results]
+
+    def _resume_record(
+        self,
+        state: SessionState,
+        record: CommandRecord,
+        results: dict[str, dict[str, Any]],
+        held: list[CommandRecord],
+    ) -> None:
+        """A retried turn meets a tool call it already handled: reuse its outcome, never re-run it."""
+        if record.status is CommandStatus.STARTED:
+            record.status = CommandStatus.UNKNOWN
+            record.finished_at = utc_now_iso()
+            self._audit_record(state, AuditEventType.COMMAND_OUTCOME_UNKNOWN, record)
+        if record.status is CommandStatus.HELD:
+            held.append(record)
+            return
+        results[record.tool_use_id] = self._result_for(record)
+
+    def _result_for(self, record: CommandRecord) -> dict[str, Any]:
+        if record.status is CommandStatus.UNKNOWN:
+            return _tool_result(
+                record.tool_use_id,
+                "前回の処理が途中で中断されたため、このコマンドの結果は不明です。二重実行を避けるため再実行していません。"
+                "読み取りコマンドで現在の状態を確認してください。",
+                is_error=True,
+            )
+        if record.status is CommandStatus.BLOCKED:
+            return _tool_result(
+                record.tool_use_id,
+                f"このコマンドはブロックされました（実行していません）: {record.policy_reason}",
+                is_error=True,
+            )
+        if record.status is CommandStatus.REJECTED:
+            return _tool_result(
+                record.tool_use_id, "利用者がこの操作を承認しなかったため、実行していません。", is_error=True
+            )
+        if record.error_code is AgentErrorCode.COMMAND_TIMEOUT:
+            return _tool_result(
+                record.tool_use_id,
+                f"コマンドがタイムアウトしたため中断しました（{self._deps.settings.wp_cli_timeout}ms）。",
+                is_error=True,
+            )
+        if record.error_code is not None:
+            return _tool_result(
+                record.tool_use_id,
+                f"コマンドを実行できませんでした: {record.stderr or record.error_code.value}",
+                is_error=True,
+            )
+        content = render_tool_result(
+            command=record.command,
+            exit_code=record.exit_code,
+            stdout=record.stdout,
+            stderr=record.stderr,
+            truncated=record.truncated,
+            simulated=self._deps.wp_cli.simulated,
+        )
+        return _tool_result(record.tool_use_id, content, is_error=record.exit_code != 0)
+
+    def _run_records(
+        self, state: SessionState, records: list[CommandRecord], results: dict[str, dict[str, Any]]
+    ) -> None:
+        if not records:
+            return
+        workers = max(1, min(len(records), self._deps.wp_cli.max_concurrency))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="wp-cli") as pool:
+            for record in pool.map(lambda r: self._execute(state, r), records):
+                results[record.tool_use_id] = self._result_for(record)
+        fatal = next((r for r in records if r.error_code is AgentErrorCode.SSH_CONNECTION_FAILED), None)
+        if fatal is not None:
+            error = WpAgentError(
+                AgentErrorCode.SSH_CONNECTION_FAILED,
+                details={"command": fatal.command, "reason": fatal.stderr},
+            )
+            self._finish(state, SessionStatus.FAILED, error=error)
+
+    def _execute(self, state: SessionState, record: CommandRecord) -> CommandRecord:
+        try:
+            self._deps.limiter.before_command(state.user_id)
+        except WpAgentError as exc:
+            with self._lock:
+                record.status = CommandStatus.BLOCKED
+                record.policy_reason = exc.message_ja
+                record.rule = "rate_limit.commands_per_user"
+                self._checkpoint(state)
+            return record
+        with self._lock:
+            record.status = CommandStatus.STARTED
+            record.started_at = utc_now_iso()
+            self._checkpoint(state)  # intent before the command runs
+        self._emit("command_started", f"実行中: wp {record.command}", record.command)
+        started = time.perf_counter()
+        try:
+            with self._deps.limiter.command_slot(state.target_id):
+                result = self._deps.wp_cli.run(record.argv)
+            outcome_fields: dict[str, Any] = {
+                "exit_code": result.exit_code,
+                "stdout": result.stdout,
+                "stderr": result.stderr,
+                "truncated": result.truncated,
+            }
+        except WpAgentError as exc:
+            outcome_fields = {
+                "exit_code": None,
+                "stdout": "",
+                "stderr": exc.message_ja,
+                "error_code": exc.code,
+            }
+        with self._lock:
+            for key, value in outcome_fields.items():
+                setattr(record, key, value)
+            record.status = CommandStatus.FINISHED
+            record.finished_at = utc_now_iso()
+            record.duration_ms = int((time.perf_counter() - started) * 1000)
+            self._checkpoint(state)  # result after
+        self._audit_record(state, AuditEventType.COMMAND_EXECUTED, record)
+        mark = "完了" if record.succeeded else "失敗"
+        self._emit(
+            "command_finished", f"{mark}: wp {record.command}（{record.duration_ms}ms）", record.command
+        )
+        return record
+
+    # -- approvals ------------------------------------------------------------------------------
+
+    def _hold_for_approval(self, state: SessionState, held: list[CommandRecord]) -> None:
+        if state.pending_approval is not None and state.pending_approval.status is ApprovalStatus.PENDING:
+            return  # a retried turn: the approval already exists
+        approval_id = f"apr_{uuid.uuid4().hex[:20]}"
+        items: list[ApprovalItem] = []
+        for record in held:
+            decision = self._deps.policy.classify_argv(record.argv)
+            summary, impact = describe(decision)
+            record.approval_id = approval_id
+            items.append(
+                ApprovalItem(
+                    tool_use_id=record.tool_use_id,
+                    command=record.command,
+                    summary_ja=summary,
+                    impact_ja=impact,
+                    rule=record.rule,
+                    model_reason=mask_text(record.reason),
+                )
+            )
+        now = datetime.now(UTC)
+        state.pending_approval = PendingApproval(
+            approval_id=approval_id,
+            requested_by=state.user_id,
+            requested_at=utc_now_iso(),
+            expires_at=(now + APPROVAL_TTL).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            items=items,
+        )
+        for record in held:
+            self._audit_record(state, AuditEventType.APPROVAL_REQUESTED, record, approval_id=approval_id)
+
+    def _resolve_approval(self, state: SessionState, pending: PendingApproval) -> None:
+        if pending.status is ApprovalStatus.EXPIRED:
+            return
+        held = [r for r in state.commands if r.approval_id == pending.approval_id]
+        results = {r["tool_use_id"]: r for r in state.held_results}
+        if pending.status is ApprovalStatus.APPROVED:
+            runnable: list[CommandRecord] = []
+            for record in held:
+                if record.status is not CommandStatus.HELD:
+                    results[record.tool_use_id] = self._result_for(self._settle_after_retry(state, record))
+                    continue
+                # Defence in depth: the approved argv must still pass the current policy.
+                recheck = self._deps.policy.classify_argv(record.argv)
+                if recheck.blocked:
+                    record.status = CommandStatus.BLOCKED
+                    record.policy_reason = recheck.reason_ja
+                    results[record.tool_use_id] = self._result_for(record)
+                    continue
+                runnable.append(record)
+            self._run_records(state, runnable, results)
+        else:
+            comment = f"（コメント: {pending.comment}）" if pending.comment else ""
+            for record in held:
+                record.status = CommandStatus.REJECTED
+                results[record.tool_use_id] = _tool_result(
+                    record.tool_use_id,
+                    f"利用者がこの操作を拒否しました。実行していません{comment}。別の方法を提案するか、拒否されたことを報告してください。",
+                    is_error=True,
+                )
+        order = self._last_tool_use_order(state)
+        state.messages.append({"role": "user", "content": [results[i] for i in order if i in results]})
+        state.held_results = []
+        state.pending_approval = None
+        state.status = SessionStatus.EXECUTING
+
+    def _settle_after_retry(self, state: SessionState, record: CommandRecord) -> CommandRecord:
+        if record.status is CommandStatus.STARTED:
+            record.status = CommandStatus.UNKNOWN
+            self._audit_record(state, AuditEventType.COMMAND_OUTCOME_UNKNOWN, record)
+        return record
+
+    @staticmethod
+    def _last_tool_use_order(state: SessionState) -> list[str]:
+        for message in reversed(state.messages):
+            if message["role"] == "assistant" and isinstance(message["content"], list):
+                return [str(b["id"]) for b in message["content"] if b.get("type") == "tool_use"]
+        return []
+
+    def _skip_confirmation(self, state: SessionState) -> bool:
+        return state.input.skip_destructive_confirmation and self._deps.settings.agent_allow_skip_confirmation
+
+    # -- stopping -------------------------------------------------------------------------------
+
+    def _loop_guard(self, state: SessionState, record: CommandRecord) -> str | None:
+        same = sum(
+            1 for r in state.run_commands() if r.argv == record.argv and r.status is not CommandStatus.BLOCKED
+        )
+        if same >= REPEAT_LIMIT:
+            state.stop_reason = "repeated_command"
+            return "同じコマンドが繰り返し呼び出されたため、処理を中止しました"
+        ran = sum(
+            1
+            for r in state.run_commands()
+            if r.status
+            in {CommandStatus.QUEUED, CommandStatus.STARTED, CommandStatus.FINISHED, CommandStatus.UNKNOWN}
+        )
+        if ran >= self._deps.settings.agent_max_commands:
+            state.stop_reason = "command_cap"
+            return f"1回の依頼で実行できるコマンド数の上限（{self._deps.settings.agent_max_commands}件）に達したため、処理を中止しました"
+        return None
+
+    def _stop_for_loop(self, state: SessionState) -> TurnResult:
+        limit = state.input.max_iterations or self._deps.settings.agent_max_iterations
+        messages = {
+            "iteration_cap": f"処理回数の上限（{limit}回）に達したため中断しました。",
+            "repeated_command": "同じコマンドが繰り返されたため、暴走を防ぐために中断しました。",
+            "command_cap": f"実行コマンド数の上限（{self._deps.settings.agent_max_commands}件）に達したため中断しました。",
+        }
+        reason = state.stop_reason or "iteration_cap"
+        error = WpAgentError(
+            AgentErrorCode.MAX_ITERATIONS_EXCEEDED,
+            messages[reason] + "ここまでの結果を返します。",
+            details={"reason": reason, "iterations": state.iterations},
+        )
+        self._finish(state, SessionStatus.FAILED, error=error)
+        return TurnResult.FAILED
+
+    def _finish(
+        self,
+        state: SessionState,
+        status: SessionStatus,
+        *,
+        response: str = "",
+        error: WpAgentError | None = None,
+    ) -> None:
+        state.status = status
+        state.result = outcome.build_output(
+            state, response=response, error=error, simulated=self._deps.wp_cli.simulated
+        )
+
+    # -- plumbing -------------------------------------------------------------------------------
+
+    def _new_record(
+        self, state: SessionState, tool_use_id: str, tool_input: WpCliToolInput, decision: PolicyDecision
+    ) -> CommandRecord:
+        return CommandRecord(
+            tool_use_id=tool_use_id,
+            run_id=state.run_id,
+            command=mask_text(tool_input.command.strip()),
+            argv=list(decision.argv),
+            reason=tool_input.reason,
+            category=decision.category,
+            rule=decision.rule,
+            policy_reason=decision.reason_ja,
+            command_path=list(decision.command_path),
+            pattern=decision.pattern,
+            status=CommandStatus.QUEUED,
+            iteration=state.iterations,
+        )
+
+    def _checkpoint(self, state: SessionState) -> None:
+        with self._lock:
+            self._deps.store.save(state)
+
+    def _emit(self, kind: str, message: str, command: str | None = None) -> None:
+        if self._deps.progress is not None:
+            self._deps.progress(ProgressEvent(kind, message, command))
+
+    def _audit_record(
+        self,
+        state: SessionState,
+        event_type: AuditEventType,
+        record: CommandRecord,
+        *,
+        approval_id: str | None = None,
+        approver: str | None = None,
+    ) -> None:
+        error = None
+        if record.error_code is not None:
+            error = record.error_code.value
+        elif record.status is CommandStatus.FINISHED and record.exit_code not in (0, None):
+            error = mask_text(record.stderr[:1_000])
+        self._audit(
+            state,
+            event_type,
+            command=record.command,
+            reason=mask_text(record.reason),
+            category=record.category.value,
+            rule=record.rule,
+            policy_reason=record.policy_reason,
+            success=record.succeeded if event_type is AuditEventType.COMMAND_EXECUTED else None,
+            exit_code=record.exit_code,
+            duration_ms=record.duration_ms if event_type is AuditEventType.COMMAND_EXECUTED else None,
+            error=error,
+            approval_id=approval_id or record.approval_id,
+            approver=approver,
+        )
+
+    def _audit(self, state: SessionState, event_type: AuditEventType, **fields: Any) -> None:
+        self._deps.audit.append(
+            AuditEvent(
+                type=event_type,
+                user_id=state.user_id,
+                session_id=state.session_id,
+                target_id=state.target_id,
+                **fields,
+            )
+        )

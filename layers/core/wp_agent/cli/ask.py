@@ -1,0 +1,139 @@
+"""`wp-agent ask`: run the agent once against the configured WordPress (sandbox, local or SSH)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+
+from pydantic import ValidationError
+
+from wp_agent.agent.factory import build_local_deps
+from wp_agent.agent.model_client import build_sdk_client
+from wp_agent.agent.ports import ApprovalDecision, Approvals, AutoApprove, NoApprovals
+from wp_agent.agent.runner import AgentRunner
+from wp_agent.agent.session_state import PendingApproval, SessionState
+from wp_agent.agent.turn import ProgressEvent
+from wp_agent.cli.exit_codes import ExitCode
+from wp_agent.config import ModelProvider, Settings, WpCliMode
+from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.models.agent_io import AgentInput, AgentOutput
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "ask",
+        help="日本語の指示でWordPressを操作します",
+        description="Run the agent once. Exit codes: 0 success, 1 failed, 3 awaiting approval, 5 configuration, 6 partial failure.",
+    )
+    parser.add_argument("instruction", help="日本語の指示（例: 下書きの投稿を一覧で見せて）")
+    parser.add_argument(
+        "--json", action="store_true", help="print AgentOutput (camelCase JSON) on stdout and nothing else"
+    )
+    parser.add_argument("--yes", action="store_true", help="approve destructive commands without asking")
+    parser.add_argument(
+        "--max-iterations", type=int, default=None, metavar="N", help="model calls at most (1-50)"
+    )
+    parser.add_argument("--user", default="local-user", help="requester id recorded in the audit log")
+    parser.set_defaults(handler=run)
+
+
+class TerminalApprovals:
+    """Asks on the terminal, showing the Japanese summary of each held command."""
+
+    def __init__(self, out: TextIO, answer_in: TextIO, actor: str) -> None:
+        self._out = out
+        self._in = answer_in
+        self._actor = actor
+
+    def decide(self, pending: PendingApproval, state: SessionState) -> ApprovalDecision | None:
+        print("\n⚠ 次の操作には確認が必要です:", file=self._out)
+        for item in pending.items:
+            print(f"  ・{item.summary_ja}", file=self._out)
+            print(f"    影響: {item.impact_ja}", file=self._out)
+            print(f"    コマンド: wp {item.command}", file=self._out)
+        print("実行してよろしいですか？ [y/N]: ", end="", file=self._out, flush=True)
+        answer = self._in.readline().strip().lower()
+        approved = answer in {"y", "yes", "はい"}
+        return ApprovalDecision(
+            approved=approved, decided_by=self._actor, comment=None if approved else "terminal: declined"
+        )
+
+
+def _progress_printer(out: TextIO) -> object:
+    def show(event: ProgressEvent) -> None:
+        prefix = {
+            "model_call": "…",
+            "command_started": "▶",
+            "command_finished": "✓",
+            "command_blocked": "✗",
+            "approval_needed": "⚠",
+        }
+        print(f"{prefix.get(event.kind, '・')} {event.message_ja}", file=out, flush=True)
+
+    return show
+
+
+def exit_code_for(output: AgentOutput) -> ExitCode:
+    if output.success:
+        return ExitCode.OK
+    code = output.error.code if output.error else None
+    if code is AgentErrorCode.CONFIRMATION_REQUIRED:
+        return ExitCode.AWAITING_APPROVAL
+    if code is AgentErrorCode.PARTIAL_FAILURE:
+        return ExitCode.PARTIAL_FAILURE
+    return ExitCode.FAILED
+
+
+def _print_human(output: AgentOutput, out: TextIO) -> None:
+    print(output.response or "（応答なし）", file=out)
+    if output.executed_commands:
+        print("\n実行したコマンド:", file=out)
+        for command in output.executed_commands:
+            mark = "✓" if command.success else "✗"
+            print(f"  {mark} wp {command.command}（{command.duration_ms}ms）", file=out)
+    if output.error is not None:
+        print(f"\n[{output.error.code.value}] {output.error.message}", file=out)
+
+
+def _check_model_configuration(settings: Settings) -> None:
+    if settings.wp_agent_model_provider is ModelProvider.ANTHROPIC:
+        build_sdk_client(settings)  # raises ConfigurationError naming ANTHROPIC_API_KEY when missing
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        agent_input = AgentInput(message=args.instruction, max_iterations=args.max_iterations)
+    except ValidationError as exc:
+        fields = ", ".join(str(e["loc"][0]) for e in exc.errors())
+        print(f"入力エラー: {fields} が正しくありません（{exc.errors()[0]['msg']}）", file=sys.stderr)
+        return ExitCode.USAGE
+    _check_model_configuration(settings)
+    interactive = sys.stdin.isatty() and sys.stderr.isatty()
+    approvals: Approvals
+    if args.yes:
+        approvals = AutoApprove(f"cli:{args.user}:--yes")
+    elif interactive:
+        approvals = TerminalApprovals(sys.stderr, sys.stdin, f"cli:{args.user}")
+    else:
+        approvals = NoApprovals()
+    progress = _progress_printer(sys.stderr) if sys.stderr.isatty() else None
+    try:
+        deps = build_local_deps(settings, progress=progress)  # type: ignore[arg-type]
+    except WpAgentError as exc:
+        print(f"設定エラー: {exc.message_ja}", file=sys.stderr)
+        return ExitCode.CONFIGURATION
+    if settings.wp_cli_mode is WpCliMode.SANDBOX and progress is not None:
+        print(
+            "【サンドボックス】シミュレーションのWordPressサイトで実行します（実際のサイトには接続しません）",
+            file=sys.stderr,
+        )
+    try:
+        output = AgentRunner(deps, approvals).run(agent_input, user_id=args.user)
+    finally:
+        deps.wp_cli.close()
+    if args.json:
+        print(output.to_json())
+    else:
+        _print_human(output, sys.stdout)
+    return exit_code_for(output)

@@ -1,0 +1,102 @@
+"""In-process doubles for the agent's ports: a scripted ModelClient and a recording WpCli."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from wp_agent.agent.model_client import ModelReply
+from wp_agent.errors import WpAgentError
+from wp_agent.executors.port import CommandResult
+
+ModelStep = ModelReply | WpAgentError | Callable[[list[dict[str, Any]]], "ModelReply | WpAgentError"]
+
+
+def text_reply(text: str) -> ModelReply:
+    return ModelReply(content=[{"type": "text", "text": text}], stop_reason="end_turn", model="scripted")
+
+
+_counter = iter(range(1, 1_000_000))
+
+
+def tool_reply(*commands: str | tuple[str, str], text: str | None = None) -> ModelReply:
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    for item in commands:
+        command, reason = item if isinstance(item, tuple) else (item, "テスト")
+        content.append(
+            {
+                "type": "tool_use",
+                "id": f"toolu_{next(_counter):06d}",
+                "name": "wp_cli",
+                "input": {"command": command, "reason": reason},
+            }
+        )
+    return ModelReply(content=content, stop_reason="tool_use", model="scripted")
+
+
+class ScriptedModel:
+    """ModelClient double: answers each call with the next step; records the messages it was sent."""
+
+    def __init__(self, steps: Sequence[ModelStep]) -> None:
+        self._steps = list(steps)
+        self.calls: list[list[dict[str, Any]]] = []
+
+    def create(
+        self, *, system: list[dict[str, Any]], tools: list[dict[str, Any]], messages: list[dict[str, Any]]
+    ) -> ModelReply:
+        self.calls.append([dict(m) for m in messages])
+        if not self._steps:
+            raise AssertionError("ScriptedModel: script exhausted")
+        step = self._steps.pop(0)
+        if callable(step) and not isinstance(step, ModelReply):
+            step = step(messages)
+        if isinstance(step, WpAgentError):
+            raise step
+        return step
+
+    def last_tool_results(self) -> list[dict[str, Any]]:
+        content = self.calls[-1][-1]["content"]
+        return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+
+
+def default_success(argv: list[str]) -> CommandResult:
+    """Like WP-CLI: one `Success:` line per numeric ID, else a single one."""
+    ids = [a for a in argv if a.isdigit()]
+    lines = [f"Success: Done {argv[0]} {i}." for i in ids] or ["Success: ok."]
+    return CommandResult("\n".join(lines) + "\n", "", 0, 1)
+
+
+@dataclass
+class RecordingWpCli:
+    """WpCli double: records every argv; answers from a handler (default: `Success: ok.`)."""
+
+    handler: Callable[[list[str]], CommandResult | WpAgentError] | None = None
+    delay_seconds: float = 0.0
+    max_concurrency: int = 5
+    simulated: bool = False
+    calls: list[list[str]] = field(default_factory=list)
+    peak_concurrency: int = 0
+    _active: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def run(self, argv: Sequence[str]) -> CommandResult:
+        with self._lock:
+            self.calls.append(list(argv))
+            self._active += 1
+            self.peak_concurrency = max(self.peak_concurrency, self._active)
+        try:
+            if self.delay_seconds:
+                time.sleep(self.delay_seconds)
+            answer = self.handler(list(argv)) if self.handler else default_success(list(argv))
+        finally:
+            with self._lock:
+                self._active -= 1
+        if isinstance(answer, WpAgentError):
+            raise answer
+        return answer
+
+    def close(self) -> None:
+        return None
