@@ -1,0 +1,157 @@
+"""Agent benchmark: time our code adds per iteration, and how much smaller the model's view is.
+
+Run from the repository root:  python bench/agent_overhead.py
+
+Prints, on stdout, exactly:
+  BENCH agent_overhead_per_iteration <ms> ms goal=<=10
+  BENCH model_context_reduction <x> x goal=>=15
+The overhead is measured with the real SDK against a zero-latency scripted model on loopback and the
+WP-CLI simulator: per iteration, total time minus the time spent inside the model call and inside
+the commands. The reduction compares the bytes of a 1,000-post `post list --format=json` with the
+bytes of the tool_result the model is sent for it. Details go to stderr.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.fakes.anthropic_server import ScriptedAnthropicServer, reply_text, reply_tool_use
+from wp_agent.agent.model_client import AnthropicModelClient, ModelReply
+from wp_agent.agent.ports import InMemorySessionStore, MemoryAuditLog, NoApprovals, NoRateLimits
+from wp_agent.agent.runner import AgentRunner
+from wp_agent.agent.tool_output import render_tool_result
+from wp_agent.agent.turn import AgentDeps
+from wp_agent.config import Settings
+from wp_agent.executors.port import CommandResult
+from wp_agent.executors.sandbox import SandboxWpCli
+from wp_agent.models.agent_io import AgentInput
+from wp_agent.policy import CommandPolicy
+from wp_agent.simulator import SiteStore
+
+ITERATIONS = 10
+RUNS = 5
+COMMANDS = [
+    "post list --post_status=draft --format=json --fields=ID,post_title,post_date",
+    "term list category --format=json",
+    "option get blogname",
+    "user list --format=json --fields=ID,user_login,roles",
+    "post get 45 --format=json",
+]
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+class TimedModel:
+    def __init__(self, inner: AnthropicModelClient) -> None:
+        self.inner = inner
+        self.seconds = 0.0
+
+    def create(self, **kwargs: Any) -> ModelReply:
+        started = time.perf_counter()
+        try:
+            return self.inner.create(**kwargs)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+
+class TimedWpCli:
+    def __init__(self, inner: SandboxWpCli) -> None:
+        self.inner = inner
+        self.seconds = 0.0
+        self.max_concurrency = inner.max_concurrency
+        self.simulated = True
+
+    def run(self, argv: Sequence[str]) -> CommandResult:
+        started = time.perf_counter()
+        try:
+            return self.inner.run(argv)
+        finally:
+            self.seconds += time.perf_counter() - started  # summed per command, so concurrency isn't "ours"
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def overhead_per_iteration(site_dir: Path) -> float:
+    samples: list[float] = []
+    for run in range(RUNS):
+        # Each iteration asks for a distinct command (the loop guard stops exact repeats).
+        script: list[Any] = [
+            reply_tool_use(
+                [("wp_cli", {"command": f"{COMMANDS[i % len(COMMANDS)]} --paged={i + 1}", "reason": "bench"})]
+            )
+            for i in range(ITERATIONS - 1)
+        ]
+        script.append(reply_text("完了"))
+        with ScriptedAnthropicServer(script) as server:
+            settings = Settings(
+                anthropic_api_key="bench", anthropic_base_url=server.base_url, agent_max_iterations=ITERATIONS
+            )
+            model = TimedModel(AnthropicModelClient(settings))
+            wp = TimedWpCli(SandboxWpCli(site_dir))
+            deps = AgentDeps(
+                model=model,
+                wp_cli=wp,
+                policy=CommandPolicy(),
+                audit=MemoryAuditLog(),
+                limiter=NoRateLimits(),
+                store=InMemorySessionStore(),
+                settings=settings,
+            )
+            started = time.perf_counter()
+            output = AgentRunner(deps, NoApprovals()).run(AgentInput(message="ベンチマーク"))
+            total = time.perf_counter() - started
+        if not output.success:
+            raise SystemExit(f"benchmark run failed: {output.error}")
+        ours = total - model.seconds - wp.seconds
+        per_iteration_ms = ours / ITERATIONS * 1000
+        samples.append(per_iteration_ms)
+        _log(
+            f"run {run}: total {total * 1000:.0f} ms, model {model.seconds * 1000:.0f} ms, "
+            f"commands {wp.seconds * 1000:.0f} ms, ours {per_iteration_ms:.2f} ms/iteration"
+        )
+    return statistics.median(samples[1:])  # the first run warms imports and the SDK client
+
+
+def context_reduction(site_dir: Path) -> float:
+    store = SiteStore(site_dir / ".wp-sim-site.json")
+    store.ensure()
+    store.seed_posts(1000)
+    wp = SandboxWpCli(site_dir)
+    result = wp.run(["post", "list", "--format=json", "--posts_per_page=1000"])
+    rows = result.stdout.count('"ID":')
+    if rows != 1000:
+        raise SystemExit(f"expected 1,000 posts, got {rows}")
+    sent = render_tool_result(
+        command="post list --format=json",
+        exit_code=result.exit_code,
+        stdout=result.stdout,
+        stderr=result.stderr,
+        simulated=True,
+    )
+    raw_bytes = len(result.stdout.encode("utf-8"))
+    sent_bytes = len(sent.encode("utf-8"))
+    _log(f"1,000-post list: {raw_bytes} bytes from WP-CLI, {sent_bytes} bytes to the model")
+    return raw_bytes / sent_bytes
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as overhead_dir, tempfile.TemporaryDirectory() as big_dir:
+        overhead = overhead_per_iteration(Path(overhead_dir))
+        reduction = context_reduction(Path(big_dir))
+    print(f"BENCH agent_overhead_per_iteration {overhead:.2f} ms goal=<=10")
+    print(f"BENCH model_context_reduction {reduction:.1f} x goal=>=15")
+
+
+if __name__ == "__main__":
+    main()

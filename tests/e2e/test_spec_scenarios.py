@@ -1,0 +1,281 @@
+"""Spec §8.3 end-to-end: `wp-agent ask --json` as a process → real SDK → scripted model;
+WP-CLI over the real sshd → simulator. Each test checks the simulated site afterwards."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.anthropic_server import (
+    RecordedRequest,
+    ScriptedAnthropicServer,
+    reply_text,
+    reply_tool_use,
+    tool_results,
+    tool_results_text,
+)
+from tests.fakes.sshd import SshdRig
+from wp_agent.simulator import SiteStore
+
+pytestmark = pytest.mark.sshd
+
+
+@pytest.fixture
+def site(sshd_server: SshdRig) -> Iterator[SiteStore]:
+    store = SiteStore(sshd_server.site_file)
+    store.reset()
+    yield store
+    store.reset()
+
+
+def ask(
+    server: ScriptedAnthropicServer, rig: SshdRig, tmp_path: Path, instruction: str, *extra: str
+) -> tuple[int, dict[str, Any], str]:
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_BASE_URL": server.base_url,
+        "WP_AGENT_AUDIT_FILE": str(tmp_path / "audit.jsonl"),
+        "WP_AGENT_API_RETRY_BASE_SECONDS": "0.01",
+        **rig.environment(),
+    }
+    completed = subprocess.run(
+        [sys.executable, "-m", "wp_agent.cli.main", "ask", "--json", *extra, instruction],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert completed.stdout.count("\n") == 1, completed.stdout + completed.stderr  # stdout is the JSON only
+    return (
+        completed.returncode,
+        json.loads(completed.stdout),
+        (tmp_path / "audit.jsonl").read_text() if (tmp_path / "audit.jsonl").exists() else "",
+    )
+
+
+def output_json(request: RecordedRequest, index: int = 0) -> Any:
+    """The JSON a command printed, from inside the <tool_output> wrapper of the last tool_result."""
+    text = tool_results_text(request).split("</tool_output>")[index]
+    body = text.split(">", 1)[1].strip()
+    return json.loads(body)
+
+
+def test_list_posts(
+    sshd_server: SshdRig, site: SiteStore, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
+) -> None:
+    def answer(request: RecordedRequest) -> Any:
+        rows = output_json(request)
+        lines = ["| ID | タイトル | 日付 |", "|---|---|---|"] + [
+            f"| {r['ID']} | {r['post_title']} | {r['post_date']} |" for r in rows
+        ]
+        return reply_text("投稿の一覧です:\n" + "\n".join(lines))
+
+    scripted_anthropic.enqueue(
+        reply_tool_use(
+            [
+                (
+                    "wp_cli",
+                    {
+                        "command": "post list --format=json --fields=ID,post_title,post_date",
+                        "reason": "投稿一覧を取得",
+                    },
+                )
+            ]
+        ),
+        answer,
+    )
+    code, output, _ = ask(scripted_anthropic, sshd_server, tmp_path, "投稿一覧を見せて")
+    assert code == 0
+    assert output["success"] is True
+    assert (
+        output["executedCommands"][0]["command"] == "post list --format=json --fields=ID,post_title,post_date"
+    )
+    published = site.posts(status="publish")
+    assert published
+    for post in published:  # the answer carries the IDs, titles and dates the site really has
+        assert f"| {post['ID']} | {post['post_title']} | {post['post_date']} |" in output["response"]
+    scripted_anthropic.assert_script_consumed()
+
+
+def test_publish_post_45(
+    sshd_server: SshdRig, site: SiteStore, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
+) -> None:
+    title = site.get_post(45)["post_title"]  # type: ignore[index]
+
+    def answer(request: RecordedRequest) -> Any:
+        assert "Success: Updated post 45." in tool_results_text(request)
+        first = scripted_anthropic.message_requests[1]
+        return reply_text(f"「{output_json(first)['post_title']}」（ID 45）を公開しました。")
+
+    scripted_anthropic.enqueue(
+        reply_tool_use(
+            [
+                (
+                    "wp_cli",
+                    {
+                        "command": "post get 45 --fields=ID,post_title,post_status --format=json",
+                        "reason": "対象の確認",
+                    },
+                )
+            ]
+        ),
+        reply_tool_use(
+            [("wp_cli", {"command": "post update 45 --post_status=publish", "reason": "公開する"})]
+        ),
+        answer,
+    )
+    code, output, _ = ask(scripted_anthropic, sshd_server, tmp_path, "ID 45を公開して")
+    assert code == 0, output
+    assert site.get_post(45)["post_status"] == "publish"  # type: ignore[index]
+    assert title in output["response"]
+    assert [c["command"] for c in output["executedCommands"]] == [
+        "post get 45 --fields=ID,post_title,post_status --format=json",
+        "post update 45 --post_status=publish",
+    ]
+
+
+def test_db_drop_is_blocked_and_nothing_changes(
+    sshd_server: SshdRig, site: SiteStore, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
+) -> None:
+    before = site.load()
+
+    def answer(request: RecordedRequest) -> Any:
+        result = tool_results(request)[0]
+        assert result.get("is_error") is True
+        return reply_text(
+            "申し訳ありません。データベースを削除するコマンドはセキュリティ上の理由で実行できません。"
+        )
+
+    scripted_anthropic.enqueue(
+        reply_tool_use([("wp_cli", {"command": "db drop --yes", "reason": "指示どおり"})]), answer
+    )
+    code, output, audit = ask(scripted_anthropic, sshd_server, tmp_path, "db dropして")
+    assert code == 1
+    assert output["error"]["code"] == "COMMAND_BLOCKED"
+    assert re.search(r"[ぁ-んァ-ン一-龥]", output["error"]["details"]["reason"])
+    assert output["error"]["details"]["blockedPattern"] == "db drop"
+    assert output["executedCommands"] == []
+    assert site.load() == before
+    assert '"type":"command_blocked"' in audit
+
+
+def test_partial_failure_45_46_47(
+    sshd_server: SshdRig, site: SiteStore, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
+) -> None:
+    assert site.get_post(47) is None
+    scripted_anthropic.enqueue(
+        reply_tool_use(
+            [("wp_cli", {"command": "post update 45 46 47 --post_status=publish", "reason": "3件を公開"})]
+        ),
+        reply_text("3件中2件の記事を公開しました。ID 47 は見つかりませんでした。"),
+    )
+    code, output, _ = ask(scripted_anthropic, sshd_server, tmp_path, "ID 45,46,47を公開して")
+    assert code == 6
+    assert output["error"]["code"] == "PARTIAL_FAILURE"
+    assert output["partialSuccess"]["succeeded"] == 2
+    assert output["partialSuccess"]["failed"] == 1
+    details = {d["operation"]: d for d in output["partialSuccess"]["details"]}
+    assert details["post update 45 --post_status=publish"]["success"] is True
+    assert details["post update 46 --post_status=publish"]["success"] is True
+    assert details["post update 47 --post_status=publish"]["success"] is False
+    assert details["post update 47 --post_status=publish"]["error"]
+    assert site.get_post(45)["post_status"] == "publish"  # type: ignore[index]
+    assert site.get_post(46)["post_status"] == "publish"  # type: ignore[index]
+
+
+def _delete_all_drafts_script(server: ScriptedAnthropicServer) -> None:
+    def delete(request: RecordedRequest) -> Any:
+        ids = tool_results_text(request).split(">", 1)[1].split("<", 1)[0].split()
+        return reply_tool_use(
+            [("wp_cli", {"command": "post delete " + " ".join(ids), "reason": "下書きを削除"})]
+        )
+
+    server.enqueue(
+        reply_tool_use(
+            [("wp_cli", {"command": "post list --post_status=draft --format=ids", "reason": "下書きを確認"})]
+        ),
+        delete,
+    )
+
+
+def test_delete_all_drafts_waits_for_approval(
+    sshd_server: SshdRig, site: SiteStore, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
+) -> None:
+    drafts = sorted(p["ID"] for p in site.posts(status="draft"))
+    _delete_all_drafts_script(scripted_anthropic)
+    code, output, audit = ask(scripted_anthropic, sshd_server, tmp_path, "全ての下書きを削除して")
+    assert code == 3
+    assert output["error"]["code"] == "CONFIRMATION_REQUIRED"
+    held = output["error"]["details"]["commands"]
+    assert held[0]["command"].startswith("post delete ")
+    assert sorted(int(i) for i in held[0]["command"].split()[2:]) == drafts
+    assert held[0]["summary"].endswith("をゴミ箱へ移動します")
+    assert sorted(p["ID"] for p in site.posts(status="draft")) == drafts  # nothing deleted
+    assert '"type":"approval_requested"' in audit
+
+    # Approved (--yes): exactly those drafts go to the trash, nothing else changes.
+    others = {p["ID"]: p["post_status"] for p in site.posts(status=None) if p["ID"] not in drafts}
+    _delete_all_drafts_script(scripted_anthropic)
+    scripted_anthropic.enqueue(reply_text("下書きを削除しました。"))
+    code, output, audit = ask(scripted_anthropic, sshd_server, tmp_path, "全ての下書きを削除して", "--yes")
+    assert code == 0, output
+    assert site.posts(status="draft") == []
+    assert sorted(p["ID"] for p in site.posts(status="trash") if p["ID"] in drafts) == drafts
+    assert {p["ID"]: p["post_status"] for p in site.posts(status=None) if p["ID"] not in drafts} == others
+    assert '"type":"approval_approved"' in audit
+
+
+def test_sandbox_mode_labels_its_output(tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer) -> None:
+    scripted_anthropic.enqueue(
+        reply_tool_use([("wp_cli", {"command": "option get blogname", "reason": "サイト名"})]),
+        lambda request: reply_text(
+            "サイト名は " + tool_results_text(request).split(">", 1)[1].split("<", 1)[0].strip() + " です。"
+        ),
+    )
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_BASE_URL": scripted_anthropic.base_url,
+        "WP_CLI_MODE": "sandbox",
+    }
+    completed = subprocess.run(
+        [sys.executable, "-m", "wp_agent.cli.main", "ask", "サイト名を教えて"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "Argo Note サンプルサイト" in completed.stdout
+    assert "サンドボックス" in completed.stdout
+    assert (tmp_path / ".wp-agent" / "sandbox" / ".wp-sim-site.json").exists()
+
+
+def test_missing_api_key_says_what_to_set(tmp_path: Path) -> None:
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "WP_CLI_MODE": "sandbox"}
+    completed = subprocess.run(
+        [sys.executable, "-m", "wp_agent.cli.main", "ask", "投稿一覧"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert completed.returncode == 5
+    assert "ANTHROPIC_API_KEY" in completed.stderr
+    assert "WP_AGENT_MODEL_PROVIDER=bedrock" in completed.stderr
