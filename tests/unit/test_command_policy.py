@@ -125,7 +125,7 @@ WP_CLI_DANGERS = [
     ("cron event run --all", "blocked.code_execution"),
     ("@production post list", "blocked.alias"),
     ("@all db drop", "blocked.alias"),
-    ("post list -- --exec=x", "blocked.end_of_options"),
+    ("post list -- --exec=x", "blocked.global_option.exec"),
     ("server --host=0.0.0.0", "blocked.server"),
     ("scaffold plugin evil", "blocked.filesystem"),
     ("sudo wp post list", "blocked.unknown_command"),
@@ -192,7 +192,7 @@ FR_5_3_DESTRUCTIVE = [
     ("user set-role 3 administrator", "confirm.user.administrator_role"),
     ("search-replace http://old.example https://new.example", "confirm.search-replace"),
     ("post update 45 --post_status=trash", "confirm.post.trash_status"),
-    ("theme install twentytwentytwo --activate", "confirm.theme.install_activate"),
+    ("theme install twentytwentytwo --activate", "confirm.theme.activate"),
     ("maintenance-mode activate", "confirm.maintenance-mode.activate"),
     ("rewrite structure /%year%/%postname%/", "confirm.rewrite.structure"),
 ]
@@ -328,10 +328,10 @@ def test_custom_deny_prefix_covers_the_whole_family() -> None:
 
 def test_custom_allow_adds_a_command_path(tmp_path: object) -> None:
     policy = CommandPolicy(
-        load_custom_rules(None, '{"allow": [{"command": "widget add", "category": "write"}]}')
+        load_custom_rules(None, '{"allow": [{"command": "embed cache clear", "category": "write"}]}')
     )
-    assert policy.classify("widget add text sidebar-1").category is PolicyCategory.WRITE
-    assert POLICY.classify("widget add text sidebar-1").category is PolicyCategory.BLOCKED
+    assert policy.classify("embed cache clear 45").category is PolicyCategory.WRITE
+    assert POLICY.classify("embed cache clear 45").category is PolicyCategory.BLOCKED
 
 
 def test_custom_allow_cannot_open_a_hard_block() -> None:
@@ -342,8 +342,8 @@ def test_custom_allow_cannot_open_a_hard_block() -> None:
 
 
 def test_custom_allow_does_not_bypass_argument_rules() -> None:
-    policy = CommandPolicy(load_custom_rules(None, '{"allow": ["widget add"]}'))
-    assert policy.classify("widget add text --exec=x").category is PolicyCategory.BLOCKED
+    policy = CommandPolicy(load_custom_rules(None, '{"allow": ["embed cache clear"]}'))
+    assert policy.classify("embed cache clear 45 --exec=x").category is PolicyCategory.BLOCKED
 
 
 def test_custom_confirm_makes_a_write_need_approval() -> None:

@@ -16,7 +16,7 @@ from wp_agent.models.agent_io import (
     PartialSuccessDetail,
 )
 from wp_agent.policy.categories import PolicyCategory
-from wp_agent.policy.masking import mask_text
+from wp_agent.policy.masking import mask_command_output, mask_text
 
 SANDBOX_LABEL = "【サンドボックス】この結果はシミュレーション上のWordPressサイトでの実行結果です（実際のサイトは変更されていません）。"
 
@@ -37,7 +37,7 @@ def executed_commands(state: SessionState) -> list[ExecutedCommand]:
             ExecutedCommand(
                 command=record.command,
                 success=record.succeeded,
-                output=mask_text(record.stdout) if record.stdout else None,
+                output=mask_command_output(record.stdout) if record.stdout else None,
                 error=error,
                 executed_at=record.started_at or record.finished_at or state.started_at,
                 duration_ms=record.duration_ms,

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from wp_agent.policy.masking import mask_command_output
+
 MODEL_OUTPUT_LIMIT_CHARS = 6_000
 SAMPLE_ROWS = 20
 MAX_IDS = 1_000
@@ -97,9 +99,9 @@ def render_tool_result(
         attributes += ' site="simulated"'
     parts = [f"<tool_output {attributes}>"]
     if stdout:
-        parts.append(_escape(shape_stdout(stdout)))
+        parts.append(_escape(shape_stdout(mask_command_output(stdout))))
     if stderr:
-        parts.append("[stderr]\n" + _escape(_shape_text(stderr, 2_000)))
+        parts.append("[stderr]\n" + _escape(_shape_text(mask_command_output(stderr), 2_000)))
     if truncated:
         parts.append("[出力が10MBを超えたため途中で切り詰められました]")
     if not stdout and not stderr:

@@ -1,15 +1,20 @@
-"""Argument-level rules: flags and values that make an allowed command destructive or blocked."""
+"""Argument-level rules: flags and values that make an allowed command destructive or blocked.
+
+Values are compared the way WordPress will store them (trimmed, `sanitize_key`-ed, width- and
+accent-folded), so a disguised spelling cannot slip past a rule that the real write would match.
+"""
 
 from __future__ import annotations
 
 import ipaddress
 import re
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from wp_agent.policy.categories import PolicyCategory
-from wp_agent.policy.masking import is_secret_name
+from wp_agent.policy.masking import folded, is_secret_name, is_secret_option
 from wp_agent.policy.parsed_command import ParsedCommand
 
 B = PolicyCategory.BLOCKED
@@ -24,7 +29,8 @@ class Verdict:
     pattern: str
 
 
-# FR-5.3 important option keys (plus admin_email and theme/plugin switches that act like them).
+# FR-5.3 important option keys, plus settings that act like them (theme/plugin switches, roles,
+# admin mail, search-engine visibility). `*user_roles` is matched by suffix (table prefixes vary).
 IMPORTANT_OPTION_KEYS = frozenset(
     {
         "siteurl",
@@ -38,6 +44,7 @@ IMPORTANT_OPTION_KEYS = frozenset(
         "active_plugins",
         "template",
         "stylesheet",
+        "blog_public",
     }
 )
 # Global WP-CLI parameters that run code, reach other hosts or escape the configured install.
@@ -49,12 +56,62 @@ FORBIDDEN_GLOBALS = {
     "path": "WordPressの場所を変えるオプション（--path）は使用できません（接続先の設定で決まります）",
     "prompt": "対話入力を求めるオプション（--prompt）は使用できません",
 }
-SECRET_USER_FIELDS = ("user_pass", "user_activation_key")
+# WP-CLI resolves `pass` to `user_pass` (Formatter tries `<prefix>_<field>`), so both spellings count.
+SECRET_USER_FIELDS = frozenset({"user_pass", "pass", "user_activation_key", "activation_key"})
+# WP-CLI's global parameters, allowed on every command (FORBIDDEN_GLOBALS are refused before this).
+GLOBAL_OPTIONS = frozenset(
+    {
+        "url",
+        "user",
+        "quiet",
+        "skip-plugins",
+        "skip-themes",
+        "skip-packages",
+        "no-color",
+        "color",
+        "debug",
+        "context",
+        "allow-root",
+    }
+)
+SEARCH_REPLACE_OPTIONS = frozenset(
+    {
+        "dry-run",
+        "precise",
+        "no-precise",
+        "recurse-objects",
+        "no-recurse-objects",
+        "skip-columns",
+        "include-columns",
+        "skip-tables",
+        "network",
+        "format",
+        "report",
+        "no-report",
+        "report-changed-only",
+        "regex",
+        "regex-flags",
+        "regex-delimiter",
+        "regex-limit",
+        "verbose",
+    }
+)
+TRASHING_POST_STATUSES = frozenset({"trash", "auto-draft", "inherit"})  # auto-drafts are purged by cron
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9_\-]*$")
 _DIGITS = re.compile(r"^\d+$")
-_ADMIN_ROLES = {"administrator", "super-admin", "super_admin"}
+_ID_RANGE = re.compile(r"^(\d+-\d*|-\d+)$")  # WP-CLI expands 15-35, 34-, -35 to every existing ID
+_TABLE = re.compile(r"^[A-Za-z0-9_$]+$")
+_ADMIN_ROLES = frozenset({"administrator", "super-admin", "super_admin"})
+_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_\-]+$")
+_WEB_PORTS = frozenset({None, 80, 443, 8080})
+_SECRET_SEARCH_WORDS = ("pass", "secret", "token", "key", "salt", "auth", "credential")
 
 Rule = Callable[[ParsedCommand, tuple[str, ...]], Verdict | None]
+
+
+def sanitize_key(value: str) -> str:
+    """WordPress sanitize_key(): lowercase, then drop everything but a-z 0-9 _ -."""
+    return re.sub(r"[^a-z0-9_\-]", "", value.lower())
 
 
 def _forbidden_globals(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
@@ -78,28 +135,68 @@ def _all_tables(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     return None
 
 
+def _search_replace(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """Only known-safe options: --log writes files (or dumps rows), --callback calls PHP functions,
+    --export dumps SQL; table wildcards reach beyond WordPress's tables."""
+    if path != ("search-replace",):
+        return None
+    for option in cmd.options:
+        if option.name.startswith("export"):
+            return Verdict(
+                B,
+                "blocked.data_export",
+                "置換結果のSQL書き出し（--export）は情報漏洩の恐れがあるため実行できません",
+                "--export",
+            )
+        if option.name not in SEARCH_REPLACE_OPTIONS and option.name not in GLOBAL_OPTIONS:
+            return Verdict(
+                B,
+                "blocked.search_replace_option",
+                f"search-replace のオプション --{option.name} は使用できません（ファイル書き込み・コード実行・情報漏洩の恐れ）",
+                f"--{option.name}",
+            )
+    for table in cmd.args_after(path)[2:]:
+        if not _TABLE.match(table):
+            return Verdict(
+                B,
+                "blocked.search_replace_tables",
+                f"テーブル名にはワイルドカード等を使えません: {table}",
+                table,
+            )
+    return None
+
+
+def _field_names(values: list[str]) -> set[str]:
+    return {folded(part) for value in values for part in value.split(",")}
+
+
 def _secret_user_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    requested = cmd.option_values("field", "fields")
-    if path[0] == "user":  # `user get 1 user_pass`-style positional field names
-        requested += list(cmd.args_after(path))
-    for value in requested:
-        lowered = value.lower()
-        for secret in SECRET_USER_FIELDS:
-            if secret in lowered:
-                return Verdict(
-                    B, "blocked.secret_field", f"パスワード等の認証情報（{secret}）は出力できません", secret
-                )
+    names = _field_names(cmd.option_values("field", "fields"))
+    if path[0] == "user":  # `user get 1 user_pass`, `user meta get 1 session_tokens`
+        names |= {folded(a) for a in cmd.args_after(path)}
+    for name in sorted(names):
+        if name in SECRET_USER_FIELDS or (path[:2] == ("user", "meta") and is_secret_name(name)):
+            return Verdict(
+                B, "blocked.secret_field", f"パスワード等の認証情報（{name}）は出力できません", name
+            )
     return None
 
 
 def _secret_option_read(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    if path not in {("option", "get"), ("option", "pluck"), ("site", "option", "get")}:
-        return None
-    args = cmd.args_after(path)
-    if args and is_secret_name(args[0]):
-        return Verdict(
-            B, "blocked.secret_option", f"認証情報を含む設定（{args[0]}）は読み出せません", args[0]
-        )
+    if path in {("option", "get"), ("option", "pluck"), ("site", "option", "get")}:
+        for name in cmd.args_after(path):  # pluck: the option and every key on the path
+            if is_secret_option(name):
+                return Verdict(
+                    B, "blocked.secret_option", f"認証情報を含む設定（{name}）は読み出せません", name
+                )
+    if path == ("option", "list"):
+        for value in cmd.option_values("search", "include"):
+            if is_secret_option(value.replace("*", "")) or any(
+                w in folded(value) for w in _SECRET_SEARCH_WORDS
+            ):
+                return Verdict(
+                    B, "blocked.secret_option", f"認証情報を含む設定（{value}）は読み出せません", value
+                )
     return None
 
 
@@ -109,18 +206,29 @@ def _important_option(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | No
     args = cmd.args_after(path)
     if path == ("option", "patch"):
         args = args[1:]  # patch <action> <key> …
-    if args and args[0].lower() in IMPORTANT_OPTION_KEYS:
+    if not args:
+        return None
+    key = args[0]
+    if folded(key) in IMPORTANT_OPTION_KEYS or folded(key).endswith("user_roles"):
         return Verdict(
             D,
             "confirm.option.important_key",
-            f"サイト設定「{args[0]}」を変更します。サイト全体に影響するため承認が必要です",
-            args[0],
+            f"サイト設定「{folded(key)}」を変更します。サイト全体に影響するため承認が必要です",
+            key,
+        )
+    if not _PLAIN_KEY.match(key):
+        # WordPress trims names and MySQL folds width/accents: an odd spelling may hit a real key.
+        return Verdict(
+            D,
+            "confirm.option.unusual_key",
+            f"通常と異なる表記の設定名（{key!r}）を変更します。承認が必要です",
+            key,
         )
     return None
 
 
 def _bulk_flags(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    if cmd.has_flag("all"):
+    if cmd.has_flag("all") or cmd.has_flag("auto-update-indicated"):
         return Verdict(
             D,
             "confirm.flag.all",
@@ -133,6 +241,14 @@ def _bulk_flags(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
             "confirm.flag.force",
             "確認や安全装置を省略して実行します（--force）。承認が必要です",
             "--force",
+        )
+    ranges = [a for a in cmd.args_after(path) if _ID_RANGE.match(a)]
+    if ranges:
+        return Verdict(
+            D,
+            "confirm.id_range",
+            f"ID範囲（{ranges[0]}）に含まれる全ての対象に実行します。承認が必要です",
+            ranges[0],
         )
     return None
 
@@ -148,7 +264,8 @@ def _post_content_sources(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict 
             "--edit",
         )
     args = cmd.args_after(path)
-    files = args if path == ("post", "create") else [a for a in args if not _DIGITS.match(a)]
+    ids = (_DIGITS, _ID_RANGE)
+    files = args if path == ("post", "create") else [a for a in args if not any(p.match(a) for p in ids)]
     if files:
         return Verdict(
             B,
@@ -159,11 +276,26 @@ def _post_content_sources(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict 
     return None
 
 
-def _trash_by_update(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    if path == ("post", "update") and "trash" in (v.lower() for v in cmd.option_values("post_status")):
-        return Verdict(
-            D, "confirm.post.trash_status", "投稿をゴミ箱へ移動します。承認が必要です", "--post_status=trash"
-        )
+def _hiding_statuses(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """Trash by update (WordPress sanitize_key()s the status), and auto-draft, which cron deletes."""
+    if path == ("post", "update"):
+        for value in cmd.option_values("post_status"):
+            if sanitize_key(value) in TRASHING_POST_STATUSES:
+                return Verdict(
+                    D,
+                    "confirm.post.trash_status",
+                    "投稿をゴミ箱へ移動（または非表示・自動削除対象に）します。承認が必要です",
+                    f"--post_status={value}",
+                )
+    if path == ("comment", "update"):
+        for value in cmd.option_values("comment_approved"):
+            if sanitize_key(value) in {"trash", "spam"}:
+                return Verdict(
+                    D,
+                    "confirm.comment.trash_status",
+                    "コメントをゴミ箱またはスパムへ移動します。承認が必要です",
+                    f"--comment_approved={value}",
+                )
     return None
 
 
@@ -178,10 +310,7 @@ def _install_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None
             "TLS検証を無効にするオプション（--insecure）は使用できません",
             "--insecure",
         )
-    sources = cmd.args_after(path)
-    if not sources:
-        return None
-    for source in sources:
+    for source in cmd.args_after(path):
         if not _SLUG.match(source):
             return Verdict(
                 B,
@@ -189,14 +318,35 @@ def _install_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None
                 f"{kind}は公式ディレクトリのスラッグでのみインストールできます（URLやZIPファイルは不可）: {source}",
                 source,
             )
-    if path == ("theme", "install") and cmd.has_flag("activate"):
+    return None
+
+
+def _activation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    if path in {("theme", "install"), ("theme", "enable")} and cmd.has_flag("activate"):
         return Verdict(
             D,
-            "confirm.theme.install_activate",
-            "テーマをインストールして有効化（切り替え）します。承認が必要です",
+            "confirm.theme.activate",
+            "テーマを有効化（切り替え）します。サイト表示に影響するため承認が必要です",
             "--activate",
         )
+    if path in {("plugin", "update"), ("theme", "update")} and cmd.option_values("version"):
+        return Verdict(
+            D,
+            "confirm.extension.version",
+            "指定したバージョンへ入れ替えます（古い版への戻しを含む）。承認が必要です",
+            "--version",
+        )
     return None
+
+
+def _numeric_ipv4(host: str) -> ipaddress.IPv4Address | None:
+    """Hosts such as 127.1, 0x7f.1 or 0177.0.0.1 that inet_aton (and so curl) read as IPv4."""
+    if not re.fullmatch(r"[0-9a-fA-Fx.]+", host) or not any(c.isdigit() for c in host):
+        return None
+    try:
+        return ipaddress.IPv4Address(socket.inet_aton(host))
+    except OSError:
+        return None
 
 
 def _is_public_host(host: str) -> bool:
@@ -205,16 +355,34 @@ def _is_public_host(host: str) -> bool:
         (".localhost", ".internal", ".local")
     ):
         return False
+    numeric = _numeric_ipv4(lowered)
+    if numeric is not None:
+        return numeric.is_global
     try:
         address = ipaddress.ip_address(lowered.strip("[]"))
     except ValueError:
         return "." in lowered  # a DNS name; single-label names usually point inside the network
-    return address.is_global
+    mapped = getattr(address, "ipv4_mapped", None)
+    return bool((mapped or address).is_global)
 
 
 def _media_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    if path == ("media", "regenerate") and not [a for a in cmd.args_after(path) if _DIGITS.match(a)]:
+        return Verdict(
+            B,
+            "blocked.heavy_operation",
+            "全画像の再生成は負荷が高いため実行できません。対象の画像IDを指定してください",
+            "media regenerate",
+        )
     if path != ("media", "import"):
         return None
+    if cmd.option_values("destination-dir") or cmd.has_flag("destination-dir"):
+        return Verdict(
+            B,
+            "blocked.media_destination",
+            "保存先ディレクトリの指定（--destination-dir）はできません",
+            "--destination-dir",
+        )
     for source in cmd.args_after(path):
         parts = urlsplit(source)
         if parts.scheme not in {"http", "https"} or not parts.hostname:
@@ -224,37 +392,57 @@ def _media_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
                 f"メディアは http(s) のURLからのみ取り込めます（サーバー上のファイルは不可）: {source}",
                 source,
             )
-        if not _is_public_host(parts.hostname):
+        try:
+            port = parts.port
+        except ValueError:
+            port = -1
+        if not _is_public_host(parts.hostname) or port not in _WEB_PORTS:
             return Verdict(
                 B,
                 "blocked.media_private_host",
-                f"内部ネットワークのアドレスからは取り込めません: {parts.hostname}",
+                f"内部ネットワークのアドレスや特殊なポートからは取り込めません: {parts.netloc}",
                 parts.hostname,
             )
     return None
 
 
-def _administrator_role(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    roles: list[str] = []
-    if path in {("user", "create"), ("user", "update")}:
-        roles = cmd.option_values("role")
-    elif path in {("user", "set-role"), ("user", "add-role")}:
-        roles = list(cmd.args_after(path)[1:])
-    if any(r.lower() in _ADMIN_ROLES for r in roles):
+def _roles_and_accounts(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """Administrator grants, any role change of an existing user, and account takeover paths."""
+    if path == ("user", "create") and any(folded(r) in _ADMIN_ROLES for r in cmd.option_values("role")):
         return Verdict(
             D, "confirm.user.administrator_role", "管理者権限を付与します。承認が必要です", "administrator"
         )
-    return None
-
-
-def _search_replace_export(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    if path == ("search-replace",) and any(o.name.startswith("export") for o in cmd.options):
+    if path == ("user", "add-role") and any(folded(r) in _ADMIN_ROLES for r in cmd.args_after(path)[1:]):
         return Verdict(
-            B,
-            "blocked.data_export",
-            "置換結果のSQL書き出し（--export）は情報漏洩の恐れがあるため実行できません",
-            "--export",
+            D, "confirm.user.administrator_role", "管理者権限を付与します。承認が必要です", "administrator"
         )
+    if path == ("user", "set-role") or (path == ("user", "update") and cmd.has_flag("role")):
+        roles = [*cmd.args_after(path)[1:], *cmd.option_values("role")]
+        rule = (
+            "confirm.user.administrator_role"
+            if any(folded(r) in _ADMIN_ROLES for r in roles)
+            else "confirm.user.role_change"
+        )
+        return Verdict(
+            D, rule, "既存ユーザーの権限を変更します（管理者の降格・締め出しを含む）。承認が必要です", "role"
+        )
+    if path == ("user", "update") and (cmd.has_flag("user_pass") or cmd.has_flag("user_email")):
+        return Verdict(
+            D,
+            "confirm.user.credentials",
+            "既存ユーザーのパスワードまたはメールアドレスを変更します。承認が必要です",
+            "--user_pass/--user_email",
+        )
+    if path[:2] == ("user", "meta") and path[2:] in {("update",), ("add",), ("patch",)}:
+        args = cmd.args_after(path)
+        key = folded(args[2] if path[2] == "patch" and len(args) > 2 else args[1] if len(args) > 1 else "")
+        if key.endswith(("capabilities", "user_level")):
+            return Verdict(
+                D,
+                "confirm.user.capabilities_meta",
+                "ユーザーの権限情報（capabilities）を書き換えます。承認が必要です",
+                key,
+            )
     return None
 
 
@@ -262,18 +450,23 @@ def _search_replace_export(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict
 ARGUMENT_RULES: tuple[Rule, ...] = (
     _forbidden_globals,
     _all_tables,
+    _search_replace,
     _secret_user_fields,
     _secret_option_read,
     _post_content_sources,
     _install_source,
     _media_source,
-    _search_replace_export,
     _important_option,
-    _administrator_role,
-    _trash_by_update,
+    _roles_and_accounts,
+    _activation,
+    _hiding_statuses,
     _bulk_flags,
 )
 
 
 def is_dry_run_search_replace(cmd: ParsedCommand, path: tuple[str, ...]) -> bool:
-    return path == ("search-replace",) and cmd.has_flag("dry-run")
+    """Only a bare `--dry-run`, given once: `--dry-run=0` or `--no-dry-run` run the real replacement."""
+    if path != ("search-replace",):
+        return False
+    dry = [o for o in cmd.options if o.name in {"dry-run", "no-dry-run"}]
+    return len(dry) == 1 and dry[0].name == "dry-run" and dry[0].value is None

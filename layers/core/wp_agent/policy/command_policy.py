@@ -143,6 +143,7 @@ class CommandPolicy:
     def classify(self, command: str) -> PolicyDecision:
         if not isinstance(command, str) or not command.strip():
             return self._block(command or "", "blocked.empty", "コマンドが空です", None)
+        command = command.strip()  # a trailing newline ends the command; inner ones are still refused
         if len(command) > MAX_COMMAND_CHARS:
             return self._block(
                 command, "blocked.too_long", f"コマンドが長すぎます（最大{MAX_COMMAND_CHARS}文字）", None
@@ -184,10 +185,6 @@ class CommandPolicy:
                 argv[0],
                 argv,
             )
-        if "--" in argv:
-            return self._block(
-                command, "blocked.end_of_options", "オプション終端「--」は使用できません", "--", argv
-            )
         parsed = ParsedCommand.from_argv(argv)
         for option in parsed.options:
             if option.name in FORBIDDEN_GLOBALS:
@@ -216,6 +213,9 @@ class CommandPolicy:
         self, command: str, argv: tuple[str, ...], parsed: ParsedCommand, entry: CommandEntry
     ) -> PolicyDecision:
         verdicts = [v for rule in ARGUMENT_RULES if (v := rule(parsed, entry.path)) is not None]
+        if entry.category is PolicyCategory.READ:
+            # A read-only command stays read-only whatever its flags (e.g. verify-checksums --all).
+            verdicts = [v for v in verdicts if v.category is PolicyCategory.BLOCKED]
         strongest: Verdict | None = max(verdicts, key=lambda v: v.category.rank, default=None)
         if strongest is not None and strongest.category is PolicyCategory.BLOCKED:
             return self._block(

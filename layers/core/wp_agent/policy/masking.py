@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 MASK = "***"
@@ -48,6 +49,35 @@ _POSITIONAL_SECRET_COMMANDS = {
 
 def is_secret_name(name: str) -> bool:
     return bool(_SECRET_NAME.search(name))
+
+
+def folded(value: str) -> str:
+    """Width/accent/case-folded and trimmed, as a MySQL *_ci collation plus WordPress's trim() see it."""
+    decomposed = unicodedata.normalize("NFKD", value)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold().strip()
+
+
+def is_secret_option(name: str) -> bool:
+    """Option names holding credentials, incl. WordPress's salts/keys (`logged_in_key`, `nonce_salt`)."""
+    key = folded(name)
+    return is_secret_name(key) or key.endswith(("_key", "_salt"))
+
+
+_OPTION_ROW_JSON = re.compile(
+    r'("option_name"\s*:\s*"([^"\\]*)"\s*,\s*"option_value"\s*:\s*)("(?:[^"\\]|\\.)*"|[^,}\]]+)'
+)
+_OPTION_ROW_TEXT = re.compile(r"^([A-Za-z0-9_\-]+)([\t,])(.*)$", re.MULTILINE)
+
+
+def mask_command_output(text: str) -> str:
+    """mask_text plus the values of secret options in `option list/get` output (JSON, table, CSV)."""
+    masked = mask_text(text)
+    masked = _OPTION_ROW_JSON.sub(
+        lambda m: m.group(1) + f'"{MASK}"' if is_secret_option(m.group(2)) else m.group(0), masked
+    )
+    return _OPTION_ROW_TEXT.sub(
+        lambda m: m.group(1) + m.group(2) + MASK if is_secret_option(m.group(1)) else m.group(0), masked
+    )
 
 
 def mask_text(text: str) -> str:

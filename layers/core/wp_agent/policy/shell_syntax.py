@@ -37,9 +37,16 @@ _TWO_CHAR_OPERATORS = frozenset(
 _SUBSTITUTION_STARTS = ("$(", "${", "$[")
 
 
+# Bidirectional overrides/isolates can make an approval summary or audit line read differently
+# from what runs; C1 controls are terminal escapes. Neither has a place in a command.
+_INVISIBLE_CONTROLS = (
+    frozenset(range(0x80, 0xA0)) | frozenset(range(0x202A, 0x202F)) | frozenset(range(0x2066, 0x206A))
+)
+
+
 def _is_control(char: str) -> bool:
     code = ord(char)
-    return (code < 0x20 and char not in "\t\n\r") or code == 0x7F
+    return (code < 0x20 and char not in "\t\n\r") or code == 0x7F or code in _INVISIBLE_CONTROLS
 
 
 def _substitution_at(command: str, index: int) -> str | None:
