@@ -154,16 +154,20 @@ def test_arguments_reach_wp_literally(rig: SshdRig, pool: SshConnectionPool, tmp
     wp = SshWpCli(rig.settings(wp_cli_bin="wp-stub"), pool=pool)
     result = wp.run(hostile)
     assert result.exit_code == 0, result.stderr
-    assert json.loads(result.stdout) == [f"--path={rig.wp_path}", *hostile]
+    allow_root = ["--allow-root"] if rig.user == "root" else []
+    assert json.loads(result.stdout) == [f"--path={rig.wp_path}", *allow_root, *hostile]
     assert not canary.exists()
 
 
 def test_remote_command_format(rig: SshdRig) -> None:
-    wp = SshWpCli(
-        rig.settings(wp_path="/var/www/my site", wp_cli_timeout=60_000, wp_cli_bin="php /opt/wp.phar")
-    )
+    settings = rig.settings(wp_path="/var/www/my site", wp_cli_timeout=60_000, wp_cli_bin="php /opt/wp.phar")
+    wp = SshWpCli(settings.model_copy(update={"vps_ssh_user": "deploy"}))
     assert wp.remote_command(["post", "list", "--post_title=a b"]) == (
         "timeout -k 5 60 php /opt/wp.phar '--path=/var/www/my site' post list '--post_title=a b'"
+    )
+    as_root = SshWpCli(settings.model_copy(update={"vps_ssh_user": "root"}))
+    assert as_root.remote_command(["post", "list"]) == (
+        "timeout -k 5 60 php /opt/wp.phar '--path=/var/www/my site' --allow-root post list"
     )
 
 

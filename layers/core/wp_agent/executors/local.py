@@ -57,7 +57,10 @@ class LocalWpCli:
         self._timeout_seconds = timeout_seconds
         self._max_concurrency = max_concurrency
         self._simulated = simulated
-        self._env = {**os.environ, **env} if env is not None else None
+        self._env = {**os.environ, **(env or {})}
+        if os.geteuid() == 0:
+            # WP-CLI refuses root unless told; the environment says so without changing the argv.
+            self._env.setdefault("WP_CLI_ALLOW_ROOT", "1")
         self._output_limit = output_limit
         self._slots = threading.BoundedSemaphore(max_concurrency)
 

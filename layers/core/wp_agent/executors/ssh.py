@@ -181,8 +181,13 @@ DEFAULT_POOL = SshConnectionPool()
 atexit.register(DEFAULT_POOL.close_all)
 
 
-def build_remote_command(wp_cli_bin: str, wp_path: str, argv: Sequence[str], timeout_seconds: float) -> str:
-    """`timeout -k 5 <secs> <wp…> --path=<wp_path> <argv…>`, every word shell-quoted."""
+def build_remote_command(
+    wp_cli_bin: str, wp_path: str, argv: Sequence[str], timeout_seconds: float, *, allow_root: bool = False
+) -> str:
+    """`timeout -k 5 <secs> <wp…> --path=<wp_path> [--allow-root] <argv…>`, every word shell-quoted.
+
+    WP-CLI refuses to run as root unless told; `allow_root` is set when we log in as root.
+    """
     words = [
         "timeout",
         "-k",
@@ -190,6 +195,7 @@ def build_remote_command(wp_cli_bin: str, wp_path: str, argv: Sequence[str], tim
         f"{timeout_seconds:g}",
         *shlex.split(wp_cli_bin),
         f"--path={wp_path}",
+        *(["--allow-root"] if allow_root else []),
         *argv,
     ]
     return " ".join(shlex.quote(word) for word in words)
@@ -248,7 +254,11 @@ class SshWpCli:
 
     def remote_command(self, argv: Sequence[str]) -> str:
         return build_remote_command(
-            self._settings.wp_cli_bin, self._settings.wp_path, argv, self._timeout_seconds
+            self._settings.wp_cli_bin,
+            self._settings.wp_path,
+            argv,
+            self._timeout_seconds,
+            allow_root=self._settings.vps_ssh_user == "root",
         )
 
     def run(self, argv: Sequence[str]) -> CommandResult:
