@@ -3,4 +3,5 @@
 pytest_plugins = [
     "tests.fakes.anthropic_fixtures",
     "tests.fakes.sshd_fixtures",
+    "tests.fakes.aws",
 ]

@@ -98,6 +98,8 @@ class PendingApproval(StateModel):
     decided_by: str | None = None
     decided_at: str | None = None
     comment: str | None = None
+    # Step Functions task token of the approval wait; a capability, never shown in views or logs.
+    task_token: str | None = None
 
 
 class ModelUsage(StateModel):
@@ -120,6 +122,8 @@ class SessionState(StateModel):
     # tool_results for the last assistant message, kept while some of its calls wait for approval
     held_results: list[dict[str, Any]] = Field(default_factory=list)
     pending_approval: PendingApproval | None = None
+    approval_history: list[PendingApproval] = Field(default_factory=list)
+    execution_arn: str | None = None
     iterations: int = 0
     started_at: str
     elapsed_ms: int = 0
@@ -131,6 +135,11 @@ class SessionState(StateModel):
 
     def record(self, tool_use_id: str) -> CommandRecord | None:
         return next((c for c in self.commands if c.tool_use_id == tool_use_id), None)
+
+    def find_approval(self, approval_id: str) -> PendingApproval | None:
+        if self.pending_approval is not None and self.pending_approval.approval_id == approval_id:
+            return self.pending_approval
+        return next((a for a in self.approval_history if a.approval_id == approval_id), None)
 
     def run_commands(self) -> list[CommandRecord]:
         """Commands of the current run (a session may hold several runs)."""

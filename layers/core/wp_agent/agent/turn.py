@@ -20,12 +20,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from wp_agent.agent import outcome
+from wp_agent.agent import lifecycle
 from wp_agent.agent.approval_summary import describe
 from wp_agent.agent.model_client import ModelClient
 from wp_agent.agent.ports import (
     ApprovalDecision,
-    AuditEvent,
     AuditEventType,
     AuditLog,
     RateLimiter,
@@ -46,14 +45,13 @@ from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import WpCli
 from wp_agent.models.agent_io import AgentInput, utc_now_iso
-from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
+from wp_agent.policy import CommandPolicy, PolicyDecision
 from wp_agent.policy.masking import mask_text
 
 logger = logging.getLogger(__name__)
 
 MAX_TOOL_CALLS_PER_RESPONSE = 10
 REPEAT_LIMIT = 2  # the same argv may run twice (e.g. check before and after); a third time is a loop
-APPROVAL_TTL = timedelta(hours=24)
 
 
 class TurnResult(StrEnum):
@@ -228,62 +226,16 @@ class AgentTurn:
 
     def decide(self, state: SessionState, decision: ApprovalDecision) -> None:
         """Record the requester's decision on the pending approval (the next advance acts on it)."""
-        pending = state.pending_approval
-        if pending is None or pending.status is not ApprovalStatus.PENDING:
-            raise WpAgentError(AgentErrorCode.CONFIRMATION_REQUIRED, "承認待ちの操作はありません。")
-        pending.status = ApprovalStatus.APPROVED if decision.approved else ApprovalStatus.REJECTED
-        pending.decided_by = decision.decided_by
-        pending.decided_at = utc_now_iso()
-        pending.comment = decision.comment
-        event_type = (
-            AuditEventType.APPROVAL_APPROVED if decision.approved else AuditEventType.APPROVAL_REJECTED
-        )
-        for item in pending.items:
-            self._audit(
-                state,
-                event_type,
-                command=item.command,
-                category=PolicyCategory.DESTRUCTIVE.value,
-                rule=item.rule,
-                approval_id=pending.approval_id,
-                approver=decision.decided_by,
-                comment=decision.comment,
-            )
+        lifecycle.record_decision(state, decision, self._deps.audit)
         self._checkpoint(state)
 
     def expire_approval(self, state: SessionState) -> None:
-        """The approval wait timed out: nothing held runs; the run ends with CONFIRMATION_REQUIRED."""
-        pending = state.pending_approval
-        if pending is None or pending.status is not ApprovalStatus.PENDING:
-            return
-        pending.status = ApprovalStatus.EXPIRED
-        pending.decided_at = utc_now_iso()
-        for item in pending.items:
-            self._audit(
-                state,
-                AuditEventType.APPROVAL_EXPIRED,
-                command=item.command,
-                rule=item.rule,
-                approval_id=pending.approval_id,
-            )
-        error = WpAgentError(
-            AgentErrorCode.CONFIRMATION_REQUIRED,
-            "承認の期限が切れたため、確認が必要な操作は実行されませんでした。",
-            details=outcome.approval_details(pending),
-        )
-        self._finish(state, SessionStatus.FAILED, error=error)
-        self._checkpoint(state)
+        if lifecycle.expire_approval(state, self._deps.audit, simulated=self._deps.wp_cli.simulated):
+            self._checkpoint(state)
 
     def cancel(self, state: SessionState) -> None:
-        if state.status.terminal:
-            return
-        error = WpAgentError(
-            AgentErrorCode.UNKNOWN_ERROR,
-            "利用者の指示により処理を中止しました。",
-            details={"reason": "cancelled"},
-        )
-        self._finish(state, SessionStatus.CANCELLED, error=error)
-        self._checkpoint(state)
+        if lifecycle.cancel_run(state, simulated=self._deps.wp_cli.simulated):
+            self._checkpoint(state)
 
     # -- the turn -------------------------------------------------------------------------------
 
@@ -574,7 +526,9 @@ class AgentTurn:
             approval_id=approval_id,
             requested_by=state.user_id,
             requested_at=utc_now_iso(),
-            expires_at=(now + APPROVAL_TTL).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            expires_at=(now + timedelta(seconds=self._deps.settings.wp_agent_approval_timeout_seconds))
+            .isoformat(timespec="seconds")
+            .replace("+00:00", "Z"),
             items=items,
         )
         for record in held:
@@ -612,6 +566,8 @@ class AgentTurn:
         order = self._last_tool_use_order(state)
         state.messages.append({"role": "user", "content": [results[i] for i in order if i in results]})
         state.held_results = []
+        pending.task_token = None
+        state.approval_history.append(pending)
         state.pending_approval = None
         state.status = SessionStatus.EXECUTING
 
@@ -675,10 +631,7 @@ class AgentTurn:
         response: str = "",
         error: WpAgentError | None = None,
     ) -> None:
-        state.status = status
-        state.result = outcome.build_output(
-            state, response=response, error=error, simulated=self._deps.wp_cli.simulated
-        )
+        lifecycle.finish(state, status, response=response, error=error, simulated=self._deps.wp_cli.simulated)
 
     # -- plumbing -------------------------------------------------------------------------------
 
@@ -739,12 +692,4 @@ class AgentTurn:
         )
 
     def _audit(self, state: SessionState, event_type: AuditEventType, **fields: Any) -> None:
-        self._deps.audit.append(
-            AuditEvent(
-                type=event_type,
-                user_id=state.user_id,
-                session_id=state.session_id,
-                target_id=state.target_id,
-                **fields,
-            )
-        )
+        lifecycle.audit(self._deps.audit, state, event_type, **fields)

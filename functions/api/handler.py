@@ -1,0 +1,265 @@
+"""Lambda: the HTTP API (API Gateway REST, IAM auth) — validates, calls the services, shapes responses.
+
+The caller's user id comes from the `X-Argo-User-Id` header set by the Argo Note backend; the
+API itself only accepts SigV4-signed requests. Errors are `{"error": {"code", "message", "fields"?}}`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from aws_lambda_powertools import Logger, Tracer
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.params import Body, Header
+from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from wp_agent.errors import ConfigurationError
+from wp_agent.models.api import (
+    MAX_BODY_BYTES,
+    ApiErrorResponse,
+    ApprovalDecided,
+    ApprovalDecisionRequest,
+    RunAccepted,
+    SessionMessageRequest,
+    SessionView,
+    TargetList,
+    TargetRegistration,
+)
+from wp_agent.models.base import CamelModel
+from wp_agent.models.target import Target
+from wp_agent.service.api_errors import ApiError
+from wp_agent.service.api_identity import is_admin, user_id_from
+from wp_agent.service.idempotency import IdempotentRequests
+from wp_agent.service.runtime import LazyRuntime
+from wp_agent.service.sessions import SessionService
+from wp_agent.service.targets import TargetService
+
+logger = Logger()
+tracer = Tracer()
+runtime = LazyRuntime()
+app = APIGatewayRestResolver(enable_validation=True)
+_idempotency: dict[str, IdempotentRequests] = {}
+
+UserHeader = Annotated[
+    str | None, Header(alias="X-Argo-User-Id", description="requester's user id (set by the backend)")
+]
+KeyHeader = Annotated[
+    str | None, Header(alias="Idempotency-Key", description="retry-safe POST key (1-128 ASCII)")
+]
+_ERRORS: dict[int, OpenAPIResponse] = {
+    code: {"description": text, "content": {"application/json": {"model": ApiErrorResponse}}}
+    for code, text in {
+        400: "invalid input",
+        403: "forbidden",
+        404: "not found",
+        409: "conflict",
+        413: "body too large",
+    }.items()
+}
+
+
+def _json(status: int, model: CamelModel) -> Response[str]:
+    return Response(status_code=status, content_type="application/json", body=model.to_json())
+
+
+def _error(error: ApiError) -> Response[str]:
+    return Response(
+        status_code=error.status,
+        content_type="application/json",
+        body=json.dumps(error.body(), ensure_ascii=False),
+    )
+
+
+def _idempotent(
+    route: str, user: str, key: str | None, compute: Callable[[], Response[str]]
+) -> Response[str]:
+    settings = runtime().settings
+    requests = _idempotency.setdefault("api", IdempotentRequests(settings.wp_agent_idempotency_table))
+    requests.lambda_context = app.lambda_context
+
+    def stored() -> dict[str, Any]:
+        response = compute()
+        return {"status": response.status_code, "body": response.body}
+
+    result = requests.call(key, {"route": route, "user": user}, app.current_event.body or "", stored)
+    return Response(
+        status_code=int(result["status"]), content_type="application/json", body=str(result["body"])
+    )
+
+
+@app.exception_handler(ApiError)  # type: ignore[untyped-decorator]
+def _api_error(error: ApiError) -> Response[str]:
+    return _error(error)
+
+
+@app.exception_handler(RequestValidationError)  # type: ignore[untyped-decorator]
+def _validation_error(error: RequestValidationError) -> Response[str]:
+    fields = sorted(
+        {
+            ".".join(str(p) for p in e["loc"] if p not in ("body", "header", "path", "query")) or "body"
+            for e in error.errors()
+        }
+    )
+    return _error(
+        ApiError(400, "VALIDATION_ERROR", "入力内容が正しくありません: " + ", ".join(fields), fields=fields)
+    )
+
+
+@app.not_found
+def _no_route(error: Exception) -> Response[str]:
+    return _error(ApiError(404, "ROUTE_NOT_FOUND", "そのURLとメソッドの組み合わせは提供していません。"))
+
+
+@app.exception_handler(ConfigurationError)  # type: ignore[untyped-decorator]
+def _configuration_error(error: ConfigurationError) -> Response[str]:
+    logger.error("configuration error", extra={"setting": error.setting})
+    return _error(
+        ApiError(500, "CONFIGURATION_ERROR", "サーバーの設定に問題があります。管理者に連絡してください。")
+    )
+
+
+# -- sessions ------------------------------------------------------------------------------------
+
+
+@app.post(
+    "/v1/sessions/<session_id>/messages",
+    responses={
+        202: {"description": "run started", "content": {"application/json": {"model": RunAccepted}}},
+        **_ERRORS,
+    },
+)
+def post_message(
+    session_id: str,
+    body: Annotated[SessionMessageRequest, Body()],
+    user: UserHeader = None,
+    idempotency_key: KeyHeader = None,
+) -> Response[str]:
+    caller = user_id_from(user)
+    service = SessionService(runtime())
+    return _idempotent(
+        f"messages:{session_id}",
+        caller,
+        idempotency_key,
+        lambda: _json(202, service.post_message(session_id, caller, body)),
+    )
+
+
+@app.get(
+    "/v1/sessions/<session_id>",
+    responses={
+        200: {"description": "session", "content": {"application/json": {"model": SessionView}}},
+        **_ERRORS,
+    },
+)
+def get_session(session_id: str, user: UserHeader = None) -> Response[str]:
+    return _json(200, SessionService(runtime()).view(session_id, user_id_from(user)))
+
+
+@app.post(
+    "/v1/sessions/<session_id>/approvals/<approval_id>",
+    responses={
+        200: {
+            "description": "decision recorded",
+            "content": {"application/json": {"model": ApprovalDecided}},
+        },
+        **_ERRORS,
+    },
+)
+def decide(
+    session_id: str,
+    approval_id: str,
+    body: Annotated[ApprovalDecisionRequest, Body()],
+    user: UserHeader = None,
+    idempotency_key: KeyHeader = None,
+) -> Response[str]:
+    caller = user_id_from(user)
+    service = SessionService(runtime())
+    return _idempotent(
+        f"approval:{session_id}:{approval_id}",
+        caller,
+        idempotency_key,
+        lambda: _json(200, service.decide(session_id, approval_id, caller, body)),
+    )
+
+
+@app.post(
+    "/v1/sessions/<session_id>/cancel",
+    responses={
+        200: {"description": "cancelled", "content": {"application/json": {"model": SessionView}}},
+        **_ERRORS,
+    },
+)
+def cancel(session_id: str, user: UserHeader = None) -> Response[str]:
+    return _json(200, SessionService(runtime()).cancel(session_id, user_id_from(user)))
+
+
+# -- targets -------------------------------------------------------------------------------------
+
+
+def _caller_is_admin() -> bool:
+    arn = app.current_event.request_context.identity.user_arn
+    return is_admin(arn, runtime().settings.wp_agent_admin_principals)
+
+
+@app.post(
+    "/v1/targets",
+    responses={
+        201: {"description": "registered", "content": {"application/json": {"model": Target}}},
+        **_ERRORS,
+    },
+)
+def register_target(body: Annotated[TargetRegistration, Body()]) -> Response[str]:
+    caller = app.current_event.request_context.identity.user_arn or "unknown"
+    return _json(201, TargetService(runtime()).register(body, admin=_caller_is_admin(), caller=caller))
+
+
+@app.get(
+    "/v1/targets",
+    responses={
+        200: {"description": "targets", "content": {"application/json": {"model": TargetList}}},
+        **_ERRORS,
+    },
+)
+def list_targets(user: UserHeader = None) -> Response[str]:
+    admin = _caller_is_admin()
+    return _json(200, TargetService(runtime()).list(None if admin else user_id_from(user), admin=admin))
+
+
+@app.get(
+    "/v1/targets/<target_id>",
+    responses={200: {"description": "target", "content": {"application/json": {"model": Target}}}, **_ERRORS},
+)
+def get_target(target_id: str, user: UserHeader = None) -> Response[str]:
+    admin = _caller_is_admin()
+    return _json(
+        200, TargetService(runtime()).get(target_id, None if admin else user_id_from(user), admin=admin)
+    )
+
+
+@app.get("/v1/openapi.json")
+def openapi() -> Response[str]:
+    return Response(
+        status_code=200,
+        content_type="application/json",
+        body=app.get_openapi_json_schema(title="wp-agent API", version="1.0.0"),
+    )
+
+
+@logger.inject_lambda_context(clear_state=True)
+@tracer.capture_lambda_handler
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    body = event.get("body") or ""
+    if len(body.encode("utf-8")) > MAX_BODY_BYTES:  # before validation: never parse an oversized body
+        error = ApiError(
+            413, "BODY_TOO_LARGE", f"リクエスト本文が大きすぎます（最大{MAX_BODY_BYTES // 1024}KB）。"
+        )
+        return {
+            "statusCode": 413,
+            "headers": {"Content-Type": "application/json"},
+            "body": json.dumps(error.body(), ensure_ascii=False),
+        }
+    return app.resolve(event, context)

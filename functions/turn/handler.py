@@ -1,0 +1,24 @@
+"""Lambda: one agent turn of a session's run (a Step Functions task)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools import Logger, Tracer
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from wp_agent.models.workflow import TurnTaskInput
+from wp_agent.service.runtime import LazyRuntime
+from wp_agent.service.workflow_tasks import run_turn
+
+logger = Logger()
+tracer = Tracer()
+runtime = LazyRuntime()
+
+
+@logger.inject_lambda_context(clear_state=True)
+@tracer.capture_lambda_handler
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    task = TurnTaskInput.model_validate(event)
+    logger.append_keys(session_id=task.session_id, run_id=task.run_id)
+    return run_turn(runtime(), task.session_id, task.run_id)

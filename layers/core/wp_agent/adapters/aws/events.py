@@ -1,0 +1,44 @@
+"""EventBridge events: how the Argo Note backend learns about approvals and finished runs.
+
+source = "argo.wp-agent"; detail-type is one of DETAIL_TYPES; detail is camelCase JSON (README).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from wp_agent.adapters.aws.clients import client
+
+logger = logging.getLogger(__name__)
+
+SOURCE = "argo.wp-agent"
+APPROVAL_REQUESTED = "Approval Requested"
+RUN_COMPLETED = "Run Completed"
+RUN_FAILED = "Run Failed"
+DETAIL_TYPES = (APPROVAL_REQUESTED, RUN_COMPLETED, RUN_FAILED)
+
+
+class EventPublisher:
+    def __init__(self, bus_name: str) -> None:
+        self._bus_name = bus_name
+
+    def publish(self, detail_type: str, detail: dict[str, Any]) -> None:
+        if detail_type not in DETAIL_TYPES:
+            raise ValueError(f"unknown detail type {detail_type!r}")
+        response = client("events").put_events(
+            Entries=[
+                {
+                    "Source": SOURCE,
+                    "DetailType": detail_type,
+                    "Detail": json.dumps(detail, ensure_ascii=False),
+                    "EventBusName": self._bus_name,
+                }
+            ]
+        )
+        if response.get("FailedEntryCount"):
+            # Events are notifications; the session record stays the source of truth.
+            logger.error(
+                "event not delivered", extra={"detail_type": detail_type, "entries": response.get("Entries")}
+            )

@@ -1,0 +1,46 @@
+"""The Step Functions side of a run: start, stop, and answer the approval wait."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from wp_agent.adapters.aws.clients import client
+
+logger = logging.getLogger(__name__)
+
+
+class RunWorkflow:
+    def __init__(self, state_machine_arn: str) -> None:
+        self._arn = state_machine_arn
+
+    def start(self, session_id: str, run_id: str) -> str:
+        """Start the run's execution (named after the run, so a repeat start cannot double it)."""
+        sfn = client("stepfunctions")
+        try:
+            response = sfn.start_execution(
+                stateMachineArn=self._arn,
+                name=run_id,
+                input=json.dumps({"sessionId": session_id, "runId": run_id}),
+            )
+        except sfn.exceptions.ExecutionAlreadyExists:
+            return f"{self._arn.replace(':stateMachine:', ':execution:')}:{run_id}"
+        return str(response["executionArn"])
+
+    def stop(self, execution_arn: str, *, cause: str) -> None:
+        sfn = client("stepfunctions")
+        try:
+            sfn.stop_execution(executionArn=execution_arn, error="Cancelled", cause=cause)
+        except sfn.exceptions.ExecutionDoesNotExist:
+            logger.info("execution already gone", extra={"execution_arn": execution_arn})
+
+    @staticmethod
+    def resume(task_token: str, decision: dict[str, Any]) -> bool:
+        """Answer the approval wait; False when the wait is already over (timed out or answered)."""
+        sfn = client("stepfunctions")
+        try:
+            sfn.send_task_success(taskToken=task_token, output=json.dumps(decision))
+        except (sfn.exceptions.TaskTimedOut, sfn.exceptions.TaskDoesNotExist, sfn.exceptions.InvalidToken):
+            return False
+        return True

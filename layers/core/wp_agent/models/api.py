@@ -1,0 +1,91 @@
+"""Bodies and views of the HTTP API (camelCase JSON); every field validated at the boundary."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from wp_agent.models.agent_io import AgentInput, AgentOutput, ExecutedCommand
+from wp_agent.models.base import CamelModel
+from wp_agent.models.target import Target
+
+# Documented limits (README): request bodies, and how much command output a view carries.
+MAX_BODY_BYTES = 1_048_576
+VIEW_OUTPUT_LIMIT_CHARS = 65_536
+
+
+class SessionMessageRequest(AgentInput):
+    """POST /v1/sessions/{sessionId}/messages — AgentInput plus the target (required on the first message)."""
+
+    target_id: str | None = Field(default=None, min_length=2, max_length=63)
+
+
+class ApprovalDecisionRequest(CamelModel):
+    decision: Literal["approve", "reject"]
+    comment: str | None = Field(default=None, max_length=1_000)
+
+    @field_validator("comment")
+    @classmethod
+    def _no_control(cls, value: str | None) -> str | None:
+        if value is not None and "\x00" in value:
+            raise ValueError("comment must not contain NUL")
+        return value
+
+
+class RunAccepted(CamelModel):
+    session_id: str
+    run_id: str
+    status: str
+    status_url: str
+
+
+class ApprovalCommandView(CamelModel):
+    command: str
+    summary: str
+    impact: str
+
+
+class PendingApprovalView(CamelModel):
+    approval_id: str
+    requested_by: str
+    requested_at: str
+    expires_at: str
+    commands: list[ApprovalCommandView]
+
+
+class SessionView(CamelModel):
+    session_id: str
+    run_id: str
+    target_id: str
+    status: str
+    pending_approval: PendingApprovalView | None = None
+    result: AgentOutput | None = None
+    executed_commands: list[ExecutedCommand] = Field(default_factory=list)
+    iterations: int = 0
+    started_at: str
+
+
+class ApprovalDecided(CamelModel):
+    session_id: str
+    approval_id: str
+    decision: Literal["approve", "reject"]
+    status: str
+
+
+class TargetRegistration(Target):
+    """POST /v1/targets body (createdBy/createdAt are set by the server)."""
+
+
+class TargetList(CamelModel):
+    targets: list[Target]
+
+
+class ApiErrorBody(CamelModel):
+    code: str
+    message: str
+    fields: list[str] | None = None
+
+
+class ApiErrorResponse(CamelModel):
+    error: ApiErrorBody

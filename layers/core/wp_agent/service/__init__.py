@@ -1,0 +1,1 @@
+"""Application services behind the Lambda handlers: runs, approvals, turns, targets, workflow tasks."""

@@ -1,0 +1,47 @@
+"""The events a run emits (README "Events"): built from session state, secrets-free."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wp_agent.adapters.aws.events import APPROVAL_REQUESTED, RUN_COMPLETED, RUN_FAILED, EventPublisher
+from wp_agent.agent.session_state import SessionState, SessionStatus
+
+
+def _base(state: SessionState) -> dict[str, Any]:
+    return {
+        "sessionId": state.session_id,
+        "runId": state.run_id,
+        "userId": state.user_id,
+        "targetId": state.target_id,
+        "status": state.status.value,
+    }
+
+
+def approval_requested(events: EventPublisher, state: SessionState) -> None:
+    pending = state.pending_approval
+    if pending is None:
+        return
+    detail = _base(state) | {
+        "approvalId": pending.approval_id,
+        "expiresAt": pending.expires_at,
+        "commands": [
+            {"command": i.command, "summary": i.summary_ja, "impact": i.impact_ja} for i in pending.items
+        ],
+    }
+    events.publish(APPROVAL_REQUESTED, detail)
+
+
+def run_finished(events: EventPublisher, state: SessionState) -> None:
+    result = state.result
+    detail = _base(state)
+    if result is not None:
+        detail["success"] = result.success
+        detail["response"] = result.response[:2_000]
+        if result.error is not None:
+            detail["errorCode"] = result.error.code.value
+            detail["errorMessage"] = result.error.message
+        if result.metadata is not None:
+            detail["metadata"] = result.metadata.to_json_dict()
+    completed = state.status is SessionStatus.COMPLETED and (result is None or result.success)
+    events.publish(RUN_COMPLETED if completed else RUN_FAILED, detail)

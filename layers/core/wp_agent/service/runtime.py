@@ -1,0 +1,126 @@
+"""Wiring of the AWS adapters from Settings; built once per Lambda container and reused warm."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from wp_agent.adapters.aws.audit_log import DynamoAuditLog
+from wp_agent.adapters.aws.events import EventPublisher
+from wp_agent.adapters.aws.registry import TargetRegistry
+from wp_agent.adapters.aws.session_store import DynamoSessionStore
+from wp_agent.adapters.aws.workflow import RunWorkflow
+from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
+from wp_agent.agent.ports import NoRateLimits, RateLimiter
+from wp_agent.agent.turn import AgentDeps, AgentTurn
+from wp_agent.config import Settings, WpCliMode
+from wp_agent.errors import ConfigurationError
+from wp_agent.executors.port import WpCli
+from wp_agent.models.target import Target
+from wp_agent.policy import CommandPolicy
+
+
+def _required(value: str | None, name: str) -> str:
+    if not value:
+        raise ConfigurationError(
+            f"環境変数 {name} が設定されていません（デプロイ設定を確認してください）。", setting=name
+        )
+    return value
+
+
+class AwsRuntime:
+    """Everything a handler needs, created lazily so a cold start only pays for what it uses."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
+
+    @cached_property
+    def sessions(self) -> DynamoSessionStore:
+        return DynamoSessionStore(
+            _required(self.settings.wp_agent_sessions_table, "WP_AGENT_SESSIONS_TABLE"),
+            ttl_days=self.settings.wp_agent_session_ttl_days,
+        )
+
+    @cached_property
+    def audit(self) -> DynamoAuditLog:
+        return DynamoAuditLog(_required(self.settings.wp_agent_audit_table, "WP_AGENT_AUDIT_TABLE"))
+
+    @cached_property
+    def registry(self) -> TargetRegistry:
+        return TargetRegistry(_required(self.settings.wp_agent_registry_table, "WP_AGENT_REGISTRY_TABLE"))
+
+    @cached_property
+    def events(self) -> EventPublisher:
+        return EventPublisher(_required(self.settings.wp_agent_event_bus, "WP_AGENT_EVENT_BUS"))
+
+    @cached_property
+    def workflow(self) -> RunWorkflow:
+        return RunWorkflow(_required(self.settings.wp_agent_state_machine_arn, "WP_AGENT_STATE_MACHINE_ARN"))
+
+    @cached_property
+    def limiter(self) -> RateLimiter:
+        if self.settings.wp_agent_rate_limit_table:
+            from wp_agent.adapters.aws.rate_limiter import DynamoRateLimiter
+
+            return DynamoRateLimiter(self.settings.wp_agent_rate_limit_table, self.settings)
+        return NoRateLimits()
+
+    @cached_property
+    def model(self) -> ModelClient:
+        return AnthropicModelClient(self.settings)
+
+    @cached_property
+    def policy(self) -> CommandPolicy:
+        return CommandPolicy.from_settings(self.settings)
+
+    def target_settings(self, target: Target) -> Settings:
+        """Settings for SSH to this target: key and pinned host key come from its secret only."""
+        return self.settings.model_copy(
+            update={
+                "wp_cli_mode": WpCliMode.SSH,
+                "vps_host": target.host,
+                "vps_port": target.port,
+                "vps_ssh_user": target.user,
+                "wp_path": target.wp_path,
+                "vps_ssh_key_secret_arn": target.secret_arn,
+                "vps_ssh_key_path": None,
+                "vps_ssh_key_secret_id": None,
+                "vps_ssh_key_vault_path": None,
+                "vps_ssh_private_key": None,
+                "vps_ssh_host_key": None,
+                "vps_ssh_known_hosts": None,
+            }
+        )
+
+    def wp_cli_for(self, target: Target) -> WpCli:
+        from wp_agent.executors.ssh import SshWpCli
+
+        return SshWpCli(self.target_settings(target))
+
+    def agent_turn(self, target: Target, wp_cli: WpCli | None = None) -> AgentTurn:
+        return AgentTurn(
+            AgentDeps(
+                model=self.model,
+                wp_cli=wp_cli or self.wp_cli_for(target),
+                policy=self.policy,
+                audit=self.audit,
+                limiter=self.limiter,
+                store=self.sessions,
+                settings=self.settings,
+            )
+        )
+
+
+class LazyRuntime:
+    """A handler module's accessor: the runtime is built on first use, then reused while warm."""
+
+    def __init__(self) -> None:
+        self._runtime: AwsRuntime | None = None
+
+    def __call__(self) -> AwsRuntime:
+        if self._runtime is None:
+            self._runtime = AwsRuntime()
+        return self._runtime
+
+    def reset(self) -> None:
+        """Forget the runtime (tests switching environments; SnapStart restore)."""
+        self._runtime = None

@@ -1,0 +1,221 @@
+"""Runs and approvals of a session, as the API offers them. Every check happens before any write."""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import UTC, datetime
+
+from wp_agent.adapters.aws.session_store import StaleSessionError
+from wp_agent.agent import lifecycle
+from wp_agent.agent.ports import ApprovalDecision
+from wp_agent.agent.session_state import ApprovalStatus, SessionState, SessionStatus
+from wp_agent.agent.turn import continue_session, new_session
+from wp_agent.models.agent_io import AgentInput
+from wp_agent.models.api import (
+    ApprovalDecided,
+    ApprovalDecisionRequest,
+    RunAccepted,
+    SessionMessageRequest,
+    SessionView,
+)
+from wp_agent.models.target import Target
+from wp_agent.service import notifications
+from wp_agent.service.api_errors import ApiError, not_found
+from wp_agent.service.runtime import AwsRuntime
+from wp_agent.service.views import session_view
+
+logger = logging.getLogger(__name__)
+
+SESSION_ID = re.compile(r"^[A-Za-z0-9_\-]{8,64}$")
+APPROVAL_ID = re.compile(r"^apr_[0-9a-f]{20}$")
+_SAVE_ATTEMPTS = 3
+
+
+def check_session_id(session_id: str) -> None:
+    if not SESSION_ID.match(session_id):
+        raise ApiError(
+            400,
+            "INVALID_SESSION_ID",
+            "セッションIDは英数字・-・_ の8〜64文字で指定してください。",
+            fields=["sessionId"],
+        )
+
+
+class SessionService:
+    def __init__(self, runtime: AwsRuntime) -> None:
+        self._rt = runtime
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def _owned(self, session_id: str, user_id: str) -> SessionState:
+        check_session_id(session_id)
+        state = self._rt.sessions.load(session_id)
+        if state is None or state.user_id != user_id:
+            raise not_found("セッション", "SESSION_NOT_FOUND")
+        return state
+
+    def view(self, session_id: str, user_id: str) -> SessionView:
+        return session_view(self._owned(session_id, user_id))
+
+    # -- starting a run -------------------------------------------------------------------------
+
+    def _target_for(self, body: SessionMessageRequest, state: SessionState | None, user_id: str) -> Target:
+        target_id = body.target_id or (state.target_id if state else None)
+        if target_id is None:
+            raise ApiError(
+                400,
+                "TARGET_REQUIRED",
+                "最初のメッセージでは targetId（操作するサイト）を指定してください。",
+                fields=["targetId"],
+            )
+        if state is not None and body.target_id and body.target_id != state.target_id:
+            raise ApiError(
+                400, "TARGET_MISMATCH", "このセッションは別のサイトを対象にしています。", fields=["targetId"]
+            )
+        target = self._rt.registry.get(target_id)
+        if target is None or not target.owned_by(user_id):
+            raise not_found("対象サイト", "TARGET_NOT_FOUND")
+        if body.multisite is not None:
+            if not target.multisite:
+                raise ApiError(
+                    400, "NOT_MULTISITE", "対象サイトはマルチサイトではありません。", fields=["multisite"]
+                )
+            if body.multisite.network_wide and not target.network_admin(user_id):
+                raise ApiError(
+                    403,
+                    "NETWORK_ADMIN_REQUIRED",
+                    "ネットワーク全体の操作はネットワーク管理者だけが行えます。",
+                    fields=["multisite.networkWide"],
+                )
+        return target
+
+    def post_message(self, session_id: str, user_id: str, body: SessionMessageRequest) -> RunAccepted:
+        check_session_id(session_id)
+        state = self._rt.sessions.load(session_id)
+        if state is not None and state.user_id != user_id:
+            raise not_found("セッション", "SESSION_NOT_FOUND")
+        target = self._target_for(body, state, user_id)
+        agent_input = AgentInput.model_validate(body.model_dump(exclude={"target_id"}))
+        site_url = agent_input.multisite.site_url if agent_input.multisite else None
+        if state is None:
+            state = new_session(
+                agent_input,
+                session_id=session_id,
+                user_id=user_id,
+                target_id=target.target_id,
+                site_url=site_url,
+            )
+        else:
+            if not state.status.terminal:
+                raise ApiError(
+                    409,
+                    "SESSION_BUSY",
+                    "このセッションでは処理が実行中です。完了するか中止してから送信してください。",
+                )
+            continue_session(state, agent_input)
+            state.site_url = site_url
+        state.status = SessionStatus.PLANNING
+        try:
+            self._rt.sessions.save(state)  # conditional: only one run can become active
+        except StaleSessionError as exc:
+            raise ApiError(
+                409, "SESSION_BUSY", "このセッションには同時に別のメッセージが送信されました。"
+            ) from exc
+        try:
+            state.execution_arn = self._rt.workflow.start(state.session_id, state.run_id)
+        except Exception as exc:
+            logger.exception(
+                "could not start the run", extra={"session_id": session_id, "run_id": state.run_id}
+            )
+            lifecycle.fail_run(state, "workflow_start_failed")
+            self._rt.sessions.save(state)
+            raise ApiError(
+                503,
+                "WORKFLOW_UNAVAILABLE",
+                "処理を開始できませんでした。しばらくしてから再度お試しください。",
+            ) from exc
+        self._rt.sessions.save(state)
+        return RunAccepted(
+            session_id=session_id,
+            run_id=state.run_id,
+            status=state.status.value,
+            status_url=f"/v1/sessions/{session_id}",
+        )
+
+    # -- approvals ------------------------------------------------------------------------------
+
+    def decide(
+        self, session_id: str, approval_id: str, user_id: str, body: ApprovalDecisionRequest
+    ) -> ApprovalDecided:
+        check_session_id(session_id)
+        if not APPROVAL_ID.match(approval_id):
+            raise not_found("承認リクエスト", "APPROVAL_NOT_FOUND")
+        for attempt in range(_SAVE_ATTEMPTS):
+            state = self._rt.sessions.load(session_id)
+            if state is None:
+                raise not_found("セッション", "SESSION_NOT_FOUND")
+            approval = state.find_approval(approval_id)
+            if approval is None:
+                raise not_found("承認リクエスト", "APPROVAL_NOT_FOUND")
+            if approval.requested_by != user_id:
+                raise ApiError(403, "NOT_REQUESTER", "この操作を承認・却下できるのは依頼者本人だけです。")
+            if approval.status is ApprovalStatus.EXPIRED or (
+                approval.status is ApprovalStatus.PENDING and _expired(approval.expires_at)
+            ):
+                raise ApiError(
+                    409, "APPROVAL_EXPIRED", "承認の期限が切れています。もう一度指示を送ってください。"
+                )
+            if approval.status is not ApprovalStatus.PENDING:
+                done = "承認" if approval.status is ApprovalStatus.APPROVED else "却下"
+                raise ApiError(
+                    409, "APPROVAL_ALREADY_DECIDED", f"この承認リクエストは既に{done}されています。"
+                )
+            token = approval.task_token
+            decision = ApprovalDecision(
+                approved=body.decision == "approve", decided_by=user_id, comment=body.comment
+            )
+            lifecycle.record_decision(state, decision, self._rt.audit)
+            try:
+                self._rt.sessions.save(state)
+            except StaleSessionError:
+                if attempt + 1 == _SAVE_ATTEMPTS:
+                    raise ApiError(
+                        409, "SESSION_CHANGED", "セッションが更新中です。もう一度お試しください。"
+                    ) from None
+                continue
+            if token:
+                # Without a token yet, the approval task answers itself when it stores one.
+                self._rt.workflow.resume(token, {"approvalId": approval_id, "decision": body.decision})
+            return ApprovalDecided(
+                session_id=session_id,
+                approval_id=approval_id,
+                decision=body.decision,
+                status=state.status.value,
+            )
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    # -- cancel ---------------------------------------------------------------------------------
+
+    def cancel(self, session_id: str, user_id: str) -> SessionView:
+        for attempt in range(_SAVE_ATTEMPTS):
+            state = self._owned(session_id, user_id)
+            if not lifecycle.cancel_run(state):
+                raise ApiError(409, "RUN_NOT_ACTIVE", "実行中の処理はありません。")
+            try:
+                self._rt.sessions.save(state)
+            except StaleSessionError:
+                if attempt + 1 == _SAVE_ATTEMPTS:
+                    raise ApiError(
+                        409, "SESSION_CHANGED", "セッションが更新中です。もう一度お試しください。"
+                    ) from None
+                continue
+            if state.execution_arn:
+                self._rt.workflow.stop(state.execution_arn, cause="cancelled by the requester")
+            notifications.run_finished(self._rt.events, state)
+            return session_view(state)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _expired(expires_at: str) -> bool:
+    return datetime.fromisoformat(expires_at.replace("Z", "+00:00")) <= datetime.now(UTC)

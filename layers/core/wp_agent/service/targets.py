@@ -1,0 +1,42 @@
+"""Registering and listing WordPress targets (administrators register; owners read their own)."""
+
+from __future__ import annotations
+
+from wp_agent.models.agent_io import utc_now_iso
+from wp_agent.models.api import TargetList, TargetRegistration
+from wp_agent.models.target import Target
+from wp_agent.service.api_errors import ApiError, not_found
+from wp_agent.service.runtime import AwsRuntime
+
+
+class TargetService:
+    def __init__(self, runtime: AwsRuntime) -> None:
+        self._rt = runtime
+
+    def register(self, body: TargetRegistration, *, admin: bool, caller: str) -> Target:
+        if not admin:
+            raise ApiError(403, "ADMIN_REQUIRED", "対象サイトの登録は管理者だけが行えます。")
+        secret_name = body.secret_arn.split(":secret:", 1)[-1]
+        if not secret_name.startswith(self._rt.settings.wp_agent_target_secret_prefix):
+            raise ApiError(
+                400,
+                "SECRET_OUTSIDE_PREFIX",
+                f"SSH鍵のシークレット名は {self._rt.settings.wp_agent_target_secret_prefix} で始まる必要があります。",
+                fields=["secretArn"],
+            )
+        target = Target.model_validate(
+            body.model_dump() | {"created_by": caller, "created_at": utc_now_iso()}
+        )
+        if not self._rt.registry.put(target):
+            raise ApiError(409, "TARGET_EXISTS", f"対象サイト「{target.target_id}」は既に登録されています。")
+        return target
+
+    def list(self, user_id: str | None, *, admin: bool) -> TargetList:
+        targets = self._rt.registry.list()
+        return TargetList(targets=[t for t in targets if admin or (user_id and t.owned_by(user_id))])
+
+    def get(self, target_id: str, user_id: str | None, *, admin: bool) -> Target:
+        target = self._rt.registry.get(target_id)
+        if target is None or not (admin or (user_id and target.owned_by(user_id))):
+            raise not_found("対象サイト", "TARGET_NOT_FOUND")
+        return target

@@ -1,0 +1,141 @@
+"""The state machine's tasks: one agent turn, the approval wait, expiry, failure recording."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from wp_agent.adapters.aws.session_store import StaleSessionError
+from wp_agent.agent import lifecycle
+from wp_agent.agent.session_state import ApprovalStatus, SessionState, SessionStatus
+from wp_agent.agent.turn import TurnResult
+from wp_agent.service import notifications
+from wp_agent.service.runtime import AwsRuntime
+
+logger = logging.getLogger(__name__)
+
+
+class WorkflowTaskError(Exception):
+    """A state-machine task cannot proceed; Step Functions catches it and records the failure."""
+
+
+def _route(state: SessionState, result: TurnResult) -> dict[str, Any]:
+    pending = state.pending_approval
+    return {
+        "sessionId": state.session_id,
+        "runId": state.run_id,
+        "route": result.value,
+        "approvalId": pending.approval_id
+        if pending is not None and result is TurnResult.AWAITING_APPROVAL
+        else None,
+    }
+
+
+def _load_run(runtime: AwsRuntime, session_id: str, run_id: str) -> SessionState:
+    state = runtime.sessions.load(session_id)
+    if state is None:
+        raise WorkflowTaskError(f"session {session_id} not found")
+    if state.run_id != run_id:
+        raise WorkflowTaskError(f"run {run_id} is not the session's current run")
+    return state
+
+
+def run_turn(runtime: AwsRuntime, session_id: str, run_id: str) -> dict[str, Any]:
+    """One agent turn; the answer tells the state machine where to go next."""
+    state = _load_run(runtime, session_id, run_id)
+    if state.status.terminal:
+        done = TurnResult.COMPLETED if state.status is SessionStatus.COMPLETED else TurnResult.FAILED
+        return _route(state, done)
+    target = runtime.registry.get(state.target_id)
+    if target is None:
+        lifecycle.fail_run(state, "target_missing")
+        runtime.sessions.save(state)
+        notifications.run_finished(runtime.events, state)
+        return _route(state, TurnResult.FAILED)
+    turn = runtime.agent_turn(target)
+    try:
+        result = turn.advance(state)
+    except StaleSessionError:
+        # Someone else changed the session mid-turn (cancel): stop quietly, their state stands.
+        logger.info("session changed during the turn", extra={"session_id": session_id})
+        return _route(state, TurnResult.FAILED)
+    if result in (TurnResult.COMPLETED, TurnResult.FAILED):
+        notifications.run_finished(runtime.events, state)
+    return _route(state, result)
+
+
+def wait_for_approval(
+    runtime: AwsRuntime, session_id: str, run_id: str, approval_id: str, task_token: str
+) -> None:
+    """Store the wait's task token on the pending approval and tell the backend an approval is needed.
+    A decision that arrived before the token (a fast requester) is answered here."""
+    for _ in range(3):
+        state = _load_run(runtime, session_id, run_id)
+        pending = state.pending_approval
+        if pending is None or pending.approval_id != approval_id:
+            raise WorkflowTaskError(f"approval {approval_id} is not pending")
+        if pending.status is not ApprovalStatus.PENDING:
+            runtime.workflow.resume(task_token, {"approvalId": approval_id, "decision": pending.status.value})
+            return
+        pending.task_token = task_token
+        try:
+            runtime.sessions.save(state)
+        except StaleSessionError:
+            continue  # the decision may have landed meanwhile; look again
+        notifications.approval_requested(runtime.events, state)
+        return
+    raise WorkflowTaskError(f"could not record the approval wait for {session_id}")
+
+
+def expire_approval(runtime: AwsRuntime, session_id: str, run_id: str) -> dict[str, Any]:
+    state = _load_run(runtime, session_id, run_id)
+    if lifecycle.expire_approval(state, runtime.audit):
+        runtime.sessions.save(state)
+        notifications.run_finished(runtime.events, state)
+    return {"sessionId": session_id, "runId": run_id, "status": state.status.value}
+
+
+def record_failure(
+    runtime: AwsRuntime, session_id: str | None, run_id: str | None, error: Any
+) -> dict[str, Any]:
+    """Catch-all: mark the session failed with a generic message (the error name only, no cause text)."""
+    name = error.get("Error", "Unknown") if isinstance(error, dict) else "Unknown"
+    logger.error(
+        "run failed in the workflow", extra={"session_id": session_id, "run_id": run_id, "error_name": name}
+    )
+    if not session_id or not run_id:
+        return {"recorded": False}
+    state = runtime.sessions.load(session_id)
+    if state is None or state.run_id != run_id or not lifecycle.fail_run(state, f"workflow_error:{name}"):
+        return {"recorded": False}
+    runtime.sessions.save(state)
+    notifications.run_finished(runtime.events, state)
+    return {"recorded": True, "sessionId": session_id, "runId": run_id}
+
+
+def start_scheduled_run(runtime: AwsRuntime, payload: dict[str, Any]) -> dict[str, Any]:
+    """A schedule fired: create its session (once per firing) and hand the ids to the turn loop."""
+    from wp_agent.agent.turn import new_session
+    from wp_agent.models.schedule import ScheduledRunInput
+
+    run = ScheduledRunInput.model_validate(payload)
+    session_id = run.session_id()
+    existing = runtime.sessions.load(session_id)
+    if existing is not None:
+        return {"sessionId": existing.session_id, "runId": existing.run_id}
+    target = runtime.registry.get(run.target_id)
+    if target is None or not target.owned_by(run.owner_id):
+        raise WorkflowTaskError(
+            f"schedule {run.schedule_id}: the owner may no longer use target {run.target_id}"
+        )
+    site_url = run.agent_input.multisite.site_url if run.agent_input.multisite else None
+    state = new_session(
+        run.agent_input,
+        session_id=session_id,
+        user_id=run.owner_id,
+        target_id=run.target_id,
+        site_url=site_url,
+    )
+    state.status = SessionStatus.PLANNING
+    runtime.sessions.save(state)
+    return {"sessionId": state.session_id, "runId": state.run_id}

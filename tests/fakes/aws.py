@@ -1,0 +1,105 @@
+"""moto-backed AWS for tests: the stack's tables (same keys as the CDK storage construct)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+from moto.dynamodb.responses import DynamoHandler
+
+from wp_agent.adapters.aws.clients import reset_clients
+
+REGION = "ap-northeast-1"
+TABLES = {
+    "sessions": "wp-agent-sessions",
+    "audit": "wp-agent-audit",
+    "registry": "wp-agent-registry",
+    "rate_limits": "wp-agent-rate-limits",
+    "idempotency": "wp-agent-idempotency",
+}
+
+
+def create_tables() -> None:
+    dynamodb = boto3.client("dynamodb", region_name=REGION)
+    for name in ("sessions", "registry", "rate_limits"):
+        dynamodb.create_table(
+            TableName=TABLES[name],
+            KeySchema=[
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+            AttributeDefinitions=[
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": "S"},
+            ],
+            BillingMode="PAY_PER_REQUEST",
+        )
+    dynamodb.create_table(
+        TableName=TABLES["audit"],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "S"},
+            {"AttributeName": "user_id", "AttributeType": "S"},
+        ],
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": "by_user",
+                "KeySchema": [
+                    {"AttributeName": "user_id", "KeyType": "HASH"},
+                    {"AttributeName": "sk", "KeyType": "RANGE"},
+                ],
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    dynamodb.create_table(
+        TableName=TABLES["idempotency"],
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+
+
+def table_env() -> dict[str, str]:
+    return {
+        "WP_AGENT_SESSIONS_TABLE": TABLES["sessions"],
+        "WP_AGENT_AUDIT_TABLE": TABLES["audit"],
+        "WP_AGENT_REGISTRY_TABLE": TABLES["registry"],
+        "WP_AGENT_RATE_LIMIT_TABLE": TABLES["rate_limits"],
+        "WP_AGENT_IDEMPOTENCY_TABLE": TABLES["idempotency"],
+    }
+
+
+_dynamo_lock = threading.RLock()
+_original_call_action = DynamoHandler.call_action
+
+
+def _atomic_call_action(self: DynamoHandler) -> Any:
+    # Real DynamoDB applies each request (incl. its condition) atomically; moto does not lock.
+    with _dynamo_lock:
+        return _original_call_action(self)
+
+
+@pytest.fixture
+def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """moto for every AWS call in the test, with the stack's tables and region set."""
+    for key, value in {
+        "AWS_DEFAULT_REGION": REGION,
+        "AWS_REGION": REGION,
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        **table_env(),
+    }.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setattr(DynamoHandler, "call_action", _atomic_call_action)
+    reset_clients()
+    with mock_aws():
+        create_tables()
+        yield
+    reset_clients()

@@ -1,0 +1,319 @@
+"""The `api` handler with API Gateway events on moto: validation, ownership, conflicts, idempotency.
+
+Every bad request must give a clear 4xx with a stable code — and change nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+
+import functions.api.handler as api
+from tests.fakes.apigw import ADMIN_ROLE_ARN, call, rest_event
+from tests.fakes.aws import REGION, TABLES
+from wp_agent.adapters.aws.registry import TargetRegistry
+from wp_agent.adapters.aws.session_store import DynamoSessionStore
+from wp_agent.agent.session_state import ApprovalItem, PendingApproval, SessionStatus
+from wp_agent.models.target import Target
+
+SECRET_ARN = "arn:aws:secretsmanager:ap-northeast-1:123456789012:secret:wp-agent/targets/site-a-AbCdEf"
+
+
+@pytest.fixture
+def env(aws: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    sfn = boto3.client("stepfunctions", region_name=REGION)
+    machine = sfn.create_state_machine(
+        name="wp-agent-runs",
+        definition=json.dumps({"StartAt": "Noop", "States": {"Noop": {"Type": "Pass", "End": True}}}),
+        roleArn="arn:aws:iam::123456789012:role/sfn",
+    )
+    boto3.client("events", region_name=REGION).create_event_bus(Name="wp-agent")
+    monkeypatch.setenv("WP_AGENT_STATE_MACHINE_ARN", machine["stateMachineArn"])
+    monkeypatch.setenv("WP_AGENT_EVENT_BUS", "wp-agent")
+    monkeypatch.setenv("WP_AGENT_ADMIN_PRINCIPALS", "arn:aws:sts::123456789012:assumed-role/ArgoAdmin/")
+    api.runtime.reset()
+    TargetRegistry(TABLES["registry"]).put(
+        Target(
+            target_id="site-a",
+            host="203.0.113.5",
+            secret_arn=SECRET_ARN,
+            owners=["user-1"],
+            multisite=True,
+            network_admins=["user-1"],
+        )
+    )
+    yield {"sfn": sfn, "machine": machine["stateMachineArn"]}
+    api.runtime.reset()
+
+
+def send(event: dict[str, Any]) -> tuple[int, Any]:
+    return call(api.lambda_handler, event)
+
+
+def message(session: str = "ses_abcdef12", body: Any = None, **kwargs: Any) -> tuple[int, Any]:
+    return send(
+        rest_event(
+            "POST",
+            f"/v1/sessions/{session}/messages",
+            body=body if body is not None else {"message": "投稿一覧を見せて", "targetId": "site-a"},
+            **kwargs,
+        )
+    )
+
+
+def executions(env: dict[str, Any]) -> list[dict[str, Any]]:
+    return env["sfn"].list_executions(stateMachineArn=env["machine"])["executions"]  # type: ignore[no-any-return]
+
+
+def session_items() -> list[dict[str, Any]]:
+    return list(boto3.resource("dynamodb", region_name=REGION).Table(TABLES["sessions"]).scan()["Items"])
+
+
+def test_message_starts_a_run(env: dict[str, Any]) -> None:
+    status, body = message()
+    assert status == 202
+    assert body["sessionId"] == "ses_abcdef12"
+    assert body["statusUrl"] == "/v1/sessions/ses_abcdef12"
+    assert body["status"] == "Planning"
+    (execution,) = executions(env)
+    assert execution["name"] == body["runId"]
+    described = env["sfn"].describe_execution(executionArn=execution["executionArn"])
+    assert json.loads(described["input"]) == {"sessionId": "ses_abcdef12", "runId": body["runId"]}  # ids only
+
+    status, view = send(rest_event("GET", "/v1/sessions/ses_abcdef12"))
+    assert status == 200
+    assert view["status"] == "Planning"
+    assert view["targetId"] == "site-a"
+
+
+BAD_REQUESTS: list[tuple[str, dict[str, Any], int, str]] = [
+    ("no user header", {"user": None}, 401, "USER_ID_REQUIRED"),
+    ("bad user id", {"user": "user 1; drop"}, 400, "INVALID_USER_ID"),
+    ("malformed JSON", {"raw_body": '{"message": '}, 400, "VALIDATION_ERROR"),
+    ("empty message", {"body": {"message": "", "targetId": "site-a"}}, 400, "VALIDATION_ERROR"),
+    ("whitespace message", {"body": {"message": "   ", "targetId": "site-a"}}, 400, "VALIDATION_ERROR"),
+    ("too long message", {"body": {"message": "あ" * 8_001, "targetId": "site-a"}}, 400, "VALIDATION_ERROR"),
+    (
+        "unknown field",
+        {"body": {"message": "x", "targetId": "site-a", "shell": "rm"}},
+        400,
+        "VALIDATION_ERROR",
+    ),
+    (
+        "bad maxIterations",
+        {"body": {"message": "x", "targetId": "site-a", "maxIterations": 0}},
+        400,
+        "VALIDATION_ERROR",
+    ),
+    ("no target", {"body": {"message": "x"}}, 400, "TARGET_REQUIRED"),
+    ("unknown target", {"body": {"message": "x", "targetId": "site-z"}}, 404, "TARGET_NOT_FOUND"),
+    ("someone else's target", {"user": "user-2"}, 404, "TARGET_NOT_FOUND"),
+    (
+        "oversized body",
+        {"raw_body": json.dumps({"message": "x", "targetId": "site-a", "pad": "a" * 1_100_000})},
+        413,
+        "BODY_TOO_LARGE",
+    ),
+    ("bad session id", {"session": "bad!id%20x"}, 400, "INVALID_SESSION_ID"),
+    ("path outside the API", {"session": "../etc"}, 404, "ROUTE_NOT_FOUND"),
+    ("bad idempotency key", {"headers": {"Idempotency-Key": "ключ"}}, 400, "INVALID_IDEMPOTENCY_KEY"),
+]
+
+
+@pytest.mark.parametrize(("case", "kwargs", "status", "code"), BAD_REQUESTS, ids=[c[0] for c in BAD_REQUESTS])
+def test_bad_requests_are_refused_and_change_nothing(
+    env: dict[str, Any], case: str, kwargs: dict[str, Any], status: int, code: str
+) -> None:
+    session = kwargs.pop("session", "ses_abcdef12")
+    got_status, body = message(session, **kwargs)
+    assert (got_status, body["error"]["code"]) == (status, code), body
+    assert body["error"]["message"]
+    assert session_items() == []
+    assert executions(env) == []
+
+
+def test_validation_errors_name_the_fields(env: dict[str, Any]) -> None:
+    _, body = message(body={"message": "", "targetId": "site-a", "maxIterations": 99})
+    assert body["error"]["fields"] == ["maxIterations", "message"]
+
+
+def test_a_second_message_while_a_run_is_active_conflicts(env: dict[str, Any]) -> None:
+    assert message()[0] == 202
+    status, body = message(body={"message": "もう一つ", "targetId": "site-a"})
+    assert (status, body["error"]["code"]) == (409, "SESSION_BUSY")
+    assert len(executions(env)) == 1
+
+
+def test_idempotency_key_returns_the_first_response(env: dict[str, Any]) -> None:
+    headers = {"Idempotency-Key": "req-0001"}
+    first = message(headers=headers)
+    second = message(headers=headers)
+    assert first == second
+    assert len(executions(env)) == 1
+    status, body = message(body={"message": "別の内容", "targetId": "site-a"}, headers=headers)
+    assert (status, body["error"]["code"]) == (422, "IDEMPOTENCY_KEY_REUSED")
+
+
+def test_sessions_of_other_users_are_invisible(env: dict[str, Any]) -> None:
+    message()
+    for request in (
+        rest_event("GET", "/v1/sessions/ses_abcdef12", user="user-2"),
+        rest_event("POST", "/v1/sessions/ses_abcdef12/cancel", user="user-2"),
+    ):
+        status, body = send(request)
+        assert (status, body["error"]["code"]) == (404, "SESSION_NOT_FOUND")
+    assert send(rest_event("GET", "/v1/sessions/ses_unknown1"))[0] == 404
+
+
+def _hold_for_approval(expires_at: str = "2099-01-01T00:00:00Z") -> str:
+    store = DynamoSessionStore(TABLES["sessions"])
+    state = store.load("ses_abcdef12")
+    assert state is not None
+    state.status = SessionStatus.AWAITING_APPROVAL
+    state.pending_approval = PendingApproval(
+        approval_id="apr_0123456789abcdef0123",
+        requested_by="user-1",
+        requested_at="2026-11-22T00:00:00Z",
+        expires_at=expires_at,
+        items=[
+            ApprovalItem(
+                tool_use_id="toolu_1",
+                command="post delete 45",
+                summary_ja="投稿（ID: 45）をゴミ箱へ移動します",
+                impact_ja="復元できます",
+                rule="confirm.post.delete",
+            )
+        ],
+    )
+    store.save(state)
+    return state.pending_approval.approval_id
+
+
+def approve(approval: str, user: str = "user-1", decision: str = "approve", **kwargs: Any) -> tuple[int, Any]:
+    return send(
+        rest_event(
+            "POST",
+            f"/v1/sessions/ses_abcdef12/approvals/{approval}",
+            body={"decision": decision, "comment": "OK"},
+            user=user,
+            **kwargs,
+        )
+    )
+
+
+def test_approval_rules(env: dict[str, Any]) -> None:
+    message()
+    approval = _hold_for_approval()
+    status, view = send(rest_event("GET", "/v1/sessions/ses_abcdef12"))
+    assert view["pendingApproval"]["commands"] == [
+        {
+            "command": "post delete 45",
+            "summary": "投稿（ID: 45）をゴミ箱へ移動します",
+            "impact": "復元できます",
+        }
+    ]
+    assert "taskToken" not in json.dumps(view)
+
+    assert approve(approval, user="user-2")[1]["error"]["code"] == "NOT_REQUESTER"
+    assert approve("apr_ffffffffffffffffffff")[1]["error"]["code"] == "APPROVAL_NOT_FOUND"
+    assert (
+        send(
+            rest_event("POST", f"/v1/sessions/ses_abcdef12/approvals/{approval}", body={"decision": "maybe"})
+        )[1]["error"]["code"]
+        == "VALIDATION_ERROR"
+    )
+    status, body = approve(approval, headers={"Idempotency-Key": "approve-1"})
+    assert status == 200
+    assert body["decision"] == "approve"
+    assert approve(approval, headers={"Idempotency-Key": "approve-1"}) == (
+        status,
+        body,
+    )  # a retry is answered again
+    status, body = approve(approval)
+    assert (status, body["error"]["code"]) == (409, "APPROVAL_ALREADY_DECIDED")
+
+
+def test_expired_approval_conflicts(env: dict[str, Any]) -> None:
+    message()
+    approval = _hold_for_approval(expires_at="2020-01-01T00:00:00Z")
+    status, body = approve(approval)
+    assert (status, body["error"]["code"]) == (409, "APPROVAL_EXPIRED")
+
+
+def test_cancel(env: dict[str, Any]) -> None:
+    message()
+    status, view = send(rest_event("POST", "/v1/sessions/ses_abcdef12/cancel"))
+    assert status == 200
+    assert view["status"] == "Cancelled"
+    (execution,) = executions(env)
+    assert execution["status"] == "ABORTED"
+    status, body = send(rest_event("POST", "/v1/sessions/ses_abcdef12/cancel"))
+    assert (status, body["error"]["code"]) == (409, "RUN_NOT_ACTIVE")
+    # A finished session takes a follow-up message as a new run.
+    assert message(body={"message": "続けて"})[0] == 202
+
+
+def test_multisite_rules(env: dict[str, Any]) -> None:
+    TargetRegistry(TABLES["registry"]).put(
+        Target(
+            target_id="site-b",
+            host="203.0.113.6",
+            secret_arn=SECRET_ARN.replace("site-a", "site-b"),
+            owners=["user-1", "user-2"],
+            multisite=True,
+            network_admins=["user-1"],
+        )
+    )
+    status, body = message(
+        body={"message": "x", "targetId": "site-b", "multisite": {"networkWide": True}}, user="user-2"
+    )
+    assert (status, body["error"]["code"]) == (403, "NETWORK_ADMIN_REQUIRED")
+    status, body = message(
+        body={
+            "message": "x",
+            "targetId": "site-b",
+            "multisite": {"siteId": 2, "siteUrl": "https://x.test/en/"},
+        }
+    )
+    assert status == 400
+
+
+def register(body: dict[str, Any], caller: str = ADMIN_ROLE_ARN) -> tuple[int, Any]:
+    return send(rest_event("POST", "/v1/targets", body=body, caller_arn=caller, user=None))
+
+
+def test_targets_are_registered_by_administrators_only(env: dict[str, Any]) -> None:
+    new = {
+        "targetId": "site-c",
+        "host": "198.51.100.7",
+        "secretArn": SECRET_ARN.replace("site-a", "site-c"),
+        "owners": ["user-3"],
+    }
+    status, body = register(new, caller="arn:aws:sts::123456789012:assumed-role/ArgoBackend/x")
+    assert (status, body["error"]["code"]) == (403, "ADMIN_REQUIRED")
+    status, body = register(new)
+    assert status == 201
+    assert body["createdBy"] == ADMIN_ROLE_ARN
+    assert register(new)[1]["error"]["code"] == "TARGET_EXISTS"
+    outside = new | {
+        "targetId": "site-d",
+        "secretArn": "arn:aws:secretsmanager:ap-northeast-1:123456789012:secret:prod/db-password",
+    }
+    assert register(outside)[1]["error"]["code"] == "SECRET_OUTSIDE_PREFIX"
+    assert register(new | {"targetId": "Site D!"})[0] == 400
+
+    status, listing = send(rest_event("GET", "/v1/targets", user="user-3"))
+    assert [t["targetId"] for t in listing["targets"]] == ["site-c"]
+    assert send(rest_event("GET", "/v1/targets/site-a", user="user-3"))[0] == 404
+    assert send(rest_event("GET", "/v1/targets/site-c", user="user-3"))[0] == 200
+
+
+def test_openapi_document(env: dict[str, Any]) -> None:
+    status, document = send(rest_event("GET", "/v1/openapi.json"))
+    assert status == 200
+    assert "/v1/sessions/{session_id}/messages" in document["paths"]
+    assert "SessionMessageRequest" in json.dumps(document)

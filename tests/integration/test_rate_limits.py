@@ -1,0 +1,187 @@
+"""Spec §3.2 limits under contention (many threads against moto's DynamoDB)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from tests.fakes.aws import TABLES
+from wp_agent.adapters.aws.rate_limiter import DynamoRateLimiter
+from wp_agent.config import Settings
+from wp_agent.errors import AgentErrorCode, WpAgentError
+
+pytestmark = pytest.mark.usefixtures("aws")
+
+
+class WaitedError(Exception):
+    """Raised by the fake sleep so a caller over the limit shows it would have waited."""
+
+
+class FakeClock:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def limiter(clock: Any = time.time, sleep: Any = time.sleep, **settings: Any) -> DynamoRateLimiter:
+    return DynamoRateLimiter(TABLES["rate_limits"], Settings(**settings), clock=clock, sleep=sleep)
+
+
+def raise_waited(seconds: float) -> None:
+    raise WaitedError
+
+
+def test_model_calls_per_minute_hold_exactly_under_contention() -> None:
+    clock = FakeClock(1_000_020.0)
+    limiters = [limiter(clock, raise_waited) for _ in range(4)]  # four "Lambda instances"
+
+    def call(i: int) -> bool:
+        try:
+            limiters[i % 4].before_model_call()
+        except WaitedError:
+            return False
+        return True
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        results = list(pool.map(call, range(100)))
+    assert results.count(True) == 60
+    clock.now += 60  # next window
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        assert list(pool.map(call, range(70))).count(True) == 60
+
+
+def test_model_caller_over_the_limit_waits_for_the_next_window_then_proceeds() -> None:
+    clock = FakeClock(60 * 33_333 + 10.0)  # 10 s into a window
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        clock.now += seconds
+
+    limit = limiter(clock, sleep, wp_agent_model_calls_per_minute=2)
+    for _ in range(3):
+        limit.before_model_call()
+    assert len(waits) == 1
+    assert 50 <= waits[0] <= 51  # until the next minute (+ jitter)
+
+
+def test_model_wait_is_bounded() -> None:
+    clock = FakeClock(60 * 50_000 + 5.0)
+    rival = limiter(clock, raise_waited, wp_agent_model_calls_per_minute=1)
+
+    def sleep_while_a_rival_takes_the_next_window(seconds: float) -> None:
+        clock.now += seconds
+        rival.before_model_call()
+
+    rival.before_model_call()
+    with pytest.raises(WpAgentError) as excinfo:
+        limiter(
+            clock, sleep_while_a_rival_takes_the_next_window, wp_agent_model_calls_per_minute=1
+        ).before_model_call()
+    assert excinfo.value.code is AgentErrorCode.API_RATE_LIMITED
+    assert "60" not in excinfo.value.message_ja or "回/分" in excinfo.value.message_ja
+
+
+def test_commands_per_user_hold_exactly_and_refuse_in_japanese() -> None:
+    clock = FakeClock(4_000_000.0)
+    limit = limiter(clock)
+
+    def call(user: str) -> str | None:
+        try:
+            limit.before_command(user)
+        except WpAgentError as exc:
+            return exc.message_ja
+        return None
+
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        results = list(pool.map(call, ["taro"] * 30 + ["hanako"] * 5))
+    refused = [r for r in results[:30] if r is not None]
+    assert len(refused) == 20
+    assert "1分あたり10回" in refused[0]
+    assert all(r is None for r in results[30:])
+
+
+def test_ssh_slots_per_target_never_exceed_five() -> None:
+    active = 0
+    peak = 0
+    lock = threading.Lock()
+    limiters = [limiter() for _ in range(3)]
+
+    def command(i: int) -> None:
+        nonlocal active, peak
+        with limiters[i % 3].command_slot("site-a"):
+            with lock:
+                active += 1
+                peak = max(peak, active)
+            time.sleep(0.05)
+            with lock:
+                active -= 1
+
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        list(pool.map(command, range(40)))
+    assert peak == 5
+    assert active == 0
+
+
+def test_slots_are_per_target() -> None:
+    limit = limiter()
+    holds = [limit.command_slot("site-a") for _ in range(5)]
+    for hold in holds:
+        hold.__enter__()
+    with limit.command_slot("site-b"):
+        pass
+    for hold in holds:
+        hold.__exit__(None, None, None)
+
+
+def test_an_abandoned_lease_frees_itself() -> None:
+    clock = FakeClock(5_000_000.0)
+    crashed = limiter(clock, raise_waited, wp_cli_timeout=10_000)
+    held = [crashed.command_slot("site-a") for _ in range(5)]  # a Lambda that died holding its slots
+    for hold in held:
+        hold.__enter__()
+    with pytest.raises(WaitedError), limiter(clock, raise_waited).command_slot("site-a"):
+        pass
+    clock.now += 10 + 30 + 2  # command timeout + lease margin
+    with limiter(clock, raise_waited).command_slot("site-a"):
+        pass
+    for hold in held:  # the "dead" holder's late release must not free someone else's lease
+        hold.__exit__(None, None, None)
+
+
+def test_waiting_for_a_slot_is_bounded() -> None:
+    clock = FakeClock(6_000_000.0)
+
+    def sleep(seconds: float) -> None:
+        clock.now += 5
+
+    holder = limiter(clock, sleep, wp_agent_ssh_slots_per_target=1)
+    held = holder.command_slot("site-a")
+    held.__enter__()
+    with (
+        pytest.raises(WpAgentError) as excinfo,
+        limiter(clock, sleep, wp_agent_ssh_slots_per_target=1).command_slot("site-a"),
+    ):
+        pass
+    assert excinfo.value.code is AgentErrorCode.COMMAND_TIMEOUT
+    assert "同時接続数の上限" in excinfo.value.message_ja
+    held.__exit__(None, None, None)
+
+
+def test_utilisation_is_reported() -> None:
+    seen: list[tuple[str, float]] = []
+    limit = DynamoRateLimiter(
+        TABLES["rate_limits"],
+        Settings(),
+        clock=FakeClock(7_000_000.0),
+        on_utilisation=lambda n, u: seen.append((n, u)),
+    )
+    for _ in range(8):
+        limit.before_command("taro")
+    assert seen[-1] == ("commands_per_user", 0.8)
