@@ -1,0 +1,181 @@
+"""API Gateway (REST, regional) in front of the api function; SigV4 (IAM) auth on every method.
+
+The Argo Note backend signs each request with its IAM identity; the api function additionally
+checks admin routes against WP_AGENT_ADMIN_PRINCIPALS. Request validation here is coarse on
+purpose: path parameters are required and JSON bodies must be objects. The field-level schema lives
+once, in the handler's pydantic models (Powertools `enable_validation`), and is published at
+GET /v1/openapi.json; copying it into API Gateway models would let the two drift.
+
+Throttling: 50 requests/s steady, bursts of 100, for the whole stage. The only caller is one
+backend; even a busy month (10,000 runs) averages well under 1 request/s, so this ceiling is
+never met by legitimate use while capping what a leaked credential or a retry storm can do to
+Lambda concurrency, DynamoDB and the Anthropic rate limit.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from aws_cdk import RemovalPolicy
+from aws_cdk import aws_apigateway as apigw
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from constructs import Construct
+
+from infra import names
+from infra.nag import acknowledge
+
+# Spec §10.1: access logs are kept 90 days.
+ACCESS_LOG_RETENTION = logs.RetentionDays.THREE_MONTHS
+
+
+@dataclass(frozen=True)
+class Route:
+    """One method of the API; `body` says whether it takes a JSON body."""
+
+    method: str
+    path: str
+    body: bool
+
+
+ROUTES: tuple[Route, ...] = (
+    Route("POST", "/v1/sessions/{sessionId}/messages", body=True),
+    Route("GET", "/v1/sessions/{sessionId}", body=False),
+    Route("POST", "/v1/sessions/{sessionId}/approvals/{approvalId}", body=True),
+    Route("POST", "/v1/sessions/{sessionId}/cancel", body=False),
+    Route("GET", "/v1/targets", body=False),
+    Route("POST", "/v1/targets", body=True),
+    Route("GET", "/v1/targets/{targetId}", body=False),
+    Route("POST", "/v1/articles", body=True),
+    Route("GET", "/v1/schedules", body=False),
+    Route("POST", "/v1/schedules", body=True),
+    Route("POST", "/v1/schedules/proposals", body=True),
+    Route("GET", "/v1/schedules/{scheduleId}", body=False),
+    Route("DELETE", "/v1/schedules/{scheduleId}", body=False),
+    Route("GET", "/v1/openapi.json", body=False),
+)
+
+# One JSON line per request; userArn is the SigV4 caller.
+ACCESS_LOG_FORMAT = {
+    "requestId": "$context.requestId",
+    "extendedRequestId": "$context.extendedRequestId",
+    "requestTime": "$context.requestTime",
+    "httpMethod": "$context.httpMethod",
+    "resourcePath": "$context.resourcePath",
+    "path": "$context.path",
+    "status": "$context.status",
+    "protocol": "$context.protocol",
+    "responseLength": "$context.responseLength",
+    "responseLatency": "$context.responseLatency",
+    "integrationLatency": "$context.integration.latency",
+    "integrationStatus": "$context.integration.status",
+    "sourceIp": "$context.identity.sourceIp",
+    "userArn": "$context.identity.userArn",
+    "caller": "$context.identity.caller",
+    "userAgent": "$context.identity.userAgent",
+    "errorMessage": "$context.error.message",
+    "xrayTraceId": "$context.xrayTraceId",
+}
+
+
+class ApiConstruct(Construct):
+    """The REST API, its stage settings, validators and routes."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, handler: lambda_.IFunction) -> None:
+        super().__init__(scope, construct_id)
+        self.access_logs = logs.LogGroup(
+            self, "AccessLogs", retention=ACCESS_LOG_RETENTION, removal_policy=RemovalPolicy.DESTROY
+        )
+        self.rest_api = apigw.RestApi(
+            self,
+            "RestApi",
+            description="wp-agent: Argo Note WP-CLI Agent API (SigV4)",
+            endpoint_types=[apigw.EndpointType.REGIONAL],
+            # Stage logging needs the account-level CloudWatch role; it is shared by every API in
+            # the account and region, so it outlives this stack.
+            cloud_watch_role=True,
+            cloud_watch_role_removal_policy=RemovalPolicy.RETAIN,
+            default_method_options=apigw.MethodOptions(authorization_type=apigw.AuthorizationType.IAM),
+            deploy_options=apigw.StageOptions(
+                stage_name=names.API_STAGE_NAME,
+                access_log_destination=apigw.LogGroupLogDestination(self.access_logs),
+                access_log_format=apigw.AccessLogFormat.custom(json.dumps(ACCESS_LOG_FORMAT)),
+                # ERROR, not INFO: the access log already has a line per request, and INFO
+                # execution logs cost ~20 lines per call. Switch to INFO while debugging.
+                logging_level=apigw.MethodLoggingLevel.ERROR,
+                # Bodies hold instructions and command output: never in execution logs.
+                data_trace_enabled=False,
+                metrics_enabled=True,
+                tracing_enabled=True,
+                throttling_rate_limit=names.API_THROTTLE_RATE_LIMIT,
+                throttling_burst_limit=names.API_THROTTLE_BURST_LIMIT,
+            ),
+        )
+        # API Gateway would create its execution-log group itself, without retention; create it first.
+        self.execution_logs = logs.LogGroup(
+            self,
+            "ExecutionLogs",
+            log_group_name=f"API-Gateway-Execution-Logs_{self.rest_api.rest_api_id}/{names.API_STAGE_NAME}",
+            retention=ACCESS_LOG_RETENTION,
+            removal_policy=RemovalPolicy.DESTROY,
+        )
+        self.rest_api.deployment_stage.node.add_dependency(self.execution_logs)
+        self.body_validator = self.rest_api.add_request_validator(
+            "BodyValidator", validate_request_body=True, validate_request_parameters=True
+        )
+        self.parameters_validator = self.rest_api.add_request_validator(
+            "ParametersValidator", validate_request_parameters=True
+        )
+        self.json_object_model = self.rest_api.add_model(
+            "JsonObject",
+            content_type="application/json",
+            model_name="JsonObject",
+            schema=apigw.JsonSchema(
+                schema=apigw.JsonSchemaVersion.DRAFT4,
+                title="JsonObject",
+                type=apigw.JsonSchemaType.OBJECT,
+            ),
+        )
+        # One invoke permission for the whole API (api-id/*/*/*) instead of one per method, which
+        # would put 14 statements into the alias's resource policy. It also covers console test calls.
+        integration = apigw.LambdaIntegration(handler, proxy=True, scope_permission_to_method=False)
+        for route in ROUTES:
+            self._add_route(route, integration)
+
+        acknowledge(
+            self.rest_api,
+            "AwsSolutions-COG4",
+            "Callers are AWS principals (the Argo Note backend) authenticated with SigV4: every "
+            "method uses AWS_IAM authorization, there are no end-user tokens to check with Cognito.",
+        )
+        acknowledge(
+            self.rest_api,
+            "AwsSolutions-APIG3",
+            "IAM-authenticated, server-to-server API: unsigned requests are rejected before any "
+            "integration runs and stage throttling caps the rate. WAF ($5/month + rules + requests) "
+            "adds little here; attach a web ACL if the API is ever exposed to browsers.",
+        )
+        acknowledge(
+            self.rest_api,
+            "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/"
+            "AmazonAPIGatewayPushToCloudWatchLogs]",
+            "The account-level API Gateway logging role: AWS's documented managed policy for it; "
+            "API Gateway writes execution logs to log groups it creates itself.",
+        )
+
+    @property
+    def url(self) -> str:
+        return self.rest_api.url
+
+    def _add_route(self, route: Route, integration: apigw.LambdaIntegration) -> None:
+        resource = self.rest_api.root.resource_for_path(route.path)
+        path_parameters = [segment[1:-1] for segment in route.path.split("/") if segment.startswith("{")]
+        resource.add_method(
+            route.method,
+            integration,
+            authorization_type=apigw.AuthorizationType.IAM,
+            request_parameters={f"method.request.path.{name}": True for name in path_parameters},
+            request_validator=self.body_validator if route.body else self.parameters_validator,
+            request_models={"application/json": self.json_object_model} if route.body else None,
+        )

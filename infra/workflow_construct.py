@@ -1,0 +1,270 @@
+"""The run workflow: a Standard state machine that runs one agent turn per Lambda invocation and
+waits for a person's approval with `.waitForTaskToken`. Payloads carry ids only.
+
+    HasSession        sessionId present -> AgentTurn
+                      otherwise (a scheduled run) -> PrepareScheduledRun -> AgentTurn
+    AgentTurn         -> Route                                   (error -> RecordFailure)
+    Route             CONTINUE -> AgentTurn
+                      AWAITING_APPROVAL -> WaitForApproval -> AgentTurn
+                          (States.Timeout -> ExpireApproval -> RunFailed; error -> RecordFailure)
+                      COMPLETED -> RunSucceeded
+                      FAILED -> RunFailed (the turn has recorded the failure)
+                      missing or unknown -> UnknownRoute -> RecordFailure
+    RecordFailure     -> RunFailed
+
+Two states beyond the contract keep every path well-formed in JSONPath, where a missing path is a
+States.Runtime error that no Catch can handle:
+- UnknownRoute (Pass) puts an `error` object on the turn's output so RecordFailure's `$.error` exists.
+- RecordScheduledRunFailure handles a failed PrepareScheduledRun, when no session or run exists
+  yet: it passes the whole input (`input.$: $`) instead of `$.sessionId`/`$.runId`.
+"""
+
+from __future__ import annotations
+
+from aws_cdk import Duration, RemovalPolicy, Stack
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_stepfunctions as sfn
+from aws_cdk import aws_stepfunctions_tasks as tasks
+from constructs import Construct
+
+from infra import names
+from infra.nag import acknowledge, acknowledge_wildcard_resource
+
+# Spec §10.1: execution logs are kept 90 days.
+WORKFLOW_LOG_RETENTION = logs.RetentionDays.THREE_MONTHS
+LAMBDA_SERVICE_ERRORS = (
+    "Lambda.ServiceException",
+    "Lambda.AWSLambdaException",
+    "Lambda.SdkClientException",
+    "Lambda.TooManyRequestsException",
+)
+TURN_TIMEOUT_ERRORS = ("Sandbox.Timedout", "States.Timeout")
+# A backstop a little above the turn function's own 900 s limit, so a lost invocation cannot hang
+# the run; normally the function times out first (Sandbox.Timedout).
+AGENT_TURN_TASK_TIMEOUT = Duration.seconds(960)
+
+
+class WorkflowConstruct(Construct):
+    """The state machine, its log group and its role."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        turn: lambda_.IFunction,
+        approval: lambda_.IFunction,
+        workflow_tasks: lambda_.IFunction,
+        approval_timeout: Duration,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.log_group = logs.LogGroup(
+            self,
+            "Logs",
+            # The /aws/vendedlogs/ prefix keeps CloudWatch Logs' resource policy from growing per group.
+            log_group_name=f"/aws/vendedlogs/states/{Stack.of(self).stack_name}-run-workflow",
+            retention=WORKFLOW_LOG_RETENTION,
+            removal_policy=RemovalPolicy.DESTROY,
+        )
+        self.state_machine = sfn.StateMachine(
+            self,
+            "StateMachine",
+            comment="wp-agent run: agent turns, approval waits, failure recording",
+            definition_body=sfn.DefinitionBody.from_chainable(
+                build_definition(
+                    self,
+                    turn=turn,
+                    approval=approval,
+                    workflow_tasks=workflow_tasks,
+                    approval_timeout=approval_timeout,
+                )
+            ),
+            state_machine_type=sfn.StateMachineType.STANDARD,
+            tracing_enabled=True,
+            logs=sfn.LogOptions(
+                destination=self.log_group,
+                level=sfn.LogLevel.ALL,
+                # Every state transition is logged, without inputs/outputs: those would put the
+                # approval task token and exception messages into the logs. The handlers log the
+                # ids and routes themselves.
+                include_execution_data=False,
+            ),
+        )
+        role = self.state_machine.role
+        acknowledge(
+            role,
+            "AwsSolutions-IAM5[Resource::*]",
+            "Added by CDK for logging to CloudWatch Logs (logs:*LogDelivery*, DescribeLogGroups, "
+            "DescribeResourcePolicies, PutResourcePolicy) and X-Ray tracing: these actions support "
+            "no resource-level permissions.",
+        )
+        for function in (turn, approval, workflow_tasks):
+            acknowledge_wildcard_resource(
+                role,
+                f"{function.function_arn}:*",
+                "lambda:InvokeFunction on the function's versions/aliases (CDK grants ARN and ARN:*); "
+                "limited to the workflow's own functions.",
+            )
+
+
+def build_definition(
+    scope: Construct,
+    *,
+    turn: lambda_.IFunction,
+    approval: lambda_.IFunction,
+    workflow_tasks: lambda_.IFunction,
+    approval_timeout: Duration,
+) -> sfn.IChainable:
+    """The state graph (state names from names.State; see the module docstring)."""
+    state = names.State
+    run_succeeded = sfn.Succeed(scope, state.RUN_SUCCEEDED, comment="The turn finished with an answer")
+    run_failed = sfn.Fail(
+        scope,
+        state.RUN_FAILED,
+        error="WpAgent.RunFailed",
+        cause="The run failed; the session record and the Run Failed event say why.",
+    )
+
+    record_failure = _invoke(
+        scope,
+        state.RECORD_FAILURE,
+        workflow_tasks,
+        {
+            "action": names.WorkflowAction.RECORD_FAILURE.value,
+            "sessionId": sfn.JsonPath.string_at("$.sessionId"),
+            "runId": sfn.JsonPath.string_at("$.runId"),
+            "error": sfn.JsonPath.object_at("$.error"),
+        },
+    ).next(run_failed)
+
+    record_scheduled_run_failure = _invoke(
+        scope,
+        state.RECORD_SCHEDULED_RUN_FAILURE,
+        workflow_tasks,
+        {
+            "action": names.WorkflowAction.RECORD_FAILURE.value,
+            "error": sfn.JsonPath.object_at("$.error"),
+            "input": sfn.JsonPath.entire_payload,
+        },
+    ).next(run_failed)
+
+    expire_approval = _invoke(
+        scope,
+        state.EXPIRE_APPROVAL,
+        workflow_tasks,
+        {
+            "action": names.WorkflowAction.EXPIRE_APPROVAL.value,
+            "sessionId": sfn.JsonPath.string_at("$.sessionId"),
+            "runId": sfn.JsonPath.string_at("$.runId"),
+        },
+    ).next(run_failed)
+
+    agent_turn = _invoke(
+        scope,
+        state.AGENT_TURN,
+        turn,
+        {
+            "sessionId": sfn.JsonPath.string_at("$.sessionId"),
+            "runId": sfn.JsonPath.string_at("$.runId"),
+        },
+        task_timeout=AGENT_TURN_TASK_TIMEOUT,
+    )
+    # A timed-out turn is retried once: turns are idempotent (intent recorded before each command).
+    agent_turn.add_retry(errors=list(TURN_TIMEOUT_ERRORS), max_attempts=1, interval=Duration.seconds(2))
+    agent_turn.add_catch(record_failure, errors=[sfn.Errors.ALL], result_path="$.error")
+
+    wait_for_approval = tasks.LambdaInvoke(
+        scope,
+        state.WAIT_FOR_APPROVAL,
+        lambda_function=approval,
+        integration_pattern=sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+        payload=sfn.TaskInput.from_object(
+            {
+                "sessionId": sfn.JsonPath.string_at("$.sessionId"),
+                "runId": sfn.JsonPath.string_at("$.runId"),
+                "approvalId": sfn.JsonPath.string_at("$.approvalId"),
+                "taskToken": sfn.JsonPath.task_token,
+            }
+        ),
+        task_timeout=sfn.Timeout.duration(approval_timeout),
+        # The decision itself is read from the session by the next turn; keep the ids flowing.
+        result_path=sfn.JsonPath.DISCARD,
+        retry_on_service_exceptions=False,
+    )
+    _retry_lambda_service_errors(wait_for_approval)
+    wait_for_approval.add_catch(expire_approval, errors=[sfn.Errors.TIMEOUT], result_path="$.error")
+    wait_for_approval.add_catch(record_failure, errors=[sfn.Errors.ALL], result_path="$.error")
+    wait_for_approval.next(agent_turn)
+
+    unknown_route = sfn.Pass(
+        scope,
+        state.UNKNOWN_ROUTE,
+        comment="The turn returned no route or one this workflow does not know",
+        result=sfn.Result.from_object(
+            {"Error": "WpAgent.UnknownRoute", "Cause": "The turn returned an unknown route."}
+        ),
+        result_path="$.error",
+    ).next(record_failure)
+
+    route = (
+        sfn.Choice(scope, state.ROUTE)
+        .when(sfn.Condition.not_(sfn.Condition.is_present("$.route")), unknown_route)
+        .when(sfn.Condition.string_equals("$.route", names.Route.CONTINUE.value), agent_turn)
+        .when(sfn.Condition.string_equals("$.route", names.Route.AWAITING_APPROVAL.value), wait_for_approval)
+        .when(sfn.Condition.string_equals("$.route", names.Route.COMPLETED.value), run_succeeded)
+        .when(sfn.Condition.string_equals("$.route", names.Route.FAILED.value), run_failed)
+        .otherwise(unknown_route)
+    )
+    agent_turn.next(route)
+
+    prepare_scheduled_run = _invoke(
+        scope,
+        state.PREPARE_SCHEDULED_RUN,
+        workflow_tasks,
+        {
+            "action": names.WorkflowAction.START_SCHEDULED_RUN.value,
+            "input": sfn.JsonPath.entire_payload,
+        },
+    )
+    prepare_scheduled_run.add_catch(
+        record_scheduled_run_failure, errors=[sfn.Errors.ALL], result_path="$.error"
+    )
+    prepare_scheduled_run.next(agent_turn)
+
+    return (
+        sfn.Choice(scope, state.HAS_SESSION)
+        .when(sfn.Condition.is_present("$.sessionId"), agent_turn)
+        .otherwise(prepare_scheduled_run)
+    )
+
+
+def _invoke(
+    scope: Construct,
+    name: str,
+    function: lambda_.IFunction,
+    payload: dict[str, object],
+    *,
+    task_timeout: Duration | None = None,
+) -> tasks.LambdaInvoke:
+    """A request-response invocation whose output is the function's return value."""
+    task = tasks.LambdaInvoke(
+        scope,
+        name,
+        lambda_function=function,
+        payload=sfn.TaskInput.from_object(payload),
+        payload_response_only=True,
+        retry_on_service_exceptions=False,
+        task_timeout=sfn.Timeout.duration(task_timeout) if task_timeout else None,
+    )
+    _retry_lambda_service_errors(task)
+    return task
+
+
+def _retry_lambda_service_errors(task: tasks.LambdaInvoke) -> None:
+    task.add_retry(
+        errors=list(LAMBDA_SERVICE_ERRORS),
+        interval=Duration.seconds(2),
+        max_attempts=3,
+        backoff_rate=2,
+    )

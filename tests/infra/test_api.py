@@ -1,0 +1,171 @@
+"""API Gateway: routes, IAM auth everywhere, validation, stage logging/metrics/tracing/throttling."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aws_cdk.assertions import Match, Template
+
+from infra import names
+from infra.api_construct import ROUTES
+from tests.infra.template_queries import flatten, function, only, resources
+
+EXPECTED_ROUTES = {
+    ("POST", "/v1/sessions/{sessionId}/messages"),
+    ("GET", "/v1/sessions/{sessionId}"),
+    ("POST", "/v1/sessions/{sessionId}/approvals/{approvalId}"),
+    ("POST", "/v1/sessions/{sessionId}/cancel"),
+    ("GET", "/v1/targets"),
+    ("POST", "/v1/targets"),
+    ("GET", "/v1/targets/{targetId}"),
+    ("POST", "/v1/articles"),
+    ("GET", "/v1/schedules"),
+    ("POST", "/v1/schedules"),
+    ("POST", "/v1/schedules/proposals"),
+    ("GET", "/v1/schedules/{scheduleId}"),
+    ("DELETE", "/v1/schedules/{scheduleId}"),
+    ("GET", "/v1/openapi.json"),
+}
+
+
+def _paths(template: dict[str, Any]) -> dict[str, str]:
+    """API Gateway resource logical id -> full path."""
+    api_resources = resources(template, "AWS::ApiGateway::Resource")
+    rest_api_id, _ = only(template, "AWS::ApiGateway::RestApi")
+
+    def path_of(logical_id: str) -> str:
+        properties = api_resources[logical_id]["Properties"]
+        parent = properties["ParentId"]
+        prefix = (
+            ""
+            if "Fn::GetAtt" in parent and parent["Fn::GetAtt"][0] == rest_api_id
+            else path_of(parent["Ref"])
+        )
+        return f"{prefix}/{properties['PathPart']}"
+
+    return {logical_id: path_of(logical_id) for logical_id in api_resources}
+
+
+def _methods(template: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    paths = _paths(template)
+    return {
+        (method["Properties"]["HttpMethod"], paths[method["Properties"]["ResourceId"]["Ref"]]): method[
+            "Properties"
+        ]
+        for method in resources(template, "AWS::ApiGateway::Method").values()
+    }
+
+
+def test_routes_are_exactly_the_contract(template: dict[str, Any]) -> None:
+    assert set(_methods(template)) == EXPECTED_ROUTES
+    assert {(route.method, route.path) for route in ROUTES} == EXPECTED_ROUTES
+
+
+def test_every_method_requires_sigv4(template: dict[str, Any]) -> None:
+    for route, method in _methods(template).items():
+        assert method["AuthorizationType"] == "AWS_IAM", route
+        assert "AuthorizerId" not in method, route
+
+
+def test_every_method_proxies_to_the_live_alias(template: dict[str, Any]) -> None:
+    alias_id, _ = only(template, "AWS::Lambda::Alias")
+    for route, method in _methods(template).items():
+        integration = method["Integration"]
+        assert integration["Type"] == "AWS_PROXY", route
+        assert integration["IntegrationHttpMethod"] == "POST", route
+        assert f"<{alias_id}>/invocations" in flatten(integration["Uri"]), route
+
+
+def test_validation_body_where_there_is_a_body(template: dict[str, Any]) -> None:
+    validators = resources(template, "AWS::ApiGateway::RequestValidator")
+    by_id = {
+        key: (v["Properties"]["ValidateRequestBody"], v["Properties"]["ValidateRequestParameters"])
+        for key, v in validators.items()
+        if "ValidateRequestBody" in v["Properties"]
+    }
+    params_only = [key for key, v in validators.items() if "ValidateRequestBody" not in v["Properties"]]
+    assert len(by_id) == 1
+    assert next(iter(by_id.values())) == (True, True)
+    assert len(params_only) == 1
+    assert validators[params_only[0]]["Properties"]["ValidateRequestParameters"] is True
+    body_validator = next(iter(by_id))
+    model_id, model = only(template, "AWS::ApiGateway::Model")
+    assert model["Properties"]["Schema"]["type"] == "object"
+    bodies = {(route.method, route.path) for route in ROUTES if route.body}
+    for route, method in _methods(template).items():
+        validator = method["RequestValidatorId"]["Ref"]
+        if route in bodies:
+            assert validator == body_validator, route
+            assert method["RequestModels"] == {"application/json": {"Ref": model_id}}, route
+        else:
+            assert validator == params_only[0], route
+            assert "RequestModels" not in method, route
+    assert ("POST", "/v1/sessions/{sessionId}/messages") in bodies
+    assert ("POST", "/v1/sessions/{sessionId}/approvals/{approvalId}") in bodies
+
+
+def test_path_parameters_are_required(template: dict[str, Any]) -> None:
+    for (verb, path), method in _methods(template).items():
+        expected = {
+            f"method.request.path.{segment[1:-1]}": True
+            for segment in path.split("/")
+            if segment.startswith("{")
+        }
+        assert method.get("RequestParameters", {}) == expected, (verb, path)
+
+
+def test_stage_logging_metrics_tracing_and_throttling(assertions: Template, template: dict[str, Any]) -> None:
+    _, stage = only(template, "AWS::ApiGateway::Stage")
+    properties = stage["Properties"]
+    assert properties["StageName"] == names.API_STAGE_NAME
+    assert properties["TracingEnabled"] is True
+    assert properties["MethodSettings"] == [
+        {
+            "DataTraceEnabled": False,
+            "HttpMethod": "*",
+            "LoggingLevel": "ERROR",
+            "MetricsEnabled": True,
+            "ResourcePath": "/*",
+            "ThrottlingBurstLimit": 100,
+            "ThrottlingRateLimit": 50,
+        }
+    ]
+    access_log = properties["AccessLogSetting"]
+    log_format = json.loads(access_log["Format"])
+    assert {"requestId", "userArn", "status", "resourcePath", "integrationLatency"} <= set(log_format)
+    log_group_id = access_log["DestinationArn"]["Fn::GetAtt"][0]
+    assert template["Resources"][log_group_id]["Properties"]["RetentionInDays"] == 90
+    assertions.has_resource_properties(
+        "AWS::ApiGateway::RestApi", {"EndpointConfiguration": {"Types": ["REGIONAL"]}}
+    )
+    assertions.resource_count_is("AWS::ApiGateway::Account", 1)
+
+
+def test_execution_log_group_exists_before_the_stage(template: dict[str, Any]) -> None:
+    _, stage = only(template, "AWS::ApiGateway::Stage")
+    rest_api_id, _ = only(template, "AWS::ApiGateway::RestApi")
+    (log_group_id,) = [
+        key
+        for key, group in resources(template, "AWS::Logs::LogGroup").items()
+        if flatten(group["Properties"].get("LogGroupName", "")).startswith("API-Gateway-Execution-Logs_")
+    ]
+    group = template["Resources"][log_group_id]["Properties"]
+    assert flatten(group["LogGroupName"]) == f"API-Gateway-Execution-Logs_<{rest_api_id}>/prod"
+    assert group["RetentionInDays"] == 90
+    assert log_group_id in stage["DependsOn"]
+
+
+def test_one_invoke_permission_for_the_api_on_the_alias(template: dict[str, Any]) -> None:
+    _, permission = only(template, "AWS::Lambda::Permission")
+    alias_id, _ = only(template, "AWS::Lambda::Alias")
+    rest_api_id, _ = only(template, "AWS::ApiGateway::RestApi")
+    assert permission["Properties"]["FunctionName"] == {"Ref": alias_id}
+    assert permission["Properties"]["Principal"] == "apigateway.amazonaws.com"
+    assert flatten(permission["Properties"]["SourceArn"]).endswith(f"<{rest_api_id}>/*/*/*")
+    api_function_id, _ = function(template, names.FunctionName.API)
+    assert api_function_id not in json.dumps(permission)
+
+
+def test_api_url_is_an_output(assertions: Template) -> None:
+    assertions.has_output(names.Output.API_URL, {"Value": Match.any_value()})

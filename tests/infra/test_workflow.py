@@ -1,0 +1,170 @@
+"""The run state machine: type, logging, tracing, and the definition's states, retries and catches."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from infra import names
+from infra.definition import function_logical_ids, state_machine_definition
+from tests.infra.template_queries import flatten, only
+
+S = names.State
+ARNS = {
+    name.value: f"arn:aws:lambda:us-east-1:123456789012:function:{name.value}" for name in names.FunctionName
+}
+LAMBDA_SERVICE_ERRORS = [
+    "Lambda.ServiceException",
+    "Lambda.AWSLambdaException",
+    "Lambda.SdkClientException",
+    "Lambda.TooManyRequestsException",
+]
+
+
+@pytest.fixture(scope="module")
+def states(template: dict[str, Any]) -> dict[str, Any]:
+    definition = state_machine_definition(template, ARNS)
+    assert definition["StartAt"] == S.HAS_SESSION
+    result: dict[str, Any] = definition["States"]
+    return result
+
+
+def test_standard_with_all_logging_and_tracing(template: dict[str, Any]) -> None:
+    _, machine = only(template, "AWS::StepFunctions::StateMachine")
+    properties = machine["Properties"]
+    assert properties["StateMachineType"] == "STANDARD"
+    assert properties["TracingConfiguration"] == {"Enabled": True}
+    logging = properties["LoggingConfiguration"]
+    assert logging["Level"] == "ALL"
+    assert logging["IncludeExecutionData"] is False  # keeps task tokens out of the logs
+    log_group_id = logging["Destinations"][0]["CloudWatchLogsLogGroup"]["LogGroupArn"]["Fn::GetAtt"][0]
+    log_group = template["Resources"][log_group_id]["Properties"]
+    assert log_group["LogGroupName"].startswith("/aws/vendedlogs/states/")
+    assert log_group["RetentionInDays"] == 90
+
+
+def test_every_contract_state_exists(states: dict[str, Any]) -> None:
+    assert set(states) == {state.value for state in S}
+    assert states[S.HAS_SESSION]["Type"] == "Choice"
+    assert states[S.ROUTE]["Type"] == "Choice"
+    assert states[S.RUN_SUCCEEDED]["Type"] == "Succeed"
+    assert states[S.RUN_FAILED]["Type"] == "Fail"
+
+
+def test_has_session_routes_scheduled_runs_to_preparation(states: dict[str, Any]) -> None:
+    choice = states[S.HAS_SESSION]
+    assert choice["Choices"] == [{"Variable": "$.sessionId", "IsPresent": True, "Next": S.AGENT_TURN}]
+    assert choice["Default"] == S.PREPARE_SCHEDULED_RUN
+    prepare = states[S.PREPARE_SCHEDULED_RUN]
+    assert prepare["Resource"] == ARNS["workflow_tasks"]
+    assert prepare["Parameters"] == {"action": "start_scheduled_run", "input.$": "$"}
+    assert prepare["Next"] == S.AGENT_TURN
+    assert prepare["Catch"] == [
+        {"ErrorEquals": ["States.ALL"], "ResultPath": "$.error", "Next": S.RECORD_SCHEDULED_RUN_FAILURE}
+    ]
+
+
+def test_agent_turn_invokes_turn_with_ids_and_retries(states: dict[str, Any]) -> None:
+    turn = states[S.AGENT_TURN]
+    assert turn["Resource"] == ARNS["turn"]  # payload response only
+    assert turn["Parameters"] == {"sessionId.$": "$.sessionId", "runId.$": "$.runId"}
+    assert turn["Next"] == S.ROUTE
+    assert turn["Retry"] == [
+        {"ErrorEquals": LAMBDA_SERVICE_ERRORS, "IntervalSeconds": 2, "MaxAttempts": 3, "BackoffRate": 2},
+        {"ErrorEquals": ["Sandbox.Timedout", "States.Timeout"], "IntervalSeconds": 2, "MaxAttempts": 1},
+    ]
+    assert turn["Catch"] == [
+        {"ErrorEquals": ["States.ALL"], "ResultPath": "$.error", "Next": S.RECORD_FAILURE}
+    ]
+    assert turn["TimeoutSeconds"] > 900  # a backstop above the function's own timeout
+
+
+def test_route_choices(states: dict[str, Any]) -> None:
+    route = states[S.ROUTE]
+    by_value = {c["StringEquals"]: c["Next"] for c in route["Choices"] if "StringEquals" in c}
+    assert by_value == {
+        "CONTINUE": S.AGENT_TURN,
+        "AWAITING_APPROVAL": S.WAIT_FOR_APPROVAL,
+        "COMPLETED": S.RUN_SUCCEEDED,
+        "FAILED": S.RUN_FAILED,
+    }
+    assert route["Choices"][0] == {
+        "Not": {"Variable": "$.route", "IsPresent": True},
+        "Next": S.UNKNOWN_ROUTE,
+    }
+    assert route["Default"] == S.UNKNOWN_ROUTE
+    unknown = states[S.UNKNOWN_ROUTE]
+    assert unknown["Type"] == "Pass"
+    assert unknown["ResultPath"] == "$.error"
+    assert unknown["Next"] == S.RECORD_FAILURE
+
+
+def test_wait_for_approval_uses_the_task_token_and_the_timeout(states: dict[str, Any]) -> None:
+    wait = states[S.WAIT_FOR_APPROVAL]
+    assert wait["Resource"] == "arn:aws:states:::lambda:invoke.waitForTaskToken"
+    assert wait["Parameters"] == {
+        "FunctionName": ARNS["approval"],
+        "Payload": {
+            "sessionId.$": "$.sessionId",
+            "runId.$": "$.runId",
+            "approvalId.$": "$.approvalId",
+            "taskToken.$": "$$.Task.Token",
+        },
+    }
+    assert wait["TimeoutSeconds"] == 86400
+    assert wait["ResultPath"] is None
+    assert wait["Next"] == S.AGENT_TURN
+    assert wait["Catch"] == [
+        {"ErrorEquals": ["States.Timeout"], "ResultPath": "$.error", "Next": S.EXPIRE_APPROVAL},
+        {"ErrorEquals": ["States.ALL"], "ResultPath": "$.error", "Next": S.RECORD_FAILURE},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("state", "parameters"),
+    [
+        (
+            S.EXPIRE_APPROVAL,
+            {"action": "expire_approval", "sessionId.$": "$.sessionId", "runId.$": "$.runId"},
+        ),
+        (
+            S.RECORD_FAILURE,
+            {
+                "action": "record_failure",
+                "sessionId.$": "$.sessionId",
+                "runId.$": "$.runId",
+                "error.$": "$.error",
+            },
+        ),
+        (S.RECORD_SCHEDULED_RUN_FAILURE, {"action": "record_failure", "error.$": "$.error", "input.$": "$"}),
+    ],
+)
+def test_failure_tasks_end_the_run_failed(
+    states: dict[str, Any], state: names.State, parameters: dict[str, str]
+) -> None:
+    task = states[state]
+    assert task["Resource"] == ARNS["workflow_tasks"]
+    assert task["Parameters"] == parameters
+    assert task["Next"] == S.RUN_FAILED
+    assert "Catch" not in task  # a failing failure handler must not loop
+
+
+def test_every_task_retries_lambda_service_errors(states: dict[str, Any]) -> None:
+    for name, state in states.items():
+        if state["Type"] == "Task":
+            assert state["Retry"][0]["ErrorEquals"] == LAMBDA_SERVICE_ERRORS, name
+
+
+def test_definition_references_only_the_workflow_functions(template: dict[str, Any]) -> None:
+    _, machine = only(template, "AWS::StepFunctions::StateMachine")
+    rendered = flatten(machine["Properties"]["DefinitionString"])
+    ids = function_logical_ids(template)
+    for name in ("turn", "approval", "workflow_tasks"):
+        assert f"<{ids[name]}.Arn>" in rendered
+    assert ids["api"] not in rendered
+
+
+def test_definition_needs_every_referenced_arn(template: dict[str, Any]) -> None:
+    with pytest.raises(KeyError, match="no ARN given"):
+        state_machine_definition(template, {"turn": ARNS["turn"]})
