@@ -7,6 +7,7 @@ API itself only accepts SigV4-signed requests. Errors are `{"error": {"code", "m
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -34,13 +35,17 @@ from wp_agent.models.target import Target
 from wp_agent.service.api_errors import ApiError
 from wp_agent.service.api_identity import is_admin, user_id_from
 from wp_agent.service.idempotency import IdempotentRequests
+from wp_agent.service.lambda_setup import configure_logging, register_snapstart_hooks
 from wp_agent.service.runtime import LazyRuntime
 from wp_agent.service.sessions import SessionService
 from wp_agent.service.targets import TargetService
+from wp_agent.telemetry import REQUESTS_DURATION_SECONDS
 
 logger = Logger()
 tracer = Tracer()
 runtime = LazyRuntime()
+configure_logging(logger)
+register_snapstart_hooks(runtime.reset)
 app = APIGatewayRestResolver(enable_validation=True)
 _idempotency: dict[str, IdempotentRequests] = {}
 
@@ -112,6 +117,16 @@ def _validation_error(error: RequestValidationError) -> Response[str]:
 @app.not_found
 def _no_route(error: Exception) -> Response[str]:
     return _error(ApiError(404, "ROUTE_NOT_FOUND", "そのURLとメソッドの組み合わせは提供していません。"))
+
+
+@app.exception_handler(Exception)  # type: ignore[untyped-decorator]
+def _unexpected(error: Exception) -> Response[str]:
+    logger.exception("unhandled error", extra={"type": "error"})
+    return _error(
+        ApiError(
+            500, "INTERNAL_ERROR", "サーバー内部でエラーが発生しました。時間をおいて再度お試しください。"
+        )
+    )
 
 
 @app.exception_handler(ConfigurationError)  # type: ignore[untyped-decorator]
@@ -262,4 +277,8 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
             "headers": {"Content-Type": "application/json"},
             "body": json.dumps(error.body(), ensure_ascii=False),
         }
-    return app.resolve(event, context)
+    started = time.perf_counter()
+    try:
+        return app.resolve(event, context)
+    finally:
+        runtime().telemetry.seconds(REQUESTS_DURATION_SECONDS, time.perf_counter() - started)

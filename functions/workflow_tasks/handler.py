@@ -9,11 +9,14 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from wp_agent.models.workflow import WorkflowTaskInput
 from wp_agent.service import workflow_tasks
+from wp_agent.service.lambda_setup import configure_logging, register_snapstart_hooks
 from wp_agent.service.runtime import LazyRuntime
 
 logger = Logger()
 tracer = Tracer()
 runtime = LazyRuntime()
+configure_logging(logger)
+register_snapstart_hooks(runtime.reset)
 
 
 @logger.inject_lambda_context(clear_state=True)

@@ -26,6 +26,9 @@ from wp_agent.policy.masking import MASK, mask_argv, mask_text
             "b3BlbnNzaC1rZXktdjEAAAA",
         ),
         ("vault hvs.CAESIJabcdefghijklmnop", "CAESIJabcdefghijklmnop"),
+        ("ユーザーtaroを作成して。パスワードは Secr3tPassw0rd! でお願いします", "Secr3tPassw0rd!"),
+        ("パスワード：abc123XYZ、権限は投稿者", "abc123XYZ"),
+        ("new password: hunter22 please", "hunter22"),
     ],
 )
 def test_mask_text_hides_secrets(text: str, secret: str) -> None:

@@ -5,6 +5,7 @@ Shared by AgentTurn (local loop) and the serverless API / workflow tasks.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from wp_agent.agent import outcome
@@ -14,17 +15,21 @@ from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.models.agent_io import utc_now_iso
 from wp_agent.policy.categories import PolicyCategory
 
+logger = logging.getLogger(__name__)
+
 
 def audit(log: AuditLog, state: SessionState, event_type: AuditEventType, **fields: Any) -> None:
-    log.append(
-        AuditEvent(
-            type=event_type,
-            user_id=state.user_id,
-            session_id=state.session_id,
-            target_id=state.target_id,
-            **fields,
-        )
+    """Append to the audit log and write the same record as an `audit` log line (spec §10.1)."""
+    event = AuditEvent(
+        type=event_type,
+        user_id=state.user_id,
+        session_id=state.session_id,
+        target_id=state.target_id,
+        **fields,
     )
+    log.append(event)
+    details = event.model_dump(mode="json", exclude_none=True, exclude={"type"})
+    logger.info("audit record", extra={"type": "audit", "event": event_type.value, **details})
 
 
 def finish(

@@ -13,7 +13,7 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any
@@ -47,6 +47,16 @@ from wp_agent.executors.port import WpCli
 from wp_agent.models.agent_io import AgentInput, utc_now_iso
 from wp_agent.policy import CommandPolicy, PolicyDecision
 from wp_agent.policy.masking import mask_text
+from wp_agent.telemetry import (
+    API_CALLS_TOTAL,
+    APPROVALS_REQUESTED_TOTAL,
+    COMMANDS_BLOCKED_TOTAL,
+    COMMANDS_EXECUTED_TOTAL,
+    SSH_CONNECTION_FAILURES_TOTAL,
+    TURN_DURATION_SECONDS,
+    NoTelemetry,
+    Telemetry,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -87,6 +97,7 @@ class AgentDeps:
     store: SessionStore
     settings: Settings
     progress: ProgressListener | None = None
+    telemetry: Telemetry = field(default_factory=NoTelemetry)
 
 
 def _tool_result(tool_use_id: str, content: str, *, is_error: bool = False) -> dict[str, Any]:
@@ -221,7 +232,9 @@ class AgentTurn:
             self._finish(state, SessionStatus.FAILED, error=exc)
             return TurnResult.FAILED
         finally:
-            state.elapsed_ms += int((time.perf_counter() - started) * 1000)
+            spent = time.perf_counter() - started
+            state.elapsed_ms += int(spent * 1000)
+            self._deps.telemetry.seconds(TURN_DURATION_SECONDS, spent)
             self._checkpoint(state)
 
     def decide(self, state: SessionState, decision: ApprovalDecision) -> None:
@@ -266,6 +279,7 @@ class AgentTurn:
         reply = self._deps.model.create(
             system=cached_system_blocks(), tools=cached_tools(), messages=state.messages
         )
+        self._deps.telemetry.count(API_CALLS_TOTAL)
         state.iterations += 1
         state.usage.calls += 1
         for key, value in reply.usage.items():
@@ -344,6 +358,7 @@ class AgentTurn:
                 record.status = CommandStatus.BLOCKED
                 state.commands.append(record)
                 self._audit_record(state, AuditEventType.COMMAND_BLOCKED, record)
+                self._deps.telemetry.count(COMMANDS_BLOCKED_TOTAL)
                 self._emit("command_blocked", f"ブロック: {decision.reason_ja}", record.command)
                 results[tool_use_id] = _tool_result(
                     tool_use_id,
@@ -494,6 +509,23 @@ class AgentTurn:
             record.duration_ms = int((time.perf_counter() - started) * 1000)
             self._checkpoint(state)  # result after
         self._audit_record(state, AuditEventType.COMMAND_EXECUTED, record)
+        self._deps.telemetry.count(COMMANDS_EXECUTED_TOTAL)
+        if record.error_code is AgentErrorCode.SSH_CONNECTION_FAILED:
+            self._deps.telemetry.count(SSH_CONNECTION_FAILURES_TOTAL)
+        logger.info(
+            "command executed",
+            extra={
+                "type": "execution",
+                "command": record.command,
+                "success": record.succeeded,
+                "exit_code": record.exit_code,
+                "duration_ms": record.duration_ms,
+                "error_code": record.error_code.value if record.error_code else None,
+                "session_id": state.session_id,
+                "user_id": state.user_id,
+                "target_id": state.target_id,
+            },
+        )
         mark = "完了" if record.succeeded else "失敗"
         self._emit(
             "command_finished", f"{mark}: wp {record.command}（{record.duration_ms}ms）", record.command
@@ -533,6 +565,7 @@ class AgentTurn:
         )
         for record in held:
             self._audit_record(state, AuditEventType.APPROVAL_REQUESTED, record, approval_id=approval_id)
+        self._deps.telemetry.count(APPROVALS_REQUESTED_TOTAL)
 
     def _resolve_approval(self, state: SessionState, pending: PendingApproval) -> None:
         if pending.status is ApprovalStatus.EXPIRED:

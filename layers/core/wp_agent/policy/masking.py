@@ -32,6 +32,13 @@ _FREE_TEXT_SECRETS: tuple[tuple[re.Pattern[str], str], ...] = (
         r'\1"' + MASK + '"',
     ),
     (re.compile(r"(?i)\b(hvs|ghp|gho|xox[bpas])[._\-][A-Za-z0-9_\-]{10,}"), r"\1-" + MASK),
+    # a password written in prose: 「パスワードは Secr3t!」, "password: hunter2"
+    (
+        re.compile(
+            r"(?i)(パスワード|暗証番号|password|passwd|passphrase)(\s*(?:は|を|:|：|=)\s*|\s+)([^\s、。,]+)"
+        ),
+        r"\1\2" + MASK,
+    ),
 )
 # `option update <name> <value>`: the value is positional, so the option name decides.
 _POSITIONAL_SECRET_COMMANDS = {

@@ -6,6 +6,7 @@ from typing import Any
 
 from wp_agent.adapters.aws.events import APPROVAL_REQUESTED, RUN_COMPLETED, RUN_FAILED, EventPublisher
 from wp_agent.agent.session_state import SessionState, SessionStatus
+from wp_agent.telemetry import ERRORS_TOTAL, FAILED_REQUESTS_TOTAL, SERVICE_FAULT_CODES, Telemetry
 
 
 def _base(state: SessionState) -> dict[str, Any]:
@@ -24,6 +25,7 @@ def approval_requested(events: EventPublisher, state: SessionState) -> None:
         return
     detail = _base(state) | {
         "approvalId": pending.approval_id,
+        "approvalStatus": pending.status.value,
         "expiresAt": pending.expires_at,
         "commands": [
             {"command": i.command, "summary": i.summary_ja, "impact": i.impact_ja} for i in pending.items
@@ -32,8 +34,14 @@ def approval_requested(events: EventPublisher, state: SessionState) -> None:
     events.publish(APPROVAL_REQUESTED, detail)
 
 
-def run_finished(events: EventPublisher, state: SessionState) -> None:
+def run_finished(events: EventPublisher, state: SessionState, telemetry: Telemetry) -> None:
+    """Tell the backend the run ended, and count its error (spec §10.3 errors by code)."""
     result = state.result
+    code = result.error.code.value if result is not None and result.error is not None else None
+    if code is not None:
+        telemetry.count(ERRORS_TOTAL, dimensions={"ErrorCode": code})
+        if code in SERVICE_FAULT_CODES:
+            telemetry.count(FAILED_REQUESTS_TOTAL)
     detail = _base(state)
     if result is not None:
         detail["success"] = result.success

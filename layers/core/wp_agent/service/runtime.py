@@ -17,6 +17,7 @@ from wp_agent.errors import ConfigurationError
 from wp_agent.executors.port import WpCli
 from wp_agent.models.target import Target
 from wp_agent.policy import CommandPolicy
+from wp_agent.telemetry import RATE_LIMIT_UTILISATION_PERCENT, Telemetry
 
 
 def _required(value: str | None, name: str) -> str:
@@ -57,11 +58,24 @@ class AwsRuntime:
         return RunWorkflow(_required(self.settings.wp_agent_state_machine_arn, "WP_AGENT_STATE_MACHINE_ARN"))
 
     @cached_property
+    def telemetry(self) -> Telemetry:
+        from wp_agent.adapters.aws.emf_telemetry import EmfTelemetry
+
+        return EmfTelemetry()
+
+    @cached_property
     def limiter(self) -> RateLimiter:
         if self.settings.wp_agent_rate_limit_table:
             from wp_agent.adapters.aws.rate_limiter import DynamoRateLimiter
 
-            return DynamoRateLimiter(self.settings.wp_agent_rate_limit_table, self.settings)
+            def report(limit: str, utilisation: float) -> None:
+                self.telemetry.percent(
+                    RATE_LIMIT_UTILISATION_PERCENT, utilisation * 100, dimensions={"Limit": limit}
+                )
+
+            return DynamoRateLimiter(
+                self.settings.wp_agent_rate_limit_table, self.settings, on_utilisation=report
+            )
         return NoRateLimits()
 
     @cached_property
@@ -106,6 +120,7 @@ class AwsRuntime:
                 limiter=self.limiter,
                 store=self.sessions,
                 settings=self.settings,
+                telemetry=self.telemetry,
             )
         )
 

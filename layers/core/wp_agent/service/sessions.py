@@ -20,10 +20,12 @@ from wp_agent.models.api import (
     SessionView,
 )
 from wp_agent.models.target import Target
+from wp_agent.policy.masking import mask_text
 from wp_agent.service import notifications
 from wp_agent.service.api_errors import ApiError, not_found
 from wp_agent.service.runtime import AwsRuntime
 from wp_agent.service.views import session_view
+from wp_agent.telemetry import APPROVALS_RESOLVED_TOTAL, REQUESTS_TOTAL
 
 logger = logging.getLogger(__name__)
 
@@ -136,6 +138,18 @@ class SessionService:
                 "処理を開始できませんでした。しばらくしてから再度お試しください。",
             ) from exc
         self._rt.sessions.save(state)
+        self._rt.telemetry.count(REQUESTS_TOTAL)
+        logger.info(
+            "run requested",
+            extra={
+                "type": "access",
+                "user_id": user_id,
+                "session_id": session_id,
+                "run_id": state.run_id,
+                "target_id": state.target_id,
+                "input_message": mask_text(agent_input.message[:500]),
+            },
+        )
         return RunAccepted(
             session_id=session_id,
             run_id=state.run_id,
@@ -184,6 +198,7 @@ class SessionService:
                         409, "SESSION_CHANGED", "セッションが更新中です。もう一度お試しください。"
                     ) from None
                 continue
+            self._rt.telemetry.count(APPROVALS_RESOLVED_TOTAL)
             if token:
                 # Without a token yet, the approval task answers itself when it stores one.
                 self._rt.workflow.resume(token, {"approvalId": approval_id, "decision": body.decision})
@@ -212,7 +227,7 @@ class SessionService:
                 continue
             if state.execution_arn:
                 self._rt.workflow.stop(state.execution_arn, cause="cancelled by the requester")
-            notifications.run_finished(self._rt.events, state)
+            notifications.run_finished(self._rt.events, state, self._rt.telemetry)
             return session_view(state)
         raise AssertionError("unreachable")  # pragma: no cover
 

@@ -11,6 +11,7 @@ from wp_agent.agent.session_state import ApprovalStatus, SessionState, SessionSt
 from wp_agent.agent.turn import TurnResult
 from wp_agent.service import notifications
 from wp_agent.service.runtime import AwsRuntime
+from wp_agent.telemetry import APPROVALS_RESOLVED_TOTAL, REQUESTS_TOTAL
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +32,15 @@ def _route(state: SessionState, result: TurnResult) -> dict[str, Any]:
     }
 
 
+def _ended(state: SessionState) -> TurnResult:
+    """How a finished session ends the execution: a requester's cancel is not a workflow failure."""
+    return (
+        TurnResult.COMPLETED
+        if state.status in {SessionStatus.COMPLETED, SessionStatus.CANCELLED}
+        else TurnResult.FAILED
+    )
+
+
 def _load_run(runtime: AwsRuntime, session_id: str, run_id: str) -> SessionState:
     state = runtime.sessions.load(session_id)
     if state is None:
@@ -44,23 +54,23 @@ def run_turn(runtime: AwsRuntime, session_id: str, run_id: str) -> dict[str, Any
     """One agent turn; the answer tells the state machine where to go next."""
     state = _load_run(runtime, session_id, run_id)
     if state.status.terminal:
-        done = TurnResult.COMPLETED if state.status is SessionStatus.COMPLETED else TurnResult.FAILED
-        return _route(state, done)
+        return _route(state, _ended(state))
     target = runtime.registry.get(state.target_id)
     if target is None:
         lifecycle.fail_run(state, "target_missing")
         runtime.sessions.save(state)
-        notifications.run_finished(runtime.events, state)
+        notifications.run_finished(runtime.events, state, runtime.telemetry)
         return _route(state, TurnResult.FAILED)
     turn = runtime.agent_turn(target)
     try:
         result = turn.advance(state)
     except StaleSessionError:
-        # Someone else changed the session mid-turn (cancel): stop quietly, their state stands.
+        # Someone else changed the session mid-turn (a cancel): their state stands.
         logger.info("session changed during the turn", extra={"session_id": session_id})
-        return _route(state, TurnResult.FAILED)
+        current = runtime.sessions.load(session_id) or state
+        return _route(current, _ended(current) if current.status.terminal else TurnResult.FAILED)
     if result in (TurnResult.COMPLETED, TurnResult.FAILED):
-        notifications.run_finished(runtime.events, state)
+        notifications.run_finished(runtime.events, state, runtime.telemetry)
     return _route(state, result)
 
 
@@ -75,6 +85,8 @@ def wait_for_approval(
         if pending is None or pending.approval_id != approval_id:
             raise WorkflowTaskError(f"approval {approval_id} is not pending")
         if pending.status is not ApprovalStatus.PENDING:
+            # The requester answered before the wait began: still announce it (with its status), then go on.
+            notifications.approval_requested(runtime.events, state)
             runtime.workflow.resume(task_token, {"approvalId": approval_id, "decision": pending.status.value})
             return
         pending.task_token = task_token
@@ -91,7 +103,8 @@ def expire_approval(runtime: AwsRuntime, session_id: str, run_id: str) -> dict[s
     state = _load_run(runtime, session_id, run_id)
     if lifecycle.expire_approval(state, runtime.audit):
         runtime.sessions.save(state)
-        notifications.run_finished(runtime.events, state)
+        runtime.telemetry.count(APPROVALS_RESOLVED_TOTAL)
+        notifications.run_finished(runtime.events, state, runtime.telemetry)
     return {"sessionId": session_id, "runId": run_id, "status": state.status.value}
 
 
@@ -109,7 +122,7 @@ def record_failure(
     if state is None or state.run_id != run_id or not lifecycle.fail_run(state, f"workflow_error:{name}"):
         return {"recorded": False}
     runtime.sessions.save(state)
-    notifications.run_finished(runtime.events, state)
+    notifications.run_finished(runtime.events, state, runtime.telemetry)
     return {"recorded": True, "sessionId": session_id, "runId": run_id}
 
 
@@ -138,4 +151,5 @@ def start_scheduled_run(runtime: AwsRuntime, payload: dict[str, Any]) -> dict[st
     )
     state.status = SessionStatus.PLANNING
     runtime.sessions.save(state)
+    runtime.telemetry.count(REQUESTS_TOTAL)
     return {"sessionId": state.session_id, "runId": state.run_id}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from typing import Any
 
 from wp_agent.adapters.aws.clients import client
@@ -36,11 +37,22 @@ class RunWorkflow:
             logger.info("execution already gone", extra={"execution_arn": execution_arn})
 
     @staticmethod
-    def resume(task_token: str, decision: dict[str, Any]) -> bool:
-        """Answer the approval wait; False when the wait is already over (timed out or answered)."""
+    def resume(task_token: str, decision: dict[str, Any], *, attempts: int = 3, pause: float = 0.3) -> bool:
+        """Answer the approval wait; False when the wait is over (timed out, already answered).
+
+        A token written a moment ago may not be accepted yet, so "unknown token" is retried briefly.
+        """
         sfn = client("stepfunctions")
-        try:
-            sfn.send_task_success(taskToken=task_token, output=json.dumps(decision))
-        except (sfn.exceptions.TaskTimedOut, sfn.exceptions.TaskDoesNotExist, sfn.exceptions.InvalidToken):
-            return False
-        return True
+        for attempt in range(attempts):
+            try:
+                sfn.send_task_success(taskToken=task_token, output=json.dumps(decision))
+            except sfn.exceptions.TaskTimedOut:
+                return False
+            except (sfn.exceptions.TaskDoesNotExist, sfn.exceptions.InvalidToken):
+                if attempt + 1 == attempts:
+                    logger.warning("approval wait did not accept the decision", extra={"attempts": attempts})
+                    return False
+                time.sleep(pause)
+            else:
+                return True
+        return False
