@@ -1,0 +1,286 @@
+"""The serverless stack on moto, for end-to-end tests of a run:
+
+- the state machine is the *synthesized* definition (CDK app), executed by moto's interpreter;
+- its Lambda invocations are dispatched in-process to the real handlers in functions/;
+- the turn's SSH goes to the real sshd rig (simulator as `wp`), with the key in Secrets Manager;
+- the model is the scripted Anthropic server; EventBridge events land in an SQS queue to inspect.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+from moto.awslambda_simple.models import LambdaSimpleBackend
+from moto.dynamodb.responses import DynamoHandler
+
+import functions.api.handler as api_handler
+import functions.approval.handler as approval_handler
+import functions.turn.handler as turn_handler
+import functions.workflow_tasks.handler as workflow_tasks_handler
+from infra.definition import state_machine_definition, synthesize_template
+from infra.packaging import LayerDirs, build_core_layer
+from tests.fakes import aws as aws_fakes
+from tests.fakes.anthropic_server import ScriptedAnthropicServer
+from tests.fakes.apigw import LambdaContextStub, call, rest_event
+from tests.fakes.sshd import SshdRig
+from wp_agent.adapters.aws.audit_log import DynamoAuditLog
+from wp_agent.adapters.aws.clients import reset_clients
+from wp_agent.adapters.aws.registry import TargetRegistry
+from wp_agent.executors.ssh_keys import clear_secret_cache
+from wp_agent.models.target import Target
+from wp_agent.simulator import SiteStore
+
+REGION = aws_fakes.REGION
+ACCOUNT = "123456789012"
+HANDLERS: dict[str, Any] = {
+    "api": api_handler,
+    "turn": turn_handler,
+    "approval": approval_handler,
+    "workflow_tasks": workflow_tasks_handler,
+}
+TARGET_ID = "site-a"
+ANTHROPIC_TEST_KEY = "sk-ant-api03-TESTONLY-0123456789abcdefghijklmnopqrstuvwxyz"
+OWNER = "user-1"
+
+
+@pytest.fixture(scope="session")
+def synthesized_template(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The CDK app's template, synthesised once per test session (stand-in dependency layer)."""
+    root = tmp_path_factory.mktemp("serverless-synth")
+    dependencies = root / "dependencies-stand-in"
+    (dependencies / "python").mkdir(parents=True)
+    layers = LayerDirs(core=build_core_layer(root), dependencies=dependencies)
+    return synthesize_template(layers=layers, outdir=str(root / "cdk.out"))
+
+
+class LambdaDiedError(BaseException):
+    """Raised inside a handler to play a Lambda that was killed mid-invocation (timeout, crash)."""
+
+
+@dataclass
+class Dispatcher:
+    """What moto's Lambda backend calls: the real handler, with optional one-shot sabotage."""
+
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    before: dict[str, Callable[[dict[str, Any]], None]] = field(default_factory=dict)
+
+    def invoke(self, name: str, event: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        self.calls.append((name, event))
+        hook = self.before.pop(name, None)
+        try:
+            if hook is not None:
+                hook(event)
+            return HANDLERS[name].lambda_handler(event, LambdaContextStub()), False
+        except LambdaDiedError:
+            return {"errorType": "Sandbox.Timedout", "errorMessage": "Task timed out"}, True
+        except Exception as exc:  # noqa: BLE001 - any handler error is reported as Lambda reports it
+            return {"errorType": type(exc).__name__, "errorMessage": str(exc)[:200]}, True
+
+
+@dataclass
+class ServerlessStack:
+    rig: SshdRig
+    model: ScriptedAnthropicServer
+    dispatcher: Dispatcher
+    sfn: Any
+    machine_arn: str
+    short_wait_machine_arn: str
+    queue_url: str
+    site: SiteStore
+
+    # -- the API, as the backend calls it -------------------------------------------------------
+
+    def api(self, method: str, path: str, **kwargs: Any) -> tuple[int, Any]:
+        return call(api_handler.lambda_handler, rest_event(method, path, **kwargs))
+
+    def wait_for(
+        self, session_id: str, *statuses: str, timeout: float = 60.0, user: str = OWNER
+    ) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            status, view = self.api("GET", f"/v1/sessions/{session_id}", user=user)
+            if status == 200 and view["status"] in statuses:
+                return dict(view)
+            time.sleep(0.1)
+        raise AssertionError(f"session {session_id} did not reach {statuses}; last: {view}")
+
+    def execution(self, run_id: str) -> dict[str, Any]:
+        arn = f"{self.machine_arn.replace(':stateMachine:', ':execution:')}:{run_id}"
+        described = self.sfn.describe_execution(executionArn=arn)
+        return dict(described)
+
+    def wait_for_execution(self, execution_arn: str, timeout: float = 60.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            status = str(self.sfn.describe_execution(executionArn=execution_arn)["status"])
+            if status != "RUNNING":
+                return status
+            time.sleep(0.1)
+        raise AssertionError("execution still running")
+
+    def history(self, execution_arn: str) -> list[dict[str, Any]]:
+        return list(self.sfn.get_execution_history(executionArn=execution_arn, maxResults=1000)["events"])
+
+    def events(self) -> list[dict[str, Any]]:
+        sqs = boto3.client("sqs", region_name=REGION)
+        found: list[dict[str, Any]] = []
+        while True:
+            batch = sqs.receive_message(
+                QueueUrl=self.queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=0
+            ).get("Messages", [])
+            if not batch:
+                return found
+            for message in batch:
+                found.append(json.loads(message["Body"]))
+                sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
+
+    def audit(self, session_id: str) -> list[dict[str, Any]]:
+        return DynamoAuditLog(aws_fakes.TABLES["audit"]).for_session(session_id)
+
+
+def _reset_handlers() -> None:
+    for module in HANDLERS.values():
+        module.runtime.reset()
+    reset_clients()
+    clear_secret_cache()
+
+
+@pytest.fixture
+def serverless(
+    sshd_server: SshdRig,
+    scripted_anthropic: ScriptedAnthropicServer,
+    monkeypatch: pytest.MonkeyPatch,
+    synthesized_template: dict[str, Any],
+) -> Iterator[ServerlessStack]:
+    template = synthesized_template
+    dispatcher = Dispatcher()
+
+    def invoke(
+        self: LambdaSimpleBackend,
+        function_name: str,
+        qualifier: str | None,
+        body: Any,
+        headers: Any,
+        response_headers: dict[str, str],
+    ) -> bytes:
+        result, failed = dispatcher.invoke(function_name.rsplit(":", 1)[-1], json.loads(body))
+        if failed:
+            response_headers["x-amz-function-error"] = "Unhandled"
+        return json.dumps(result).encode()
+
+    environment = {
+        "AWS_DEFAULT_REGION": REGION,
+        "AWS_REGION": REGION,
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "WP_AGENT_EVENT_BUS": "wp-agent",
+        "WP_AGENT_ADMIN_PRINCIPALS": "arn:aws:sts::123456789012:assumed-role/ArgoAdmin/",
+        "ANTHROPIC_BASE_URL": scripted_anthropic.base_url,
+        "WP_AGENT_API_RETRY_BASE_SECONDS": "0.01",
+        "WP_CLI_MODE": "ssh",
+        "POWERTOOLS_SERVICE_NAME": "wp-agent",
+        "POWERTOOLS_TRACE_DISABLED": "true",
+        "POWERTOOLS_METRICS_NAMESPACE": "WpAgent",
+        **aws_fakes.table_env(),
+    }
+    for key, value in environment.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setattr(LambdaSimpleBackend, "invoke", invoke)
+    monkeypatch.setattr(DynamoHandler, "call_action", aws_fakes._atomic_call_action)
+    _reset_handlers()
+    site = SiteStore(sshd_server.site_file)
+    site.reset()
+    config: Any = {"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}
+    with mock_aws(config=config):
+        aws_fakes.create_tables()
+        secrets = boto3.client("secretsmanager", region_name=REGION)
+        key_secret = secrets.create_secret(
+            Name=f"wp-agent/targets/{TARGET_ID}",
+            SecretString=json.dumps(
+                {
+                    "privateKey": Path(sshd_server.client_key_path).read_text(encoding="utf-8"),
+                    "hostKey": sshd_server.host_key_line,
+                }
+            ),
+        )["ARN"]
+        api_key = secrets.create_secret(Name="wp-agent/anthropic-api-key", SecretString=ANTHROPIC_TEST_KEY)[
+            "ARN"
+        ]
+        monkeypatch.setenv("ANTHROPIC_API_KEY_SECRET_ARN", api_key)
+        TargetRegistry(aws_fakes.TABLES["registry"]).put(
+            Target(
+                target_id=TARGET_ID,
+                host=sshd_server.host,
+                port=sshd_server.port,
+                user=sshd_server.user,
+                wp_path=sshd_server.wp_path,
+                secret_arn=key_secret,
+                owners=[OWNER],
+                multisite=True,
+                network_admins=[OWNER],
+            )
+        )
+        events = boto3.client("events", region_name=REGION)
+        events.create_event_bus(Name="wp-agent")
+        sqs = boto3.client("sqs", region_name=REGION)
+        queue_url = sqs.create_queue(QueueName="backend-events")["QueueUrl"]
+        queue_arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"][
+            "QueueArn"
+        ]
+        events.put_rule(
+            Name="to-backend", EventBusName="wp-agent", EventPattern=json.dumps({"source": ["argo.wp-agent"]})
+        )
+        events.put_targets(
+            Rule="to-backend", EventBusName="wp-agent", Targets=[{"Id": "q", "Arn": queue_arn}]
+        )
+
+        role = boto3.client("iam", region_name=REGION).create_role(
+            RoleName="run-workflow", AssumeRolePolicyDocument="{}"
+        )["Role"]["Arn"]
+        code = io.BytesIO()
+        with zipfile.ZipFile(code, "w") as archive:
+            archive.writestr("handler.py", "")
+        lambda_client = boto3.client("lambda", region_name=REGION)
+        arns = {
+            name: lambda_client.create_function(
+                FunctionName=name,
+                Runtime="python3.12",
+                Role=role,
+                Handler="handler.lambda_handler",
+                Code={"ZipFile": code.getvalue()},
+            )["FunctionArn"]
+            for name in HANDLERS
+        }
+        definition = state_machine_definition(template, arns, region=REGION, account=ACCOUNT)
+        sfn = boto3.client("stepfunctions", region_name=REGION)
+        machine = sfn.create_state_machine(
+            name="wp-agent-runs", definition=json.dumps(definition), roleArn=role
+        )["stateMachineArn"]
+        definition["States"]["WaitForApproval"]["TimeoutSeconds"] = 2
+        short = sfn.create_state_machine(
+            name="wp-agent-runs-short", definition=json.dumps(definition), roleArn=role
+        )["stateMachineArn"]
+        monkeypatch.setenv("WP_AGENT_STATE_MACHINE_ARN", machine)
+        yield ServerlessStack(
+            rig=sshd_server,
+            model=scripted_anthropic,
+            dispatcher=dispatcher,
+            sfn=sfn,
+            machine_arn=machine,
+            short_wait_machine_arn=short,
+            queue_url=queue_url,
+            site=site,
+        )
+    _reset_handlers()
+    site.reset()

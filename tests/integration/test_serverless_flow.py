@@ -1,0 +1,262 @@
+"""A run through the serverless stack: API events → synthesized state machine (moto, real execution)
+→ real handlers → real sshd + simulator. Issue 5's end-to-end checks."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import functions.turn.handler as turn_handler
+from tests.fakes.anthropic_server import (
+    RecordedRequest,
+    delay,
+    reply_text,
+    reply_tool_use,
+    tool_results,
+    tool_results_text,
+)
+from tests.fakes.serverless import ANTHROPIC_TEST_KEY, OWNER, TARGET_ID, LambdaDiedError, ServerlessStack
+from wp_agent.executors.ssh import SshWpCli
+from wp_agent.service.lambda_setup import secure_root_handlers
+
+pytestmark = pytest.mark.sshd
+SESSION = "ses_flow_0001"
+
+
+def start(stack: ServerlessStack, message: str, session: str = SESSION) -> dict[str, Any]:
+    status, body = stack.api(
+        "POST", f"/v1/sessions/{session}/messages", body={"message": message, "targetId": TARGET_ID}
+    )
+    assert status == 202, body
+    return dict(body)
+
+
+def delete_45_script(stack: ServerlessStack, final: str = "削除しました。") -> None:
+    stack.model.enqueue(
+        reply_tool_use([("wp_cli", {"command": "post delete 45", "reason": "指示された投稿を削除"})]),
+        reply_text(final),
+    )
+
+
+def test_approve_path_runs_the_held_command_once(serverless: ServerlessStack) -> None:
+    stack = serverless
+    delete_45_script(stack)
+    run = start(stack, "ID 45 の投稿を削除して")
+    view = stack.wait_for(SESSION, "AwaitingApproval")
+    pending = view["pendingApproval"]
+    assert pending["commands"] == [
+        {
+            "command": "post delete 45",
+            "summary": "投稿（ID: 45）をゴミ箱へ移動します",
+            "impact": "ゴミ箱から復元できますが、サイトからは見えなくなります。",
+        }
+    ]
+    assert stack.site.get_post(45)["post_status"] == "draft"  # type: ignore[index]
+
+    approval = pending["approvalId"]
+    path = f"/v1/sessions/{SESSION}/approvals/{approval}"
+    status, body = stack.api("POST", path, body={"decision": "approve"}, user="user-2")
+    assert (status, body["error"]["code"]) == (403, "NOT_REQUESTER")
+    status, body = stack.api("POST", path, body={"decision": "approve", "comment": "OK"})
+    assert status == 200, body
+
+    view = stack.wait_for(SESSION, "Completed")
+    assert view["result"]["success"] is True
+    assert view["result"]["response"] == "削除しました。"
+    assert stack.site.get_post(45)["post_status"] == "trash"  # type: ignore[index]
+    assert [c["command"] for c in view["executedCommands"]] == ["post delete 45"]
+    execution = stack.execution(run["runId"])
+    assert stack.wait_for_execution(execution["executionArn"]) == "SUCCEEDED"
+
+    status, body = stack.api("POST", path, body={"decision": "approve"})
+    assert (status, body["error"]["code"]) == (409, "APPROVAL_ALREADY_DECIDED")
+
+    kinds = [r["type"] for r in stack.audit(SESSION)]
+    assert kinds.count("command_executed") == 1
+    assert {"approval_requested", "approval_approved", "command_executed"} <= set(kinds)
+    approved = next(r for r in stack.audit(SESSION) if r["type"] == "approval_approved")
+    assert approved["approver"] == OWNER
+    detail_types = [e["detail-type"] for e in stack.events()]
+    assert detail_types == ["Approval Requested", "Run Completed"]
+
+    # Step Functions carries ids only: no message, command or output in any state's input/output.
+    for event in stack.history(execution["executionArn"]):
+        for details in event.values():
+            if isinstance(details, dict) and ("input" in details or "output" in details):
+                text = json.dumps(details)
+                assert "post delete" not in text
+                assert "投稿" not in text
+
+
+def test_reject_path_tells_the_model_and_changes_nothing(serverless: ServerlessStack) -> None:
+    stack = serverless
+
+    def after_rejection(request: RecordedRequest) -> Any:
+        result = tool_results(request)[0]
+        assert result["is_error"] is True
+        return reply_text("削除は取りやめました。")
+
+    stack.model.enqueue(
+        reply_tool_use([("wp_cli", {"command": "post delete 45", "reason": "削除"})]), after_rejection
+    )
+    start(stack, "ID 45 を削除して")
+    approval = stack.wait_for(SESSION, "AwaitingApproval")["pendingApproval"]["approvalId"]
+    status, body = stack.api(
+        "POST",
+        f"/v1/sessions/{SESSION}/approvals/{approval}",
+        body={"decision": "reject", "comment": "やめます"},
+    )
+    assert status == 200, body
+    view = stack.wait_for(SESSION, "Completed")
+    assert view["result"]["response"] == "削除は取りやめました。"
+    assert stack.site.get_post(45)["post_status"] == "draft"  # type: ignore[index]
+    assert "approval_rejected" in [r["type"] for r in stack.audit(SESSION)]
+    assert "command_executed" not in [r["type"] for r in stack.audit(SESSION)]
+
+
+def test_approval_timeout_ends_the_run_cleanly(
+    serverless: ServerlessStack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stack = serverless
+    monkeypatch.setenv("WP_AGENT_STATE_MACHINE_ARN", stack.short_wait_machine_arn)
+    stack.model.enqueue(reply_tool_use([("wp_cli", {"command": "post delete 45", "reason": "削除"})]))
+    start(stack, "ID 45 を削除して")
+    view = stack.wait_for(SESSION, "Failed", timeout=60)
+    assert view["result"]["error"]["code"] == "CONFIRMATION_REQUIRED"
+    assert "期限" in view["result"]["error"]["message"]
+    assert stack.site.get_post(45)["post_status"] == "draft"  # type: ignore[index]
+    assert "approval_expired" in [r["type"] for r in stack.audit(SESSION)]
+    assert [e["detail-type"] for e in stack.events()] == ["Approval Requested", "Run Failed"]
+
+
+def test_cancel_stops_the_run(serverless: ServerlessStack) -> None:
+    stack = serverless
+    stack.model.enqueue(
+        delay(3.0, then=reply_tool_use([("wp_cli", {"command": "post delete 45", "reason": "削除"})]))
+    )
+    run = start(stack, "ID 45 を削除して")
+    stack.wait_for(SESSION, "Planning")
+    status, view = stack.api("POST", f"/v1/sessions/{SESSION}/cancel")
+    assert status == 200
+    assert view["status"] == "Cancelled"
+    execution = stack.execution(run["runId"])
+    # Stopped by the API, or ended by its next turn seeing the cancel: never a failed execution.
+    assert stack.wait_for_execution(execution["executionArn"]) in {"ABORTED", "SUCCEEDED"}
+    assert stack.wait_for(SESSION, "Cancelled")["status"] == "Cancelled"
+    assert stack.site.get_post(45)["post_status"] == "draft"  # type: ignore[index]
+
+
+def test_a_retried_turn_does_not_run_a_command_twice(
+    serverless: ServerlessStack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stack = serverless
+    title = "重複しないはずの記事"
+    command = f"post create --post_title='{title}' --post_status=draft --porcelain"
+
+    def after_retry(request: RecordedRequest) -> Any:
+        assert "結果は不明" in tool_results_text(request)
+        return reply_tool_use(
+            [("wp_cli", {"command": f"post list --s='{title}' --format=count", "reason": "作成されたか確認"})]
+        )
+
+    stack.model.enqueue(
+        reply_tool_use([("wp_cli", {"command": command, "reason": "記事を作成"})]),
+        after_retry,
+        lambda request: reply_text("記事は1件作成されています。"),
+    )
+    real_run = SshWpCli.run
+
+    def run_then_die(self: SshWpCli, argv: Any) -> Any:
+        real_run(self, argv)
+        monkeypatch.setattr(SshWpCli, "run", real_run)
+        raise LambdaDiedError  # the Lambda dies after the command ran, before recording its result
+
+    stack.dispatcher.before["turn"] = lambda event: monkeypatch.setattr(SshWpCli, "run", run_then_die)
+    start(stack, f"「{title}」という下書きを作って")
+    view = stack.wait_for(SESSION, "Completed", timeout=90)
+    assert len([p for p in stack.site.posts(status="draft") if p["post_title"] == title]) == 1
+    assert [name for name, _ in stack.dispatcher.calls].count("turn") >= 3  # the first attempt was retried
+    kinds = [r["type"] for r in stack.audit(SESSION)]
+    assert kinds.count("command_outcome_unknown") == 1
+    assert view["result"]["response"] == "記事は1件作成されています。"
+
+
+def test_blocked_command_in_the_cloud_run(serverless: ServerlessStack) -> None:
+    stack = serverless
+    stack.model.enqueue(
+        reply_tool_use([("wp_cli", {"command": "db drop --yes", "reason": "指示どおり"})]),
+        reply_text("実行できません。"),
+    )
+    start(stack, "db dropして")
+    view = stack.wait_for(SESSION, "Completed")
+    assert view["result"]["error"]["code"] == "COMMAND_BLOCKED"
+    assert [r["type"] for r in stack.audit(SESSION)] == ["command_blocked"]
+    assert [e["detail-type"] for e in stack.events()] == ["Run Failed"]
+
+
+def test_no_secret_reaches_a_log_line(
+    serverless: ServerlessStack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Everything written to stdout/stderr (Powertools JSON lines, EMF) and through the root logger
+    (where the Lambda runtime's handler sits), with every library at DEBUG."""
+    stack = serverless
+    root = logging.getLogger()
+    runtime_output = io.StringIO()
+    runtime_handler = logging.StreamHandler(runtime_output)  # plays the Lambda runtime's root handler
+    root.addHandler(runtime_handler)
+    previous_level = root.level
+    root.setLevel(logging.DEBUG)
+    secure_root_handlers()
+    powertools_output = io.StringIO()  # where the handlers' Powertools Logger writes (stdout in Lambda)
+    powertools_handler = turn_handler.logger.registered_handler
+    assert isinstance(powertools_handler, logging.StreamHandler)
+    original_stream = powertools_handler.setStream(powertools_output)
+    password = "Secr3tPassw0rd!"
+    stack.model.enqueue(
+        reply_tool_use(
+            [
+                (
+                    "wp_cli",
+                    {
+                        "command": f"user create hanako2 hanako2@example.com --role=author --user_pass={password}",
+                        "reason": "作成",
+                    },
+                )
+            ]
+        ),
+        reply_text("ユーザーを作成しました。"),
+    )
+    try:
+        status, _ = stack.api(
+            "POST",
+            f"/v1/sessions/{SESSION}/messages",
+            body={
+                "message": f"hanako2 というユーザーを作って。パスワードは {password} で",
+                "targetId": TARGET_ID,
+            },
+        )
+        assert status == 202
+        view = stack.wait_for(SESSION, "Completed")
+    finally:
+        root.removeHandler(runtime_handler)
+        root.setLevel(previous_level)
+        powertools_handler.setStream(original_stream)
+    assert view["result"]["success"] is True
+    sent = stack.model.requests[0].headers
+    assert ANTHROPIC_TEST_KEY in sent.get("authorization", "") + sent.get("x-api-key", "")  # the key was used
+    captured = capsys.readouterr()
+    everything = captured.out + captured.err + runtime_output.getvalue() + powertools_output.getvalue()
+    assert "command executed" in everything  # the run was logged
+    assert "Request options" in everything  # library debug lines were logged too
+    private_key = Path(stack.rig.client_key_path).read_text(encoding="utf-8")
+    key_body = [line for line in private_key.splitlines() if line and not line.startswith("-----")]
+    for secret in (password, ANTHROPIC_TEST_KEY, *key_body):
+        assert secret not in everything
+    audit = json.dumps(stack.audit(SESSION), default=str)
+    assert password not in audit
+    assert "--user_pass=***" in audit
