@@ -92,7 +92,7 @@ def _last_blocked_without_recovery(state: SessionState) -> CommandRecord | None:
         (
             i
             for i, r in enumerate(commands)
-            if r.status is CommandStatus.BLOCKED and r.rule.startswith(("blocked.", "custom.deny"))
+            if r.status is CommandStatus.BLOCKED and r.rule.startswith(("blocked.", "custom.deny", "scope."))
         ),
         default=None,
     )

@@ -27,7 +27,10 @@ class AgentRunner:
         target_id: str = "local",
         session_id: str | None = None,
         site_url: str | None = None,
+        network_admin: bool = True,
     ) -> AgentOutput:
+        """Run to the end; locally the operator is the site's administrator (network commands allowed
+        unless the input scopes the run to one site)."""
         state = new_session(
             agent_input,
             session_id=session_id or f"ses_{uuid.uuid4().hex[:20]}",
@@ -35,6 +38,7 @@ class AgentRunner:
             target_id=target_id,
             site_url=site_url,
         )
+        state.network_admin = network_admin
         self.last_state = state
         max_iterations = agent_input.max_iterations or self._deps.settings.agent_max_iterations
         # Each pass either calls the model (bounded by max_iterations) or ends; the cap is a backstop.

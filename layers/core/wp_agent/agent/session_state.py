@@ -129,6 +129,8 @@ class SessionState(StateModel):
     elapsed_ms: int = 0
     usage: ModelUsage = Field(default_factory=ModelUsage)
     site_url: str | None = None
+    # May run network-level commands when no site is chosen (set from the target's network admins).
+    network_admin: bool = False
     stop_reason: Literal["repeated_command", "command_cap", "iteration_cap"] | None = None
     result: AgentOutput | None = None
     version: int = 0

@@ -40,6 +40,7 @@ from wp_agent.agent.session_state import (
     SessionState,
     SessionStatus,
 )
+from wp_agent.agent.site_scope import apply_site_scope
 from wp_agent.agent.tool_output import render_tool_result
 from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, WpAgentError
@@ -272,6 +273,11 @@ class AgentTurn:
             state.stop_reason = "iteration_cap"
             return self._stop_for_loop(state)
 
+        options = state.input.multisite
+        if options is not None and options.site_id is not None and state.site_url is None:
+            self._resolve_site_id(state, options.site_id)
+            if state.status.terminal:
+                return TurnResult.FAILED
         state.status = SessionStatus.PLANNING
         self._checkpoint(state)
         self._emit("model_call", "AIが次の手順を考えています…")
@@ -352,7 +358,7 @@ class AgentTurn:
                     is_error=True,
                 )
                 continue
-            decision = self._deps.policy.classify(tool_input.command)
+            decision = apply_site_scope(self._deps.policy.classify(tool_input.command), state)
             record = self._new_record(state, tool_use_id, tool_input, decision)
             if decision.blocked:
                 record.status = CommandStatus.BLOCKED
@@ -616,6 +622,42 @@ class AgentTurn:
             if message["role"] == "assistant" and isinstance(message["content"], list):
                 return [str(b["id"]) for b in message["content"] if b.get("type") == "tool_use"]
         return []
+
+    def _resolve_site_id(self, state: SessionState, site_id: int) -> None:
+        """multisite.siteId → the site's URL (`site list`), before the model runs; every command of
+        the session then carries `--url=<that URL>`."""
+        decision = self._deps.policy.classify_argv(["site", "list", f"--site__in={site_id}", "--field=url"])
+        record = CommandRecord(
+            tool_use_id=f"system-site-{state.run_id}",
+            run_id=state.run_id,
+            command=" ".join(decision.argv),
+            argv=list(decision.argv),
+            reason="マルチサイトの対象サイトIDをURLに変換",
+            category=decision.category,
+            rule=decision.rule,
+            policy_reason=decision.reason_ja,
+            command_path=list(decision.command_path),
+            status=CommandStatus.QUEUED,
+            iteration=0,
+        )
+        existing = state.record(record.tool_use_id)
+        if existing is None:
+            state.commands.append(record)
+        found = existing or record
+        if not found.succeeded:  # a read-only lookup: safe to run again after a retried turn
+            found.status = CommandStatus.QUEUED
+            self._execute(state, found)
+        url = found.stdout.strip().splitlines()[0].strip() if found.succeeded and found.stdout.strip() else ""
+        if not url.startswith(("http://", "https://")):
+            error = WpAgentError(
+                AgentErrorCode.UNKNOWN_ERROR,
+                f"マルチサイトのサイトID {site_id} が見つかりません。site list で存在するサイトを確認してください。",
+                details={"reason": "site_not_found", "siteId": site_id},
+            )
+            self._finish(state, SessionStatus.FAILED, error=error)
+            return
+        state.site_url = url
+        self._checkpoint(state)
 
     def _skip_confirmation(self, state: SessionState) -> bool:
         return state.input.skip_destructive_confirmation and self._deps.settings.agent_allow_skip_confirmation

@@ -17,7 +17,7 @@ from wp_agent.agent.turn import ProgressEvent
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import ModelProvider, Settings, WpCliMode
 from wp_agent.errors import AgentErrorCode, WpAgentError
-from wp_agent.models.agent_io import AgentInput, AgentOutput
+from wp_agent.models.agent_io import AgentInput, AgentOutput, MultisiteOptions
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,6 +35,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--max-iterations", type=int, default=None, metavar="N", help="model calls at most (1-50)"
     )
     parser.add_argument("--user", default="local-user", help="requester id recorded in the audit log")
+    site = parser.add_mutually_exclusive_group()
+    site.add_argument("--site-url", help="multisite: run every command on this site (--url)")
+    site.add_argument("--site-id", type=int, help="multisite: the site's blog id (resolved with site list)")
+    site.add_argument("--network-wide", action="store_true", help="multisite: the whole network")
     parser.set_defaults(handler=run)
 
 
@@ -103,7 +107,14 @@ def _check_model_configuration(settings: Settings) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
-        agent_input = AgentInput(message=args.instruction, max_iterations=args.max_iterations)
+        multisite = None
+        if args.site_url or args.site_id is not None or args.network_wide:
+            multisite = MultisiteOptions(
+                site_url=args.site_url, site_id=args.site_id, network_wide=args.network_wide
+            )
+        agent_input = AgentInput(
+            message=args.instruction, max_iterations=args.max_iterations, multisite=multisite
+        )
     except ValidationError as exc:
         fields = ", ".join(str(e["loc"][0]) for e in exc.errors())
         print(f"入力エラー: {fields} が正しくありません（{exc.errors()[0]['msg']}）", file=sys.stderr)
@@ -129,7 +140,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
     try:
-        output = AgentRunner(deps, approvals).run(agent_input, user_id=args.user)
+        output = AgentRunner(deps, approvals).run(agent_input, user_id=args.user, site_url=args.site_url)
     finally:
         deps.wp_cli.close()
     if args.json:

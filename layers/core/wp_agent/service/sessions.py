@@ -108,6 +108,7 @@ class SessionService:
                 target_id=target.target_id,
                 site_url=site_url,
             )
+            state.network_admin = target.multisite and target.network_admin(user_id)
         else:
             if not state.status.terminal:
                 raise ApiError(

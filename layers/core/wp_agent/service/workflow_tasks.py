@@ -149,6 +149,7 @@ def start_scheduled_run(runtime: AwsRuntime, payload: dict[str, Any]) -> dict[st
         target_id=run.target_id,
         site_url=site_url,
     )
+    state.network_admin = target.multisite and target.network_admin(run.owner_id)
     state.status = SessionStatus.PLANNING
     runtime.sessions.save(state)
     runtime.telemetry.count(REQUESTS_TOTAL)

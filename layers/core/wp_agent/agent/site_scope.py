@@ -1,0 +1,77 @@
+"""Multisite scope of a session (UC-6): commands go to the session's site, and network-level
+commands only run for network administrators. Applied after the policy, so it only ever tightens."""
+
+from __future__ import annotations
+
+import dataclasses
+from urllib.parse import urlsplit
+
+from wp_agent.agent.session_state import SessionState
+from wp_agent.policy import PolicyCategory, PolicyDecision
+from wp_agent.policy.parsed_command import ParsedCommand
+
+# Commands that change the network rather than one site.
+_NETWORK_PATHS: tuple[tuple[str, ...], ...] = (
+    ("site", "create"),
+    ("site", "delete"),
+    ("site", "archive"),
+    ("site", "unarchive"),
+    ("site", "activate"),
+    ("site", "deactivate"),
+    ("site", "spam"),
+    ("site", "unspam"),
+    ("site", "public"),
+    ("site", "private"),
+    ("site", "option"),
+    ("super-admin",),
+    ("theme", "enable"),
+    ("theme", "disable"),
+)
+
+
+def normalise_site_url(url: str) -> str:
+    parts = urlsplit(url.strip())
+    path = parts.path if parts.path.endswith("/") else parts.path + "/"
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{path}"
+
+
+def network_commands_allowed(state: SessionState) -> bool:
+    options = state.input.multisite
+    if options is not None and options.network_wide:
+        return True  # the API only accepts networkWide from a network administrator
+    if options is not None and (options.site_id is not None or options.site_url is not None):
+        return False  # scoped to one site
+    return state.network_admin
+
+
+def _is_network_command(parsed: ParsedCommand, path: tuple[str, ...]) -> bool:
+    return parsed.has_flag("network") or any(path[: len(p)] == p for p in _NETWORK_PATHS)
+
+
+def _blocked(decision: PolicyDecision, rule: str, reason: str) -> PolicyDecision:
+    return dataclasses.replace(decision, category=PolicyCategory.BLOCKED, rule=rule, reason_ja=reason)
+
+
+def apply_site_scope(decision: PolicyDecision, state: SessionState) -> PolicyDecision:
+    if decision.blocked:
+        return decision
+    parsed = ParsedCommand.from_argv(decision.argv)
+    if _is_network_command(parsed, decision.command_path) and not network_commands_allowed(state):
+        return _blocked(
+            decision,
+            "scope.network_admin_required",
+            "ネットワーク全体に関わる操作（サイトの作成・削除、--network など）はネットワーク管理者だけが実行できます",
+        )
+    if state.site_url is None:
+        return decision
+    urls = parsed.option_values("url")
+    target = normalise_site_url(state.site_url)
+    if any(normalise_site_url(u) != target for u in urls):
+        return _blocked(
+            decision,
+            "scope.other_site",
+            f"このセッションの対象は {state.site_url} です。別のサイトは操作できません",
+        )
+    if not urls:
+        return dataclasses.replace(decision, argv=(*decision.argv, f"--url={state.site_url}"))
+    return decision

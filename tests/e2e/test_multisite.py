@@ -1,0 +1,129 @@
+"""UC-6 over the real sshd: a run scoped to one site of the simulated network, and network commands."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.anthropic_server import (
+    RecordedRequest,
+    ScriptedAnthropicServer,
+    reply_text,
+    reply_tool_use,
+    tool_results_text,
+)
+from tests.fakes.sshd import SshdRig
+from wp_agent.simulator import SiteStore
+
+pytestmark = pytest.mark.sshd
+EN = "https://example.test/en/"
+
+
+@pytest.fixture
+def site(sshd_server: SshdRig) -> Iterator[SiteStore]:
+    store = SiteStore(sshd_server.site_file)
+    store.reset()
+    yield store
+    store.reset()
+
+
+def ask(
+    server: ScriptedAnthropicServer, rig: SshdRig, tmp_path: Path, *args: str
+) -> tuple[int, dict[str, Any]]:
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_BASE_URL": server.base_url,
+        "WP_AGENT_API_RETRY_BASE_SECONDS": "0.01",
+        **rig.environment(),
+    }
+    completed = subprocess.run(
+        [sys.executable, "-m", "wp_agent.cli.main", "ask", "--json", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    return completed.returncode, json.loads(completed.stdout)
+
+
+def test_run_scoped_to_one_site(
+    sshd_server: SshdRig, site: SiteStore, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
+) -> None:
+    english = [p["ID"] for p in site.posts(blog_id=2)]
+
+    def answer(request: RecordedRequest) -> Any:
+        rows = json.loads(tool_results_text(request).split(">", 1)[1].rsplit("</tool_output>", 1)[0])
+        return reply_text("英語サイトの投稿: " + ", ".join(str(r["ID"]) for r in rows))
+
+    scripted_anthropic.enqueue(
+        reply_tool_use(
+            [("wp_cli", {"command": "post list --format=json --fields=ID,post_title", "reason": "一覧"})]
+        ),
+        answer,
+    )
+    code, output = ask(scripted_anthropic, sshd_server, tmp_path, "--site-url", EN, "投稿一覧を見せて")
+    assert code == 0, output
+    assert output["executedCommands"][0]["command"] == "post list --format=json --fields=ID,post_title"
+    shown = output["response"].split("\n")[0].removeprefix("英語サイトの投稿: ").split(", ")
+    assert sorted(map(int, shown)) == sorted(english)
+    assert EN in scripted_anthropic.message_requests[0].json["messages"][-1]["content"]
+
+
+def test_site_id_is_resolved_and_other_sites_are_refused(
+    sshd_server: SshdRig, site: SiteStore, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
+) -> None:
+    scripted_anthropic.enqueue(
+        reply_tool_use(
+            [
+                (
+                    "wp_cli",
+                    {
+                        "command": "post list --url=https://example.test/shop/ --format=count",
+                        "reason": "別サイト",
+                    },
+                )
+            ]
+        ),
+        reply_text("別のサイトは操作できませんでした。"),
+    )
+    code, output = ask(scripted_anthropic, sshd_server, tmp_path, "--site-id", "2", "ショップの投稿数は？")
+    assert code == 1
+    assert output["error"]["code"] == "COMMAND_BLOCKED"
+    assert output["executedCommands"][0]["command"] == "site list --site__in=2 --field=url"
+    assert "scope" not in json.dumps(output)  # the reason is Japanese, the rule id stays internal
+    assert "https://example.test/en/" in output["error"]["details"]["reason"]
+
+
+def test_network_admin_creates_a_site(
+    sshd_server: SshdRig, site: SiteStore, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
+) -> None:
+    scripted_anthropic.enqueue(
+        reply_tool_use(
+            [
+                (
+                    "wp_cli",
+                    {
+                        "command": "site create --slug=tokyo --title='東京支店' --email=admin@example.test --porcelain",
+                        "reason": "作成",
+                    },
+                )
+            ]
+        ),
+        reply_text("サイトを作成しました。"),
+    )
+    code, output = ask(
+        scripted_anthropic, sshd_server, tmp_path, "--network-wide", "東京支店のサイトを作って"
+    )
+    assert code == 0, output
+    assert any(row["path"] == "/tokyo/" for row in site.network().sites)
