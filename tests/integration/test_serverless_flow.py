@@ -260,3 +260,55 @@ def test_no_secret_reaches_a_log_line(
     audit = json.dumps(stack.audit(SESSION), default=str)
     assert password not in audit
     assert "--user_pass=***" in audit
+
+
+def test_scheduled_run_waits_for_approval_and_expires_cleanly(serverless: ServerlessStack) -> None:
+    """EventBridge Scheduler starts the workflow with ScheduledRunInput (no session yet)."""
+    stack = serverless
+    stack.model.enqueue(reply_tool_use([("wp_cli", {"command": "post delete 45", "reason": "定期削除"})]))
+    schedule_input = {
+        "scheduleId": "sch_0123456789abcdef0123",
+        "ownerId": OWNER,
+        "targetId": TARGET_ID,
+        "agentInput": {"message": "古い下書きを削除して"},
+        "scheduledTime": "2026-11-23T00:00:00Z",
+    }
+    execution = stack.sfn.start_execution(
+        stateMachineArn=stack.short_wait_machine_arn, input=json.dumps(schedule_input)
+    )["executionArn"]
+    assert stack.wait_for_execution(execution) == "FAILED"  # the run ended in RunFailed after ExpireApproval
+    session = "sch_0123456789abcdef0123-20261123000000"
+    view = stack.wait_for(session, "Failed")
+    assert view["result"]["error"]["code"] == "CONFIRMATION_REQUIRED"
+    assert stack.site.get_post(45)["post_status"] == "draft"  # type: ignore[index]
+    states = [
+        e["stateEnteredEventDetails"]["name"]
+        for e in stack.history(execution)
+        if "stateEnteredEventDetails" in e
+    ]
+    assert states[:3] == ["HasSession", "PrepareScheduledRun", "AgentTurn"]
+    assert "WaitForApproval" in states
+    assert "ExpireApproval" in states
+    assert [e["detail-type"] for e in stack.events()] == ["Approval Requested", "Run Failed"]
+
+
+def test_scheduled_run_of_an_owner_who_lost_the_target_is_recorded(serverless: ServerlessStack) -> None:
+    stack = serverless
+    schedule_input = {
+        "scheduleId": "sch_ffffffffffffffffffff",
+        "ownerId": "someone-else",
+        "targetId": TARGET_ID,
+        "agentInput": {"message": "投稿一覧"},
+        "scheduledTime": "2026-11-23T00:00:00Z",
+    }
+    execution = stack.sfn.start_execution(
+        stateMachineArn=stack.machine_arn, input=json.dumps(schedule_input)
+    )["executionArn"]
+    assert stack.wait_for_execution(execution) == "FAILED"
+    states = [
+        e["stateEnteredEventDetails"]["name"]
+        for e in stack.history(execution)
+        if "stateEnteredEventDetails" in e
+    ]
+    assert states == ["HasSession", "PrepareScheduledRun", "RecordScheduledRunFailure", "RunFailed"]
+    assert stack.model.request_count == 0  # nothing ran for a schedule whose owner may not use the target
