@@ -11,7 +11,6 @@ import time
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from aws_lambda_powertools import Logger, Tracer
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.event_handler.openapi.params import Body, Header
@@ -35,17 +34,12 @@ from wp_agent.models.target import Target
 from wp_agent.service.api_errors import ApiError
 from wp_agent.service.api_identity import is_admin, user_id_from
 from wp_agent.service.idempotency import IdempotentRequests
-from wp_agent.service.lambda_setup import configure_logging, register_snapstart_hooks
-from wp_agent.service.runtime import LazyRuntime
+from wp_agent.service.lambda_setup import handler_tools
 from wp_agent.service.sessions import SessionService
 from wp_agent.service.targets import TargetService
 from wp_agent.telemetry import REQUESTS_DURATION_SECONDS
 
-logger = Logger()
-tracer = Tracer()
-runtime = LazyRuntime()
-configure_logging(logger)
-register_snapstart_hooks(runtime.reset)
+logger, tracer, runtime = handler_tools()
 app = APIGatewayRestResolver(enable_validation=True)
 _idempotency: dict[str, IdempotentRequests] = {}
 

@@ -4,19 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Tracer
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from wp_agent.models.workflow import ApprovalTaskInput
-from wp_agent.service.lambda_setup import configure_logging, register_snapstart_hooks
-from wp_agent.service.runtime import LazyRuntime
+from wp_agent.service.lambda_setup import handler_tools
 from wp_agent.service.workflow_tasks import wait_for_approval
 
-logger = Logger()
-tracer = Tracer()
-runtime = LazyRuntime()
-configure_logging(logger)
-register_snapstart_hooks(runtime.reset)
+logger, tracer, runtime = handler_tools()
 
 
 @logger.inject_lambda_context(clear_state=True)

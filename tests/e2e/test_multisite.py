@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +16,7 @@ from tests.fakes.anthropic_server import (
     reply_tool_use,
     tool_results_text,
 )
+from tests.fakes.cli import ask_json
 from tests.fakes.sshd import SshdRig
 from wp_agent.simulator import SiteStore
 
@@ -37,24 +35,8 @@ def site(sshd_server: SshdRig) -> Iterator[SiteStore]:
 def ask(
     server: ScriptedAnthropicServer, rig: SshdRig, tmp_path: Path, *args: str
 ) -> tuple[int, dict[str, Any]]:
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(tmp_path),
-        "ANTHROPIC_API_KEY": "test-key",
-        "ANTHROPIC_BASE_URL": server.base_url,
-        "WP_AGENT_API_RETRY_BASE_SECONDS": "0.01",
-        **rig.environment(),
-    }
-    completed = subprocess.run(
-        [sys.executable, "-m", "wp_agent.cli.main", "ask", "--json", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
-    return completed.returncode, json.loads(completed.stdout)
+    code, output, _ = ask_json(server, rig, tmp_path, *args)
+    return code, output
 
 
 def test_run_scoped_to_one_site(

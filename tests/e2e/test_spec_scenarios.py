@@ -22,6 +22,7 @@ from tests.fakes.anthropic_server import (
     tool_results,
     tool_results_text,
 )
+from tests.fakes.cli import ask_json
 from tests.fakes.sshd import SshdRig
 from wp_agent.simulator import SiteStore
 
@@ -39,30 +40,7 @@ def site(sshd_server: SshdRig) -> Iterator[SiteStore]:
 def ask(
     server: ScriptedAnthropicServer, rig: SshdRig, tmp_path: Path, instruction: str, *extra: str
 ) -> tuple[int, dict[str, Any], str]:
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(tmp_path),
-        "ANTHROPIC_API_KEY": "test-key",
-        "ANTHROPIC_BASE_URL": server.base_url,
-        "WP_AGENT_AUDIT_FILE": str(tmp_path / "audit.jsonl"),
-        "WP_AGENT_API_RETRY_BASE_SECONDS": "0.01",
-        **rig.environment(),
-    }
-    completed = subprocess.run(
-        [sys.executable, "-m", "wp_agent.cli.main", "ask", "--json", *extra, instruction],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
-    assert completed.stdout.count("\n") == 1, completed.stdout + completed.stderr  # stdout is the JSON only
-    return (
-        completed.returncode,
-        json.loads(completed.stdout),
-        (tmp_path / "audit.jsonl").read_text() if (tmp_path / "audit.jsonl").exists() else "",
-    )
+    return ask_json(server, rig, tmp_path, *extra, instruction)
 
 
 def output_json(request: RecordedRequest, index: int = 0) -> Any:

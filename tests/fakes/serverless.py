@@ -8,10 +8,8 @@
 
 from __future__ import annotations
 
-import io
 import json
 import time
-import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,18 +18,18 @@ from typing import Any
 import boto3
 import pytest
 from moto import mock_aws
-from moto.awslambda_simple.models import LambdaSimpleBackend
 from moto.dynamodb.responses import DynamoHandler
 
 import functions.api.handler as api_handler
 import functions.approval.handler as approval_handler
 import functions.turn.handler as turn_handler
 import functions.workflow_tasks.handler as workflow_tasks_handler
-from infra.definition import state_machine_definition, synthesize_template
+from infra.definition import synthesize_template
 from infra.packaging import LayerDirs, build_core_layer
 from tests.fakes import aws as aws_fakes
 from tests.fakes.anthropic_server import ScriptedAnthropicServer
 from tests.fakes.apigw import LambdaContextStub, call, rest_event
+from tests.fakes.moto_workflow import MOTO_CONFIG, deploy_workflow, dispatch_lambda_invocations
 from tests.fakes.sshd import SshdRig
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
 from wp_agent.adapters.aws.clients import reset_clients
@@ -165,19 +163,6 @@ def serverless(
     template = synthesized_template
     dispatcher = Dispatcher()
 
-    def invoke(
-        self: LambdaSimpleBackend,
-        function_name: str,
-        qualifier: str | None,
-        body: Any,
-        headers: Any,
-        response_headers: dict[str, str],
-    ) -> bytes:
-        result, failed = dispatcher.invoke(function_name.rsplit(":", 1)[-1], json.loads(body))
-        if failed:
-            response_headers["x-amz-function-error"] = "Unhandled"
-        return json.dumps(result).encode()
-
     environment = {
         "AWS_DEFAULT_REGION": REGION,
         "AWS_REGION": REGION,
@@ -196,13 +181,12 @@ def serverless(
     for key, value in environment.items():
         monkeypatch.setenv(key, value)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    monkeypatch.setattr(LambdaSimpleBackend, "invoke", invoke)
+    dispatch_lambda_invocations(monkeypatch, dispatcher.invoke)
     monkeypatch.setattr(DynamoHandler, "call_action", aws_fakes._atomic_call_action)
     _reset_handlers()
     site = SiteStore(sshd_server.site_file)
     site.reset()
-    config: Any = {"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}
-    with mock_aws(config=config):
+    with mock_aws(config=MOTO_CONFIG):
         aws_fakes.create_tables()
         secrets = boto3.client("secretsmanager", region_name=REGION)
         key_secret = secrets.create_secret(
@@ -245,32 +229,8 @@ def serverless(
             Rule="to-backend", EventBusName="wp-agent", Targets=[{"Id": "q", "Arn": queue_arn}]
         )
 
-        role = boto3.client("iam", region_name=REGION).create_role(
-            RoleName="run-workflow", AssumeRolePolicyDocument="{}"
-        )["Role"]["Arn"]
-        code = io.BytesIO()
-        with zipfile.ZipFile(code, "w") as archive:
-            archive.writestr("handler.py", "")
-        lambda_client = boto3.client("lambda", region_name=REGION)
-        arns = {
-            name: lambda_client.create_function(
-                FunctionName=name,
-                Runtime="python3.12",
-                Role=role,
-                Handler="handler.lambda_handler",
-                Code={"ZipFile": code.getvalue()},
-            )["FunctionArn"]
-            for name in HANDLERS
-        }
-        definition = state_machine_definition(template, arns, region=REGION, account=ACCOUNT)
-        sfn = boto3.client("stepfunctions", region_name=REGION)
-        machine = sfn.create_state_machine(
-            name="wp-agent-runs", definition=json.dumps(definition), roleArn=role
-        )["stateMachineArn"]
-        definition["States"]["WaitForApproval"]["TimeoutSeconds"] = 2
-        short = sfn.create_state_machine(
-            name="wp-agent-runs-short", definition=json.dumps(definition), roleArn=role
-        )["stateMachineArn"]
+        deployed = deploy_workflow(template, region=REGION, account=ACCOUNT, short_wait_seconds=2)
+        sfn, machine, short = deployed.client, deployed.arn, deployed.short_wait_arn
         monkeypatch.setenv("WP_AGENT_STATE_MACHINE_ARN", machine)
         yield ServerlessStack(
             rig=sshd_server,

@@ -6,22 +6,18 @@ receives); the handlers' behaviour is tested with the real handlers elsewhere.
 
 from __future__ import annotations
 
-import io
 import json
 import time
 import uuid
-import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import boto3
 import pytest
 from moto import mock_aws
-from moto.awslambda_simple.models import LambdaSimpleBackend
 
 from infra import names
-from infra.definition import state_machine_definition
+from tests.fakes.moto_workflow import MOTO_CONFIG, deploy_workflow, dispatch_lambda_invocations
 
 REGION = "us-east-1"
 S = names.State
@@ -88,51 +84,14 @@ class Workflow:
 def workflow(template: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Iterator[Workflow]:
     lambdas = ScriptedLambdas()
 
-    def invoke(
-        self: LambdaSimpleBackend,
-        function_name: str,
-        qualifier: str | None,
-        body: Any,
-        headers: Any,
-        response_headers: dict[str, str],
-    ) -> bytes:
-        result, failed = lambdas.handle(function_name.rsplit(":", 1)[-1], json.loads(body))
-        if failed:
-            response_headers["x-amz-function-error"] = "Unhandled"
-        return json.dumps(result).encode()
-
-    monkeypatch.setattr(LambdaSimpleBackend, "invoke", invoke)
+    dispatch_lambda_invocations(monkeypatch, lambdas.handle)
     for key, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}.items():
         monkeypatch.setenv(key, value)
-    config: Any = {"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}
-    with mock_aws(config=config):
-        role = boto3.client("iam", region_name=REGION).create_role(
-            RoleName="workflow", AssumeRolePolicyDocument="{}"
-        )["Role"]["Arn"]
-        code = io.BytesIO()
-        with zipfile.ZipFile(code, "w") as archive:
-            archive.writestr("handler.py", "")
-        lambda_client = boto3.client("lambda", region_name=REGION)
-        arns = {
-            name.value: lambda_client.create_function(
-                FunctionName=name.value,
-                Runtime="python3.12",
-                Role=role,
-                Handler="handler.lambda_handler",
-                Code={"ZipFile": code.getvalue()},
-            )["FunctionArn"]
-            for name in names.FunctionName
-        }
-        definition = state_machine_definition(template, arns, region=REGION)
-        client = boto3.client("stepfunctions", region_name=REGION)
-        arn = client.create_state_machine(name="run", definition=json.dumps(definition), roleArn=role)[
-            "stateMachineArn"
-        ]
-        definition["States"][S.WAIT_FOR_APPROVAL]["TimeoutSeconds"] = 1
-        arn_for_timeout = client.create_state_machine(
-            name="run-short-approval", definition=json.dumps(definition), roleArn=role
-        )["stateMachineArn"]
-        yield Workflow(client=client, arn=arn, arn_for_timeout=arn_for_timeout, lambdas=lambdas)
+    with mock_aws(config=MOTO_CONFIG):
+        deployed = deploy_workflow(template, region=REGION)
+        yield Workflow(
+            client=deployed.client, arn=deployed.arn, arn_for_timeout=deployed.short_wait_arn, lambdas=lambdas
+        )
 
 
 IDS = {"sessionId": "session-1", "runId": "run-1"}

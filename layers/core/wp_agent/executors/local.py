@@ -16,7 +16,7 @@ from typing import IO
 
 from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, WpAgentError
-from wp_agent.executors.output import CappedOutput
+from wp_agent.executors.output import CappedOutput, finished_result
 from wp_agent.executors.port import OUTPUT_LIMIT_BYTES, CommandResult
 from wp_agent.policy.masking import command_label
 
@@ -165,24 +165,8 @@ class LocalWpCli:
 
         exit_code = _exit_code(process.returncode)
         duration_ms = int((time.monotonic() - started) * 1000)
-        truncated = stdout.truncated or stderr.truncated
-        logger.debug(
-            "wp-cli finished",
-            extra={
-                "command": label,
-                "exit_code": exit_code,
-                "duration_ms": duration_ms,
-                "stdout_bytes": stdout.total_bytes,
-                "stderr_bytes": stderr.total_bytes,
-                "truncated": truncated,
-            },
-        )
-        return CommandResult(
-            stdout=stdout.text(),
-            stderr=stderr.text(),
-            exit_code=exit_code,
-            duration_ms=duration_ms,
-            truncated=truncated,
+        return finished_result(
+            stdout, stderr, exit_code=exit_code, duration_ms=duration_ms, label=label, via="local"
         )
 
 

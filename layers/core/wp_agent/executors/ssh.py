@@ -23,7 +23,7 @@ import paramiko
 
 from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, WpAgentError
-from wp_agent.executors.output import CappedOutput
+from wp_agent.executors.output import CappedOutput, finished_result
 from wp_agent.executors.port import OUTPUT_LIMIT_BYTES, CommandResult
 from wp_agent.executors.ssh_keys import (
     SshCredentials,
@@ -487,24 +487,8 @@ class SshWpCli:
             )
         if exit_code in _TIMEOUT_EXIT_CODES and duration_ms >= self._timeout_seconds * 1000:
             raise self._timeout_error(label, started)
-        truncated = stdout.truncated or stderr.truncated
-        logger.debug(
-            "wp-cli finished over ssh",
-            extra={
-                "command": label,
-                "exit_code": exit_code,
-                "duration_ms": duration_ms,
-                "stdout_bytes": stdout.total_bytes,
-                "stderr_bytes": stderr.total_bytes,
-                "truncated": truncated,
-            },
-        )
-        return CommandResult(
-            stdout=stdout.text(),
-            stderr=stderr.text(),
-            exit_code=exit_code,
-            duration_ms=duration_ms,
-            truncated=truncated,
+        return finished_result(
+            stdout, stderr, exit_code=exit_code, duration_ms=duration_ms, label=label, via="ssh"
         )
 
     @staticmethod

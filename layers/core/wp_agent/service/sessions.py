@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from wp_agent.adapters.aws.session_store import StaleSessionError
 from wp_agent.agent import lifecycle
@@ -32,6 +34,7 @@ logger = logging.getLogger(__name__)
 SESSION_ID = re.compile(r"^[A-Za-z0-9_\-]{8,64}$")
 APPROVAL_ID = re.compile(r"^apr_[0-9a-f]{20}$")
 _SAVE_ATTEMPTS = 3
+T = TypeVar("T")
 
 
 def check_session_id(session_id: str) -> None:
@@ -166,10 +169,8 @@ class SessionService:
         check_session_id(session_id)
         if not APPROVAL_ID.match(approval_id):
             raise not_found("承認リクエスト", "APPROVAL_NOT_FOUND")
-        for attempt in range(_SAVE_ATTEMPTS):
-            state = self._rt.sessions.load(session_id)
-            if state is None:
-                raise not_found("セッション", "SESSION_NOT_FOUND")
+
+        def record(state: SessionState) -> str | None:
             approval = state.find_approval(approval_id)
             if approval is None:
                 raise not_found("承認リクエスト", "APPROVAL_NOT_FOUND")
@@ -186,50 +187,56 @@ class SessionService:
                 raise ApiError(
                     409, "APPROVAL_ALREADY_DECIDED", f"この承認リクエストは既に{done}されています。"
                 )
-            token = approval.task_token
             decision = ApprovalDecision(
                 approved=body.decision == "approve", decided_by=user_id, comment=body.comment
             )
+            token = approval.task_token
             lifecycle.record_decision(state, decision, self._rt.audit)
-            try:
-                self._rt.sessions.save(state)
-            except StaleSessionError:
-                if attempt + 1 == _SAVE_ATTEMPTS:
-                    raise ApiError(
-                        409, "SESSION_CHANGED", "セッションが更新中です。もう一度お試しください。"
-                    ) from None
-                continue
-            self._rt.telemetry.count(APPROVALS_RESOLVED_TOTAL)
-            if token:
-                # Without a token yet, the approval task answers itself when it stores one.
-                self._rt.workflow.resume(token, {"approvalId": approval_id, "decision": body.decision})
-            return ApprovalDecided(
-                session_id=session_id,
-                approval_id=approval_id,
-                decision=body.decision,
-                status=state.status.value,
-            )
-        raise AssertionError("unreachable")  # pragma: no cover
+            return token
+
+        state, token = self._update(session_id, record)
+        self._rt.telemetry.count(APPROVALS_RESOLVED_TOTAL)
+        if token:
+            # Without a token yet, the approval task answers itself when it stores one.
+            self._rt.workflow.resume(token, {"approvalId": approval_id, "decision": body.decision})
+        return ApprovalDecided(
+            session_id=session_id, approval_id=approval_id, decision=body.decision, status=state.status.value
+        )
 
     # -- cancel ---------------------------------------------------------------------------------
 
     def cancel(self, session_id: str, user_id: str) -> SessionView:
-        for attempt in range(_SAVE_ATTEMPTS):
-            state = self._owned(session_id, user_id)
+        check_session_id(session_id)
+
+        def stop(state: SessionState) -> None:
+            if state.user_id != user_id:
+                raise not_found("セッション", "SESSION_NOT_FOUND")
             if not lifecycle.cancel_run(state):
                 raise ApiError(409, "RUN_NOT_ACTIVE", "実行中の処理はありません。")
+
+        state, _ = self._update(session_id, stop)
+        if state.execution_arn:
+            self._rt.workflow.stop(state.execution_arn, cause="cancelled by the requester")
+        notifications.run_finished(self._rt.events, state, self._rt.telemetry)
+        return session_view(state)
+
+    def _update(self, session_id: str, change: Callable[[SessionState], T]) -> tuple[SessionState, T]:
+        """Load, apply `change` (which refuses with ApiError), save; when another writer got there
+        first, reload and apply again, a few times."""
+        for attempt in range(_SAVE_ATTEMPTS):
+            state = self._rt.sessions.load(session_id)
+            if state is None:
+                raise not_found("セッション", "SESSION_NOT_FOUND")
+            result = change(state)
             try:
                 self._rt.sessions.save(state)
             except StaleSessionError:
-                if attempt + 1 == _SAVE_ATTEMPTS:
-                    raise ApiError(
-                        409, "SESSION_CHANGED", "セッションが更新中です。もう一度お試しください。"
-                    ) from None
-                continue
-            if state.execution_arn:
-                self._rt.workflow.stop(state.execution_arn, cause="cancelled by the requester")
-            notifications.run_finished(self._rt.events, state, self._rt.telemetry)
-            return session_view(state)
+                if attempt + 1 < _SAVE_ATTEMPTS:
+                    continue
+                raise ApiError(
+                    409, "SESSION_CHANGED", "セッションが更新中です。もう一度お試しください。"
+                ) from None
+            return state, result
         raise AssertionError("unreachable")  # pragma: no cover
 
 

@@ -1,0 +1,39 @@
+"""Running `wp-agent ask --json` as a separate process, the way an operator or a script would."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.anthropic_server import ScriptedAnthropicServer
+from tests.fakes.sshd import SshdRig
+
+
+def ask_json(
+    server: ScriptedAnthropicServer, rig: SshdRig, home: Path, *args: str
+) -> tuple[int, dict[str, Any], str]:
+    """Exit code, the AgentOutput printed on stdout (which must hold nothing else), the audit file."""
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_BASE_URL": server.base_url,
+        "WP_AGENT_AUDIT_FILE": str(home / "audit.jsonl"),
+        "WP_AGENT_API_RETRY_BASE_SECONDS": "0.01",
+        **rig.environment(),
+    }
+    completed = subprocess.run(
+        [sys.executable, "-m", "wp_agent.cli.main", "ask", "--json", *args],
+        capture_output=True, text=True, env=env, timeout=120, check=False, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert completed.stdout.count("\n") == 1, completed.stdout + completed.stderr
+    audit = home / "audit.jsonl"
+    return (
+        completed.returncode,
+        json.loads(completed.stdout),
+        audit.read_text(encoding="utf-8") if audit.exists() else "",
+    )
