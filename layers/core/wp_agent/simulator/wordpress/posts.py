@@ -571,9 +571,13 @@ def delete_post(blog: Blog, clock: Clock, post_id: int, *, force: bool) -> PostR
     for other in blog.posts:
         if other["post_parent"] == post_id:
             other["post_parent"] = post["post_parent"]
-    if post["post_type"] != "attachment":
-        for row in blog.postmeta:
-            if row["meta_key"] == "_thumbnail_id" and str(row["meta_value"]) == str(post_id):
-                row["meta_value"] = ""
+    if post["post_type"] == "attachment":
+        # wp_delete_attachment(): delete_metadata('post', null, '_thumbnail_id', $id, true), so
+        # every post that used the file as its featured image loses that meta row.
+        blog.raw["postmeta"] = [
+            row
+            for row in blog.postmeta
+            if not (row["meta_key"] == "_thumbnail_id" and str(row["meta_value"]) == str(post_id))
+        ]
     blog.remove_post(post_id)
     return post

@@ -1,0 +1,126 @@
+"""`wp-agent publish <file.json>`: publish one article (spec §4.4 publishArticle), no model involved."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from pydantic import ValidationError
+
+from wp_agent.adapters.jsonl_audit import JsonlAuditLog
+from wp_agent.cli.exit_codes import ExitCode
+from wp_agent.config import Settings
+from wp_agent.errors import WpAgentError
+from wp_agent.executors.factory import build_wp_cli
+from wp_agent.models.article import PublishArticleInput, PublishArticleOutput
+from wp_agent.policy import CommandPolicy
+from wp_agent.publishing import (
+    ArticlePublisher,
+    InputProblem,
+    PublishErrorCode,
+    input_problems,
+    validation_output,
+)
+
+_STATUS_JA = {
+    "draft": "記事を下書きとして保存しました",
+    "publish": "記事を公開しました",
+    "future": "記事の予約投稿を設定しました",
+}
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "publish",
+        help="JSONファイルの記事をWordPressに投稿します（AIモデルは使いません）",
+        description=(
+            "Publish one article (PublishArticleInput JSON, camelCase) with a fixed WP-CLI sequence. "
+            "Exit codes: 0 success, 1 failed, 2 invalid input, 5 configuration."
+        ),
+    )
+    parser.add_argument("file", help="記事のJSONファイル（- で標準入力）")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print PublishArticleOutput (camelCase JSON) on stdout and nothing else",
+    )
+    parser.add_argument("--site-url", help="multisite: the site to post to when the file has no siteUrl")
+    parser.add_argument(
+        "--wp-user",
+        help="WordPress user to run as (WP-CLI --user): the post author; needed to keep <script>/<iframe>",
+    )
+    parser.add_argument("--user", default="local-user", help="requester id recorded in the audit log")
+    parser.set_defaults(handler=run)
+
+
+def _load(source: str) -> Any:
+    """The JSON document; OSError/ValueError describe why it could not be read."""
+    text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def _refuse_input(args: argparse.Namespace, problems: list[InputProblem]) -> int:
+    output = validation_output(problems)
+    if output.error is not None:
+        print(f"[{output.error.code}] {output.error.message}", file=sys.stderr)
+    if args.json:
+        print(output.to_json())
+    return ExitCode.USAGE
+
+
+def _print_human(
+    output: PublishArticleOutput, article: PublishArticleInput, simulated: bool, out: TextIO
+) -> None:
+    if output.data is None:
+        return
+    prefix = "【サンドボックス】シミュレーションのサイトで" if simulated else ""
+    print(f"{prefix}{_STATUS_JA[article.status]}（投稿ID {output.data.post_id}）", file=out)
+    print(f"URL: {output.data.post_url}", file=out)
+    print(f"編集: {output.data.edit_url}", file=out)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        document = _load(args.file)
+    except OSError as exc:
+        return _refuse_input(
+            args, [InputProblem(args.file, f"ファイルを読み込めません（{exc.strerror or exc}）")]
+        )
+    except ValueError as exc:
+        return _refuse_input(args, [InputProblem(args.file, f"JSONとして解釈できません（{exc}）")])
+    if args.site_url and not args.site_url.startswith(("http://", "https://")):
+        return _refuse_input(
+            args, [InputProblem("--site-url", "http:// または https:// で始まるURLを指定してください")]
+        )
+    try:
+        article = PublishArticleInput.model_validate(document)
+    except ValidationError as exc:
+        return _refuse_input(args, input_problems(exc))
+    try:
+        wp_cli = build_wp_cli(settings)
+    except WpAgentError as exc:
+        print(f"設定エラー: {exc.message_ja}", file=sys.stderr)
+        return ExitCode.CONFIGURATION
+    try:
+        publisher = ArticlePublisher(
+            wp_cli,
+            CommandPolicy.from_settings(settings),
+            audit=JsonlAuditLog(settings.wp_agent_audit_file.expanduser()),
+            user_id=args.user,
+            site_url=args.site_url,
+            wp_user=args.wp_user,
+        )
+        output = publisher.publish(article)
+    finally:
+        wp_cli.close()
+    if args.json:
+        print(output.to_json())
+    else:
+        _print_human(output, article, wp_cli.simulated, sys.stdout)
+    if output.error is not None:
+        print(f"[{output.error.code}] {output.error.message}", file=sys.stderr)
+        return ExitCode.USAGE if output.error.code == PublishErrorCode.VALIDATION_ERROR else ExitCode.FAILED
+    return ExitCode.OK

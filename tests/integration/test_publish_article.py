@@ -1,0 +1,361 @@
+"""publishArticle over the real sshd: ArticlePublisher (and `wp-agent publish`) → SshWpCli → OpenSSH →
+the WP-CLI simulator. Each test checks the simulated site afterwards."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.sshd import SshdRig
+from wp_agent.agent.ports import AuditEventType, MemoryAuditLog
+from wp_agent.cli.main import main
+from wp_agent.executors.ssh import SshWpCli
+from wp_agent.models.article import PublishArticleInput, PublishArticleOutput
+from wp_agent.policy import CommandPolicy
+from wp_agent.publishing import MARKER_META_KEY, ArticlePublisher
+from wp_agent.simulator import SiteStore
+from wp_agent.simulator.model import PostRow
+from wp_agent.simulator.wordpress.taxonomy import object_terms
+
+pytestmark = pytest.mark.sshd
+
+EN = "https://example.test/en/"
+HTML = (
+    "<!-- wp:paragraph -->\n<p class=\"lead\">「AI」と'WordPress' &amp; $HOME `id` $(whoami); a | b > c</p>\n"
+    "<!-- /wp:paragraph -->\n<script>alert(\"x\" + 'y');</script>\n<p>100% \\n 改行\ttab</p>"
+)
+ARTICLE: dict[str, Any] = {
+    "title": "AI活用で変わるWordPress運用",
+    "content": HTML,
+    "categories": ["ai-katsuyou", "wordpress"],
+    "tags": ["生成AI", "業務効率化"],
+    "status": "future",
+    "publishDate": "2030-11-23T09:00:00+09:00",
+    "featuredImageUrl": "https://cdn.example.test/images/ai-hero.jpg?w=1200",
+    "meta": {"description": "AIでWordPress運用を効率化する方法を解説します。", "custom_note": "メモ"},
+}
+
+
+@pytest.fixture
+def site(sshd_server: SshdRig) -> Iterator[SiteStore]:
+    store = SiteStore(sshd_server.site_file)
+    store.reset()
+    yield store
+    store.reset()
+
+
+@pytest.fixture
+def wp(sshd_server: SshdRig) -> Iterator[SshWpCli]:
+    client = SshWpCli(sshd_server.settings())
+    yield client
+    client.close()
+
+
+def publish(wp: SshWpCli, document: dict[str, Any], **kwargs: Any) -> PublishArticleOutput:
+    publisher = ArticlePublisher(wp, CommandPolicy(), **kwargs)
+    return publisher.publish(PublishArticleInput.model_validate(document))
+
+
+def article(**changes: Any) -> dict[str, Any]:
+    return {**ARTICLE, **changes}
+
+
+def snapshot(site: SiteStore, blog_id: int = 1) -> dict[str, Any]:
+    """Everything a half-made publish could leave behind."""
+    blog = site.network().blog(blog_id)
+    return {
+        "posts": sorted(p["ID"] for p in blog.posts),
+        "terms": sorted((t["taxonomy"], t["slug"]) for t in blog.terms),
+        "meta": sorted((m["object_id"], m["meta_key"]) for m in blog.postmeta),
+        "relationships": sorted(tuple(pair) for pair in blog.relationships),
+    }
+
+
+def created_post(site: SiteStore, output: PublishArticleOutput, blog_id: int = 1) -> PostRow:
+    assert output.success, output
+    assert output.data is not None
+    post = site.get_post(output.data.post_id, blog_id=blog_id)
+    assert post is not None
+    return post
+
+
+def terms_of(site: SiteStore, post_id: int, taxonomy: str, blog_id: int = 1) -> dict[str, str]:
+    blog = site.network().blog(blog_id)
+    return {t["slug"]: t["name"] for t in object_terms(blog, post_id, [taxonomy])}
+
+
+def error_of(output: PublishArticleOutput) -> tuple[str, str]:
+    assert not output.success
+    assert output.error is not None
+    return output.error.code, output.error.message
+
+
+# --------------------------------------------------------------------------------- success paths
+
+
+def test_scheduled_article_with_everything(site: SiteStore, wp: SshWpCli) -> None:
+    audit = MemoryAuditLog()
+    output = publish(wp, ARTICLE, audit=audit, user_id="argo", target_id="vps-1")
+    post = created_post(site, output)
+    post_id = post["ID"]
+    assert (post["post_status"], post["post_type"], post["post_title"]) == (
+        "future",
+        "post",
+        ARTICLE["title"],
+    )
+    assert (post["post_date"], post["post_date_gmt"]) == ("2030-11-23 09:00:00", "2030-11-23 00:00:00")
+    assert post["post_content"] == HTML
+    assert terms_of(site, post_id, "category") == {"ai-katsuyou": "ai-katsuyou", "wordpress": "WordPress"}
+    tags = terms_of(site, post_id, "post_tag")
+    assert tags["generative-ai"] == "生成AI"  # existing tag reused
+    assert "業務効率化" in tags.values()  # new tag created
+    [thumbnail] = site.get_post_meta(post_id, "_thumbnail_id")
+    image = site.get_post(int(thumbnail))
+    assert image is not None
+    assert (image["post_type"], image["post_parent"], image["post_mime_type"]) == (
+        "attachment",
+        post_id,
+        "image/jpeg",
+    )
+    assert image["guid"].endswith("/ai-hero.jpg")
+    assert site.get_post_meta(post_id, "description") == [ARTICLE["meta"]["description"]]
+    assert site.get_post_meta(post_id, "custom_note") == ["メモ"]
+    assert len(site.get_post_meta(post_id, MARKER_META_KEY)) == 1
+    assert output.data is not None
+    assert output.data.post_url == f"https://example.test/?p={post_id}"
+    assert output.data.edit_url == f"https://example.test/wp-admin/post.php?post={post_id}&action=edit"
+    executed = [e for e in audit.events if e.type is AuditEventType.COMMAND_EXECUTED]
+    assert len(executed) == 12
+    assert all(e.success and e.user_id == "argo" and e.target_id == "vps-1" for e in executed)
+
+
+@pytest.mark.parametrize(
+    ("publish_date", "timezone_string", "gmt_offset", "local", "gmt"),
+    [
+        ("2030-11-23T00:00:00Z", "Asia/Tokyo", "", "2030-11-23 09:00:00", "2030-11-23 00:00:00"),
+        # No offset: the date is Japan time; the site shows it in its own zone.
+        ("2030-11-23T09:00:00", "Asia/Tokyo", "", "2030-11-23 09:00:00", "2030-11-23 00:00:00"),
+        ("2030-11-23T09:00:00", "America/New_York", "", "2030-11-22 19:00:00", "2030-11-23 00:00:00"),
+        ("2030-07-01T09:00:00+09:00", "America/New_York", "", "2030-06-30 20:00:00", "2030-07-01 00:00:00"),
+        ("2030-11-23T09:00:00+09:00", "", "5.5", "2030-11-23 05:30:00", "2030-11-23 00:00:00"),
+    ],
+)
+def test_schedule_dates_follow_the_site_time_zone(
+    site: SiteStore,
+    wp: SshWpCli,
+    publish_date: str,
+    timezone_string: str,
+    gmt_offset: str,
+    local: str,
+    gmt: str,
+) -> None:
+    site.set_option("timezone_string", timezone_string)
+    site.set_option("gmt_offset", gmt_offset)
+    output = publish(wp, article(publishDate=publish_date, featuredImageUrl=None, categories=None, tags=None))
+    post = created_post(site, output)
+    assert (post["post_status"], post["post_date"], post["post_date_gmt"]) == ("future", local, gmt)
+
+
+def test_publish_now_gets_a_pretty_permalink(site: SiteStore, wp: SshWpCli) -> None:
+    started = datetime.now(UTC).replace(microsecond=0)
+    output = publish(wp, article(status="publish", publishDate=None, categories=["news"], tags=None))
+    post = created_post(site, output)
+    assert post["post_status"] == "publish"
+    published = datetime.strptime(post["post_date_gmt"], "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC)
+    assert started - timedelta(seconds=5) <= published <= datetime.now(UTC) + timedelta(seconds=5)
+    assert output.data is not None
+    assert output.data.post_url == f"https://example.test/{post['post_name']}/"
+    assert post["post_name"].startswith("ai%e6%b4%bb%e7%94%a8")
+    assert terms_of(site, post["ID"], "category") == {"news": "お知らせ"}
+
+
+def test_draft_keeps_its_date_and_stays_unpublished(site: SiteStore, wp: SshWpCli) -> None:
+    output = publish(wp, article(status="draft", featuredImageUrl=None))
+    post = created_post(site, output)
+    assert (post["post_status"], post["post_name"]) == ("draft", "")
+    assert (post["post_date"], post["post_date_gmt"]) == ("2030-11-23 09:00:00", "2030-11-23 00:00:00")
+    assert output.data is not None
+    assert output.data.post_url == f"https://example.test/?p={post['ID']}"
+
+
+def test_multisite_site_url_is_passed_as_url(site: SiteStore, wp: SshWpCli) -> None:
+    main_site = snapshot(site, 1)
+    output = publish(wp, article(siteUrl=EN, status="publish", publishDate=None))
+    post = created_post(site, output, blog_id=2)
+    assert output.data is not None
+    assert output.data.edit_url == f"{EN}wp-admin/post.php?post={post['ID']}&action=edit"
+    assert output.data.post_url.startswith(EN)
+    assert terms_of(site, post["ID"], "category", blog_id=2) == {
+        "ai-katsuyou": "ai-katsuyou",
+        "wordpress": "wordpress",
+    }
+    [thumbnail] = site.get_post_meta(post["ID"], "_thumbnail_id", blog_id=2)
+    assert site.get_post(int(thumbnail), blog_id=2) is not None
+    assert snapshot(site, 1) == main_site
+
+
+def test_unknown_site_url_stops_before_anything_is_created(site: SiteStore, wp: SshWpCli) -> None:
+    before = snapshot(site)
+    code, message = error_of(publish(wp, article(siteUrl="https://example.test/blog/")))
+    assert code == "VALIDATION_ERROR"
+    assert message == (
+        "入力内容に誤りがあります: siteUrl（https://example.test/blog/ に一致するサイトがありません"
+        "（WordPressは https://example.test のサイトとして応答しました））。サイトには何も作成していません。"
+    )
+    assert snapshot(site) == before
+    # A host that no site has is refused by WP-CLI itself.
+    code, message = error_of(publish(wp, article(siteUrl="https://other.test/")))
+    assert code == "PUBLISH_FAILED"
+    assert "（WP-CLI: Error: Site 'other.test/' not found." in message
+    assert snapshot(site) == before
+
+
+def test_large_article_within_one_command(site: SiteStore, wp: SshWpCli) -> None:
+    body = "<p>" + "長文の記事です。" * 4_800 + "</p>"  # about 115 KB: fits the remote shell's 128 KiB
+    post = created_post(site, publish(wp, article(content=body, featuredImageUrl=None)))
+    assert post["post_content"] == body
+    too_big = "<p>" + "長文の記事です。" * 5_200 + "</p>"
+    before = snapshot(site)
+    code, message = error_of(publish(wp, article(content=too_big)))
+    assert code == "VALIDATION_ERROR"
+    assert message.startswith("入力内容に誤りがあります: content（本文とメタデータが大きすぎます")
+    assert snapshot(site) == before
+
+
+# --------------------------------------------------------------------------------- the CLI
+
+
+@pytest.fixture
+def cli_env(sshd_server: SshdRig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name, value in sshd_server.environment().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("WP_AGENT_AUDIT_FILE", str(tmp_path / "audit.jsonl"))
+    monkeypatch.setenv("LOG_LEVEL", "error")
+    return tmp_path
+
+
+def write(directory: Path, document: Any) -> str:
+    path = directory / "article.json"
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    return str(path)
+
+
+def test_cli_publishes_and_prints_only_the_output(
+    site: SiteStore, cli_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["publish", write(cli_env, article(status="publish", publishDate=None)), "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    output = PublishArticleOutput.model_validate_json(captured.out)
+    assert captured.out.count("\n") == 1
+    post = created_post(site, output)
+    assert post["post_status"] == "publish"
+    audit = [json.loads(line) for line in (cli_env / "audit.jsonl").read_text().splitlines()]
+    assert {record["type"] for record in audit} == {"command_executed"}
+    assert any(record["command"].startswith("post create ") for record in audit)
+
+    code = main(["publish", write(cli_env, article(status="draft", featuredImageUrl=None, tags=None))])
+    captured = capsys.readouterr()
+    assert code == 0
+    assert captured.out.startswith("記事を下書きとして保存しました（投稿ID ")
+    assert "編集: https://example.test/wp-admin/post.php?post=" in captured.out
+
+
+@pytest.mark.parametrize(
+    ("document", "fields"),
+    [
+        ({"content": "<p>x</p>", "status": "publish"}, ["title（必須項目です）"]),
+        (article(status="future", publishDate=None), ["publishDate（status が future のときは必須です）"]),
+        (
+            article(featuredImageUrl="file:///etc/passwd", status="later"),
+            ["status（", "featuredImageUrl（http:// または https://"],
+        ),
+        (
+            article(publishDate="2020-01-01T09:00:00+09:00"),
+            ["publishDate（予約公開には現在時刻より2分以上先"],
+        ),
+        ([ARTICLE], ["（JSONオブジェクトで指定してください）"]),
+    ],
+)
+def test_cli_refuses_invalid_input_with_field_names(
+    site: SiteStore,
+    cli_env: Path,
+    capsys: pytest.CaptureFixture[str],
+    document: Any,
+    fields: list[str],
+) -> None:
+    before = snapshot(site)
+    code = main(["publish", write(cli_env, document), "--json"])
+    captured = capsys.readouterr()
+    assert code == 2, captured
+    assert captured.err.startswith("[VALIDATION_ERROR] 入力内容に誤りがあります: ")
+    for field in fields:
+        assert field in captured.err
+    output = PublishArticleOutput.model_validate_json(captured.out)
+    assert output.error is not None
+    assert output.error.code == "VALIDATION_ERROR"
+    assert snapshot(site) == before
+
+
+def test_cli_reports_a_failed_publish(
+    site: SiteStore, cli_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site.set_fault("media import", error="Download failed. Not Found", times=1)
+    code = main(["publish", write(cli_env, ARTICLE)])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert captured.out == ""
+    assert captured.err.startswith("[PUBLISH_FAILED] アイキャッチ画像の取り込みに失敗しました")
+
+
+# --------------------------------------------------------------------------------- failures midway
+
+
+def test_failed_featured_image_import_leaves_nothing(site: SiteStore, wp: SshWpCli) -> None:
+    before = snapshot(site)
+    site.set_fault("media import", error="Download failed. Not Found", times=1)
+    code, message = error_of(publish(wp, ARTICLE))
+    assert code == "PUBLISH_FAILED"
+    assert message == (
+        "アイキャッチ画像の取り込みに失敗しました（WP-CLI: Error: Download failed. Not Found）。"
+        "この処理で作成した 投稿 ID 57 を削除しました。"
+    )
+    assert snapshot(site) == before
+
+
+@pytest.mark.parametrize("failing", ["post term", "post update", "post get"])
+def test_failure_after_the_post_was_created_is_rolled_back(
+    site: SiteStore, wp: SshWpCli, failing: str
+) -> None:
+    before = snapshot(site)
+    site.set_fault(failing, error="Simulated failure", times=1)
+    code, message = error_of(publish(wp, ARTICLE))
+    assert code == "PUBLISH_FAILED"
+    assert "（WP-CLI: Error: Simulated failure）。この処理で作成した 添付画像 ID 58、投稿 ID 57、" in message
+    assert "カテゴリ ID 13（ai-katsuyou）" in message
+    assert "タグ ID 14（業務効率化）" in message
+    assert message.endswith("を削除しました。")
+    assert snapshot(site) == before  # no post, no orphan attachment, no new terms, no meta
+
+
+def test_failed_cleanup_says_what_is_left(site: SiteStore, wp: SshWpCli) -> None:
+    site.set_fault("post update", error="Simulated failure", times=1)
+    site.set_fault("post delete", error="Simulated delete failure")
+    code, message = error_of(publish(wp, ARTICLE))
+    assert code == "PARTIAL_FAILURE"
+    assert message == (
+        "投稿の公開・予約に失敗しました（WP-CLI: Error: Simulated failure）。"
+        "この処理で作成した タグ ID 14（業務効率化）、カテゴリ ID 13（ai-katsuyou） を削除しました。"
+        "添付画像 ID 58、投稿 ID 57 は削除できなかったため、サイトに残っています。"
+        "WordPressの管理画面などで確認して削除してください。"
+    )
+    left = site.get_post(57)
+    assert left is not None
+    assert left["post_status"] == "draft"  # never published
+    assert site.get_post(58) is not None
+    site.clear_faults()
