@@ -211,6 +211,9 @@ def test_no_secret_reaches_a_log_line(
     root.addHandler(runtime_handler)
     previous_level = root.level
     root.setLevel(logging.DEBUG)
+    package = logging.getLogger("wp_agent")  # another test may have left the CLI's level on it
+    previous_package_level = package.level
+    package.setLevel(logging.DEBUG)
     secure_root_handlers()
     powertools_output = io.StringIO()  # where the handlers' Powertools Logger writes (stdout in Lambda)
     powertools_handler = turn_handler.logger.registered_handler
@@ -245,6 +248,7 @@ def test_no_secret_reaches_a_log_line(
     finally:
         root.removeHandler(runtime_handler)
         root.setLevel(previous_level)
+        package.setLevel(previous_package_level)
         powertools_handler.setStream(original_stream)
     assert view["result"]["success"] is True
     sent = stack.model.requests[0].headers

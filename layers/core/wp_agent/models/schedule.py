@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import Literal
 
 from pydantic import Field, field_validator
 
@@ -34,3 +35,84 @@ class ScheduledRunInput(CamelModel):
         """One session per firing: the same firing (a retried task) maps to the same session."""
         stamp = re.sub(r"[^0-9]", "", self.scheduled_time or "")[:14] or "manual"
         return f"{self.schedule_id}-{stamp}"
+
+
+# --- The /v1/schedules API ------------------------------------------------------------------------
+
+DEFAULT_SCHEDULE_TIMEZONE = "Asia/Tokyo"
+MAX_SCHEDULE_NAME_CHARS = 64
+MAX_PROPOSAL_TEXT_CHARS = 2_000
+
+
+def _printable(value: str, what: str) -> str:
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+        raise ValueError(f"{what} must not contain control characters")
+    if not value.strip():
+        raise ValueError(f"{what} must contain non-whitespace text")
+    return value
+
+
+class ScheduleCreateRequest(CamelModel):
+    """POST /v1/schedules — run `agentInput` on `targetId` whenever `expression` fires."""
+
+    name: str | None = Field(default=None, min_length=1, max_length=MAX_SCHEDULE_NAME_CHARS)
+    expression: str = Field(min_length=1, max_length=256)
+    timezone: str = Field(default=DEFAULT_SCHEDULE_TIMEZONE, min_length=1, max_length=50)
+    target_id: str = Field(min_length=2, max_length=63)
+    agent_input: AgentInput
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str | None) -> str | None:
+        return None if value is None else _printable(value, "name").strip()
+
+
+class ScheduleView(CamelModel):
+    schedule_id: str
+    name: str
+    expression: str
+    timezone: str
+    target_id: str
+    agent_input: AgentInput
+    summary_ja: str
+    next_runs: list[str] = Field(description="ISO 8601 with the zone's offset; empty once an at() has run")
+    created_at: str
+
+
+class ScheduleList(CamelModel):
+    schedules: list[ScheduleView]
+
+
+class ScheduleProposalRequest(CamelModel):
+    """POST /v1/schedules/proposals — a Japanese request such as 「毎週月曜9時に下書きを一覧して」."""
+
+    text: str = Field(min_length=1, max_length=MAX_PROPOSAL_TEXT_CHARS)
+    target_id: str = Field(min_length=2, max_length=63)
+    timezone: str = Field(default=DEFAULT_SCHEDULE_TIMEZONE, min_length=1, max_length=50)
+
+    @field_validator("text")
+    @classmethod
+    def _text(cls, value: str) -> str:
+        if "\x00" in value or not value.strip():
+            raise ValueError("text must contain non-whitespace text and no NUL")
+        return value
+
+
+class ScheduleProposal(CamelModel):
+    """A schedule the model proposed and we validated; nothing exists until it is created."""
+
+    name: str
+    expression: str
+    timezone: str
+    instruction: str
+    summary_ja: str
+    next_runs: list[str]
+
+
+class ScheduleProposalView(CamelModel):
+    """Either a proposal (with the body to POST to /v1/schedules once the person agrees) or a question."""
+
+    status: Literal["PROPOSED", "NEEDS_CLARIFICATION"]
+    proposal: ScheduleProposal | None = None
+    create_request: ScheduleCreateRequest | None = None
+    question: str | None = None
