@@ -48,6 +48,7 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", "/v1/targets", body=True),
     Route("GET", "/v1/targets/{targetId}", body=False),
     Route("POST", "/v1/articles", body=True),
+    Route("GET", "/v1/articles/{articleId}", body=False),
     Route("GET", "/v1/schedules", body=False),
     Route("POST", "/v1/schedules", body=True),
     Route("POST", "/v1/schedules/proposals", body=True),

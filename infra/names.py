@@ -140,6 +140,9 @@ class State(StrEnum):
     UNKNOWN_ROUTE = "UnknownRoute"
     RUN_SUCCEEDED = "RunSucceeded"
     RUN_FAILED = "RunFailed"
+    PUBLISH_ARTICLE = "PublishArticle"
+    ARTICLE_ROUTE = "ArticleRoute"
+    RECORD_ARTICLE_FAILURE = "RecordArticleFailure"
 
 
 class Route(StrEnum):
@@ -157,6 +160,11 @@ class WorkflowAction(StrEnum):
     START_SCHEDULED_RUN = "start_scheduled_run"
     RECORD_FAILURE = "record_failure"
     EXPIRE_APPROVAL = "expire_approval"
+    RECORD_ARTICLE_FAILURE = "record_article_failure"
+
+
+# `action` the turn function takes besides a turn (publishArticle needs the same SSH access).
+PUBLISH_ARTICLE_ACTION = "publish_article"
 
 
 # --- API Gateway ----------------------------------------------------------------------------------

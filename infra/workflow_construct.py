@@ -232,9 +232,37 @@ def build_definition(
     )
     prepare_scheduled_run.next(agent_turn)
 
+    # publishArticle (no model): one deterministic task on the turn function, which holds the SSH
+    # access. Not retried after it started: a publish is not idempotent (only service errors, which
+    # mean the function never ran, are retried).
+    record_article_failure = _invoke(
+        scope,
+        state.RECORD_ARTICLE_FAILURE,
+        workflow_tasks,
+        {
+            "action": names.WorkflowAction.RECORD_ARTICLE_FAILURE.value,
+            "articleId": sfn.JsonPath.string_at("$.articleId"),
+            "error": sfn.JsonPath.object_at("$.error"),
+        },
+    ).next(run_failed)
+    publish_article = _invoke(
+        scope,
+        state.PUBLISH_ARTICLE,
+        turn,
+        {"action": names.PUBLISH_ARTICLE_ACTION, "articleId": sfn.JsonPath.string_at("$.articleId")},
+        task_timeout=AGENT_TURN_TASK_TIMEOUT,
+    )
+    publish_article.add_catch(record_article_failure, errors=[sfn.Errors.ALL], result_path="$.error")
+    publish_article.next(
+        sfn.Choice(scope, state.ARTICLE_ROUTE)
+        .when(sfn.Condition.boolean_equals("$.success", True), run_succeeded)
+        .otherwise(run_failed)
+    )
+
     return (
         sfn.Choice(scope, state.HAS_SESSION)
         .when(sfn.Condition.is_present("$.sessionId"), agent_turn)
+        .when(sfn.Condition.is_present("$.articleId"), publish_article)
         .otherwise(prepare_scheduled_run)
     )
 

@@ -23,6 +23,9 @@ from wp_agent.models.api import (
     ApiErrorResponse,
     ApprovalDecided,
     ApprovalDecisionRequest,
+    ArticleAccepted,
+    ArticleJobView,
+    ArticlePublishRequest,
     RunAccepted,
     SessionMessageRequest,
     SessionView,
@@ -30,9 +33,18 @@ from wp_agent.models.api import (
     TargetRegistration,
 )
 from wp_agent.models.base import CamelModel
+from wp_agent.models.schedule import (
+    ScheduleCreateRequest,
+    ScheduleList,
+    ScheduleProposalRequest,
+    ScheduleProposalView,
+    ScheduleView,
+)
 from wp_agent.models.target import Target
+from wp_agent.scheduling.service import ScheduleService
 from wp_agent.service.api_errors import ApiError
 from wp_agent.service.api_identity import is_admin, user_id_from
+from wp_agent.service.articles import ArticleService
 from wp_agent.service.idempotency import IdempotentRequests
 from wp_agent.service.lambda_setup import handler_tools
 from wp_agent.service.sessions import SessionService
@@ -59,6 +71,14 @@ _ERRORS: dict[int, OpenAPIResponse] = {
         413: "body too large",
     }.items()
 }
+
+
+def _answer(status: int, description: str, model: type[CamelModel]) -> dict[int, OpenAPIResponse]:
+    """OpenAPI responses of a route: its success body plus the shared error bodies."""
+    return {
+        status: {"description": description, "content": {"application/json": {"model": model}}},
+        **_ERRORS,
+    }
 
 
 def _json(status: int, model: CamelModel) -> Response[str]:
@@ -247,6 +267,69 @@ def get_target(target_id: str, user: UserHeader = None) -> Response[str]:
     return _json(
         200, TargetService(runtime()).get(target_id, None if admin else user_id_from(user), admin=admin)
     )
+
+
+# -- articles (spec §4.4) -------------------------------------------------------------------------
+
+
+@app.post("/v1/articles", responses=_answer(202, "publish job accepted", ArticleAccepted))
+def publish_article(
+    body: Annotated[ArticlePublishRequest, Body()], user: UserHeader = None, idempotency_key: KeyHeader = None
+) -> Response[str]:
+    caller = user_id_from(user)
+    service = ArticleService(runtime())
+    return _idempotent("articles", caller, idempotency_key, lambda: _json(202, service.submit(caller, body)))
+
+
+@app.get(
+    "/v1/articles/<article_id>",
+    responses=_answer(200, "publish job and its PublishArticleOutput", ArticleJobView),
+)
+def get_article(article_id: str, user: UserHeader = None) -> Response[str]:
+    return _json(200, ArticleService(runtime()).view(user_id_from(user), article_id))
+
+
+# -- schedules (spec §11.2) ------------------------------------------------------------------------
+
+
+def _schedules() -> ScheduleService:
+    return ScheduleService(runtime().settings, model=runtime().model)
+
+
+@app.post("/v1/schedules", responses=_answer(201, "schedule created", ScheduleView))
+def create_schedule(
+    body: Annotated[ScheduleCreateRequest, Body()], user: UserHeader = None, idempotency_key: KeyHeader = None
+) -> Response[str]:
+    caller = user_id_from(user)
+    return _idempotent(
+        "schedules", caller, idempotency_key, lambda: _json(201, _schedules().create(caller, body))
+    )
+
+
+@app.post(
+    "/v1/schedules/proposals",
+    responses=_answer(200, "a proposal to confirm (nothing is created)", ScheduleProposalView),
+)
+def propose_schedule(
+    body: Annotated[ScheduleProposalRequest, Body()], user: UserHeader = None
+) -> Response[str]:
+    return _json(200, _schedules().propose(user_id_from(user), body))
+
+
+@app.get("/v1/schedules", responses=_answer(200, "the caller's schedules", ScheduleList))
+def list_schedules(user: UserHeader = None) -> Response[str]:
+    return _json(200, _schedules().list(user_id_from(user)))
+
+
+@app.get("/v1/schedules/<schedule_id>", responses=_answer(200, "schedule", ScheduleView))
+def get_schedule(schedule_id: str, user: UserHeader = None) -> Response[str]:
+    return _json(200, _schedules().get(user_id_from(user), schedule_id))
+
+
+@app.delete("/v1/schedules/<schedule_id>", responses={204: {"description": "deleted"}, **_ERRORS})
+def delete_schedule(schedule_id: str, user: UserHeader = None) -> Response[str]:
+    _schedules().delete(user_id_from(user), schedule_id)
+    return Response(status_code=204, content_type="application/json", body="")
 
 
 @app.get("/v1/openapi.json")

@@ -8,6 +8,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from wp_agent.models.workflow import WorkflowTaskInput
 from wp_agent.service import workflow_tasks
+from wp_agent.service.articles import ArticleService
 from wp_agent.service.lambda_setup import handler_tools
 
 logger, tracer, runtime = handler_tools()
@@ -20,6 +21,8 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     logger.append_keys(action=task.action, session_id=task.session_id, run_id=task.run_id)
     if task.action == "expire_approval" and task.session_id and task.run_id:
         return workflow_tasks.expire_approval(runtime(), task.session_id, task.run_id)
+    if task.action == "record_article_failure" and task.article_id:
+        return ArticleService(runtime()).record_failure(task.article_id, task.error)
     if task.action == "start_scheduled_run":
         return workflow_tasks.start_scheduled_run(runtime(), task.input or {})
     return workflow_tasks.record_failure(runtime(), task.session_id, task.run_id, task.error)

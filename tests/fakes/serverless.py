@@ -129,18 +129,24 @@ class ServerlessStack:
     def history(self, execution_arn: str) -> list[dict[str, Any]]:
         return list(self.sfn.get_execution_history(executionArn=execution_arn, maxResults=1000)["events"])
 
-    def events(self) -> list[dict[str, Any]]:
+    def events(self, expected: int, timeout: float = 10.0) -> list[dict[str, Any]]:
+        """The events delivered to the backend's queue, waiting until `expected` have arrived (a run's
+        status is saved before its event is sent, so a poller can see the status first)."""
         sqs = boto3.client("sqs", region_name=REGION)
         found: list[dict[str, Any]] = []
-        while True:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
             batch = sqs.receive_message(
                 QueueUrl=self.queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=0
             ).get("Messages", [])
-            if not batch:
-                return found
             for message in batch:
                 found.append(json.loads(message["Body"]))
                 sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
+            if len(found) >= expected and not batch:
+                return found
+            if not batch:
+                time.sleep(0.05)
+        return found
 
     def audit(self, session_id: str) -> list[dict[str, Any]]:
         return DynamoAuditLog(aws_fakes.TABLES["audit"]).for_session(session_id)

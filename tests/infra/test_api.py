@@ -20,6 +20,7 @@ EXPECTED_ROUTES = {
     ("POST", "/v1/targets"),
     ("GET", "/v1/targets/{targetId}"),
     ("POST", "/v1/articles"),
+    ("GET", "/v1/articles/{articleId}"),
     ("GET", "/v1/schedules"),
     ("POST", "/v1/schedules"),
     ("POST", "/v1/schedules/proposals"),

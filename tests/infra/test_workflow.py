@@ -54,7 +54,10 @@ def test_every_contract_state_exists(states: dict[str, Any]) -> None:
 
 def test_has_session_routes_scheduled_runs_to_preparation(states: dict[str, Any]) -> None:
     choice = states[S.HAS_SESSION]
-    assert choice["Choices"] == [{"Variable": "$.sessionId", "IsPresent": True, "Next": S.AGENT_TURN}]
+    assert choice["Choices"] == [
+        {"Variable": "$.sessionId", "IsPresent": True, "Next": S.AGENT_TURN},
+        {"Variable": "$.articleId", "IsPresent": True, "Next": S.PUBLISH_ARTICLE},
+    ]
     assert choice["Default"] == S.PREPARE_SCHEDULED_RUN
     prepare = states[S.PREPARE_SCHEDULED_RUN]
     assert prepare["Resource"] == ARNS["workflow_tasks"]
@@ -168,3 +171,27 @@ def test_definition_references_only_the_workflow_functions(template: dict[str, A
 def test_definition_needs_every_referenced_arn(template: dict[str, Any]) -> None:
     with pytest.raises(KeyError, match="no ARN given"):
         state_machine_definition(template, {"turn": ARNS["turn"]})
+
+
+def test_publish_article_runs_once_on_the_turn_function(states: dict[str, Any]) -> None:
+    publish = states[S.PUBLISH_ARTICLE]
+    assert publish["Resource"] == ARNS["turn"]
+    assert publish["Parameters"] == {"action": "publish_article", "articleId.$": "$.articleId"}
+    assert publish["Next"] == S.ARTICLE_ROUTE
+    # only "the function never ran" errors are retried: a publish is not idempotent
+    assert all("Sandbox.Timedout" not in r["ErrorEquals"] for r in publish.get("Retry", []))
+    assert publish["Catch"] == [
+        {"ErrorEquals": ["States.ALL"], "ResultPath": "$.error", "Next": S.RECORD_ARTICLE_FAILURE}
+    ]
+    article_route = states[S.ARTICLE_ROUTE]
+    assert article_route["Choices"] == [
+        {"Variable": "$.success", "BooleanEquals": True, "Next": S.RUN_SUCCEEDED}
+    ]
+    assert article_route["Default"] == S.RUN_FAILED
+    record = states[S.RECORD_ARTICLE_FAILURE]
+    assert record["Parameters"] == {
+        "action": "record_article_failure",
+        "articleId.$": "$.articleId",
+        "error.$": "$.error",
+    }
+    assert record["Next"] == S.RUN_FAILED

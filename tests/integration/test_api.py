@@ -13,6 +13,7 @@ import boto3
 import pytest
 
 import functions.api.handler as api
+from tests.fakes.anthropic_server import ScriptedAnthropicServer, reply_tool_use
 from tests.fakes.apigw import ADMIN_ROLE_ARN, call, rest_event
 from tests.fakes.aws import REGION, TABLES
 from wp_agent.adapters.aws.registry import TargetRegistry
@@ -317,3 +318,103 @@ def test_openapi_document(env: dict[str, Any]) -> None:
     assert status == 200
     assert "/v1/sessions/{session_id}/messages" in document["paths"]
     assert "SessionMessageRequest" in json.dumps(document)
+
+
+# -- schedules through the API ------------------------------------------------------------------
+
+
+@pytest.fixture
+def schedule_env(
+    env: dict[str, Any], monkeypatch: pytest.MonkeyPatch, scripted_anthropic: ScriptedAnthropicServer
+) -> dict[str, Any]:
+    boto3.client("scheduler", region_name=REGION).create_schedule_group(Name="wp-agent")
+    monkeypatch.setenv("WP_AGENT_SCHEDULER_ROLE_ARN", "arn:aws:iam::123456789012:role/wp-agent-scheduler")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", scripted_anthropic.base_url)
+    api.runtime.reset()
+    return env | {"model": scripted_anthropic}
+
+
+WEEKLY = {
+    "expression": "cron(0 9 ? * MON *)",
+    "targetId": "site-a",
+    "agentInput": {"message": "下書きを一覧して"},
+}
+
+
+def test_schedules_are_created_listed_and_deleted_per_owner(schedule_env: dict[str, Any]) -> None:
+    status, created = send(rest_event("POST", "/v1/schedules", body=WEEKLY))
+    assert status == 201, created
+    schedule_id = created["scheduleId"]
+    assert created["timezone"] == "Asia/Tokyo"
+    assert len(created["nextRuns"]) == 5
+    assert all(run.endswith("+09:00") and "T09:00:00" in run for run in created["nextRuns"])
+    stored = boto3.client("scheduler", region_name=REGION).get_schedule(
+        Name=schedule_id, GroupName="wp-agent"
+    )
+    assert stored["Target"]["Arn"] == schedule_env["machine"]
+    assert stored["ScheduleExpressionTimezone"] == "Asia/Tokyo"
+
+    assert [s["scheduleId"] for s in send(rest_event("GET", "/v1/schedules"))[1]["schedules"]] == [
+        schedule_id
+    ]
+    assert send(rest_event("GET", "/v1/schedules", user="user-2"))[1]["schedules"] == []
+    assert send(rest_event("GET", f"/v1/schedules/{schedule_id}", user="user-2"))[0] == 404
+    assert send(rest_event("DELETE", f"/v1/schedules/{schedule_id}", user="user-2"))[0] == 404
+    assert send(rest_event("DELETE", f"/v1/schedules/{schedule_id}"))[0] == 204
+    assert send(rest_event("GET", f"/v1/schedules/{schedule_id}"))[0] == 404
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        (WEEKLY | {"expression": "cron(0 9 * * MON *)"}, "expression"),
+        (WEEKLY | {"expression": "rate(1 minute)"}, "expression"),
+        (WEEKLY | {"timezone": "Mars/Olympus"}, "timezone"),
+        (WEEKLY | {"agentInput": {"message": ""}}, "agentInput.message"),
+    ],
+)
+def test_bad_schedules_are_refused_with_the_field(
+    schedule_env: dict[str, Any], body: dict[str, Any], field: str
+) -> None:
+    status, answer = send(rest_event("POST", "/v1/schedules", body=body))
+    assert status == 400, answer
+    assert field in answer["error"]["fields"]
+    assert (
+        boto3.client("scheduler", region_name=REGION).list_schedules(GroupName="wp-agent")["Schedules"] == []
+    )
+
+
+def test_proposal_from_japanese_is_shown_before_anything_is_created(schedule_env: dict[str, Any]) -> None:
+    model: ScriptedAnthropicServer = schedule_env["model"]
+    model.enqueue(
+        reply_tool_use(
+            [
+                (
+                    "propose_schedule",
+                    {
+                        "name": "週次の下書き確認",
+                        "expression": "cron(0 9 ? * MON *)",
+                        "timezone": "Asia/Tokyo",
+                        "instruction": "下書きを一覧して",
+                    },
+                )
+            ]
+        )
+    )
+    status, proposal = send(
+        rest_event(
+            "POST",
+            "/v1/schedules/proposals",
+            body={"text": "毎週月曜9時に下書きを一覧して", "targetId": "site-a"},
+        )
+    )
+    assert status == 200, proposal
+    assert proposal["status"] == "PROPOSED"
+    assert "月曜" in proposal["proposal"]["summaryJa"]
+    assert len(proposal["proposal"]["nextRuns"]) == 5
+    assert (
+        boto3.client("scheduler", region_name=REGION).list_schedules(GroupName="wp-agent")["Schedules"] == []
+    )
+    status, created = send(rest_event("POST", "/v1/schedules", body=proposal["createRequest"]))
+    assert status == 201, created

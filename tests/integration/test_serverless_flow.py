@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import time
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +82,7 @@ def test_approve_path_runs_the_held_command_once(serverless: ServerlessStack) ->
     assert {"approval_requested", "approval_approved", "command_executed"} <= set(kinds)
     approved = next(r for r in stack.audit(SESSION) if r["type"] == "approval_approved")
     assert approved["approver"] == OWNER
-    detail_types = [e["detail-type"] for e in stack.events()]
+    detail_types = [e["detail-type"] for e in stack.events(2)]
     assert detail_types == ["Approval Requested", "Run Completed"]
 
     # Step Functions carries ids only: no message, command or output in any state's input/output.
@@ -131,7 +132,7 @@ def test_approval_timeout_ends_the_run_cleanly(
     assert "期限" in view["result"]["error"]["message"]
     assert stack.site.get_post(45)["post_status"] == "draft"  # type: ignore[index]
     assert "approval_expired" in [r["type"] for r in stack.audit(SESSION)]
-    assert [e["detail-type"] for e in stack.events()] == ["Approval Requested", "Run Failed"]
+    assert [e["detail-type"] for e in stack.events(2)] == ["Approval Requested", "Run Failed"]
 
 
 def test_cancel_stops_the_run(serverless: ServerlessStack) -> None:
@@ -196,7 +197,7 @@ def test_blocked_command_in_the_cloud_run(serverless: ServerlessStack) -> None:
     view = stack.wait_for(SESSION, "Completed")
     assert view["result"]["error"]["code"] == "COMMAND_BLOCKED"
     assert [r["type"] for r in stack.audit(SESSION)] == ["command_blocked"]
-    assert [e["detail-type"] for e in stack.events()] == ["Run Failed"]
+    assert [e["detail-type"] for e in stack.events(1)] == ["Run Failed"]
 
 
 def test_no_secret_reaches_a_log_line(
@@ -293,7 +294,7 @@ def test_scheduled_run_waits_for_approval_and_expires_cleanly(serverless: Server
     assert states[:3] == ["HasSession", "PrepareScheduledRun", "AgentTurn"]
     assert "WaitForApproval" in states
     assert "ExpireApproval" in states
-    assert [e["detail-type"] for e in stack.events()] == ["Approval Requested", "Run Failed"]
+    assert [e["detail-type"] for e in stack.events(2)] == ["Approval Requested", "Run Failed"]
 
 
 def test_scheduled_run_of_an_owner_who_lost_the_target_is_recorded(serverless: ServerlessStack) -> None:
@@ -316,3 +317,75 @@ def test_scheduled_run_of_an_owner_who_lost_the_target_is_recorded(serverless: S
     ]
     assert states == ["HasSession", "PrepareScheduledRun", "RecordScheduledRunFailure", "RunFailed"]
     assert stack.model.request_count == 0  # nothing ran for a schedule whose owner may not use the target
+
+
+ARTICLE = {
+    "title": "AI活用の始め方",
+    "content": '<h2>はじめに</h2><p>"引用" & $100 <script>track()</script></p>',
+    "categories": ["ai-katsuyou", "news"],
+    "tags": ["AI", "入門"],
+    "status": "future",
+    "publishDate": "2030-01-15T09:00:00+09:00",
+    "featuredImageUrl": "https://example.com/images/ai.jpg",
+    "meta": {"description": "AI活用の入門記事"},
+    "targetId": TARGET_ID,
+}
+
+
+def wait_for_article(stack: ServerlessStack, article_id: str, timeout: float = 60.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status, job = stack.api("GET", f"/v1/articles/{article_id}")
+        if status == 200 and job["status"] in {"Completed", "Failed"}:
+            return dict(job)
+        time.sleep(0.1)
+    raise AssertionError(f"article job {article_id} did not finish")
+
+
+def test_publish_article_through_the_workflow(serverless: ServerlessStack) -> None:
+    stack = serverless
+    status, accepted = stack.api("POST", "/v1/articles", body=ARTICLE)
+    assert status == 202, accepted
+    job = wait_for_article(stack, accepted["articleId"])
+    assert job["status"] == "Completed", job
+    data = job["result"]["data"]
+    post = stack.site.get_post(data["postId"])
+    assert post is not None
+    assert post["post_status"] == "future"
+    assert post["post_title"] == "AI活用の始め方"
+    assert post["post_content"] == ARTICLE["content"]
+    assert data["editUrl"].endswith(f"/wp-admin/post.php?post={data['postId']}&action=edit")
+    assert stack.model.request_count == 0  # deterministic: no model
+    assert [e["detail-type"] for e in stack.events(1)] == ["Article Published"]
+    assert stack.audit(f"article-{accepted['articleId']}")  # every command audited
+    assert send_other_user_is_hidden(stack, accepted["articleId"])
+
+
+def send_other_user_is_hidden(stack: ServerlessStack, article_id: str) -> bool:
+    status, body = stack.api("GET", f"/v1/articles/{article_id}", user="user-2")
+    return status == 404 and body["error"]["code"] == "ARTICLE_NOT_FOUND"
+
+
+def test_failed_publish_leaves_no_half_made_post(serverless: ServerlessStack) -> None:
+    stack = serverless
+    before = {p["ID"] for p in stack.site.posts(status=None, post_type=None)}
+    stack.site.set_fault("post term", error="Database error", times=1)
+    status, accepted = stack.api("POST", "/v1/articles", body=ARTICLE)
+    assert status == 202
+    job = wait_for_article(stack, accepted["articleId"])
+    assert job["status"] == "Failed"
+    assert job["result"]["success"] is False
+    assert "削除しました" in job["result"]["error"]["message"]
+    assert {p["ID"] for p in stack.site.posts(status=None, post_type=None)} == before
+    assert [e["detail-type"] for e in stack.events(1)] == ["Article Failed"]
+
+
+def test_invalid_article_is_refused_with_field_errors(serverless: ServerlessStack) -> None:
+    stack = serverless
+    status, body = stack.api(
+        "POST", "/v1/articles", body=ARTICLE | {"status": "future", "publishDate": None, "title": ""}
+    )
+    assert status == 400
+    assert body["error"]["code"] == "VALIDATION_ERROR"
+    assert {"publishDate", "title"} <= set(body["error"]["fields"])
+    assert stack.sfn.list_executions(stateMachineArn=stack.machine_arn)["executions"] == []

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from wp_agent.models.agent_io import AgentInput, AgentOutput, ExecutedCommand
+from wp_agent.models.article import PublishArticleInput, PublishArticleOutput
 from wp_agent.models.base import CamelModel
 from wp_agent.models.target import Target
 
@@ -89,3 +90,24 @@ class ApiErrorBody(CamelModel):
 
 class ApiErrorResponse(CamelModel):
     error: ApiErrorBody
+
+
+class ArticlePublishRequest(PublishArticleInput):
+    """POST /v1/articles — spec §4.4 PublishArticleInput plus the target to publish on."""
+
+    target_id: str = Field(min_length=2, max_length=63)
+
+
+class ArticleAccepted(CamelModel):
+    article_id: str
+    status: str
+    status_url: str
+
+
+class ArticleJobView(CamelModel):
+    article_id: str
+    target_id: str
+    status: Literal["Queued", "Running", "Completed", "Failed"]
+    created_at: str
+    updated_at: str
+    result: PublishArticleOutput | None = None

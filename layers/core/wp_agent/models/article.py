@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Literal
 from zoneinfo import ZoneInfo
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from wp_agent.models.base import CamelModel
 
@@ -40,7 +40,7 @@ class PublishArticleInput(CamelModel):
     categories: list[str] | None = Field(default=None, max_length=50)
     tags: list[str] | None = Field(default=None, max_length=100)
     status: Literal["draft", "publish", "future"]
-    publish_date: str | None = None
+    publish_date: str | None = Field(default=None, validate_default=True)
     featured_image_url: str | None = Field(default=None, max_length=2_048)
     meta: dict[str, str | None] | None = None
     site_url: str | None = Field(default=None, max_length=2_048)
@@ -69,8 +69,10 @@ class PublishArticleInput(CamelModel):
 
     @field_validator("publish_date")
     @classmethod
-    def _date(cls, value: str | None) -> str | None:
+    def _date(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is None:
+            if info.data.get("status") == "future":  # named on the field, so errors point at it
+                raise ValueError("publishDate is required when status is 'future'")
             return None
         try:
             parse_publish_date(value)
@@ -100,12 +102,6 @@ class PublishArticleInput(CamelModel):
             if item is not None and (len(item) > 10_000 or "\x00" in item):
                 raise ValueError(f"meta value for {key!r} is too long or contains NUL")
         return value
-
-    @model_validator(mode="after")
-    def _future_needs_date(self) -> PublishArticleInput:
-        if self.status == "future" and not self.publish_date:
-            raise ValueError("publishDate is required when status is 'future'")
-        return self
 
     def publish_datetime(self) -> datetime | None:
         return parse_publish_date(self.publish_date) if self.publish_date else None

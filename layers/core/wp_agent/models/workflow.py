@@ -24,8 +24,15 @@ class ApprovalTaskInput(TurnTaskInput):
 
 class WorkflowTaskInput(CamelModel):
     model_config = CamelModel.model_config | {"extra": "ignore"}
-    action: Literal["start_scheduled_run", "record_failure", "expire_approval"]
+    action: Literal["start_scheduled_run", "record_failure", "expire_approval", "record_article_failure"]
     session_id: str | None = Field(default=None, pattern=_ID)
+    article_id: str | None = Field(default=None, pattern=_ID)
     run_id: str | None = Field(default=None, pattern=_ID)
     error: Any | None = None
     input: dict[str, Any] | None = None
+
+
+class PublishArticleTaskInput(CamelModel):
+    model_config = CamelModel.model_config | {"extra": "ignore"}
+    action: Literal["publish_article"]
+    article_id: str = Field(pattern=_ID)

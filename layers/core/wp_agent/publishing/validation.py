@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
 
 from wp_agent.models.article import PublishArticleError, PublishArticleOutput
@@ -44,7 +45,8 @@ def _location(loc: Sequence[int | str]) -> str:
         if isinstance(part, int):
             text += f"[{part}]"
         else:
-            text += f".{part}" if text else part
+            name = to_camel(part)  # defaults validated without input are reported by the Python name
+            text += f".{name}" if text else name
     return text
 
 
@@ -86,8 +88,6 @@ def input_problems(exc: ValidationError) -> list[InputProblem]:
     problems: list[InputProblem] = []
     for error in exc.errors():
         field = _location(error["loc"])
-        if not field and "publishDate" in str(error["msg"]):
-            field = "publishDate"  # raised by the model-level check of status=future
         problems.append(InputProblem(field or "(入力全体)", _reason(error)))
     return problems
 

@@ -53,6 +53,7 @@ from wp_agent.scheduling.proposal import ScheduleClarification, ScheduleProposal
 from wp_agent.scheduling.store import ScheduleRecord, ScheduleStore
 from wp_agent.scheduling.summary import summarize
 from wp_agent.service.api_errors import ApiError, not_found
+from wp_agent.service.runtime import required_setting
 
 logger = logging.getLogger(__name__)
 
@@ -98,7 +99,7 @@ class ScheduleService:
 
     @cached_property
     def _table_name(self) -> str:
-        return _required(self._registry_table, "WP_AGENT_REGISTRY_TABLE")
+        return required_setting(self._registry_table, "WP_AGENT_REGISTRY_TABLE")
 
     @cached_property
     def _store(self) -> ScheduleStore:
@@ -124,8 +125,10 @@ class ScheduleService:
 
     def create(self, owner_id: str, request: ScheduleCreateRequest) -> ScheduleView:
         """POST /v1/schedules → 201. 400 invalid, 404 target not owned, 409 owner's limit reached."""
-        state_machine_arn = _required(self._settings.wp_agent_state_machine_arn, "WP_AGENT_STATE_MACHINE_ARN")
-        role_arn = _required(self._settings.wp_agent_scheduler_role_arn, "WP_AGENT_SCHEDULER_ROLE_ARN")
+        state_machine_arn = required_setting(
+            self._settings.wp_agent_state_machine_arn, "WP_AGENT_STATE_MACHINE_ARN"
+        )
+        role_arn = required_setting(self._settings.wp_agent_scheduler_role_arn, "WP_AGENT_SCHEDULER_ROLE_ARN")
         target = self._owned_target(owner_id, request.target_id)
         _check_multisite(target, owner_id, request.agent_input)
         now = self._clock()
@@ -305,14 +308,6 @@ class ScheduleService:
                 "could not remove the registry items of a schedule Scheduler did not create",
                 extra={"schedule_id": record.schedule_id, "user_id": record.owner_id},
             )
-
-
-def _required(value: str | None, name: str) -> str:
-    if not value:
-        raise ConfigurationError(
-            f"環境変数 {name} が設定されていません（デプロイ設定を確認してください）。", setting=name
-        )
-    return value
 
 
 def _validated(expression: str, timezone: str, now: datetime) -> ValidatedSchedule:

@@ -20,7 +20,7 @@ from wp_agent.policy import CommandPolicy
 from wp_agent.telemetry import RATE_LIMIT_UTILISATION_PERCENT, Telemetry
 
 
-def _required(value: str | None, name: str) -> str:
+def required_setting(value: str | None, name: str) -> str:
     if not value:
         raise ConfigurationError(
             f"環境変数 {name} が設定されていません（デプロイ設定を確認してください）。", setting=name
@@ -37,25 +37,29 @@ class AwsRuntime:
     @cached_property
     def sessions(self) -> DynamoSessionStore:
         return DynamoSessionStore(
-            _required(self.settings.wp_agent_sessions_table, "WP_AGENT_SESSIONS_TABLE"),
+            required_setting(self.settings.wp_agent_sessions_table, "WP_AGENT_SESSIONS_TABLE"),
             ttl_days=self.settings.wp_agent_session_ttl_days,
         )
 
     @cached_property
     def audit(self) -> DynamoAuditLog:
-        return DynamoAuditLog(_required(self.settings.wp_agent_audit_table, "WP_AGENT_AUDIT_TABLE"))
+        return DynamoAuditLog(required_setting(self.settings.wp_agent_audit_table, "WP_AGENT_AUDIT_TABLE"))
 
     @cached_property
     def registry(self) -> TargetRegistry:
-        return TargetRegistry(_required(self.settings.wp_agent_registry_table, "WP_AGENT_REGISTRY_TABLE"))
+        return TargetRegistry(
+            required_setting(self.settings.wp_agent_registry_table, "WP_AGENT_REGISTRY_TABLE")
+        )
 
     @cached_property
     def events(self) -> EventPublisher:
-        return EventPublisher(_required(self.settings.wp_agent_event_bus, "WP_AGENT_EVENT_BUS"))
+        return EventPublisher(required_setting(self.settings.wp_agent_event_bus, "WP_AGENT_EVENT_BUS"))
 
     @cached_property
     def workflow(self) -> RunWorkflow:
-        return RunWorkflow(_required(self.settings.wp_agent_state_machine_arn, "WP_AGENT_STATE_MACHINE_ARN"))
+        return RunWorkflow(
+            required_setting(self.settings.wp_agent_state_machine_arn, "WP_AGENT_STATE_MACHINE_ARN")
+        )
 
     @cached_property
     def telemetry(self) -> Telemetry:

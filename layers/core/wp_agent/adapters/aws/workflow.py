@@ -18,15 +18,18 @@ class RunWorkflow:
 
     def start(self, session_id: str, run_id: str) -> str:
         """Start the run's execution (named after the run, so a repeat start cannot double it)."""
+        return self._start(run_id, {"sessionId": session_id, "runId": run_id})
+
+    def start_article(self, article_id: str) -> str:
+        """Start a publishArticle job (the workflow's PublishArticle branch)."""
+        return self._start(article_id, {"articleId": article_id})
+
+    def _start(self, name: str, payload: dict[str, str]) -> str:
         sfn = client("stepfunctions")
         try:
-            response = sfn.start_execution(
-                stateMachineArn=self._arn,
-                name=run_id,
-                input=json.dumps({"sessionId": session_id, "runId": run_id}),
-            )
+            response = sfn.start_execution(stateMachineArn=self._arn, name=name, input=json.dumps(payload))
         except sfn.exceptions.ExecutionAlreadyExists:
-            return f"{self._arn.replace(':stateMachine:', ':execution:')}:{run_id}"
+            return f"{self._arn.replace(':stateMachine:', ':execution:')}:{name}"
         return str(response["executionArn"])
 
     def stop(self, execution_arn: str, *, cause: str) -> None:
