@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +24,8 @@ EN = "https://example.test/en/"
 
 
 @pytest.fixture
-def site(sshd_server: SshdRig) -> Iterator[SiteStore]:
-    store = SiteStore(sshd_server.site_file)
-    store.reset()
-    yield store
-    store.reset()
+def site(rig_site: SiteStore) -> SiteStore:
+    return rig_site
 
 
 def ask(

@@ -8,7 +8,6 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +29,8 @@ pytestmark = pytest.mark.sshd
 
 
 @pytest.fixture
-def site(sshd_server: SshdRig) -> Iterator[SiteStore]:
-    store = SiteStore(sshd_server.site_file)
-    store.reset()
-    yield store
-    store.reset()
+def site(rig_site: SiteStore) -> SiteStore:
+    return rig_site
 
 
 def ask(

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.fakes.sshd import SshdRig
+from wp_agent.simulator import SiteStore
 
 
 @pytest.fixture(scope="session")
@@ -18,3 +19,12 @@ def sshd_server() -> Iterator[SshdRig]:
         yield rig
     finally:
         rig.stop()
+
+
+@pytest.fixture
+def rig_site(sshd_server: SshdRig) -> Iterator[SiteStore]:
+    """The rig's simulated WordPress, fresh for the test and reset afterwards."""
+    store = SiteStore(sshd_server.site_file)
+    store.reset()
+    yield store
+    store.reset()

@@ -42,11 +42,8 @@ ARTICLE: dict[str, Any] = {
 
 
 @pytest.fixture
-def site(sshd_server: SshdRig) -> Iterator[SiteStore]:
-    store = SiteStore(sshd_server.site_file)
-    store.reset()
-    yield store
-    store.reset()
+def site(rig_site: SiteStore) -> SiteStore:
+    return rig_site
 
 
 @pytest.fixture

@@ -54,6 +54,7 @@ from wp_agent.scheduling.store import ScheduleRecord, ScheduleStore
 from wp_agent.scheduling.summary import summarize
 from wp_agent.service.api_errors import ApiError, not_found
 from wp_agent.service.runtime import required_setting
+from wp_agent.service.targets import check_multisite_access
 
 logger = logging.getLogger(__name__)
 
@@ -130,7 +131,7 @@ class ScheduleService:
         )
         role_arn = required_setting(self._settings.wp_agent_scheduler_role_arn, "WP_AGENT_SCHEDULER_ROLE_ARN")
         target = self._owned_target(owner_id, request.target_id)
-        _check_multisite(target, owner_id, request.agent_input)
+        check_multisite_access(target, owner_id, request.agent_input.multisite, field="agentInput.multisite")
         now = self._clock()
         schedule = _validated(request.expression, request.timezone, now)
         if self._store.count_for_owner(owner_id) >= MAX_SCHEDULES_PER_OWNER:
@@ -316,23 +317,6 @@ def _validated(expression: str, timezone: str, now: datetime) -> ValidatedSchedu
     except ScheduleExpressionError as exc:
         code = "INVALID_TIMEZONE" if exc.parameter == "timezone" else "INVALID_SCHEDULE_EXPRESSION"
         raise ApiError(400, code, exc.message_ja, fields=[exc.parameter]) from exc
-
-
-def _check_multisite(target: Target, owner_id: str, agent_input: AgentInput) -> None:
-    """The same rules as an interactive run, checked now rather than at the first firing."""
-    if agent_input.multisite is None:
-        return
-    if not target.multisite:
-        raise ApiError(
-            400, "NOT_MULTISITE", "対象サイトはマルチサイトではありません。", fields=["agentInput.multisite"]
-        )
-    if agent_input.multisite.network_wide and not target.network_admin(owner_id):
-        raise ApiError(
-            403,
-            "NETWORK_ADMIN_REQUIRED",
-            "ネットワーク全体の操作はネットワーク管理者だけが行えます。",
-            fields=["agentInput.multisite.networkWide"],
-        )
 
 
 def _default_name(message: str) -> str:

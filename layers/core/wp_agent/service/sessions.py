@@ -26,6 +26,7 @@ from wp_agent.policy.masking import mask_text
 from wp_agent.service import notifications
 from wp_agent.service.api_errors import ApiError, not_found
 from wp_agent.service.runtime import AwsRuntime
+from wp_agent.service.targets import check_multisite_access
 from wp_agent.service.views import session_view
 from wp_agent.telemetry import APPROVALS_RESOLVED_TOTAL, REQUESTS_TOTAL
 
@@ -81,18 +82,7 @@ class SessionService:
         target = self._rt.registry.get(target_id)
         if target is None or not target.owned_by(user_id):
             raise not_found("対象サイト", "TARGET_NOT_FOUND")
-        if body.multisite is not None:
-            if not target.multisite:
-                raise ApiError(
-                    400, "NOT_MULTISITE", "対象サイトはマルチサイトではありません。", fields=["multisite"]
-                )
-            if body.multisite.network_wide and not target.network_admin(user_id):
-                raise ApiError(
-                    403,
-                    "NETWORK_ADMIN_REQUIRED",
-                    "ネットワーク全体の操作はネットワーク管理者だけが行えます。",
-                    fields=["multisite.networkWide"],
-                )
+        check_multisite_access(target, user_id, body.multisite, field="multisite")
         return target
 
     def post_message(self, session_id: str, user_id: str, body: SessionMessageRequest) -> RunAccepted:

@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
-from wp_agent.models.agent_io import utc_now_iso
+from wp_agent.models.agent_io import MultisiteOptions, utc_now_iso
 from wp_agent.models.api import TargetList, TargetRegistration
 from wp_agent.models.target import Target
 from wp_agent.service.api_errors import ApiError, not_found
 from wp_agent.service.runtime import AwsRuntime
+
+
+def check_multisite_access(
+    target: Target, user_id: str, options: MultisiteOptions | None, *, field: str
+) -> None:
+    """Multisite options need a multisite target; networkWide needs one of its network admins."""
+    if options is None:
+        return
+    if not target.multisite:
+        raise ApiError(400, "NOT_MULTISITE", "対象サイトはマルチサイトではありません。", fields=[field])
+    if options.network_wide and not target.network_admin(user_id):
+        raise ApiError(
+            403,
+            "NETWORK_ADMIN_REQUIRED",
+            "ネットワーク全体の操作はネットワーク管理者だけが行えます。",
+            fields=[f"{field}.networkWide"],
+        )
 
 
 class TargetService:
