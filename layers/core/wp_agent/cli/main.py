@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -38,7 +39,9 @@ def _configure_logging(settings: Settings) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.WARNING, handlers=[handler])
-    logging.getLogger("wp_agent").setLevel(_LOG_LEVELS[settings.log_level.value])
+    # In a terminal the audit file already holds every record: only an explicit LOG_LEVEL turns on info logs.
+    level = _LOG_LEVELS[settings.log_level.value] if "LOG_LEVEL" in os.environ else logging.WARNING
+    logging.getLogger("wp_agent").setLevel(level)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
