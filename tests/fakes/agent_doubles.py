@@ -1,4 +1,5 @@
-"""In-process doubles for the agent's ports: a scripted ModelClient and a recording WpCli."""
+"""In-process doubles for the agent's ports: a scripted ModelClient and a recording WpCli, the
+dependencies of a turn built from them, and a check of the Messages API's conversation rules."""
 
 from __future__ import annotations
 
@@ -9,8 +10,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wp_agent.agent.model_client import ModelReply
+from wp_agent.agent.ports import InMemorySessionStore, MemoryAuditLog, NoRateLimits, SessionStore
+from wp_agent.agent.turn import AgentDeps
+from wp_agent.config import Settings
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.port import CommandResult
+from wp_agent.policy import CommandPolicy
 
 ModelStep = ModelReply | WpAgentError | Callable[[list[dict[str, Any]]], "ModelReply | WpAgentError"]
 
@@ -100,3 +105,47 @@ class RecordingWpCli:
 
     def close(self) -> None:
         return None
+
+
+def make_deps(
+    model: ScriptedModel,
+    wp: RecordingWpCli | None = None,
+    *,
+    store: SessionStore | None = None,
+    **settings: Any,
+) -> AgentDeps:
+    return AgentDeps(
+        model=model,
+        wp_cli=wp or RecordingWpCli(),
+        policy=CommandPolicy(),
+        audit=MemoryAuditLog(),
+        limiter=NoRateLimits(),
+        store=store if store is not None else InMemorySessionStore(),
+        settings=Settings(anthropic_api_key="test", **settings),
+    )
+
+
+def conversation_problems(messages: list[dict[str, Any]]) -> list[str]:
+    """What the Messages API would reject: roles must alternate starting with the user, and every
+    tool_use must be answered, in order, by the tool_result blocks of the next user message."""
+    problems: list[str] = []
+    if messages and messages[0]["role"] != "user":
+        problems.append("the first message is not the user's")
+    for index, message in enumerate(messages):
+        if index and messages[index - 1]["role"] == message["role"]:
+            problems.append(f"two {message['role']} messages in a row at {index}")
+        content = message["content"]
+        if message["role"] != "assistant" or not isinstance(content, list):
+            continue
+        asked = [block["id"] for block in content if block.get("type") == "tool_use"]
+        if not asked or index + 1 == len(messages):
+            continue  # no tools, or the model's latest reply (answered by the next request)
+        answer = messages[index + 1]["content"]
+        answered = [
+            block.get("tool_use_id")
+            for block in (answer if isinstance(answer, list) else [])
+            if isinstance(block, dict) and block.get("type") == "tool_result"
+        ]
+        if answered != asked:
+            problems.append(f"tool_use {asked} at {index} answered by {answered}")
+    return problems

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel, text_reply, tool_reply
+from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel, make_deps, text_reply, tool_reply
 from wp_agent.agent.ports import (
     ApprovalDecision,
     AuditEventType,
@@ -16,7 +16,6 @@ from wp_agent.agent.ports import (
     InMemorySessionStore,
     MemoryAuditLog,
     NoApprovals,
-    NoRateLimits,
 )
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import ApprovalStatus, CommandStatus, SessionStatus
@@ -25,19 +24,6 @@ from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult
 from wp_agent.models.agent_io import AgentInput
-from wp_agent.policy import CommandPolicy
-
-
-def make_deps(model: ScriptedModel, wp: RecordingWpCli | None = None, **settings: Any) -> AgentDeps:
-    return AgentDeps(
-        model=model,
-        wp_cli=wp or RecordingWpCli(),
-        policy=CommandPolicy(),
-        audit=MemoryAuditLog(),
-        limiter=NoRateLimits(),
-        store=InMemorySessionStore(),
-        settings=Settings(anthropic_api_key="test", **settings),
-    )
 
 
 def audit_of(deps: AgentDeps) -> MemoryAuditLog:

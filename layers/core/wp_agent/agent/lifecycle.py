@@ -47,7 +47,7 @@ def finish(
 def record_decision(state: SessionState, decision: ApprovalDecision, log: AuditLog) -> None:
     """The requester's decision on the pending approval; the next turn acts on it."""
     pending = state.pending_approval
-    if pending is None or pending.status is not ApprovalStatus.PENDING:
+    if state.status.terminal or pending is None or pending.status is not ApprovalStatus.PENDING:
         raise WpAgentError(AgentErrorCode.CONFIRMATION_REQUIRED, "承認待ちの操作はありません。")
     pending.status = ApprovalStatus.APPROVED if decision.approved else ApprovalStatus.REJECTED
     pending.decided_by = decision.decided_by
@@ -69,9 +69,14 @@ def record_decision(state: SessionState, decision: ApprovalDecision, log: AuditL
 
 
 def expire_approval(state: SessionState, log: AuditLog, *, simulated: bool = False) -> bool:
-    """The approval wait timed out: nothing held runs; the run ends with CONFIRMATION_REQUIRED."""
+    """The approval wait ended without the run resuming: nothing held runs; the run ends with
+    CONFIRMATION_REQUIRED. Also when a decision was recorded but never reached the wait (too late)."""
     pending = state.pending_approval
-    if pending is None or pending.status is not ApprovalStatus.PENDING:
+    if (
+        state.status.terminal
+        or pending is None
+        or pending.status in {ApprovalStatus.EXPIRED, ApprovalStatus.CANCELLED}
+    ):
         return False
     pending.status = ApprovalStatus.EXPIRED
     pending.decided_at = utc_now_iso()
@@ -94,12 +99,23 @@ def expire_approval(state: SessionState, log: AuditLog, *, simulated: bool = Fal
     return True
 
 
+def archive_pending_approval(state: SessionState) -> None:
+    """Move an approval the run no longer waits for into the history (decisions then get 409, not 404)."""
+    pending = state.pending_approval
+    if pending is None:
+        return
+    if pending.status is ApprovalStatus.PENDING:
+        pending.status = ApprovalStatus.CANCELLED
+        pending.decided_at = utc_now_iso()
+    pending.task_token = None
+    state.approval_history.append(pending)
+    state.pending_approval = None
+
+
 def cancel_run(state: SessionState, *, simulated: bool = False) -> bool:
     if state.status.terminal:
         return False
-    pending = state.pending_approval
-    if pending is not None and pending.status is ApprovalStatus.PENDING:
-        pending.task_token = None
+    archive_pending_approval(state)
     error = WpAgentError(
         AgentErrorCode.UNKNOWN_ERROR,
         "利用者の指示により処理を中止しました。",
@@ -113,6 +129,7 @@ def fail_run(state: SessionState, reason: str, *, simulated: bool = False) -> bo
     """An infrastructure failure ended the run; the session records it (no internals shown)."""
     if state.status.terminal:
         return False
+    archive_pending_approval(state)
     error = WpAgentError(
         AgentErrorCode.UNKNOWN_ERROR,
         "処理中にシステムエラーが発生したため中断しました。時間をおいて再度お試しください。",

@@ -24,10 +24,11 @@ SANDBOX_LABEL = "【サンドボックス】この結果はシミュレーショ
 def executed_commands(state: SessionState) -> list[ExecutedCommand]:
     executed: list[ExecutedCommand] = []
     for record in state.run_commands():
-        if record.status not in {CommandStatus.FINISHED, CommandStatus.UNKNOWN}:
+        # A started command without a recorded result may have run: report it as of unknown outcome.
+        if record.status not in {CommandStatus.FINISHED, CommandStatus.UNKNOWN, CommandStatus.STARTED}:
             continue
         error = None
-        if record.status is CommandStatus.UNKNOWN:
+        if record.status in {CommandStatus.UNKNOWN, CommandStatus.STARTED}:
             error = "結果不明（処理が中断されました）"
         elif record.error_code is not None or record.exit_code != 0:
             error = mask_text(record.stderr.strip()) or (
@@ -53,7 +54,7 @@ def operations(state: SessionState) -> list[Operation]:
     for record in state.run_commands():
         if record.category is PolicyCategory.READ:
             continue
-        if record.status is CommandStatus.UNKNOWN:
+        if record.status in {CommandStatus.UNKNOWN, CommandStatus.STARTED}:
             op = Operation(record.command, False, "結果不明（処理が中断されました）")
             latest[op.operation] = op
             continue

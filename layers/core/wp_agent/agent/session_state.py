@@ -86,6 +86,7 @@ class ApprovalStatus(StrEnum):
     APPROVED = "approved"
     REJECTED = "rejected"
     EXPIRED = "expired"
+    CANCELLED = "cancelled"  # the run ended (cancel, failure) while it waited
 
 
 class PendingApproval(StateModel):

@@ -41,12 +41,12 @@ from wp_agent.agent.session_state import (
     SessionStatus,
 )
 from wp_agent.agent.site_scope import apply_site_scope
-from wp_agent.agent.tool_output import render_tool_result
+from wp_agent.agent.tool_results import close_open_tool_calls, result_for, tool_result
 from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import WpCli
 from wp_agent.models.agent_io import AgentInput, utc_now_iso
-from wp_agent.policy import CommandPolicy, PolicyDecision
+from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
 from wp_agent.policy.masking import mask_text
 from wp_agent.telemetry import (
     API_CALLS_TOTAL,
@@ -101,13 +101,6 @@ class AgentDeps:
     telemetry: Telemetry = field(default_factory=NoTelemetry)
 
 
-def _tool_result(tool_use_id: str, content: str, *, is_error: bool = False) -> dict[str, Any]:
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
-    if is_error:
-        block["is_error"] = True
-    return block
-
-
 def _sanitise_assistant_content(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Keep only the fields the Messages API accepts back in an assistant turn."""
     kept: list[dict[str, Any]] = []
@@ -135,6 +128,10 @@ def _sanitise_assistant_content(content: list[dict[str, Any]]) -> list[dict[str,
         elif kind == "redacted_thinking":
             kept.append({"type": "redacted_thinking", "data": block.get("data", "")})
     return kept
+
+
+def _as_blocks(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
 
 
 def new_run_id() -> str:
@@ -165,7 +162,7 @@ def new_session(
             messages[-1]["content"] = (
                 f"{previous}\n\n{content}"
                 if isinstance(previous, str) and isinstance(content, str)
-                else content
+                else [*_as_blocks(previous), *_as_blocks(content)]
             )
         else:
             messages.append({"role": item.role, "content": content})
@@ -189,7 +186,9 @@ def new_session(
     )
 
 
-def continue_session(state: SessionState, agent_input: AgentInput, *, run_id: str | None = None) -> None:
+def continue_session(
+    state: SessionState, agent_input: AgentInput, *, run_id: str | None = None, timeout_ms: int = 60_000
+) -> None:
     """Start a follow-up run in a finished session: the conversation so far stays the context."""
     if not state.status.terminal and state.status is not SessionStatus.IDLE:
         raise WpAgentError(
@@ -197,11 +196,13 @@ def continue_session(state: SessionState, agent_input: AgentInput, *, run_id: st
             "このセッションでは別の処理が実行中です。",
             details={"reason": "session_busy"},
         )
-    text = agent_input.message
+    # A run that ended mid-way (expiry, cancel, failure) may have left tool calls unanswered.
+    close_open_tool_calls(state, timeout_ms=timeout_ms)
+    lifecycle.archive_pending_approval(state)
     if state.messages and state.messages[-1]["role"] == "user":
         # The previous run ended without an assistant reply (e.g. an error); keep roles alternating.
         state.messages.append({"role": "assistant", "content": "（前回の処理は途中で終了しました）"})
-    state.messages.append({"role": "user", "content": text})
+    state.messages.append({"role": "user", "content": agent_input.message})
     state.input = agent_input
     state.run_id = run_id or new_run_id()
     state.status = SessionStatus.IDLE
@@ -209,8 +210,6 @@ def continue_session(state: SessionState, agent_input: AgentInput, *, run_id: st
     state.elapsed_ms = 0
     state.stop_reason = None
     state.result = None
-    state.pending_approval = None
-    state.held_results = []
 
 
 class AgentTurn:
@@ -263,11 +262,12 @@ class AgentTurn:
             self._resolve_approval(state, pending)
             if state.status.terminal:
                 return TurnResult.FAILED
+        if state.messages and state.messages[-1]["role"] == "assistant":
+            # A retried turn after the model answered but before tools finished: redo the tool step
+            # (records already handled are reused; a started one is reported as outcome unknown).
+            return self._handle_assistant_message(state, state.messages[-1]["content"])
         if state.stop_reason:
             return self._stop_for_loop(state)
-        if state.messages and state.messages[-1]["role"] == "assistant":
-            # A retried turn after the model answered but before tools finished: redo the tool step.
-            return self._handle_assistant_message(state, state.messages[-1]["content"])
         max_iterations = state.input.max_iterations or self._deps.settings.agent_max_iterations
         if state.iterations >= max_iterations:
             state.stop_reason = "iteration_cap"
@@ -336,14 +336,14 @@ class AgentTurn:
                 self._resume_record(state, existing, results, held)
                 continue
             if index >= MAX_TOOL_CALLS_PER_RESPONSE:
-                results[tool_use_id] = _tool_result(
+                results[tool_use_id] = tool_result(
                     tool_use_id,
                     f"一度に実行できるコマンドは{MAX_TOOL_CALLS_PER_RESPONSE}件までです。実行していません。",
                     is_error=True,
                 )
                 continue
             if tool_use.get("name") != TOOL_NAME:
-                results[tool_use_id] = _tool_result(
+                results[tool_use_id] = tool_result(
                     tool_use_id,
                     f"不明なツール「{tool_use.get('name')}」です。wp_cli だけが使えます。",
                     is_error=True,
@@ -352,7 +352,7 @@ class AgentTurn:
             try:
                 tool_input = WpCliToolInput.model_validate(tool_use.get("input") or {})
             except ValidationError:
-                results[tool_use_id] = _tool_result(
+                results[tool_use_id] = tool_result(
                     tool_use_id,
                     "wp_cli の入力が不正です。command（文字列）と reason を指定してください。",
                     is_error=True,
@@ -366,7 +366,7 @@ class AgentTurn:
                 self._audit_record(state, AuditEventType.COMMAND_BLOCKED, record)
                 self._deps.telemetry.count(COMMANDS_BLOCKED_TOTAL)
                 self._emit("command_blocked", f"ブロック: {decision.reason_ja}", record.command)
-                results[tool_use_id] = _tool_result(
+                results[tool_use_id] = tool_result(
                     tool_use_id,
                     f"このコマンドはブロックされました（実行していません）: {decision.reason_ja}",
                     is_error=True,
@@ -377,7 +377,7 @@ class AgentTurn:
                 record.status = CommandStatus.BLOCKED
                 record.policy_reason = loop_reason
                 state.commands.append(record)
-                results[tool_use_id] = _tool_result(
+                results[tool_use_id] = tool_result(
                     tool_use_id, f"{loop_reason}（実行していません）", is_error=True
                 )
                 continue
@@ -419,44 +419,9 @@ class AgentTurn:
         results[record.tool_use_id] = self._result_for(record)
 
     def _result_for(self, record: CommandRecord) -> dict[str, Any]:
-        if record.status is CommandStatus.UNKNOWN:
-            return _tool_result(
-                record.tool_use_id,
-                "前回の処理が途中で中断されたため、このコマンドの結果は不明です。二重実行を避けるため再実行していません。"
-                "読み取りコマンドで現在の状態を確認してください。",
-                is_error=True,
-            )
-        if record.status is CommandStatus.BLOCKED:
-            return _tool_result(
-                record.tool_use_id,
-                f"このコマンドはブロックされました（実行していません）: {record.policy_reason}",
-                is_error=True,
-            )
-        if record.status is CommandStatus.REJECTED:
-            return _tool_result(
-                record.tool_use_id, "利用者がこの操作を承認しなかったため、実行していません。", is_error=True
-            )
-        if record.error_code is AgentErrorCode.COMMAND_TIMEOUT:
-            return _tool_result(
-                record.tool_use_id,
-                f"コマンドがタイムアウトしたため中断しました（{self._deps.settings.wp_cli_timeout}ms）。",
-                is_error=True,
-            )
-        if record.error_code is not None:
-            return _tool_result(
-                record.tool_use_id,
-                f"コマンドを実行できませんでした: {record.stderr or record.error_code.value}",
-                is_error=True,
-            )
-        content = render_tool_result(
-            command=record.command,
-            exit_code=record.exit_code,
-            stdout=record.stdout,
-            stderr=record.stderr,
-            truncated=record.truncated,
-            simulated=self._deps.wp_cli.simulated,
+        return result_for(
+            record, timeout_ms=self._deps.settings.wp_cli_timeout, simulated=self._deps.wp_cli.simulated
         )
-        return _tool_result(record.tool_use_id, content, is_error=record.exit_code != 0)
 
     def _run_records(
         self, state: SessionState, records: list[CommandRecord], results: dict[str, dict[str, Any]]
@@ -597,7 +562,7 @@ class AgentTurn:
             comment = f"（コメント: {pending.comment}）" if pending.comment else ""
             for record in held:
                 record.status = CommandStatus.REJECTED
-                results[record.tool_use_id] = _tool_result(
+                results[record.tool_use_id] = tool_result(
                     record.tool_use_id,
                     f"利用者がこの操作を拒否しました。実行していません{comment}。別の方法を提案するか、拒否されたことを報告してください。",
                     is_error=True,
@@ -608,7 +573,8 @@ class AgentTurn:
         pending.task_token = None
         state.approval_history.append(pending)
         state.pending_approval = None
-        state.status = SessionStatus.EXECUTING
+        if not state.status.terminal:  # an SSH failure while running the approved commands ends the run
+            state.status = SessionStatus.EXECUTING
 
     def _settle_after_retry(self, state: SessionState, record: CommandRecord) -> CommandRecord:
         if record.status is CommandStatus.STARTED:
@@ -640,24 +606,50 @@ class AgentTurn:
             status=CommandStatus.QUEUED,
             iteration=0,
         )
-        existing = state.record(record.tool_use_id)
-        if existing is None:
-            state.commands.append(record)
-        found = existing or record
-        if not found.succeeded:  # a read-only lookup: safe to run again after a retried turn
-            found.status = CommandStatus.QUEUED
-            self._execute(state, found)
-        url = found.stdout.strip().splitlines()[0].strip() if found.succeeded and found.stdout.strip() else ""
-        if not url.startswith(("http://", "https://")):
+        if decision.blocked:
             error = WpAgentError(
+                AgentErrorCode.COMMAND_BLOCKED, decision.reason_ja, details={"command": record.command}
+            )
+            self._finish(state, SessionStatus.FAILED, error=error)
+            return
+        found = state.record(record.tool_use_id)
+        if found is None:
+            state.commands.append(record)
+            found = self._execute(state, record)
+        elif found.status is CommandStatus.STARTED:
+            # Interrupted by a crash. The lookup only reads, so it is asked again (and audited as
+            # such) rather than failing the run; anything else is never run twice.
+            found = self._settle_after_retry(state, found)
+            if found.category is PolicyCategory.READ:
+                found.status = CommandStatus.QUEUED
+                found = self._execute(state, found)
+        try:
+            state.site_url = self._looked_up_site_url(found, site_id)
+        except WpAgentError as failure:
+            self._finish(state, SessionStatus.FAILED, error=failure)
+            return
+        self._checkpoint(state)
+
+    @staticmethod
+    def _looked_up_site_url(found: CommandRecord, site_id: int) -> str:
+        """The URL the site lookup gave; otherwise why it gave none, raised as the run's error."""
+        if found.error_code is not None:  # SSH down, timeout: the site's state, not the site ID
+            raise WpAgentError(found.error_code, found.stderr, details={"siteId": site_id})
+        if found.status is not CommandStatus.FINISHED:  # held back (rate limit) or outcome unknown
+            why = found.policy_reason if found.status is CommandStatus.BLOCKED else "処理が中断されました"
+            raise WpAgentError(
+                AgentErrorCode.UNKNOWN_ERROR,
+                f"サイトID {site_id} の確認を完了できませんでした（{why}）。もう一度お試しください。",
+                details={"reason": "site_lookup_incomplete", "siteId": site_id},
+            )
+        first_line = found.stdout.strip().splitlines()[0].strip() if found.stdout.strip() else ""
+        if found.exit_code != 0 or not first_line.startswith(("http://", "https://")):
+            raise WpAgentError(
                 AgentErrorCode.UNKNOWN_ERROR,
                 f"マルチサイトのサイトID {site_id} が見つかりません。site list で存在するサイトを確認してください。",
                 details={"reason": "site_not_found", "siteId": site_id},
             )
-            self._finish(state, SessionStatus.FAILED, error=error)
-            return
-        state.site_url = url
-        self._checkpoint(state)
+        return first_line
 
     def _skip_confirmation(self, state: SessionState) -> bool:
         return state.input.skip_destructive_confirmation and self._deps.settings.agent_allow_skip_confirmation

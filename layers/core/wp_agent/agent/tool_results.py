@@ -1,0 +1,94 @@
+"""tool_result blocks: what the model is told about each of its tool calls, from the call's record.
+
+Every tool_use in an assistant message needs exactly one tool_result in the next user message
+(Messages API); `close_open_tool_calls` supplies them when a run ended before its calls were answered.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionState
+from wp_agent.agent.tool_output import render_tool_result
+from wp_agent.errors import AgentErrorCode
+
+OUTCOME_UNKNOWN_JA = (
+    "前回の処理が途中で中断されたため、このコマンドの結果は不明です。二重実行を避けるため再実行していません。"
+    "読み取りコマンドで現在の状態を確認してください。"
+)
+
+
+def tool_result(tool_use_id: str, content: str, *, is_error: bool = False) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    if is_error:
+        block["is_error"] = True
+    return block
+
+
+def result_for(record: CommandRecord, *, timeout_ms: int, simulated: bool) -> dict[str, Any]:
+    """The tool_result of a handled call (never for one still waiting for approval)."""
+    if record.status in {CommandStatus.UNKNOWN, CommandStatus.STARTED}:
+        return tool_result(record.tool_use_id, OUTCOME_UNKNOWN_JA, is_error=True)
+    if record.status is CommandStatus.BLOCKED:
+        return tool_result(
+            record.tool_use_id,
+            f"このコマンドはブロックされました（実行していません）: {record.policy_reason}",
+            is_error=True,
+        )
+    if record.status in {CommandStatus.REJECTED, CommandStatus.HELD, CommandStatus.QUEUED}:
+        return tool_result(
+            record.tool_use_id, "利用者の承認が得られなかったため、実行していません。", is_error=True
+        )
+    if record.error_code is AgentErrorCode.COMMAND_TIMEOUT:
+        return tool_result(
+            record.tool_use_id,
+            f"コマンドがタイムアウトしたため中断しました（{timeout_ms}ms）。",
+            is_error=True,
+        )
+    if record.error_code is not None:
+        return tool_result(
+            record.tool_use_id,
+            f"コマンドを実行できませんでした: {record.stderr or record.error_code.value}",
+            is_error=True,
+        )
+    content = render_tool_result(
+        command=record.command,
+        exit_code=record.exit_code,
+        stdout=record.stdout,
+        stderr=record.stderr,
+        truncated=record.truncated,
+        simulated=simulated,
+    )
+    return tool_result(record.tool_use_id, content, is_error=record.exit_code != 0)
+
+
+def open_tool_use_ids(state: SessionState) -> list[str]:
+    """Tool calls of the last message when it is an assistant message (i.e. not yet answered)."""
+    if not state.messages or state.messages[-1]["role"] != "assistant":
+        return []
+    content = state.messages[-1]["content"]
+    return [str(b["id"]) for b in content if b.get("type") == "tool_use"] if isinstance(content, list) else []
+
+
+def close_open_tool_calls(state: SessionState, *, timeout_ms: int, simulated: bool = False) -> None:
+    """Answer every unanswered tool call of the last assistant message (the run ended before it could),
+    so the conversation stays valid for a follow-up run."""
+    ids = open_tool_use_ids(state)
+    if not ids:
+        return
+    held = {r["tool_use_id"]: r for r in state.held_results}
+    blocks: list[dict[str, Any]] = []
+    for tool_use_id in ids:
+        record = state.record(tool_use_id)
+        if tool_use_id in held:
+            blocks.append(held[tool_use_id])
+        elif record is None:
+            blocks.append(
+                tool_result(
+                    tool_use_id, "処理が終了したため、このコマンドは実行していません。", is_error=True
+                )
+            )
+        else:
+            blocks.append(result_for(record, timeout_ms=timeout_ms, simulated=simulated))
+    state.messages.append({"role": "user", "content": blocks})
+    state.held_results = []
