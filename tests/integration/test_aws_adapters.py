@@ -10,13 +10,20 @@ import boto3
 import pytest
 from boto3.dynamodb.conditions import Key
 
+from tests.fakes.agent_doubles import ScriptedModel, make_deps, tool_reply
 from tests.fakes.aws import REGION, TABLES
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
 from wp_agent.adapters.aws.registry import TargetRegistry
-from wp_agent.adapters.aws.session_store import PART_BYTES, DynamoSessionStore, StaleSessionError
+from wp_agent.adapters.aws.session_store import (
+    PART_BYTES,
+    DynamoSessionStore,
+    SessionDataMissingError,
+    StaleSessionError,
+)
+from wp_agent.agent import lifecycle
 from wp_agent.agent.ports import AuditEvent, AuditEventType
-from wp_agent.agent.session_state import CommandRecord, CommandStatus
-from wp_agent.agent.turn import new_session
+from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionStatus
+from wp_agent.agent.turn import AgentTurn, TurnResult, continue_session, new_session
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.target import Target
 from wp_agent.policy import PolicyCategory
@@ -78,7 +85,43 @@ def test_saves_are_incremental() -> None:
     state.messages.append({"role": "assistant", "content": "y"})
     s.save(state)
     after = {i["sk"]: i for i in items("SESSION#ses_incremental")}
-    assert set(after) - set(before) == {"MSG#000001#000"}
+    added = set(after) - set(before)
+    # Only the new message is written; earlier blobs stay as they are (never overwritten).
+    assert len(added) == 1
+    assert next(iter(added)).startswith("BLOB#msg:000001#")
+    assert all(after[sk] == item for sk, item in before.items() if sk != "STATE")
+
+
+def test_loads_need_only_the_current_blobs() -> None:
+    s = store()
+    state = new_session(AgentInput(message="x"), session_id="ses_superseded", user_id="u1", target_id="t1")
+    s.save(state)
+    first = {i["sk"] for i in items("SESSION#ses_superseded")}
+    state.iterations = 3  # the core changes: a new core blob supersedes the first one
+    s.save(state)
+    table = boto3.resource("dynamodb", region_name=REGION).Table(TABLES["sessions"])
+    superseded = {sk for sk in first if sk.startswith("BLOB#core#")}
+    assert superseded
+    for sk in superseded:
+        table.delete_item(Key={"pk": "SESSION#ses_superseded", "sk": sk})
+    loaded = store().load("ses_superseded")
+    assert loaded is not None
+    assert loaded.iterations == 3
+
+
+def test_a_kept_blob_is_rewritten_before_it_could_expire(monkeypatch: pytest.MonkeyPatch) -> None:
+    s = store()
+    state = new_session(AgentInput(message="x"), session_id="ses_aging", user_id="u1", target_id="t1")
+    s.save(state)
+    first_message = {i["sk"] for i in items("SESSION#ses_aging") if i["sk"].startswith("BLOB#msg:000000#")}
+    later = time.time() + 350 * 86_400  # a session kept alive for almost a year
+    monkeypatch.setattr(time, "time", lambda: later)
+    state.iterations = 1
+    s.save(state)
+    current = {i["sk"]: i for i in items("SESSION#ses_aging") if i["sk"].startswith("BLOB#msg:000000#")}
+    renewed = set(current) - first_message
+    assert len(renewed) == 1
+    assert int(current[renewed.pop()]["expires_at"]) > later + 90 * 86_400
 
 
 def test_a_stale_writer_fails_instead_of_overwriting() -> None:
@@ -95,6 +138,107 @@ def test_a_stale_writer_fails_instead_of_overwriting() -> None:
     loaded = store().load("ses_stale")
     assert loaded is not None
     assert loaded.iterations == 1
+
+
+def test_a_stale_writers_values_never_show() -> None:
+    state = new_session(AgentInput(message="x"), session_id="ses_rival", user_id="u1", target_id="t1")
+    store().save(state)
+    winner, loser = store().load("ses_rival"), store().load("ses_rival")
+    assert winner is not None
+    assert loser is not None
+    winner.messages.append({"role": "assistant", "content": "勝った方"})
+    store().save(winner)
+    loser.messages.append({"role": "assistant", "content": "負けた方"})  # the same message slot
+    lifecycle.finish(loser, SessionStatus.COMPLETED, response="負けた方の結果")
+    with pytest.raises(StaleSessionError):
+        store().save(loser)
+    loaded = store().load("ses_rival")
+    assert loaded is not None
+    assert loaded.messages[-1]["content"] == "勝った方"
+    assert loaded.result is None
+
+
+class LambdaDied(BaseException):
+    pass
+
+
+def test_a_save_cut_short_leaves_the_previous_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    state = new_session(AgentInput(message="x"), session_id="ses_cut", user_id="u1", target_id="t1")
+    store().save(state)
+    big = os.urandom(400_000).hex()  # several parts
+
+    def die(self: DynamoSessionStore, state: object, refs: object) -> None:
+        raise LambdaDied  # every blob is written, the STATE item that would refer to them is not
+
+    monkeypatch.setattr(DynamoSessionStore, "_put_state", die)
+    state.messages.append({"role": "assistant", "content": big})
+    state.commands.append(record("toolu_cut", big))
+    with pytest.raises(LambdaDied):
+        store().save(state)
+    monkeypatch.undo()
+    loaded = store().load("ses_cut")
+    assert loaded is not None
+    assert (len(loaded.messages), loaded.commands, loaded.version) == (1, [], 1)
+
+
+def test_results_of_earlier_runs_do_not_come_back() -> None:
+    s = store()
+    state = new_session(AgentInput(message="x"), session_id="ses_results", user_id="u1", target_id="t1")
+    big = os.urandom(300_000).hex()  # packs into two parts
+    lifecycle.finish(state, SessionStatus.COMPLETED, response=big)
+    s.save(state)
+    continue_session(state, AgentInput(message="次"))
+    s.save(state)
+    follow_up = store().load("ses_results")
+    assert follow_up is not None
+    assert follow_up.result is None
+    lifecycle.finish(follow_up, SessionStatus.COMPLETED, response="短い結果")
+    store().save(follow_up)
+    loaded = store().load("ses_results")
+    assert loaded is not None
+    assert loaded.result is not None
+    assert loaded.result.response == "短い結果"
+
+
+def test_a_long_conversation_history_is_stored_in_parts() -> None:
+    history = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": os.urandom(15_000).hex()}
+        for i in range(30)
+    ]  # ~900 KB that does not compress, inside the API's 1 MB body
+    state = new_session(
+        AgentInput(message="続き", conversation_history=history),
+        session_id="ses_history",
+        user_id="u1",
+        target_id="t1",
+    )
+    store().save(state)
+    loaded = store().load("ses_history")
+    assert loaded is not None
+    assert loaded.input.conversation_history == state.input.conversation_history
+    assert loaded.messages == state.messages
+
+
+def test_an_approval_of_long_commands_is_stored() -> None:
+    commands = [f"option update blogdescription '{os.urandom(70_000).hex()}'" for _ in range(3)]
+    deps = make_deps(ScriptedModel([tool_reply(*commands)]), store=store())
+    state = new_session(AgentInput(message="x"), session_id="ses_long_approval", user_id="u1", target_id="t1")
+    assert AgentTurn(deps).advance(state) is TurnResult.AWAITING_APPROVAL
+    loaded = store().load("ses_long_approval")
+    assert loaded is not None
+    assert loaded.pending_approval is not None
+    assert len(loaded.pending_approval.items) == 3
+
+
+def test_a_part_gone_missing_is_a_clear_error() -> None:
+    state = new_session(AgentInput(message="x"), session_id="ses_gone", user_id="u1", target_id="t1")
+    store().save(state)
+    table = boto3.resource("dynamodb", region_name=REGION).Table(TABLES["sessions"])
+    message_blob = next(i["sk"] for i in items("SESSION#ses_gone") if i["sk"].startswith("BLOB#msg:"))
+    table.delete_item(Key={"pk": "SESSION#ses_gone", "sk": message_blob})
+    with pytest.raises(SessionDataMissingError) as missing:
+        store().load("ses_gone")
+    assert missing.value.details["part"] == "msg:000000"
+    assert "新しいセッション" in missing.value.message_ja
 
 
 def test_creating_an_existing_session_fails() -> None:

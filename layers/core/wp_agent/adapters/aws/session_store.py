@@ -1,12 +1,16 @@
-"""SessionStore on DynamoDB, laid out so no item nears the 400 KB limit.
+"""SessionStore on DynamoDB, laid out so no item nears the 400 KB limit and no write can corrupt.
 
 pk = SESSION#<id>:
-  STATE             version, status, ids, task token; `core` = compressed state without the parts below
-  MSG#<n>#<part>    one conversation message, compressed, split into ≤300 KB parts
-  CMD#<id>#<part>   one command record incl. its full output (≤10 MB), compressed and split
-  RESULT#<part>     the final AgentOutput, compressed and split
-Saves are incremental (only new messages, changed commands) and the STATE write is conditional
-on the version that was loaded: one writer at a time; a stale writer fails instead of clobbering.
+  STATE                     version, status, ids; `refs` = where each part of the state lives
+  BLOB#<name>#<write>#<n>   one part of a compressed value: the core (everything small and large
+                            except messages/commands/result), a message, a command record (with its
+                            full output, up to 10 MB) or the result; split into ≤300 KB parts
+
+Blobs are written under a fresh write id and never overwritten; only the conditional STATE put (on
+the version that was loaded) makes them current. A crash midway, or a stale writer, leaves only
+unreferenced blobs: the state a reader sees is always one that a single writer saved completely.
+Saves are incremental (only values whose content changed get a new blob); a kept blob that would
+expire before the session record is written again. Loads read only the blobs STATE refers to.
 """
 
 from __future__ import annotations
@@ -15,16 +19,23 @@ import hashlib
 import json
 import threading
 import time
+import uuid
 import zlib
 from typing import Any
 
 from wp_agent.adapters.aws.clients import resource
-from wp_agent.agent.session_state import CommandRecord, SessionState
+from wp_agent.agent.session_state import SessionState
 from wp_agent.errors import AgentErrorCode, WpAgentError
-from wp_agent.models.agent_io import AgentOutput
 
 PART_BYTES = 300_000
 STATE_SK = "STATE"
+# Superseded and orphaned blobs are removed by this TTL; blobs still referred to are rewritten
+# before they could expire (see save).
+BLOB_TTL_SECONDS = 400 * 86_400
+BATCH_GET_KEYS = 100  # DynamoDB's limit per BatchGetItem
+_UNPROCESSED_ATTEMPTS = 8
+
+Ref = tuple[str, int, str, int]  # (write id, number of parts, content digest, blob expiry)
 
 
 class StaleSessionError(WpAgentError):
@@ -38,28 +49,37 @@ class StaleSessionError(WpAgentError):
         )
 
 
+class SessionDataMissingError(WpAgentError):
+    def __init__(self, session_id: str, name: str) -> None:
+        super().__init__(
+            AgentErrorCode.UNKNOWN_ERROR,
+            "セッションのデータの一部が見つかりません（保存期間を過ぎた可能性があります）。新しいセッションで指示してください。",
+            details={"reason": "session_data_missing", "sessionId": session_id, "part": name},
+        )
+
+
 def _pk(session_id: str) -> str:
     return f"SESSION#{session_id}"
 
 
-def _pack(value: Any) -> bytes:
-    return zlib.compress(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), 6)
+def _encode(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
 
 
-def _unpack(blob: bytes) -> Any:
-    return json.loads(zlib.decompress(blob).decode("utf-8"))
+def _blob_sk(name: str, write_id: str, part: int) -> str:
+    return f"BLOB#{name}#{write_id}#{part:03d}"
 
 
-def _parts(blob: bytes) -> list[bytes]:
-    return [blob[i : i + PART_BYTES] for i in range(0, len(blob), PART_BYTES)] or [b""]
+def _digest(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()[:32]
 
 
 class DynamoSessionStore:
     def __init__(self, table_name: str, *, ttl_days: int = 90) -> None:
         self._table_name = table_name
         self._ttl_seconds = ttl_days * 86_400
-        # What this process last wrote/loaded per session, to save incrementally.
-        self._written: dict[str, tuple[int, dict[str, str], str]] = {}
+        # The refs this process last saw per session, so unchanged values are not written again.
+        self._known: dict[str, dict[str, Ref]] = {}
         self._lock = threading.Lock()
 
     @property
@@ -69,126 +89,131 @@ class DynamoSessionStore:
     # -- load -----------------------------------------------------------------------------------
 
     def load(self, session_id: str) -> SessionState | None:
-        items = self._query(_pk(session_id))
-        state_item = next((i for i in items if i["sk"] == STATE_SK), None)
+        pk = _pk(session_id)
+        state_item = self._table.get_item(Key={"pk": pk, "sk": STATE_SK}, ConsistentRead=True).get("Item")
         if state_item is None:
             return None
-        core = _unpack(bytes(state_item["core"]))
-        core["version"] = int(state_item["version"])
-        message_count = int(state_item.get("message_count", 0))
-        messages = self._group(items, "MSG#")
-        commands = self._group(items, "CMD#")
-        core["messages"] = [messages[f"{i:06d}"] for i in range(message_count)]
-        order: list[str] = list(state_item.get("command_order", []))
-        core["commands"] = [commands[c] for c in order if c in commands]
-        result = self._group(items, "RESULT")
-        core["result"] = result.get("", None)
+        refs: dict[str, Ref] = {
+            k: (v[0], int(v[1]), v[2], int(v[3]))
+            for k, v in json.loads(zlib.decompress(bytes(state_item["refs"]))).items()
+        }
+        blobs = self._read_blobs(
+            pk, [_blob_sk(name, ref[0], n) for name, ref in refs.items() for n in range(ref[1])]
+        )
+        values = {name: self._assemble(session_id, name, ref, blobs) for name, ref in refs.items()}
+        core = values.pop("core")
+        messages = [values[f"msg:{i:06d}"] for i in range(int(state_item["message_count"]))]
+        commands = [values[f"cmd:{tool_use_id}"] for tool_use_id in core.pop("command_order")]
+        core.update(
+            messages=messages,
+            commands=commands,
+            result=values.get("result"),
+            version=int(state_item["version"]),
+        )
         state = SessionState.model_validate(core)
         with self._lock:
-            self._written[session_id] = (
-                message_count,
-                {r.tool_use_id: self._digest(r) for r in state.commands},
-                self._result_digest(state.result),
-            )
+            self._known[session_id] = refs
         return state
 
-    def _query(self, pk: str) -> list[dict[str, Any]]:
-        from boto3.dynamodb.conditions import Key
-
-        items: list[dict[str, Any]] = []
-        kwargs: dict[str, Any] = {"KeyConditionExpression": Key("pk").eq(pk), "ConsistentRead": True}
-        while True:
-            page = self._table.query(**kwargs)
-            items.extend(page["Items"])
-            if "LastEvaluatedKey" not in page:
-                return items
-            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    def _read_blobs(self, pk: str, sort_keys: list[str]) -> dict[str, bytes]:
+        """The named blobs only: superseded ones stay until their TTL and must not slow loads."""
+        dynamodb = resource("dynamodb")
+        blobs: dict[str, bytes] = {}
+        for start in range(0, len(sort_keys), BATCH_GET_KEYS):
+            request: dict[str, Any] = {
+                self._table_name: {
+                    "Keys": [{"pk": pk, "sk": sk} for sk in sort_keys[start : start + BATCH_GET_KEYS]],
+                    "ConsistentRead": True,
+                }
+            }
+            for attempt in range(_UNPROCESSED_ATTEMPTS):
+                response = dynamodb.batch_get_item(RequestItems=request)
+                blobs.update(
+                    {
+                        item["sk"]: bytes(item["body"])
+                        for item in response["Responses"].get(self._table_name, [])
+                    }
+                )
+                request = response.get("UnprocessedKeys") or {}
+                if not request:
+                    break
+                time.sleep(0.05 * 2**attempt)  # throttled: DynamoDB asks to retry the rest
+            else:
+                raise WpAgentError(
+                    AgentErrorCode.UNKNOWN_ERROR,
+                    "セッションの読み込みが混み合っています。時間をおいて再度お試しください。",
+                    details={"reason": "session_read_throttled"},
+                )
+        return blobs
 
     @staticmethod
-    def _group(items: list[dict[str, Any]], prefix: str) -> dict[str, Any]:
-        """Reassemble split values: sk = <prefix><key>#<part>; returns key -> decoded value."""
-        chunks: dict[str, list[tuple[int, bytes]]] = {}
-        for item in items:
-            sk: str = item["sk"]
-            if not sk.startswith(prefix):
-                continue
-            key, _, part = sk[len(prefix) :].rpartition("#")
-            chunks.setdefault(key, []).append((int(part), bytes(item["body"])))
-        decoded: dict[str, Any] = {}
-        for key, parts in chunks.items():
-            parts.sort()
-            if len(parts) != int(
-                next(i for i in items if i["sk"] == f"{prefix}{key}#000").get("parts", len(parts))
-            ):
-                continue  # a half-written value (crash mid-save); its next save rewrites it
-            decoded[key] = _unpack(b"".join(p for _, p in parts))
-        return decoded
+    def _assemble(session_id: str, name: str, ref: Ref, blobs: dict[str, bytes]) -> Any:
+        write_id, parts, _, _ = ref
+        try:
+            raw = b"".join(blobs[_blob_sk(name, write_id, n)] for n in range(parts))
+        except KeyError:
+            raise SessionDataMissingError(session_id, name) from None
+        return json.loads(zlib.decompress(raw))
 
     # -- save -----------------------------------------------------------------------------------
-
-    @staticmethod
-    def _digest(record: CommandRecord) -> str:
-        return hashlib.sha256(record.model_dump_json().encode()).hexdigest()
-
-    @staticmethod
-    def _result_digest(result: AgentOutput | None) -> str:
-        return hashlib.sha256(result.model_dump_json().encode()).hexdigest() if result else ""
 
     def save(self, state: SessionState) -> None:
         pk = _pk(state.session_id)
         with self._lock:
-            written_messages, written_commands, written_result = self._written.get(
-                state.session_id, (0, {}, "")
-            )
-        expires_at = int(time.time()) + self._ttl_seconds
+            known = dict(self._known.get(state.session_id, {}))
+        values: dict[str, Any] = {f"msg:{index:06d}": message for index, message in enumerate(state.messages)}
+        values.update(
+            {f"cmd:{record.tool_use_id}": record.model_dump(mode="json") for record in state.commands}
+        )
+        if state.result is not None:
+            values["result"] = state.result.model_dump(mode="json")
+        core = state.model_dump(mode="json", exclude={"messages", "commands", "result", "version"})
+        core["command_order"] = [record.tool_use_id for record in state.commands]
+        values["core"] = core
+
+        write_id = uuid.uuid4().hex[:12]
+        now = int(time.time())
+        blob_expiry = now + BLOB_TTL_SECONDS
+        # A kept blob must outlive the session record this save extends (rolling TTL).
+        keep_if_expiring_after = now + self._ttl_seconds + 86_400
+        refs: dict[str, Ref] = {}
         puts: list[dict[str, Any]] = []
-        for index in range(min(written_messages, len(state.messages)), len(state.messages)):
-            puts.extend(self._blob_items(pk, f"MSG#{index:06d}", state.messages[index], expires_at))
-        digests: dict[str, str] = {}
-        for record in state.commands:
-            digest = self._digest(record)
-            digests[record.tool_use_id] = digest
-            if written_commands.get(record.tool_use_id) != digest:
-                puts.extend(
-                    self._blob_items(
-                        pk, f"CMD#{record.tool_use_id}", record.model_dump(mode="json"), expires_at
-                    )
-                )
-        result_digest = self._result_digest(state.result)
-        if state.result is not None and result_digest != written_result:
-            puts.extend(self._blob_items(pk, "RESULT", state.result.model_dump(mode="json"), expires_at))
+        for name, value in values.items():
+            raw = _encode(value)
+            digest = _digest(raw)
+            previous = known.get(name)
+            if previous is not None and previous[2] == digest and previous[3] > keep_if_expiring_after:
+                refs[name] = previous  # unchanged: keep pointing at the blob already stored
+                continue
+            packed = zlib.compress(raw, 6)
+            parts = [packed[i : i + PART_BYTES] for i in range(0, len(packed), PART_BYTES)] or [b""]
+            refs[name] = (write_id, len(parts), digest, blob_expiry)
+            puts.extend(
+                {"pk": pk, "sk": _blob_sk(name, write_id, n), "body": part, "expires_at": blob_expiry}
+                for n, part in enumerate(parts)
+            )
         with self._table.batch_writer() as batch:
             for item in puts:
                 batch.put_item(Item=item)
-        self._put_state(state, expires_at)
+        self._put_state(state, refs)
         with self._lock:
-            self._written[state.session_id] = (len(state.messages), digests, result_digest)
+            self._known[state.session_id] = refs
 
-    @staticmethod
-    def _blob_items(pk: str, key: str, value: Any, expires_at: int) -> list[dict[str, Any]]:
-        parts = _parts(_pack(value))
-        return [
-            {"pk": pk, "sk": f"{key}#{n:03d}", "body": part, "parts": len(parts), "expires_at": expires_at}
-            for n, part in enumerate(parts)
-        ]
-
-    def _put_state(self, state: SessionState, expires_at: int) -> None:
+    def _put_state(self, state: SessionState, refs: dict[str, Ref]) -> None:
         from botocore.exceptions import ClientError
 
-        core = state.model_dump(mode="json", exclude={"messages", "commands", "result", "version"})
         item: dict[str, Any] = {
             "pk": _pk(state.session_id),
             "sk": STATE_SK,
-            "core": _pack(core),
+            "refs": zlib.compress(_encode(refs), 6),
             "version": state.version + 1,
             "status": state.status.value,
             "user_id": state.user_id,
             "target_id": state.target_id,
             "run_id": state.run_id,
             "message_count": len(state.messages),
-            "command_order": [r.tool_use_id for r in state.commands],
             "updated_at": int(time.time()),
-            "expires_at": expires_at,
+            "expires_at": int(time.time()) + self._ttl_seconds,
         }
         if state.pending_approval is not None:
             item["approval_id"] = state.pending_approval.approval_id
@@ -200,6 +225,8 @@ class DynamoSessionStore:
             self._table.put_item(**kwargs)
         except ClientError as exc:
             if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                with self._lock:
+                    self._known.pop(state.session_id, None)  # our picture is stale; reload will refresh it
                 raise StaleSessionError(state.session_id) from exc
             raise
         state.version += 1
