@@ -142,14 +142,20 @@ def test_slots_are_per_target() -> None:
 
 def test_an_abandoned_lease_frees_itself() -> None:
     clock = FakeClock(5_000_000.0)
-    crashed = limiter(clock, raise_waited, wp_cli_timeout=10_000)
+    timing = {"wp_cli_timeout": 10_000, "vps_ssh_connect_timeout": 2.0}
+    crashed = limiter(clock, raise_waited, **timing)
     held = [crashed.command_slot("site-a") for _ in range(5)]  # a Lambda that died holding its slots
     for hold in held:
         hold.__enter__()
-    with pytest.raises(WaitedError), limiter(clock, raise_waited).command_slot("site-a"):
+    with pytest.raises(WaitedError), limiter(clock, raise_waited, **timing).command_slot("site-a"):
         pass
-    clock.now += 10 + 30 + 2  # command timeout + lease margin
-    with limiter(clock, raise_waited).command_slot("site-a"):
+    # A live holder may still be connecting (4 attempts x 3 timeouts x 2 s + 7 s back-off) before
+    # its 10 s command: past command timeout + margin the slot must still be taken.
+    clock.now += 10 + 30 + 2
+    with pytest.raises(WaitedError), limiter(clock, raise_waited, **timing).command_slot("site-a"):
+        pass
+    clock.now = 5_000_000.0 + (24 + 7 + 10) + 30 + 2  # longest command + lease margin
+    with limiter(clock, raise_waited, **timing).command_slot("site-a"):
         pass
     for hold in held:  # the "dead" holder's late release must not free someone else's lease
         hold.__exit__(None, None, None)

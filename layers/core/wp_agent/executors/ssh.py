@@ -21,7 +21,7 @@ from typing import NoReturn
 
 import paramiko
 
-from wp_agent.config import Settings
+from wp_agent.config import SSH_CONNECT_RETRIES, SSH_RETRY_BASE_SECONDS, Settings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.output import CappedOutput, finished_result
 from wp_agent.executors.port import OUTPUT_LIMIT_BYTES, CommandResult
@@ -210,8 +210,8 @@ class SshWpCli:
         *,
         credentials: SshCredentials | None = None,
         pool: SshConnectionPool | None = None,
-        connect_retries: int = 3,
-        retry_base_seconds: float = 1.0,
+        connect_retries: int = SSH_CONNECT_RETRIES,
+        retry_base_seconds: float = SSH_RETRY_BASE_SECONDS,
         sleep: Callable[[float], None] = time.sleep,
         local_grace_seconds: float = LOCAL_GRACE_SECONDS,
         output_limit: int = OUTPUT_LIMIT_BYTES,

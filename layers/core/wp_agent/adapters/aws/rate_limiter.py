@@ -4,7 +4,8 @@
   limit waits for the next window, bounded, then gets API_RATE_LIMITED);
 - commands: at most N per minute per user (over the limit: a clear Japanese error, nothing runs);
 - SSH: at most N concurrent commands per target, as leases `SLOT#<target>/<n>` that expire on their own
-  (a crashed instance's lease frees itself after the command timeout plus a margin).
+  (a crashed instance's lease frees itself after the longest a command can take, connecting with
+  retries included, plus a margin; a shorter lease could free a slot that is still in use).
 Every decision is one conditional write, so the limits hold exactly under contention.
 """
 
@@ -53,7 +54,7 @@ class DynamoRateLimiter:
         self._model_limit = settings.wp_agent_model_calls_per_minute
         self._command_limit = settings.wp_agent_commands_per_user_per_minute
         self._slots = settings.wp_agent_ssh_slots_per_target
-        self._lease_seconds = settings.command_timeout_seconds + LEASE_MARGIN_SECONDS
+        self._lease_seconds = settings.ssh_command_longest_seconds + LEASE_MARGIN_SECONDS
         self._clock = clock
         self._sleep = sleep
         self._on_utilisation = on_utilisation
