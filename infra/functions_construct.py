@@ -156,6 +156,8 @@ class FunctionsConstruct(Construct):
         self.turn.add_environment(names.Env.WP_CLI_MODE, names.WP_CLI_MODE)
         self.turn.add_environment(names.Env.WP_CLI_TIMEOUT, str(names.WP_CLI_TIMEOUT_MS))
         self.turn.add_environment(names.Env.AGENT_MAX_ITERATIONS, str(names.AGENT_MAX_ITERATIONS))
+        # The turn writes the approval's expiry; it must match the workflow's wait (one setting).
+        self.turn.add_environment(names.Env.APPROVAL_TIMEOUT_SECONDS, str(settings.approval_timeout_seconds))
         self.turn.add_to_role_policy(
             iam.PolicyStatement(
                 sid="ReadAnthropicKeyAndTargetSshSecrets",
@@ -171,7 +173,6 @@ class FunctionsConstruct(Construct):
         )
 
         self.api.add_environment(names.Env.ADMIN_PRINCIPALS, ",".join(settings.admin_principals))
-        self.api.add_environment(names.Env.APPROVAL_TIMEOUT_SECONDS, str(settings.approval_timeout_seconds))
         self.api.add_environment(names.Env.SCHEDULE_GROUP, names.SCHEDULE_GROUP_NAME)
         # Schedule proposals ask the model to turn Japanese into a schedule: the api needs the key
         # too, and its ARN (not in the original contract's env list; the model client reads it).

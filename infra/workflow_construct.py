@@ -6,7 +6,8 @@ waits for a person's approval with `.waitForTaskToken`. Payloads carry ids only.
     AgentTurn         -> Route                                   (error -> RecordFailure)
     Route             CONTINUE -> AgentTurn
                       AWAITING_APPROVAL -> WaitForApproval -> AgentTurn
-                          (States.Timeout -> ExpireApproval -> RunFailed; error -> RecordFailure)
+                          (States.Timeout -> ExpireApproval -> RunFailed, its error -> RecordFailure;
+                           any other error -> RecordFailure)
                       COMPLETED -> RunSucceeded
                       FAILED -> RunFailed (the turn has recorded the failure)
                       missing or unknown -> UnknownRoute -> RecordFailure
@@ -158,7 +159,10 @@ def build_definition(
             "sessionId": sfn.JsonPath.string_at("$.sessionId"),
             "runId": sfn.JsonPath.string_at("$.runId"),
         },
-    ).next(run_failed)
+    )
+    # If even the expiry cannot be stored, the run still ends recorded as failed, not silently.
+    expire_approval.add_catch(record_failure, errors=[sfn.Errors.ALL], result_path="$.error")
+    expire_approval.next(run_failed)
 
     agent_turn = _invoke(
         scope,

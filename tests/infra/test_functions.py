@@ -36,7 +36,6 @@ OTHER_ENV_KEYS = {
         "WP_AGENT_ADMIN_PRINCIPALS",
         "WP_AGENT_SCHEDULE_GROUP",
         "WP_AGENT_SCHEDULER_ROLE_ARN",
-        "WP_AGENT_APPROVAL_TIMEOUT_SECONDS",
         "ANTHROPIC_API_KEY_SECRET_ARN",
     },
     N.TURN: {
@@ -46,6 +45,7 @@ OTHER_ENV_KEYS = {
         "WP_CLI_MODE",
         "WP_CLI_TIMEOUT",
         "AGENT_MAX_ITERATIONS",
+        "WP_AGENT_APPROVAL_TIMEOUT_SECONDS",
     },
     N.APPROVAL: {"WP_AGENT_EVENT_BUS"},
     N.WORKFLOW_TASKS: {"WP_AGENT_EVENT_BUS"},
@@ -104,6 +104,8 @@ def test_turn_environment_values(template: dict[str, Any]) -> None:
     assert environment["WP_CLI_MODE"] == "ssh"
     assert environment["WP_CLI_TIMEOUT"] == "60000"
     assert environment["AGENT_MAX_ITERATIONS"] == "10"
+    # The turn dates the approval it creates; the workflow's wait uses the same setting.
+    assert environment["WP_AGENT_APPROVAL_TIMEOUT_SECONDS"] == "86400"
     secret_id, _ = only(template, "AWS::SecretsManager::Secret")
     assert environment["ANTHROPIC_API_KEY_SECRET_ARN"] == {"Ref": secret_id}
 
@@ -114,7 +116,6 @@ def test_api_environment_values(template: dict[str, Any]) -> None:
     assert environment["WP_AGENT_STATE_MACHINE_ARN"] == {"Ref": state_machine_id}
     assert environment["WP_AGENT_ADMIN_PRINCIPALS"] == ",".join(ADMIN_PRINCIPALS)
     assert environment["WP_AGENT_SCHEDULE_GROUP"] == "wp-agent"
-    assert environment["WP_AGENT_APPROVAL_TIMEOUT_SECONDS"] == "86400"
     assert flatten(environment["WP_AGENT_SCHEDULER_ROLE_ARN"]).startswith("<SchedulesSchedulerRole")
     secret_id, _ = only(template, "AWS::SecretsManager::Secret")
     assert environment["ANTHROPIC_API_KEY_SECRET_ARN"] == {"Ref": secret_id}

@@ -124,13 +124,23 @@ def test_wait_for_approval_uses_the_task_token_and_the_timeout(states: dict[str,
     ]
 
 
+def test_a_failed_expiry_is_recorded_as_a_failure(states: dict[str, Any]) -> None:
+    task = states[S.EXPIRE_APPROVAL]
+    assert task["Resource"] == ARNS["workflow_tasks"]
+    assert task["Parameters"] == {
+        "action": "expire_approval",
+        "sessionId.$": "$.sessionId",
+        "runId.$": "$.runId",
+    }
+    assert task["Next"] == S.RUN_FAILED
+    assert task["Catch"] == [
+        {"ErrorEquals": ["States.ALL"], "ResultPath": "$.error", "Next": S.RECORD_FAILURE}
+    ]
+
+
 @pytest.mark.parametrize(
     ("state", "parameters"),
     [
-        (
-            S.EXPIRE_APPROVAL,
-            {"action": "expire_approval", "sessionId.$": "$.sessionId", "runId.$": "$.runId"},
-        ),
         (
             S.RECORD_FAILURE,
             {
