@@ -8,7 +8,7 @@ import re
 import uuid
 from typing import Any
 
-from wp_agent.adapters.aws.article_jobs import ArticleJobStore
+from wp_agent.adapters.aws.article_jobs import ArticleJobStore, ArticleTooLargeError
 from wp_agent.adapters.aws.events import ARTICLE_FAILED, ARTICLE_PUBLISHED
 from wp_agent.models.api import ArticleAccepted, ArticleJobView, ArticlePublishRequest
 from wp_agent.models.article import PublishArticleError, PublishArticleInput, PublishArticleOutput
@@ -45,7 +45,16 @@ class ArticleService:
                 400, "NOT_MULTISITE", "対象サイトはマルチサイトではありません。", fields=["siteUrl"]
             )
         article_id = f"art_{uuid.uuid4().hex[:20]}"
-        self._jobs.create(article_id, user_id, body)
+        try:
+            self._jobs.create(article_id, user_id, body)
+        except ArticleTooLargeError:
+            raise ApiError(
+                413,
+                "ARTICLE_TOO_LARGE",
+                "記事が大きすぎて受け付けられません。埋め込み画像（data: URL）などはメディアとして"
+                "アップロードし、本文からはURLで参照してください。",
+                fields=["content"],
+            ) from None
         try:
             self._rt.workflow.start_article(article_id)
         except Exception as exc:
@@ -136,8 +145,15 @@ class ArticleService:
 
     def _finish(self, article_id: str, user_id: str, target_id: str, output: PublishArticleOutput) -> None:
         status = "Completed" if output.success else "Failed"
-        self._jobs.transition(article_id, from_status="Running", to_status=status, result=output)
-        self._notify(article_id, user_id, target_id, output)
+        # Only the attempt that moves the job on tells the backend: a job already marked failed
+        # (an interrupted attempt reported meanwhile) must not also be announced as published.
+        if self._jobs.transition(article_id, from_status="Running", to_status=status, result=output):
+            self._notify(article_id, user_id, target_id, output)
+        else:
+            logger.warning(
+                "article job was no longer running; its outcome is not announced",
+                extra={"article_id": article_id, "success": output.success},
+            )
 
     def _notify(self, article_id: str, user_id: str, target_id: str, output: PublishArticleOutput) -> None:
         detail: dict[str, Any] = {

@@ -10,7 +10,7 @@ from typing import TypeVar
 
 from wp_agent.adapters.aws.session_store import StaleSessionError
 from wp_agent.agent import lifecycle
-from wp_agent.agent.ports import ApprovalDecision
+from wp_agent.agent.ports import ApprovalDecision, AuditLog
 from wp_agent.agent.session_state import ApprovalStatus, SessionState, SessionStatus
 from wp_agent.agent.turn import continue_session, new_session
 from wp_agent.models.agent_io import AgentInput
@@ -26,6 +26,7 @@ from wp_agent.policy.masking import mask_text
 from wp_agent.service import notifications
 from wp_agent.service.api_errors import ApiError, not_found
 from wp_agent.service.runtime import AwsRuntime
+from wp_agent.service.session_updates import update_session
 from wp_agent.service.targets import check_multisite_access
 from wp_agent.service.views import session_view
 from wp_agent.telemetry import APPROVALS_RESOLVED_TOTAL, REQUESTS_TOTAL
@@ -34,7 +35,6 @@ logger = logging.getLogger(__name__)
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9_\-]{8,64}$")
 APPROVAL_ID = re.compile(r"^apr_[0-9a-f]{20}$")
-_SAVE_ATTEMPTS = 3
 T = TypeVar("T")
 
 
@@ -109,9 +109,12 @@ class SessionService:
                     "SESSION_BUSY",
                     "このセッションでは処理が実行中です。完了するか中止してから送信してください。",
                 )
-            continue_session(state, agent_input)
+            continue_session(state, agent_input, timeout_ms=self._rt.settings.wp_cli_timeout)
             state.site_url = site_url
         state.status = SessionStatus.PLANNING
+        # Known before the start, so the session is saved once: the run's first turn may load it
+        # at any moment after the start, and must find it as it will stay.
+        state.execution_arn = self._rt.workflow.execution_arn(state.run_id)
         try:
             self._rt.sessions.save(state)  # conditional: only one run can become active
         except StaleSessionError as exc:
@@ -119,7 +122,7 @@ class SessionService:
                 409, "SESSION_BUSY", "このセッションには同時に別のメッセージが送信されました。"
             ) from exc
         try:
-            state.execution_arn = self._rt.workflow.start(state.session_id, state.run_id)
+            self._rt.workflow.start(state.session_id, state.run_id)
         except Exception as exc:
             logger.exception(
                 "could not start the run", extra={"session_id": session_id, "run_id": state.run_id}
@@ -131,7 +134,6 @@ class SessionService:
                 "WORKFLOW_UNAVAILABLE",
                 "処理を開始できませんでした。しばらくしてから再度お試しください。",
             ) from exc
-        self._rt.sessions.save(state)
         self._rt.telemetry.count(REQUESTS_TOTAL)
         logger.info(
             "run requested",
@@ -160,7 +162,7 @@ class SessionService:
         if not APPROVAL_ID.match(approval_id):
             raise not_found("承認リクエスト", "APPROVAL_NOT_FOUND")
 
-        def record(state: SessionState) -> str | None:
+        def record(state: SessionState, log: AuditLog) -> str | None:
             approval = state.find_approval(approval_id)
             if approval is None:
                 raise not_found("承認リクエスト", "APPROVAL_NOT_FOUND")
@@ -169,8 +171,14 @@ class SessionService:
             if approval.status is ApprovalStatus.EXPIRED or (
                 approval.status is ApprovalStatus.PENDING and _expired(approval.expires_at)
             ):
+                raise _approval_expired()
+            if approval.status is ApprovalStatus.CANCELLED or (
+                approval.status is ApprovalStatus.PENDING and state.status.terminal
+            ):
                 raise ApiError(
-                    409, "APPROVAL_EXPIRED", "承認の期限が切れています。もう一度指示を送ってください。"
+                    409,
+                    "RUN_ENDED",
+                    "この承認リクエストの処理は既に終了しています。もう一度指示を送ってください。",
                 )
             if approval.status is not ApprovalStatus.PENDING:
                 done = "承認" if approval.status is ApprovalStatus.APPROVED else "却下"
@@ -181,14 +189,20 @@ class SessionService:
                 approved=body.decision == "approve", decided_by=user_id, comment=body.comment
             )
             token = approval.task_token
-            lifecycle.record_decision(state, decision, self._rt.audit)
+            lifecycle.record_decision(state, decision, log)
             return token
 
         state, token = self._update(session_id, record)
         self._rt.telemetry.count(APPROVALS_RESOLVED_TOTAL)
-        if token:
-            # Without a token yet, the approval task answers itself when it stores one.
-            self._rt.workflow.resume(token, {"approvalId": approval_id, "decision": body.decision})
+        # Without a token yet, the approval task answers itself when it stores one.
+        if token and not self._rt.workflow.resume(
+            token, {"approvalId": approval_id, "decision": body.decision}
+        ):
+            # The wait ended (timed out) before the decision reached it: nothing held will run.
+            state, changed = self._update(session_id, lifecycle.expire_approval)
+            if changed:
+                notifications.run_finished(self._rt.events, state, self._rt.telemetry)
+            raise _approval_expired()
         return ApprovalDecided(
             session_id=session_id, approval_id=approval_id, decision=body.decision, status=state.status.value
         )
@@ -198,7 +212,7 @@ class SessionService:
     def cancel(self, session_id: str, user_id: str) -> SessionView:
         check_session_id(session_id)
 
-        def stop(state: SessionState) -> None:
+        def stop(state: SessionState, log: AuditLog) -> None:
             if state.user_id != user_id:
                 raise not_found("セッション", "SESSION_NOT_FOUND")
             if not lifecycle.cancel_run(state):
@@ -206,28 +220,40 @@ class SessionService:
 
         state, _ = self._update(session_id, stop)
         if state.execution_arn:
-            self._rt.workflow.stop(state.execution_arn, cause="cancelled by the requester")
+            try:
+                self._rt.workflow.stop(state.execution_arn, cause="cancelled by the requester")
+            except Exception:
+                # The cancel is stored: the run's next turn sees it and ends without running more.
+                logger.warning(
+                    "could not stop the run's execution; its next turn ends it",
+                    exc_info=True,
+                    extra={"session_id": session_id, "run_id": state.run_id},
+                )
         notifications.run_finished(self._rt.events, state, self._rt.telemetry)
         return session_view(state)
 
-    def _update(self, session_id: str, change: Callable[[SessionState], T]) -> tuple[SessionState, T]:
-        """Load, apply `change` (which refuses with ApiError), save; when another writer got there
-        first, reload and apply again, a few times."""
-        for attempt in range(_SAVE_ATTEMPTS):
+    def _update(
+        self, session_id: str, change: Callable[[SessionState, AuditLog], T]
+    ) -> tuple[SessionState, T]:
+        """Apply `change` (which refuses with ApiError) and save, again on a fresh load when another
+        writer got there first; its audit events are written once, after the save."""
+
+        def load() -> SessionState:
             state = self._rt.sessions.load(session_id)
             if state is None:
                 raise not_found("セッション", "SESSION_NOT_FOUND")
-            result = change(state)
-            try:
-                self._rt.sessions.save(state)
-            except StaleSessionError:
-                if attempt + 1 < _SAVE_ATTEMPTS:
-                    continue
-                raise ApiError(
-                    409, "SESSION_CHANGED", "セッションが更新中です。もう一度お試しください。"
-                ) from None
-            return state, result
-        raise AssertionError("unreachable")  # pragma: no cover
+            return state
+
+        try:
+            return update_session(self._rt.sessions, self._rt.audit, load, change)
+        except StaleSessionError:
+            raise ApiError(
+                409, "SESSION_CHANGED", "セッションが更新中です。もう一度お試しください。"
+            ) from None
+
+
+def _approval_expired() -> ApiError:
+    return ApiError(409, "APPROVAL_EXPIRED", "承認の期限が切れています。もう一度指示を送ってください。")
 
 
 def _expired(expires_at: str) -> bool:

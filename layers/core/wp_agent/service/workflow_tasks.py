@@ -7,13 +7,17 @@ from typing import Any
 
 from wp_agent.adapters.aws.session_store import StaleSessionError
 from wp_agent.agent import lifecycle
+from wp_agent.agent.ports import AuditLog
 from wp_agent.agent.session_state import ApprovalStatus, SessionState, SessionStatus
 from wp_agent.agent.turn import TurnResult
 from wp_agent.service import notifications
 from wp_agent.service.runtime import AwsRuntime
+from wp_agent.service.session_updates import update_session
 from wp_agent.telemetry import APPROVALS_RESOLVED_TOTAL, REQUESTS_TOTAL
 
 logger = logging.getLogger(__name__)
+
+_STALE_ATTEMPTS = 3
 
 
 class WorkflowTaskError(Exception):
@@ -52,26 +56,31 @@ def _load_run(runtime: AwsRuntime, session_id: str, run_id: str) -> SessionState
 
 def run_turn(runtime: AwsRuntime, session_id: str, run_id: str) -> dict[str, Any]:
     """One agent turn; the answer tells the state machine where to go next."""
-    state = _load_run(runtime, session_id, run_id)
-    if state.status.terminal:
-        return _route(state, _ended(state))
-    target = runtime.registry.get(state.target_id)
-    if target is None:
-        lifecycle.fail_run(state, "target_missing")
-        runtime.sessions.save(state)
-        notifications.run_finished(runtime.events, state, runtime.telemetry)
-        return _route(state, TurnResult.FAILED)
-    turn = runtime.agent_turn(target)
-    try:
-        result = turn.advance(state)
-    except StaleSessionError:
-        # Someone else changed the session mid-turn (a cancel): their state stands.
-        logger.info("session changed during the turn", extra={"session_id": session_id})
-        current = runtime.sessions.load(session_id) or state
-        return _route(current, _ended(current) if current.status.terminal else TurnResult.FAILED)
-    if result in (TurnResult.COMPLETED, TurnResult.FAILED):
-        notifications.run_finished(runtime.events, state, runtime.telemetry)
-    return _route(state, result)
+    for attempt in range(_STALE_ATTEMPTS):
+        state = _load_run(runtime, session_id, run_id)
+        if state.status.terminal:
+            return _route(state, _ended(state))
+        target = runtime.registry.get(state.target_id)
+        if target is None:
+            lifecycle.fail_run(state, "target_missing")
+            runtime.sessions.save(state)
+            notifications.run_finished(runtime.events, state, runtime.telemetry)
+            return _route(state, TurnResult.FAILED)
+        try:
+            result = runtime.agent_turn(target).advance(state)
+        except StaleSessionError:
+            # Someone else changed the session mid-turn: a cancel stands (the reload sees it);
+            # otherwise the turn runs again on their state (commands are never run twice: each
+            # intent is stored before it runs).
+            logger.info(
+                "session changed during the turn", extra={"session_id": session_id, "attempt": attempt}
+            )
+            continue
+        if result in (TurnResult.COMPLETED, TurnResult.FAILED):
+            notifications.run_finished(runtime.events, state, runtime.telemetry)
+        return _route(state, result)
+    # Raised, not routed: the workflow's catch then records the failure on the session.
+    raise WorkflowTaskError(f"session {session_id} kept changing during the turn")
 
 
 def wait_for_approval(
@@ -79,7 +88,7 @@ def wait_for_approval(
 ) -> None:
     """Store the wait's task token on the pending approval and tell the backend an approval is needed.
     A decision that arrived before the token (a fast requester) is answered here."""
-    for _ in range(3):
+    for _ in range(_STALE_ATTEMPTS):
         state = _load_run(runtime, session_id, run_id)
         pending = state.pending_approval
         if pending is None or pending.approval_id != approval_id:
@@ -100,9 +109,17 @@ def wait_for_approval(
 
 
 def expire_approval(runtime: AwsRuntime, session_id: str, run_id: str) -> dict[str, Any]:
-    state = _load_run(runtime, session_id, run_id)
-    if lifecycle.expire_approval(state, runtime.audit):
-        runtime.sessions.save(state)
+    """The approval wait timed out: the held commands never run and the run ends."""
+    try:
+        state, expired = update_session(
+            runtime.sessions,
+            runtime.audit,
+            lambda: _load_run(runtime, session_id, run_id),
+            lifecycle.expire_approval,
+        )
+    except StaleSessionError:
+        raise WorkflowTaskError(f"could not record the approval expiry for {session_id}") from None
+    if expired:
         runtime.telemetry.count(APPROVALS_RESOLVED_TOTAL)
         notifications.run_finished(runtime.events, state, runtime.telemetry)
     return {"sessionId": session_id, "runId": run_id, "status": state.status.value}
@@ -119,9 +136,17 @@ def record_failure(
     if not session_id or not run_id:
         return {"recorded": False}
     state = runtime.sessions.load(session_id)
-    if state is None or state.run_id != run_id or not lifecycle.fail_run(state, f"workflow_error:{name}"):
+    if state is None or state.run_id != run_id:
         return {"recorded": False}
-    runtime.sessions.save(state)
+
+    def fail(current: SessionState, log: AuditLog) -> bool:
+        return lifecycle.fail_run(current, f"workflow_error:{name}")
+
+    state, recorded = update_session(
+        runtime.sessions, runtime.audit, lambda: _load_run(runtime, session_id, run_id), fail
+    )
+    if not recorded:
+        return {"recorded": False}
     notifications.run_finished(runtime.events, state, runtime.telemetry)
     return {"recorded": True, "sessionId": session_id, "runId": run_id}
 

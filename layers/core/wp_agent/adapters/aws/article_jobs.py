@@ -14,6 +14,12 @@ from wp_agent.models.api import ArticleJobView, ArticlePublishRequest
 from wp_agent.models.article import PublishArticleOutput
 
 JOB_SK = "JOB"
+# DynamoDB items stop at 400 KB; the rest of the item (ids, status, result) needs far less than 50 KB.
+MAX_PACKED_REQUEST_BYTES = 350_000
+
+
+class ArticleTooLargeError(ValueError):
+    """The article does not compress enough to be stored as one job (nothing was stored)."""
 
 
 class ArticleJobStore:
@@ -30,6 +36,9 @@ class ArticleJobStore:
         return {"pk": f"ARTICLE#{article_id}", "sk": JOB_SK}
 
     def create(self, article_id: str, user_id: str, request: ArticlePublishRequest) -> ArticleJobView:
+        packed = zlib.compress(request.model_dump_json(by_alias=True).encode("utf-8"), 9)
+        if len(packed) > MAX_PACKED_REQUEST_BYTES:
+            raise ArticleTooLargeError(f"article request packs to {len(packed)} bytes")
         now = utc_now_iso()
         self._table.put_item(
             Item={
@@ -37,8 +46,8 @@ class ArticleJobStore:
                 "user_id": user_id,
                 "target_id": request.target_id,
                 "status": "Queued",
-                # The article (≤1 MB of HTML) compressed, so the item stays well under 400 KB.
-                "request": zlib.compress(request.model_dump_json(by_alias=True).encode("utf-8"), 9),
+                # The article (≤1 MB of HTML) compressed: HTML packs well, unlike embedded binary data.
+                "request": packed,
                 "created_at": now,
                 "updated_at": now,
                 "expires_at": int(time.time()) + self._ttl_seconds,

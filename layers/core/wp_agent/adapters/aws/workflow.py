@@ -24,12 +24,16 @@ class RunWorkflow:
         """Start a publishArticle job (the workflow's PublishArticle branch)."""
         return self._start(article_id, {"articleId": article_id})
 
+    def execution_arn(self, name: str) -> str:
+        """Executions are named after their run (or job), so the ARN is known before they start."""
+        return f"{self._arn.replace(':stateMachine:', ':execution:')}:{name}"
+
     def _start(self, name: str, payload: dict[str, str]) -> str:
         sfn = client("stepfunctions")
         try:
             response = sfn.start_execution(stateMachineArn=self._arn, name=name, input=json.dumps(payload))
         except sfn.exceptions.ExecutionAlreadyExists:
-            return f"{self._arn.replace(':stateMachine:', ':execution:')}:{name}"
+            return self.execution_arn(name)
         return str(response["executionArn"])
 
     def stop(self, execution_arn: str, *, cause: str) -> None:
@@ -39,8 +43,9 @@ class RunWorkflow:
         except sfn.exceptions.ExecutionDoesNotExist:
             logger.info("execution already gone", extra={"execution_arn": execution_arn})
 
-    @staticmethod
-    def resume(task_token: str, decision: dict[str, Any], *, attempts: int = 3, pause: float = 0.3) -> bool:
+    def resume(
+        self, task_token: str, decision: dict[str, Any], *, attempts: int = 3, pause: float = 0.3
+    ) -> bool:
         """Answer the approval wait; False when the wait is over (timed out, already answered).
 
         A token written a moment ago may not be accepted yet, so "unknown token" is retried briefly.

@@ -1,0 +1,249 @@
+"""The services when things happen at once: a turn and the API writing the same session, a decision
+arriving as the approval wait times out, a cancel during a wait, an article attempt outliving its
+job. Sessions live in moto DynamoDB; the workflow, bus, model and WP-CLI are recorded doubles."""
+
+from __future__ import annotations
+
+import base64
+import os
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.fakes import aws as aws_fakes
+from tests.fakes.agent_doubles import ScriptedModel, text_reply, tool_reply
+from tests.fakes.service_runtime import RecordedRuntime
+from wp_agent.adapters.aws.article_jobs import ArticleJobStore
+from wp_agent.adapters.aws.events import ARTICLE_FAILED, RUN_FAILED
+from wp_agent.adapters.aws.session_store import DynamoSessionStore
+from wp_agent.agent.model_client import ModelReply
+from wp_agent.agent.session_state import ApprovalStatus, SessionState, SessionStatus
+from wp_agent.errors import AgentErrorCode
+from wp_agent.models.api import ApprovalDecisionRequest, ArticlePublishRequest, SessionMessageRequest
+from wp_agent.models.article import PublishArticleOutput
+from wp_agent.service import workflow_tasks
+from wp_agent.service.api_errors import ApiError
+from wp_agent.service.articles import ArticleService
+from wp_agent.service.sessions import SessionService
+
+pytestmark = pytest.mark.usefixtures("aws")
+
+SESSION = "ses_race_0001"
+APPROVE = ApprovalDecisionRequest(decision="approve")
+
+
+def runtime(*steps: Any) -> RecordedRuntime:
+    rt = RecordedRuntime(ScriptedModel(list(steps)))
+    rt.register_target()
+    return rt
+
+
+def started(rt: RecordedRuntime, message: str = "45を削除して") -> SessionState:
+    accepted = SessionService(rt).post_message(
+        SESSION, "u1", SessionMessageRequest(message=message, target_id="site-a")
+    )
+    state = rt.sessions.load(SESSION)
+    assert state is not None
+    assert state.run_id == accepted.run_id
+    return state
+
+
+def awaiting_approval(rt: RecordedRuntime) -> SessionState:
+    state = started(rt)
+    assert workflow_tasks.run_turn(rt, SESSION, state.run_id)["route"] == "AWAITING_APPROVAL"
+    loaded = rt.sessions.load(SESSION)
+    assert loaded is not None
+    assert loaded.pending_approval is not None
+    workflow_tasks.wait_for_approval(
+        rt, SESSION, loaded.run_id, loaded.pending_approval.approval_id, "token-1"
+    )
+    return loaded
+
+
+def another_writer_saves() -> None:
+    """An unrelated save by someone else (another Lambda): the session's version moves on."""
+    other = DynamoSessionStore(aws_fakes.TABLES["sessions"])
+    state = other.load(SESSION)
+    assert state is not None
+    other.save(state)
+
+
+def racing(reply: ModelReply) -> Callable[[list[dict[str, Any]]], ModelReply]:
+    """A model step during which another writer saves the session."""
+
+    def step(messages: list[dict[str, Any]]) -> ModelReply:
+        another_writer_saves()
+        return reply
+
+    return step
+
+
+def approval_events(rt: RecordedRuntime) -> list[str]:
+    return [e["type"] for e in rt.audit.for_session(SESSION) if e["type"].startswith("approval_")]
+
+
+def test_the_first_turn_finds_the_session_as_the_api_left_it() -> None:
+    rt = runtime(text_reply("こんにちは"))
+    state = started(rt, "こんにちは")
+    # Saved once, with the execution already named: nothing the API writes later can race the turn.
+    assert state.execution_arn == rt.recording_workflow.execution_arn(state.run_id)
+    assert rt.recording_workflow.started == [state.run_id]
+    assert workflow_tasks.run_turn(rt, SESSION, state.run_id)["route"] == "COMPLETED"
+    done = rt.sessions.load(SESSION)
+    assert done is not None
+    assert done.status is SessionStatus.COMPLETED
+
+
+def test_a_turn_that_lost_a_race_runs_again_on_the_current_state() -> None:
+    rt = runtime(racing(text_reply("一回目")), text_reply("二回目"))
+    state = started(rt, "こんにちは")
+    assert workflow_tasks.run_turn(rt, SESSION, state.run_id)["route"] == "COMPLETED"
+    done = rt.sessions.load(SESSION)
+    assert done is not None
+    assert done.status is SessionStatus.COMPLETED
+    assert done.result is not None
+    assert done.result.response == "二回目"
+
+
+def test_a_turn_that_keeps_losing_is_handed_to_the_failure_path() -> None:
+    rt = runtime(*[racing(text_reply("応答")) for _ in range(3)])
+    state = started(rt, "こんにちは")
+    with pytest.raises(workflow_tasks.WorkflowTaskError):
+        workflow_tasks.run_turn(rt, SESSION, state.run_id)
+    # The workflow's catch records it; the session does not stay busy.
+    assert workflow_tasks.record_failure(rt, SESSION, state.run_id, {"Error": "WorkflowTaskError"})[
+        "recorded"
+    ]
+    failed = rt.sessions.load(SESSION)
+    assert failed is not None
+    assert failed.status is SessionStatus.FAILED
+
+
+def test_a_decision_after_the_wait_timed_out_ends_the_run_once() -> None:
+    rt = runtime(tool_reply("post delete 45"))
+    state = awaiting_approval(rt)
+    assert state.pending_approval is not None
+    rt.recording_workflow.wait_still_open = False  # SendTaskSuccess: TaskTimedOut
+    with pytest.raises(ApiError) as refused:
+        SessionService(rt).decide(SESSION, state.pending_approval.approval_id, "u1", APPROVE)
+    assert (refused.value.status, refused.value.code) == (409, "APPROVAL_EXPIRED")
+    ended = rt.sessions.load(SESSION)
+    assert ended is not None
+    assert ended.status is SessionStatus.FAILED
+    assert ended.result is not None
+    assert ended.result.error is not None
+    assert ended.result.error.code is AgentErrorCode.CONFIRMATION_REQUIRED
+    # The workflow's own expiry then finds nothing left to do: one Run Failed event in all.
+    workflow_tasks.expire_approval(rt, SESSION, state.run_id)
+    assert rt.recording_events.kinds().count(RUN_FAILED) == 1
+    assert rt.recording_wp.calls == []
+
+
+def test_a_decision_on_a_cancelled_run_is_refused() -> None:
+    rt = runtime(tool_reply("post delete 45"))
+    state = awaiting_approval(rt)
+    assert state.pending_approval is not None
+    SessionService(rt).cancel(SESSION, "u1")
+    with pytest.raises(ApiError) as refused:
+        SessionService(rt).decide(SESSION, state.pending_approval.approval_id, "u1", APPROVE)
+    assert (refused.value.status, refused.value.code) == (409, "RUN_ENDED")
+    assert rt.recording_workflow.resumed == []
+
+
+def test_an_expired_approval_stays_expired_after_a_follow_up_run() -> None:
+    rt = runtime(tool_reply("post delete 45"), text_reply("了解しました"))
+    state = awaiting_approval(rt)
+    assert state.pending_approval is not None
+    approval_id = state.pending_approval.approval_id
+    workflow_tasks.expire_approval(rt, SESSION, state.run_id)
+    SessionService(rt).post_message(SESSION, "u1", SessionMessageRequest(message="別の依頼"))
+    with pytest.raises(ApiError) as refused:
+        SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
+    assert (refused.value.status, refused.value.code) == (409, "APPROVAL_EXPIRED")
+    follow_up = rt.sessions.load(SESSION)
+    assert follow_up is not None
+    archived = follow_up.find_approval(approval_id)
+    assert archived is not None
+    assert archived.status is ApprovalStatus.EXPIRED
+
+
+def test_a_decision_that_raced_another_save_is_audited_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    rt = runtime(tool_reply("post delete 45"))
+    state = awaiting_approval(rt)
+    assert state.pending_approval is not None
+    real_save = DynamoSessionStore.save
+    raced: list[bool] = []
+
+    def save_after_a_rival(store: DynamoSessionStore, session: SessionState) -> None:
+        if not raced:
+            raced.append(True)
+            another_writer_saves()  # the first attempt goes stale, the decision is applied again
+        real_save(store, session)
+
+    monkeypatch.setattr(DynamoSessionStore, "save", save_after_a_rival)
+    decided = SessionService(rt).decide(SESSION, state.pending_approval.approval_id, "u1", APPROVE)
+    assert decided.decision == "approve"
+    assert approval_events(rt).count("approval_approved") == 1
+    assert rt.recording_workflow.resumed == [
+        {"approvalId": state.pending_approval.approval_id, "decision": "approve"}
+    ]
+
+
+def test_a_cancel_stands_when_the_execution_cannot_be_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    rt = runtime()
+    started(rt)
+
+    def unavailable(execution_arn: str, *, cause: str) -> None:
+        raise ConnectionError("states endpoint unavailable")
+
+    monkeypatch.setattr(rt.recording_workflow, "stop", unavailable)
+    view = SessionService(rt).cancel(SESSION, "u1")
+    assert view.status == "Cancelled"
+    cancelled = rt.sessions.load(SESSION)
+    assert cancelled is not None
+    # The run's next turn sees the cancel and ends without calling the model.
+    assert workflow_tasks.run_turn(rt, SESSION, cancelled.run_id)["route"] == "COMPLETED"
+
+
+def test_an_expiry_that_raced_another_save_is_still_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    rt = runtime(tool_reply("post delete 45"))
+    state = awaiting_approval(rt)
+    real_save = DynamoSessionStore.save
+    raced: list[bool] = []
+
+    def save_after_a_rival(store: DynamoSessionStore, session: SessionState) -> None:
+        if not raced:
+            raced.append(True)
+            another_writer_saves()
+        real_save(store, session)
+
+    monkeypatch.setattr(DynamoSessionStore, "save", save_after_a_rival)
+    assert workflow_tasks.expire_approval(rt, SESSION, state.run_id)["status"] == "Failed"
+    assert approval_events(rt).count("approval_expired") == 1
+
+
+def test_an_article_too_large_to_store_is_refused_before_anything_starts() -> None:
+    rt = runtime()
+    content = "<p>" + base64.b64encode(os.urandom(600_000)).decode() + "</p>"  # ~800 KB that barely packs
+    request = ArticlePublishRequest(title="画像入り", content=content, status="draft", target_id="site-a")
+    with pytest.raises(ApiError) as refused:
+        ArticleService(rt).submit("u1", request)
+    assert (refused.value.status, refused.value.code) == (413, "ARTICLE_TOO_LARGE")
+    assert rt.recording_workflow.started == []
+
+
+def test_an_attempt_that_outlived_its_job_announces_nothing() -> None:
+    rt = runtime()
+    articles = ArticleService(rt)
+    request = ArticlePublishRequest(title="t", content="<p>本文</p>", status="draft", target_id="site-a")
+    article_id = articles.submit("u1", request).article_id
+    jobs = ArticleJobStore(aws_fakes.TABLES["sessions"])
+    assert jobs.transition(article_id, from_status="Queued", to_status="Running")  # attempt 1 runs...
+    articles.run(article_id)  # ...a repeated invocation reports it interrupted
+    assert rt.recording_events.kinds() == [ARTICLE_FAILED]
+    articles._finish(article_id, "u1", "site-a", PublishArticleOutput(success=True))  # attempt 1 ends late
+    assert rt.recording_events.kinds() == [ARTICLE_FAILED]
+    found = jobs.get(article_id)
+    assert found is not None
+    assert found[1].status == "Failed"
