@@ -69,6 +69,20 @@ def another_writer_saves() -> None:
     other.save(state)
 
 
+def a_rival_saves_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next save of the session loses the race to another writer (later saves do not)."""
+    real_save = DynamoSessionStore.save
+    raced: list[bool] = []
+
+    def save_after_a_rival(store: DynamoSessionStore, session: SessionState) -> None:
+        if not raced:
+            raced.append(True)
+            another_writer_saves()
+        real_save(store, session)
+
+    monkeypatch.setattr(DynamoSessionStore, "save", save_after_a_rival)
+
+
 def racing(reply: ModelReply) -> Callable[[list[dict[str, Any]]], ModelReply]:
     """A model step during which another writer saves the session."""
 
@@ -172,16 +186,7 @@ def test_a_decision_that_raced_another_save_is_audited_once(monkeypatch: pytest.
     rt = runtime(tool_reply("post delete 45"))
     state = awaiting_approval(rt)
     assert state.pending_approval is not None
-    real_save = DynamoSessionStore.save
-    raced: list[bool] = []
-
-    def save_after_a_rival(store: DynamoSessionStore, session: SessionState) -> None:
-        if not raced:
-            raced.append(True)
-            another_writer_saves()  # the first attempt goes stale, the decision is applied again
-        real_save(store, session)
-
-    monkeypatch.setattr(DynamoSessionStore, "save", save_after_a_rival)
+    a_rival_saves_first(monkeypatch)  # the first attempt goes stale; the decision is applied again
     decided = SessionService(rt).decide(SESSION, state.pending_approval.approval_id, "u1", APPROVE)
     assert decided.decision == "approve"
     assert approval_events(rt).count("approval_approved") == 1
@@ -209,16 +214,7 @@ def test_a_cancel_stands_when_the_execution_cannot_be_stopped(monkeypatch: pytes
 def test_an_expiry_that_raced_another_save_is_still_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
     rt = runtime(tool_reply("post delete 45"))
     state = awaiting_approval(rt)
-    real_save = DynamoSessionStore.save
-    raced: list[bool] = []
-
-    def save_after_a_rival(store: DynamoSessionStore, session: SessionState) -> None:
-        if not raced:
-            raced.append(True)
-            another_writer_saves()
-        real_save(store, session)
-
-    monkeypatch.setattr(DynamoSessionStore, "save", save_after_a_rival)
+    a_rival_saves_first(monkeypatch)
     assert workflow_tasks.expire_approval(rt, SESSION, state.run_id)["status"] == "Failed"
     assert approval_events(rt).count("approval_expired") == 1
 
