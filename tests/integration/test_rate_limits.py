@@ -149,16 +149,32 @@ def test_an_abandoned_lease_frees_itself() -> None:
         hold.__enter__()
     with pytest.raises(WaitedError), limiter(clock, raise_waited, **timing).command_slot("site-a"):
         pass
-    # A live holder may still be connecting (4 attempts x 3 timeouts x 2 s + 7 s back-off) before
-    # its 10 s command: past command timeout + margin the slot must still be taken.
+    # A live holder may still be connecting: past command timeout + margin the slot is still taken.
     clock.now += 10 + 30 + 2
     with pytest.raises(WaitedError), limiter(clock, raise_waited, **timing).command_slot("site-a"):
         pass
-    clock.now = 5_000_000.0 + (24 + 7 + 10) + 30 + 2  # longest command + lease margin
+    # Longest command: 2 x (4 attempts x 3 timeouts x 2 s + 7 s back-off) + probe 2 s + channel 2 s
+    # + the 10 s command + 8 s grace = 84 s; then the 30 s margin.
+    clock.now = 5_000_000.0 + 84 + 30 - 1
+    with pytest.raises(WaitedError), limiter(clock, raise_waited, **timing).command_slot("site-a"):
+        pass
+    clock.now = 5_000_000.0 + 84 + 30 + 2
     with limiter(clock, raise_waited, **timing).command_slot("site-a"):
         pass
     for hold in held:  # the "dead" holder's late release must not free someone else's lease
         hold.__exit__(None, None, None)
+
+
+def test_no_lease_outlives_the_longest_lambda_invocation() -> None:
+    clock = FakeClock(5_500_000.0)
+    slow = {"wp_cli_timeout": 900_000, "vps_ssh_connect_timeout": 30.0}  # worst case far past 900 s
+    crashed = limiter(clock, raise_waited, **slow)
+    held = [crashed.command_slot("site-b") for _ in range(5)]
+    for hold in held:
+        hold.__enter__()
+    clock.now += 900 + 30 + 2  # Lambda's 15 minutes + margin
+    with limiter(clock, raise_waited, **slow).command_slot("site-b"):
+        pass
 
 
 def test_waiting_for_a_slot_is_bounded() -> None:

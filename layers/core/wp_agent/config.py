@@ -11,12 +11,6 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 # Current, non-deprecated Claude model; override with ANTHROPIC_MODEL.
 DEFAULT_MODEL = "claude-sonnet-5-5"
 
-# SSH connection attempts after the first, and the first back-off (doubling: 1 + 2 + 4 s).
-SSH_CONNECT_RETRIES = 3
-SSH_RETRY_BASE_SECONDS = 1.0
-# One connection attempt may wait out the TCP connect, the banner and the authentication.
-_SSH_TIMEOUTS_PER_ATTEMPT = 3
-
 
 class WpCliMode(StrEnum):
     LOCAL = "local"
@@ -116,14 +110,6 @@ class Settings(BaseSettings):
     @property
     def command_timeout_seconds(self) -> float:
         return self.wp_cli_timeout / 1000.0
-
-    @property
-    def ssh_command_longest_seconds(self) -> float:
-        """How long one command over SSH can take, connecting with every retry included."""
-        attempts = 1 + SSH_CONNECT_RETRIES
-        connecting = attempts * _SSH_TIMEOUTS_PER_ATTEMPT * self.vps_ssh_connect_timeout
-        backing_off = SSH_RETRY_BASE_SECONDS * ((1 << SSH_CONNECT_RETRIES) - 1)  # 1 + 2 + 4 s
-        return connecting + backing_off + self.command_timeout_seconds
 
 
 def load_settings() -> Settings:

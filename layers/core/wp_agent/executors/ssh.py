@@ -21,7 +21,7 @@ from typing import NoReturn
 
 import paramiko
 
-from wp_agent.config import SSH_CONNECT_RETRIES, SSH_RETRY_BASE_SECONDS, Settings
+from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.output import CappedOutput, finished_result
 from wp_agent.executors.port import OUTPUT_LIMIT_BYTES, CommandResult
@@ -31,20 +31,22 @@ from wp_agent.executors.ssh_keys import (
     known_hosts_name,
     load_ssh_credentials,
 )
+from wp_agent.executors.ssh_timing import (
+    CONNECT_RETRIES,
+    IDLE_PROBE_TIMEOUT_SECONDS,
+    LOCAL_GRACE_SECONDS,
+    REMOTE_KILL_AFTER_SECONDS,
+    RETRY_BASE_SECONDS,
+)
 from wp_agent.policy.masking import command_label, mask_argv
 
 logger = logging.getLogger(__name__)
 
-# The remote `timeout` sends TERM at the limit and KILL this many seconds later.
-REMOTE_KILL_AFTER_SECONDS = 5
-# We give up locally only after the remote side had time to report its own timeout.
-LOCAL_GRACE_SECONDS = REMOTE_KILL_AFTER_SECONDS + 3.0
 # GNU timeout's exit status when it ended the command (124), or killed it after -k (128 + 9).
 _TIMEOUT_EXIT_CODES = frozenset({124, 137})
 _READ_CHUNK = 64 * 1024
 # A connection unused for this long may have been dropped silently (NAT, frozen Lambda): probe briefly.
 _IDLE_PROBE_AFTER_SECONDS = 60.0
-_IDLE_PROBE_TIMEOUT_SECONDS = 5.0
 _KEEPALIVE_SECONDS = 30
 
 
@@ -210,8 +212,8 @@ class SshWpCli:
         *,
         credentials: SshCredentials | None = None,
         pool: SshConnectionPool | None = None,
-        connect_retries: int = SSH_CONNECT_RETRIES,
-        retry_base_seconds: float = SSH_RETRY_BASE_SECONDS,
+        connect_retries: int = CONNECT_RETRIES,
+        retry_base_seconds: float = RETRY_BASE_SECONDS,
         sleep: Callable[[float], None] = time.sleep,
         local_grace_seconds: float = LOCAL_GRACE_SECONDS,
         output_limit: int = OUTPUT_LIMIT_BYTES,
@@ -296,7 +298,7 @@ class SshWpCli:
 
     def _open_channel(self, connection: PooledConnection) -> paramiko.Channel:
         probe = connection.idle_seconds() > _IDLE_PROBE_AFTER_SECONDS
-        timeout = min(self._connect_timeout, _IDLE_PROBE_TIMEOUT_SECONDS) if probe else self._connect_timeout
+        timeout = min(self._connect_timeout, IDLE_PROBE_TIMEOUT_SECONDS) if probe else self._connect_timeout
         transport = connection.transport(self._connect_with_retries)
         try:
             return transport.open_session(timeout=timeout)

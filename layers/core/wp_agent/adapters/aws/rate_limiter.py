@@ -5,7 +5,8 @@
 - commands: at most N per minute per user (over the limit: a clear Japanese error, nothing runs);
 - SSH: at most N concurrent commands per target, as leases `SLOT#<target>/<n>` that expire on their own
   (a crashed instance's lease frees itself after the longest a command can take, connecting with
-  retries included, plus a margin; a shorter lease could free a slot that is still in use).
+  retries included, capped by the longest a Lambda invocation lives, plus a margin; a shorter
+  lease could free a slot that is still in use).
 Every decision is one conditional write, so the limits hold exactly under contention.
 """
 
@@ -22,6 +23,7 @@ from typing import Any
 from wp_agent.adapters.aws.clients import resource
 from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.executors.ssh_timing import longest_command_seconds
 
 logger = logging.getLogger(__name__)
 
@@ -29,6 +31,8 @@ WINDOW_SECONDS = 60
 MAX_MODEL_WAIT_SECONDS = 75.0
 MAX_SLOT_WAIT_SECONDS = 60.0
 LEASE_MARGIN_SECONDS = 30.0
+# Lambda's maximum timeout: no invocation can hold a slot for longer.
+MAX_HOLDER_SECONDS = 900.0
 SLOT_POLL_SECONDS = 0.2
 
 
@@ -54,7 +58,9 @@ class DynamoRateLimiter:
         self._model_limit = settings.wp_agent_model_calls_per_minute
         self._command_limit = settings.wp_agent_commands_per_user_per_minute
         self._slots = settings.wp_agent_ssh_slots_per_target
-        self._lease_seconds = settings.ssh_command_longest_seconds + LEASE_MARGIN_SECONDS
+        self._lease_seconds = (
+            min(longest_command_seconds(settings), MAX_HOLDER_SECONDS) + LEASE_MARGIN_SECONDS
+        )
         self._clock = clock
         self._sleep = sleep
         self._on_utilisation = on_utilisation
