@@ -109,19 +109,74 @@ def test_loads_need_only_the_current_blobs() -> None:
     assert loaded.iterations == 3
 
 
-def test_a_kept_blob_is_rewritten_before_it_could_expire(monkeypatch: pytest.MonkeyPatch) -> None:
-    s = store()
-    state = new_session(AgentInput(message="x"), session_id="ses_aging", user_id="u1", target_id="t1")
+def first_message_blobs(session_id: str) -> dict[str, int]:
+    return {
+        i["sk"]: int(i["expires_at"])
+        for i in items(f"SESSION#{session_id}")
+        if i["sk"].startswith("BLOB#msg:000000#")
+    }
+
+
+@pytest.mark.parametrize("ttl_days", [1, 90, 3650])
+def test_every_part_outlives_the_session_record(monkeypatch: pytest.MonkeyPatch, ttl_days: int) -> None:
+    s = DynamoSessionStore(TABLES["sessions"], ttl_days=ttl_days)
+    session_id = f"ses_aging_{ttl_days}"
+    state = new_session(AgentInput(message="x"), session_id=session_id, user_id="u1", target_id="t1")
     s.save(state)
-    first_message = {i["sk"] for i in items("SESSION#ses_aging") if i["sk"].startswith("BLOB#msg:000000#")}
-    later = time.time() + 350 * 86_400  # a session kept alive for almost a year
+    start = time.time()
+    for day in range(0, 3 * ttl_days, max(1, ttl_days // 4)):  # a session kept alive for long
+        monkeypatch.setattr(time, "time", lambda day=day: start + day * 86_400)
+        state.iterations += 1
+        s.save(state)
+        session_expiry = int(
+            next(i for i in items(f"SESSION#{session_id}") if i["sk"] == "STATE")["expires_at"]
+        )
+        loaded = s.load(session_id)
+        assert loaded is not None
+        current = max(first_message_blobs(session_id).values())
+        assert current >= session_expiry, f"day {day}: the first message would expire before the session"
+
+
+def test_an_unchanged_part_is_not_written_again_while_young(monkeypatch: pytest.MonkeyPatch) -> None:
+    s = store()
+    state = new_session(AgentInput(message="x"), session_id="ses_young", user_id="u1", target_id="t1")
+    s.save(state)
+    first = first_message_blobs("ses_young")
+    later = time.time() + 30 * 86_400
     monkeypatch.setattr(time, "time", lambda: later)
     state.iterations = 1
     s.save(state)
-    current = {i["sk"]: i for i in items("SESSION#ses_aging") if i["sk"].startswith("BLOB#msg:000000#")}
-    renewed = set(current) - first_message
-    assert len(renewed) == 1
-    assert int(current[renewed.pop()]["expires_at"]) > later + 90 * 86_400
+    assert first_message_blobs("ses_young") == first
+
+
+def test_a_put_whose_answer_was_lost_is_not_a_conflict(monkeypatch: pytest.MonkeyPatch) -> None:
+    state = new_session(AgentInput(message="x"), session_id="ses_lost_answer", user_id="u1", target_id="t1")
+    store().save(state)
+    loaded = store().load("ses_lost_answer")
+    assert loaded is not None
+    table = boto3.resource("dynamodb", region_name=REGION).Table(TABLES["sessions"])
+
+    class AnswerLost:
+        """The put lands, its answer is lost, and the SDK's retry meets the version it just wrote."""
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(table, name)
+
+        def put_item(self, **kwargs: Any) -> Any:
+            table.put_item(**kwargs)
+            return table.put_item(**kwargs)
+
+    monkeypatch.setattr(DynamoSessionStore, "_table", property(lambda self: AnswerLost()))
+    loaded.iterations = 5
+    store().save(loaded)
+    monkeypatch.undo()
+    assert loaded.version == 2
+    again = store().load("ses_lost_answer")
+    assert again is not None
+    assert (again.iterations, again.version) == (5, 2)
+    stale = state  # version 1: a real rival still loses
+    with pytest.raises(StaleSessionError):
+        store().save(stale)
 
 
 def test_a_stale_writer_fails_instead_of_overwriting() -> None:
@@ -167,7 +222,7 @@ def test_a_save_cut_short_leaves_the_previous_state(monkeypatch: pytest.MonkeyPa
     store().save(state)
     big = os.urandom(400_000).hex()  # several parts
 
-    def die(self: DynamoSessionStore, state: object, refs: object) -> None:
+    def die(self: DynamoSessionStore, state: object, refs: object, write_id: str) -> None:
         raise LambdaDied  # every blob is written, the STATE item that would refer to them is not
 
     monkeypatch.setattr(DynamoSessionStore, "_put_state", die)

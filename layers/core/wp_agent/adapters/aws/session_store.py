@@ -29,9 +29,7 @@ from wp_agent.errors import AgentErrorCode, WpAgentError
 
 PART_BYTES = 300_000
 STATE_SK = "STATE"
-# Superseded and orphaned blobs are removed by this TTL; blobs still referred to are rewritten
-# before they could expire (see save).
-BLOB_TTL_SECONDS = 400 * 86_400
+_DAY = 86_400
 BATCH_GET_KEYS = 100  # DynamoDB's limit per BatchGetItem
 _UNPROCESSED_ATTEMPTS = 8
 
@@ -173,9 +171,10 @@ class DynamoSessionStore:
 
         write_id = uuid.uuid4().hex[:12]
         now = int(time.time())
-        blob_expiry = now + BLOB_TTL_SECONDS
-        # A kept blob must outlive the session record this save extends (rolling TTL).
-        keep_if_expiring_after = now + self._ttl_seconds + 86_400
+        # Blobs live twice the session's rolling TTL; superseded and orphaned ones go with it. A kept
+        # blob must outlive the STATE this save extends, so one past half its life is written anew.
+        blob_expiry = now + 2 * self._ttl_seconds + _DAY
+        keep_if_expiring_after = now + self._ttl_seconds + _DAY
         refs: dict[str, Ref] = {}
         puts: list[dict[str, Any]] = []
         for name, value in values.items():
@@ -195,11 +194,11 @@ class DynamoSessionStore:
         with self._table.batch_writer() as batch:
             for item in puts:
                 batch.put_item(Item=item)
-        self._put_state(state, refs)
+        self._put_state(state, refs, write_id)
         with self._lock:
             self._known[state.session_id] = refs
 
-    def _put_state(self, state: SessionState, refs: dict[str, Ref]) -> None:
+    def _put_state(self, state: SessionState, refs: dict[str, Ref], write_id: str) -> None:
         from botocore.exceptions import ClientError
 
         item: dict[str, Any] = {
@@ -212,6 +211,7 @@ class DynamoSessionStore:
             "target_id": state.target_id,
             "run_id": state.run_id,
             "message_count": len(state.messages),
+            "write_id": write_id,
             "updated_at": int(time.time()),
             "expires_at": int(time.time()) + self._ttl_seconds,
         }
@@ -225,8 +225,19 @@ class DynamoSessionStore:
             self._table.put_item(**kwargs)
         except ClientError as exc:
             if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                if self._landed(state.session_id, write_id):
+                    state.version += 1  # an earlier attempt of this very put (SDK retry) succeeded
+                    return
                 with self._lock:
                     self._known.pop(state.session_id, None)  # our picture is stale; reload will refresh it
                 raise StaleSessionError(state.session_id) from exc
             raise
         state.version += 1
+
+    def _landed(self, session_id: str, write_id: str) -> bool:
+        """Whether the current STATE is this write's: the SDK retries a put whose answer was lost,
+        and the retry then fails the version check that the first attempt passed."""
+        item = self._table.get_item(
+            Key={"pk": _pk(session_id), "sk": STATE_SK}, ConsistentRead=True, ProjectionExpression="write_id"
+        ).get("Item")
+        return item is not None and item.get("write_id") == write_id
