@@ -4,13 +4,14 @@ Functions workflow, the event bus, the model and WP-CLI. For races the serverles
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cached_property
 from typing import Any
 
 from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel
 from tests.fakes.aws import TABLES
 from wp_agent.adapters.aws.events import DETAIL_TYPES, EventPublisher
-from wp_agent.adapters.aws.workflow import RunWorkflow
+from wp_agent.adapters.aws.workflow import ResumeOutcome, RunWorkflow
 from wp_agent.agent.model_client import ModelClient
 from wp_agent.config import Settings
 from wp_agent.executors.port import WpCli
@@ -33,7 +34,9 @@ class RecordingWorkflow(RunWorkflow):
         self.started: list[str] = []
         self.stopped: list[str] = []
         self.resumed: list[dict[str, Any]] = []
-        self.wait_still_open = True  # False: SendTaskSuccess finds the wait timed out
+        self.resume_outcomes: list[ResumeOutcome] = []  # what the next resumes find; then RESUMED
+        self.on_resume: Callable[[str], None] | None = None  # called with the token before answering
+        self._answered: set[str] = set()
 
     def _start(self, name: str, payload: dict[str, str]) -> str:
         self.started.append(name)
@@ -44,9 +47,16 @@ class RecordingWorkflow(RunWorkflow):
 
     def resume(
         self, task_token: str, decision: dict[str, Any], *, attempts: int = 3, pause: float = 0.3
-    ) -> bool:
-        self.resumed.append(decision)
-        return self.wait_still_open
+    ) -> ResumeOutcome:
+        self.resumed.append({**decision, "token": task_token})
+        if self.on_resume is not None:
+            self.on_resume(task_token)
+        if self.resume_outcomes:
+            return self.resume_outcomes.pop(0)
+        if task_token in self._answered:
+            return ResumeOutcome.TIMED_OUT  # as Step Functions answers for a task already closed
+        self._answered.add(task_token)
+        return ResumeOutcome.RESUMED
 
 
 class RecordingEvents(EventPublisher):

@@ -234,7 +234,8 @@ def test_approval_rules(env: dict[str, Any]) -> None:
         status,
         body,
     )  # a retry is answered again
-    status, body = approve(approval)
+    # Changing one's mind is refused; the same decision again is a retry (tests/integration/test_session_races.py).
+    status, body = approve(approval, decision="reject")
     assert (status, body["error"]["code"]) == (409, "APPROVAL_ALREADY_DECIDED")
 
 

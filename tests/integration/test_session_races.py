@@ -17,9 +17,11 @@ from tests.fakes.service_runtime import RecordedRuntime
 from wp_agent.adapters.aws.article_jobs import ArticleJobStore
 from wp_agent.adapters.aws.events import ARTICLE_FAILED, RUN_FAILED
 from wp_agent.adapters.aws.session_store import DynamoSessionStore
+from wp_agent.adapters.aws.workflow import ResumeOutcome
 from wp_agent.agent.model_client import ModelReply
 from wp_agent.agent.session_state import ApprovalStatus, SessionState, SessionStatus
 from wp_agent.errors import AgentErrorCode
+from wp_agent.executors.port import CommandResult
 from wp_agent.models.api import ApprovalDecisionRequest, ArticlePublishRequest, SessionMessageRequest
 from wp_agent.models.article import PublishArticleOutput
 from wp_agent.service import workflow_tasks
@@ -138,7 +140,7 @@ def test_a_decision_after_the_wait_timed_out_ends_the_run_once() -> None:
     rt = runtime(tool_reply("post delete 45"))
     state = awaiting_approval(rt)
     assert state.pending_approval is not None
-    rt.recording_workflow.wait_still_open = False  # SendTaskSuccess: TaskTimedOut
+    rt.recording_workflow.resume_outcomes = [ResumeOutcome.TIMED_OUT]
     with pytest.raises(ApiError) as refused:
         SessionService(rt).decide(SESSION, state.pending_approval.approval_id, "u1", APPROVE)
     assert (refused.value.status, refused.value.code) == (409, "APPROVAL_EXPIRED")
@@ -191,8 +193,103 @@ def test_a_decision_that_raced_another_save_is_audited_once(monkeypatch: pytest.
     assert decided.decision == "approve"
     assert approval_events(rt).count("approval_approved") == 1
     assert rt.recording_workflow.resumed == [
-        {"approvalId": state.pending_approval.approval_id, "decision": "approve"}
+        {"approvalId": state.pending_approval.approval_id, "decision": "approve", "token": "token-1"}
     ]
+
+
+def test_a_timed_out_wait_of_a_cancelled_run_reports_the_run_ended() -> None:
+    rt = runtime(tool_reply("post delete 45"))
+    state = awaiting_approval(rt)
+    assert state.pending_approval is not None
+
+    def cancelled_meanwhile(token: str) -> None:
+        SessionService(rt).cancel(SESSION, "u1")
+
+    rt.recording_workflow.on_resume = cancelled_meanwhile
+    rt.recording_workflow.resume_outcomes = [ResumeOutcome.TIMED_OUT]
+    with pytest.raises(ApiError) as refused:
+        SessionService(rt).decide(SESSION, state.pending_approval.approval_id, "u1", APPROVE)
+    assert (refused.value.status, refused.value.code) == (409, "RUN_ENDED")
+
+
+def test_a_decision_reaches_a_wait_that_restarted_with_a_new_token() -> None:
+    rt = runtime(tool_reply("post delete 45"))
+    state = awaiting_approval(rt)
+    assert state.pending_approval is not None
+
+    def wait_restarted(token: str) -> None:
+        if token == "token-1":  # a retried WaitForApproval stored a new token meanwhile
+            current = rt.sessions.load(SESSION)
+            assert current is not None
+            assert current.pending_approval is not None
+            current.pending_approval.task_token = "token-2"
+            rt.sessions.save(current)
+
+    rt.recording_workflow.on_resume = wait_restarted
+    rt.recording_workflow.resume_outcomes = [ResumeOutcome.UNKNOWN_TOKEN]
+    SessionService(rt).decide(SESSION, state.pending_approval.approval_id, "u1", APPROVE)
+    assert [r["token"] for r in rt.recording_workflow.resumed] == ["token-1", "token-2"]
+
+
+def test_a_decision_the_workflow_did_not_take_can_be_sent_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    rt = runtime(tool_reply("post delete 45"))
+    state = awaiting_approval(rt)
+    assert state.pending_approval is not None
+    approval_id = state.pending_approval.approval_id
+    real_resume = rt.recording_workflow.resume
+
+    def throttled(task_token: str, decision: dict[str, Any], **kwargs: Any) -> ResumeOutcome:
+        raise ConnectionError("states endpoint throttled")
+
+    monkeypatch.setattr(rt.recording_workflow, "resume", throttled)
+    with pytest.raises(ApiError) as unavailable:
+        SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
+    assert (unavailable.value.status, unavailable.value.code) == (503, "WORKFLOW_UNAVAILABLE")
+    monkeypatch.setattr(rt.recording_workflow, "resume", real_resume)
+    again = SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)  # the requester retries
+    assert again.decision == "approve"
+    assert [r["token"] for r in rt.recording_workflow.resumed] == ["token-1"]
+    assert approval_events(rt).count("approval_approved") == 1  # recorded once, handed over twice
+    with pytest.raises(ApiError) as changed_mind:
+        SessionService(rt).decide(SESSION, approval_id, "u1", ApprovalDecisionRequest(decision="reject"))
+    assert (changed_mind.value.status, changed_mind.value.code) == (409, "APPROVAL_ALREADY_DECIDED")
+
+
+def test_a_repeated_decision_after_it_reached_the_wait_is_already_decided() -> None:
+    rt = runtime(tool_reply("post delete 45"))
+    state = awaiting_approval(rt)
+    assert state.pending_approval is not None
+    approval_id = state.pending_approval.approval_id
+    SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
+    # A double click: the run has not picked the decision up yet, and the wait is closed.
+    with pytest.raises(ApiError) as repeated:
+        SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
+    assert (repeated.value.status, repeated.value.code) == (409, "APPROVAL_ALREADY_DECIDED")
+    after = rt.sessions.load(SESSION)
+    assert after is not None
+    assert after.status is SessionStatus.AWAITING_APPROVAL  # not expired: the run goes on
+    assert after.pending_approval is not None
+    assert after.pending_approval.status is ApprovalStatus.APPROVED
+    assert approval_events(rt).count("approval_approved") == 1
+    assert approval_events(rt).count("approval_expired") == 0
+    assert RUN_FAILED not in rt.recording_events.kinds()
+
+
+def test_a_command_that_ran_while_the_run_was_cancelled_is_audited() -> None:
+    rt = runtime(tool_reply("post list --format=ids"))
+    state = started(rt, "投稿を一覧して")
+
+    def cancelled_while_running(argv: list[str]) -> CommandResult:
+        SessionService(rt).cancel(SESSION, "u1")
+        return CommandResult("1 2 3\n", "", 0, 5)
+
+    rt.recording_wp.handler = cancelled_while_running
+    assert workflow_tasks.run_turn(rt, SESSION, state.run_id)["route"] == "COMPLETED"  # the cancel stands
+    ended = rt.sessions.load(SESSION)
+    assert ended is not None
+    assert ended.status is SessionStatus.CANCELLED
+    executed = [e for e in rt.audit.for_session(SESSION) if e["type"] == "command_executed"]
+    assert [e["command"] for e in executed] == ["post list --format=ids"]
 
 
 def test_a_cancel_stands_when_the_execution_cannot_be_stopped(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -472,14 +472,18 @@ class AgentTurn:
                 "stderr": exc.message_ja,
                 "error_code": exc.code,
             }
-        with self._lock:
-            for key, value in outcome_fields.items():
-                setattr(record, key, value)
-            record.status = CommandStatus.FINISHED
-            record.finished_at = utc_now_iso()
-            record.duration_ms = int((time.perf_counter() - started) * 1000)
-            self._checkpoint(state)  # result after
-        self._audit_record(state, AuditEventType.COMMAND_EXECUTED, record)
+        try:
+            with self._lock:
+                for key, value in outcome_fields.items():
+                    setattr(record, key, value)
+                record.status = CommandStatus.FINISHED
+                record.finished_at = utc_now_iso()
+                record.duration_ms = int((time.perf_counter() - started) * 1000)
+                self._checkpoint(state)  # result after
+        finally:
+            # The command ran: its audit record is written even when the session could not be
+            # saved (e.g. a cancel changed it meanwhile).
+            self._audit_record(state, AuditEventType.COMMAND_EXECUTED, record)
         self._deps.telemetry.count(COMMANDS_EXECUTED_TOTAL)
         if record.error_code is AgentErrorCode.SSH_CONNECTION_FAILED:
             self._deps.telemetry.count(SSH_CONNECTION_FAILURES_TOTAL)

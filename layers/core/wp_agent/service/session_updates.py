@@ -23,15 +23,17 @@ def update_session(
     load: Callable[[], SessionState],
     change: Callable[[SessionState, AuditLog], T],
     *,
+    unchanged: Callable[[T], bool] = lambda result: result is False,
     attempts: int = SAVE_ATTEMPTS,
 ) -> tuple[SessionState, T]:
-    """Apply `change` and save. A change that returns False changed nothing and is not saved; one
-    that raises is not saved either. StaleSessionError when every attempt lost the race."""
+    """Apply `change` and save. A change whose result is `unchanged` (by default: False) changed
+    nothing and is not saved; one that raises is not saved either. StaleSessionError when every
+    attempt lost the race."""
     for attempt in range(attempts):
         state = load()
         trail = MemoryAuditLog()
         result = change(state, trail)
-        if result is False:
+        if unchanged(result):
             return state, result
         try:
             store.save(state)

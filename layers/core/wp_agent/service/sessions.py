@@ -5,10 +5,12 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TypeVar
 
 from wp_agent.adapters.aws.session_store import StaleSessionError
+from wp_agent.adapters.aws.workflow import ResumeOutcome
 from wp_agent.agent import lifecycle
 from wp_agent.agent.ports import ApprovalDecision, AuditLog
 from wp_agent.agent.session_state import ApprovalStatus, SessionState, SessionStatus
@@ -158,11 +160,14 @@ class SessionService:
     def decide(
         self, session_id: str, approval_id: str, user_id: str, body: ApprovalDecisionRequest
     ) -> ApprovalDecided:
+        """Record the requester's decision, then hand it to the run's approval wait. Sending the same
+        decision again while the run still waits only hands it over again (a retry after an error)."""
         check_session_id(session_id)
         if not APPROVAL_ID.match(approval_id):
             raise not_found("承認リクエスト", "APPROVAL_NOT_FOUND")
+        wanted = ApprovalStatus.APPROVED if body.decision == "approve" else ApprovalStatus.REJECTED
 
-        def record(state: SessionState, log: AuditLog) -> str | None:
+        def record(state: SessionState, log: AuditLog) -> _Decided:
             approval = state.find_approval(approval_id)
             if approval is None:
                 raise not_found("承認リクエスト", "APPROVAL_NOT_FOUND")
@@ -175,37 +180,61 @@ class SessionService:
             if approval.status is ApprovalStatus.CANCELLED or (
                 approval.status is ApprovalStatus.PENDING and state.status.terminal
             ):
-                raise ApiError(
-                    409,
-                    "RUN_ENDED",
-                    "この承認リクエストの処理は既に終了しています。もう一度指示を送ってください。",
-                )
+                raise _run_ended()
             if approval.status is not ApprovalStatus.PENDING:
-                done = "承認" if approval.status is ApprovalStatus.APPROVED else "却下"
-                raise ApiError(
-                    409, "APPROVAL_ALREADY_DECIDED", f"この承認リクエストは既に{done}されています。"
-                )
+                if approval.status is wanted and state.status is SessionStatus.AWAITING_APPROVAL:
+                    return _Decided(approval.task_token, new=False)  # recorded before: hand it over again
+                raise _already_decided(approval.status)
             decision = ApprovalDecision(
-                approved=body.decision == "approve", decided_by=user_id, comment=body.comment
+                approved=wanted is ApprovalStatus.APPROVED, decided_by=user_id, comment=body.comment
             )
             token = approval.task_token
             lifecycle.record_decision(state, decision, log)
-            return token
+            return _Decided(token, new=True)
 
-        state, token = self._update(session_id, record)
-        self._rt.telemetry.count(APPROVALS_RESOLVED_TOTAL)
+        state, decided = self._update(session_id, record, unchanged=lambda d: not d.new)
+        if decided.new:
+            self._rt.telemetry.count(APPROVALS_RESOLVED_TOTAL)
         # Without a token yet, the approval task answers itself when it stores one.
-        if token and not self._rt.workflow.resume(
-            token, {"approvalId": approval_id, "decision": body.decision}
-        ):
-            # The wait ended (timed out) before the decision reached it: nothing held will run.
-            state, changed = self._update(session_id, lifecycle.expire_approval)
-            if changed:
-                notifications.run_finished(self._rt.events, state, self._rt.telemetry)
-            raise _approval_expired()
+        if decided.token:
+            outcome = self._hand_over(session_id, approval_id, body.decision, decided.token)
+            if outcome is not ResumeOutcome.RESUMED and not decided.new:
+                # A closed wait answers a repeat the same way whether our first hand-over reached it
+                # or it timed out (then the workflow expires the run itself): the decision stands.
+                raise _already_decided(wanted)
+            if outcome is ResumeOutcome.TIMED_OUT:
+                # The wait ended before the decision reached it: nothing held will run.
+                state, changed = self._update(session_id, lifecycle.expire_approval)
+                if changed:
+                    notifications.run_finished(self._rt.events, state, self._rt.telemetry)
+                elif state.status is SessionStatus.CANCELLED:
+                    raise _run_ended()
+                raise _approval_expired()
+            # RESUMED, or a wait that no longer exists: the decision is stored either way, and a
+            # wait that starts again answers itself from it.
+            state = self._load_existing(session_id)
         return ApprovalDecided(
             session_id=session_id, approval_id=approval_id, decision=body.decision, status=state.status.value
         )
+
+    def _hand_over(self, session_id: str, approval_id: str, decision: str, token: str) -> ResumeOutcome:
+        payload = {"approvalId": approval_id, "decision": decision}
+        try:
+            outcome = self._rt.workflow.resume(token, payload)
+            if outcome is ResumeOutcome.UNKNOWN_TOKEN:
+                # The wait may have restarted (a retried task) with a new token: use that one.
+                current = self._rt.sessions.load(session_id)
+                pending = current.pending_approval if current else None
+                if pending and pending.task_token and pending.task_token != token:
+                    outcome = self._rt.workflow.resume(pending.task_token, payload)
+        except Exception:
+            logger.exception("could not hand the decision to the run", extra={"session_id": session_id})
+            raise ApiError(
+                503,
+                "WORKFLOW_UNAVAILABLE",
+                "判断は記録しましたが、処理を再開できませんでした。同じ操作をもう一度送ってください。",
+            ) from None
+        return outcome
 
     # -- cancel ---------------------------------------------------------------------------------
 
@@ -232,24 +261,51 @@ class SessionService:
         notifications.run_finished(self._rt.events, state, self._rt.telemetry)
         return session_view(state)
 
+    def _load_existing(self, session_id: str) -> SessionState:
+        state = self._rt.sessions.load(session_id)
+        if state is None:
+            raise not_found("セッション", "SESSION_NOT_FOUND")
+        return state
+
     def _update(
-        self, session_id: str, change: Callable[[SessionState, AuditLog], T]
+        self,
+        session_id: str,
+        change: Callable[[SessionState, AuditLog], T],
+        *,
+        unchanged: Callable[[T], bool] = lambda result: result is False,
     ) -> tuple[SessionState, T]:
         """Apply `change` (which refuses with ApiError) and save, again on a fresh load when another
         writer got there first; its audit events are written once, after the save."""
 
-        def load() -> SessionState:
-            state = self._rt.sessions.load(session_id)
-            if state is None:
-                raise not_found("セッション", "SESSION_NOT_FOUND")
-            return state
-
         try:
-            return update_session(self._rt.sessions, self._rt.audit, load, change)
+            return update_session(
+                self._rt.sessions,
+                self._rt.audit,
+                lambda: self._load_existing(session_id),
+                change,
+                unchanged=unchanged,
+            )
         except StaleSessionError:
             raise ApiError(
                 409, "SESSION_CHANGED", "セッションが更新中です。もう一度お試しください。"
             ) from None
+
+
+@dataclass(frozen=True)
+class _Decided:
+    token: str | None  # the approval wait's, when it has begun
+    new: bool  # False: the same decision was recorded before
+
+
+def _already_decided(status: ApprovalStatus) -> ApiError:
+    done = "承認" if status is ApprovalStatus.APPROVED else "却下"
+    return ApiError(409, "APPROVAL_ALREADY_DECIDED", f"この承認リクエストは既に{done}されています。")
+
+
+def _run_ended() -> ApiError:
+    return ApiError(
+        409, "RUN_ENDED", "この承認リクエストの処理は既に終了しています。もう一度指示を送ってください。"
+    )
 
 
 def _approval_expired() -> ApiError:

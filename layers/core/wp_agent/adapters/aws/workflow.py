@@ -5,11 +5,18 @@ from __future__ import annotations
 import json
 import logging
 import time
+from enum import StrEnum
 from typing import Any
 
 from wp_agent.adapters.aws.clients import client
 
 logger = logging.getLogger(__name__)
+
+
+class ResumeOutcome(StrEnum):
+    RESUMED = "resumed"
+    TIMED_OUT = "timed_out"  # the wait's TimeoutSeconds passed: the workflow expires the approval
+    UNKNOWN_TOKEN = "unknown_token"  # noqa: S105 - a state, not a secret: answered, restarted or stopped
 
 
 class RunWorkflow:
@@ -45,22 +52,19 @@ class RunWorkflow:
 
     def resume(
         self, task_token: str, decision: dict[str, Any], *, attempts: int = 3, pause: float = 0.3
-    ) -> bool:
-        """Answer the approval wait; False when the wait is over (timed out, already answered).
-
-        A token written a moment ago may not be accepted yet, so "unknown token" is retried briefly.
-        """
+    ) -> ResumeOutcome:
+        """Answer the approval wait. A token written a moment ago may not be accepted yet, so
+        "unknown token" is retried briefly before it is reported."""
         sfn = client("stepfunctions")
         for attempt in range(attempts):
             try:
                 sfn.send_task_success(taskToken=task_token, output=json.dumps(decision))
             except sfn.exceptions.TaskTimedOut:
-                return False
+                return ResumeOutcome.TIMED_OUT
             except (sfn.exceptions.TaskDoesNotExist, sfn.exceptions.InvalidToken):
-                if attempt + 1 == attempts:
-                    logger.warning("approval wait did not accept the decision", extra={"attempts": attempts})
-                    return False
-                time.sleep(pause)
+                if attempt + 1 < attempts:
+                    time.sleep(pause)
             else:
-                return True
-        return False
+                return ResumeOutcome.RESUMED
+        logger.warning("approval wait did not accept the decision", extra={"attempts": attempts})
+        return ResumeOutcome.UNKNOWN_TOKEN
