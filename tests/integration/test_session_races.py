@@ -136,24 +136,65 @@ def test_a_turn_that_keeps_losing_is_handed_to_the_failure_path() -> None:
     assert failed.status is SessionStatus.FAILED
 
 
-def test_a_decision_after_the_wait_timed_out_ends_the_run_once() -> None:
+def past_its_expiry(rt: RecordedRuntime) -> Callable[[str], None]:
+    """on_resume hook: the clock passes the approval's expiry while the decision is on its way."""
+
+    def expire_clock(token: str) -> None:
+        current = rt.sessions.load(SESSION)
+        assert current is not None
+        assert current.pending_approval is not None
+        current.pending_approval.expires_at = "2020-01-01T00:00:00Z"
+        rt.sessions.save(current)
+
+    return expire_clock
+
+
+def test_a_decision_that_reached_a_timed_out_wait_leaves_the_expiry_to_the_workflow() -> None:
     rt = runtime(tool_reply("post delete 45"))
     state = awaiting_approval(rt)
     assert state.pending_approval is not None
+    rt.recording_workflow.on_resume = past_its_expiry(rt)
     rt.recording_workflow.resume_outcomes = [ResumeOutcome.TIMED_OUT]
     with pytest.raises(ApiError) as refused:
         SessionService(rt).decide(SESSION, state.pending_approval.approval_id, "u1", APPROVE)
     assert (refused.value.status, refused.value.code) == (409, "APPROVAL_EXPIRED")
+    waiting = rt.sessions.load(SESSION)
+    assert waiting is not None
+    assert waiting.status is SessionStatus.AWAITING_APPROVAL  # the API changes nothing on a closed wait
+    # The workflow's timeout path then ends the run, once.
+    workflow_tasks.expire_approval(rt, SESSION, state.run_id)
     ended = rt.sessions.load(SESSION)
     assert ended is not None
     assert ended.status is SessionStatus.FAILED
     assert ended.result is not None
     assert ended.result.error is not None
     assert ended.result.error.code is AgentErrorCode.CONFIRMATION_REQUIRED
-    # The workflow's own expiry then finds nothing left to do: one Run Failed event in all.
     workflow_tasks.expire_approval(rt, SESSION, state.run_id)
     assert rt.recording_events.kinds().count(RUN_FAILED) == 1
     assert rt.recording_wp.calls == []
+
+
+def test_a_double_click_whose_twin_reached_the_wait_first_is_accepted() -> None:
+    rt = runtime(tool_reply("post delete 45"))
+    state = awaiting_approval(rt)
+    assert state.pending_approval is not None
+    approval_id = state.pending_approval.approval_id
+    twin: list[str] = []
+
+    def twin_hands_over_first(token: str) -> None:
+        rt.recording_workflow.on_resume = None  # the second click's request overtakes the first one's
+        twin.append(SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE).status)
+
+    rt.recording_workflow.on_resume = twin_hands_over_first
+    first = SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
+    assert (first.status, twin) == ("AwaitingApproval", ["AwaitingApproval"])  # both 200
+    after = rt.sessions.load(SESSION)
+    assert after is not None
+    assert after.status is SessionStatus.AWAITING_APPROVAL  # going ahead, not expired
+    assert after.pending_approval is not None
+    assert after.pending_approval.status is ApprovalStatus.APPROVED
+    assert approval_events(rt) == ["approval_requested", "approval_approved"]
+    assert RUN_FAILED not in rt.recording_events.kinds()
 
 
 def test_a_decision_on_a_cancelled_run_is_refused() -> None:
@@ -212,23 +253,24 @@ def test_a_timed_out_wait_of_a_cancelled_run_reports_the_run_ended() -> None:
     assert (refused.value.status, refused.value.code) == (409, "RUN_ENDED")
 
 
-def test_a_decision_reaches_a_wait_that_restarted_with_a_new_token() -> None:
+def test_a_decision_made_while_the_wait_restarted_reaches_the_new_wait() -> None:
     rt = runtime(tool_reply("post delete 45"))
     state = awaiting_approval(rt)
     assert state.pending_approval is not None
-
-    def wait_restarted(token: str) -> None:
-        if token == "token-1":  # a retried WaitForApproval stored a new token meanwhile
-            current = rt.sessions.load(SESSION)
-            assert current is not None
-            assert current.pending_approval is not None
-            current.pending_approval.task_token = "token-2"
-            rt.sessions.save(current)
-
-    rt.recording_workflow.on_resume = wait_restarted
-    rt.recording_workflow.resume_outcomes = [ResumeOutcome.UNKNOWN_TOKEN]
-    SessionService(rt).decide(SESSION, state.pending_approval.approval_id, "u1", APPROVE)
-    assert [r["token"] for r in rt.recording_workflow.resumed] == ["token-1", "token-2"]
+    approval_id = state.pending_approval.approval_id
+    # The wait task's attempt that stored token-1 failed: Step Functions closed token-1 and retries.
+    rt.recording_workflow.resume("token-1", {"closed": "by the failed attempt"})
+    decided = SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
+    assert decided.decision == "approve"  # stored; the wait that starts again answers itself
+    workflow_tasks.wait_for_approval(rt, SESSION, state.run_id, approval_id, "token-2")
+    assert rt.recording_workflow.resumed[-1] == {
+        "approvalId": approval_id,
+        "decision": "approve",
+        "token": "token-2",
+    }
+    after = rt.sessions.load(SESSION)
+    assert after is not None
+    assert after.status is SessionStatus.AWAITING_APPROVAL
 
 
 def test_a_decision_the_workflow_did_not_take_can_be_sent_again(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -340,3 +382,21 @@ def test_an_attempt_that_outlived_its_job_announces_nothing() -> None:
     found = jobs.get(article_id)
     assert found is not None
     assert found[1].status == "Failed"
+
+
+def test_a_decision_resent_for_an_earlier_approval_while_a_new_one_waits_is_already_decided() -> None:
+    rt = runtime(tool_reply("post delete 45"), tool_reply("post delete 46"))
+    state = awaiting_approval(rt)
+    assert state.pending_approval is not None
+    first = state.pending_approval.approval_id
+    SessionService(rt).decide(SESSION, first, "u1", APPROVE)
+    while workflow_tasks.run_turn(rt, SESSION, state.run_id)["route"] == "CONTINUE":
+        pass
+    now = rt.sessions.load(SESSION)
+    assert now is not None
+    assert now.status is SessionStatus.AWAITING_APPROVAL
+    assert now.pending_approval is not None
+    assert now.pending_approval.approval_id != first  # "post delete 46" waits now
+    with pytest.raises(ApiError) as resent:
+        SessionService(rt).decide(SESSION, first, "u1", APPROVE)
+    assert (resent.value.status, resent.value.code) == (409, "APPROVAL_ALREADY_DECIDED")

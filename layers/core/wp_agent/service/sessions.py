@@ -161,7 +161,8 @@ class SessionService:
         self, session_id: str, approval_id: str, user_id: str, body: ApprovalDecisionRequest
     ) -> ApprovalDecided:
         """Record the requester's decision, then hand it to the run's approval wait. Sending the same
-        decision again while the run still waits only hands it over again (a retry after an error)."""
+        decision again while the run still waits on it only hands it over again (a retry after 503).
+        The API never ends a run here: only the workflow's own timeout expires an approval."""
         check_session_id(session_id)
         if not APPROVAL_ID.match(approval_id):
             raise not_found("承認リクエスト", "APPROVAL_NOT_FOUND")
@@ -182,7 +183,11 @@ class SessionService:
             ):
                 raise _run_ended()
             if approval.status is not ApprovalStatus.PENDING:
-                if approval.status is wanted and state.status is SessionStatus.AWAITING_APPROVAL:
+                if (
+                    approval.status is wanted
+                    and approval is state.pending_approval
+                    and state.status is SessionStatus.AWAITING_APPROVAL
+                ):
                     return _Decided(approval.task_token, new=False)  # recorded before: hand it over again
                 raise _already_decided(approval.status)
             decision = ApprovalDecision(
@@ -198,35 +203,16 @@ class SessionService:
         # Without a token yet, the approval task answers itself when it stores one.
         if decided.token:
             outcome = self._hand_over(session_id, approval_id, body.decision, decided.token)
-            if outcome is not ResumeOutcome.RESUMED and not decided.new:
-                # A closed wait answers a repeat the same way whether our first hand-over reached it
-                # or it timed out (then the workflow expires the run itself): the decision stands.
-                raise _already_decided(wanted)
-            if outcome is ResumeOutcome.TIMED_OUT:
-                # The wait ended before the decision reached it: nothing held will run.
-                state, changed = self._update(session_id, lifecycle.expire_approval)
-                if changed:
-                    notifications.run_finished(self._rt.events, state, self._rt.telemetry)
-                elif state.status is SessionStatus.CANCELLED:
-                    raise _run_ended()
-                raise _approval_expired()
-            # RESUMED, or a wait that no longer exists: the decision is stored either way, and a
-            # wait that starts again answers itself from it.
+            if outcome is not ResumeOutcome.RESUMED:
+                self._explain_closed_wait(session_id, approval_id, decided)
             state = self._load_existing(session_id)
         return ApprovalDecided(
             session_id=session_id, approval_id=approval_id, decision=body.decision, status=state.status.value
         )
 
     def _hand_over(self, session_id: str, approval_id: str, decision: str, token: str) -> ResumeOutcome:
-        payload = {"approvalId": approval_id, "decision": decision}
         try:
-            outcome = self._rt.workflow.resume(token, payload)
-            if outcome is ResumeOutcome.UNKNOWN_TOKEN:
-                # The wait may have restarted (a retried task) with a new token: use that one.
-                current = self._rt.sessions.load(session_id)
-                pending = current.pending_approval if current else None
-                if pending and pending.task_token and pending.task_token != token:
-                    outcome = self._rt.workflow.resume(pending.task_token, payload)
+            return self._rt.workflow.resume(token, {"approvalId": approval_id, "decision": decision})
         except Exception:
             logger.exception("could not hand the decision to the run", extra={"session_id": session_id})
             raise ApiError(
@@ -234,7 +220,23 @@ class SessionService:
                 "WORKFLOW_UNAVAILABLE",
                 "判断は記録しましたが、処理を再開できませんでした。同じ操作をもう一度送ってください。",
             ) from None
-        return outcome
+
+    def _explain_closed_wait(self, session_id: str, approval_id: str, decided: _Decided) -> None:
+        """The wait did not take the decision because it is closed. Step Functions says "timed out"
+        alike for a wait that timed out and one already answered: by our earlier hand-over, by a
+        twin request (a double click), or by a retried wait task that found the stored decision.
+        So the run may be going ahead, and nothing is changed here; the answer says what is known."""
+        state = self._load_existing(session_id)
+        approval = state.find_approval(approval_id)
+        if state.status is SessionStatus.CANCELLED or (
+            approval is not None and approval.status is ApprovalStatus.CANCELLED
+        ):
+            raise _run_ended()
+        if approval is None or approval.status is ApprovalStatus.EXPIRED or _expired(approval.expires_at):
+            raise _approval_expired()  # the workflow's timeout path records the expiry and notifies
+        if not decided.new:
+            raise _already_decided(approval.status)
+        # A first decision whose wait is already answered: a twin delivered this same decision.
 
     # -- cancel ---------------------------------------------------------------------------------
 

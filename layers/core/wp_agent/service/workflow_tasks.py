@@ -96,7 +96,10 @@ def wait_for_approval(
         if pending.status is not ApprovalStatus.PENDING:
             # The requester answered before the wait began: still announce it (with its status), then go on.
             notifications.approval_requested(runtime.events, state)
-            runtime.workflow.resume(task_token, {"approvalId": approval_id, "decision": pending.status.value})
+            decision = (
+                "approve" if pending.status is ApprovalStatus.APPROVED else "reject"
+            )  # as the API sends
+            runtime.workflow.resume(task_token, {"approvalId": approval_id, "decision": decision})
             return
         pending.task_token = task_token
         try:
