@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
 import time
 import uuid
@@ -26,6 +27,8 @@ from typing import Any
 from wp_agent.adapters.aws.clients import resource
 from wp_agent.agent.session_state import SessionState
 from wp_agent.errors import AgentErrorCode, WpAgentError
+
+logger = logging.getLogger(__name__)
 
 PART_BYTES = 300_000
 STATE_SK = "STATE"
@@ -223,11 +226,16 @@ class DynamoSessionStore:
             kwargs["ExpressionAttributeValues"] = {":expected": state.version}
         try:
             self._table.put_item(**kwargs)
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
-                if self._landed(state.session_id, write_id):
-                    state.version += 1  # an earlier attempt of this very put (SDK retry) succeeded
-                    return
+        except Exception as exc:
+            # The SDK retries a put whose answer was lost: the retry then fails the version check
+            # (or the retries run out) although the first attempt landed.
+            if self._landed(state.session_id, write_id):
+                state.version += 1
+                return
+            if (
+                isinstance(exc, ClientError)
+                and exc.response["Error"]["Code"] == "ConditionalCheckFailedException"
+            ):
                 with self._lock:
                     self._known.pop(state.session_id, None)  # our picture is stale; reload will refresh it
                 raise StaleSessionError(state.session_id) from exc
@@ -235,9 +243,16 @@ class DynamoSessionStore:
         state.version += 1
 
     def _landed(self, session_id: str, write_id: str) -> bool:
-        """Whether the current STATE is this write's: the SDK retries a put whose answer was lost,
-        and the retry then fails the version check that the first attempt passed."""
-        item = self._table.get_item(
-            Key={"pk": _pk(session_id), "sk": STATE_SK}, ConsistentRead=True, ProjectionExpression="write_id"
-        ).get("Item")
+        """Whether the current STATE is this write's (False when that cannot be read either)."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            item = self._table.get_item(
+                Key={"pk": _pk(session_id), "sk": STATE_SK},
+                ConsistentRead=True,
+                ProjectionExpression="write_id",
+            ).get("Item")
+        except (BotoCoreError, ClientError):
+            logger.warning("could not check whether a failed save landed", extra={"session_id": session_id})
+            return False
         return item is not None and item.get("write_id") == write_id
