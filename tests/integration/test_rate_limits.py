@@ -153,7 +153,7 @@ def test_an_abandoned_lease_frees_itself() -> None:
     clock.now += 10 + 30 + 2
     with pytest.raises(WaitedError), limiter(clock, raise_waited, **timing).command_slot("site-a"):
         pass
-    # Longest command: 2 x (4 attempts x 3 timeouts x 2 s + 7 s back-off) + probe 2 s + channel 2 s
+    # Longest command: 2 x (4 attempts x 3 timeouts x 2 s + 7 s back-off) + 2 channel opens x 2 s
     # + the 10 s command + 8 s grace = 84 s; then the 30 s margin.
     clock.now = 5_000_000.0 + 84 + 30 - 1
     with pytest.raises(WaitedError), limiter(clock, raise_waited, **timing).command_slot("site-a"):
@@ -165,14 +165,19 @@ def test_an_abandoned_lease_frees_itself() -> None:
         hold.__exit__(None, None, None)
 
 
-def test_no_lease_outlives_the_longest_lambda_invocation() -> None:
+def test_no_lease_outlives_the_longest_lambda_invocation_and_its_last_command() -> None:
     clock = FakeClock(5_500_000.0)
-    slow = {"wp_cli_timeout": 900_000, "vps_ssh_connect_timeout": 30.0}  # worst case far past 900 s
+    slow = {"wp_cli_timeout": 600_000, "vps_ssh_connect_timeout": 60.0}  # connecting alone: 24 min
     crashed = limiter(clock, raise_waited, **slow)
     held = [crashed.command_slot("site-b") for _ in range(5)]
     for hold in held:
         hold.__enter__()
-    clock.now += 900 + 30 + 2  # Lambda's 15 minutes + margin
+    # A command started in the invocation's last second may still run on the server: Lambda's
+    # 15 minutes + the 600 s command + the 5 s kill delay, then the margin.
+    clock.now += 900 + 600 + 5 + 30 - 1
+    with pytest.raises(WaitedError), limiter(clock, raise_waited, **slow).command_slot("site-b"):
+        pass
+    clock.now += 3
     with limiter(clock, raise_waited, **slow).command_slot("site-b"):
         pass
 
@@ -207,3 +212,30 @@ def test_utilisation_is_reported() -> None:
     for _ in range(8):
         limit.before_command("taro")
     assert seen[-1] == ("commands_per_user", 0.8)
+
+
+def test_a_slot_that_cannot_be_released_leaves_the_command_done(monkeypatch: pytest.MonkeyPatch) -> None:
+    from botocore.exceptions import EndpointConnectionError
+
+    clock = FakeClock(7_000_000.0)
+    limit = limiter(clock, raise_waited, wp_agent_ssh_slots_per_target=1)
+    table = limit._table
+
+    class ReleaseFails:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(table, name)
+
+        def delete_item(self, **kwargs: Any) -> Any:
+            raise EndpointConnectionError(endpoint_url="https://dynamodb.ap-northeast-1.amazonaws.com")
+
+    monkeypatch.setattr(DynamoRateLimiter, "_table", property(lambda self: ReleaseFails()))
+    ran = []
+    with limit.command_slot("site-c"):
+        ran.append("post list")
+    assert ran == ["post list"]  # no error after the command ran
+    monkeypatch.undo()
+    with (
+        pytest.raises(WaitedError),
+        limiter(clock, raise_waited, wp_agent_ssh_slots_per_target=1).command_slot("site-c"),
+    ):
+        pass  # still held until its lease expires

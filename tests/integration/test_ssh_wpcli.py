@@ -316,6 +316,28 @@ def test_connection_refused_is_retried_three_times_with_backoff(
     assert "4回試行" in caught.value.message_ja
 
 
+def test_commands_queued_behind_a_failed_connect_share_its_failure(
+    rig: SshdRig, pool: SshConnectionPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counter = _ConnectCounter(monkeypatch)
+    wp = SshWpCli(rig.settings(vps_port=_unused_port()), pool=pool, retry_base_seconds=0.1)
+    start = threading.Barrier(5)
+
+    def run_together() -> AgentErrorCode:
+        start.wait()
+        with pytest.raises(WpAgentError) as caught:
+            wp.run(["post", "list"])
+        return caught.value.code
+
+    with ThreadPoolExecutor(5) as workers:
+        codes = list(workers.map(lambda _: run_together(), range(5)))
+    assert codes == [AgentErrorCode.SSH_CONNECTION_FAILED] * 5
+    assert counter.count == 4  # one round of retries (0.7 s of back-off) served all five
+    with pytest.raises(WpAgentError):  # a command that comes later tries again
+        wp.run(["post", "list"])
+    assert counter.count == 8
+
+
 def test_silent_server_hits_the_connect_timeout(
     rig: SshdRig, pool: SshConnectionPool, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -90,10 +90,24 @@ class PooledConnection:
         self._last_used = 0.0
         self._active_channels = 0
         self._retired = False
+        self._failed_connects = 0
+        self._last_connect_error: WpAgentError | None = None
 
-    def transport(self, connect: Callable[[], paramiko.SSHClient]) -> paramiko.Transport:
-        """The live transport, connecting (with the caller's retry policy) when there is none."""
+    @property
+    def failed_connects(self) -> int:
+        return self._failed_connects
+
+    def transport(
+        self, connect: Callable[[], paramiko.SSHClient], *, failures_seen: int | None = None
+    ) -> paramiko.Transport:
+        """The live transport, connecting (with the caller's retry policy) when there is none.
+        A caller that queued (since it saw `failures_seen`) behind a connect that failed gets its
+        error at once: five commands to an unreachable host fail after one round of retries, not
+        after five rounds in a row."""
         with self._lock:
+            queued_behind_a_failure = failures_seen is not None and self._failed_connects != failures_seen
+            if queued_behind_a_failure and self._client is None and self._last_connect_error is not None:
+                raise self._last_connect_error
             if self._client is not None:
                 transport = self._client.get_transport()
                 if transport is not None and transport.is_active():
@@ -101,7 +115,12 @@ class PooledConnection:
                 logger.info("ssh connection is no longer active; reconnecting", extra=self._log_fields())
                 self._client.close()
                 self._client = None
-            client = connect()
+            try:
+                client = connect()
+            except WpAgentError as exc:
+                self._failed_connects += 1
+                self._last_connect_error = exc
+                raise
             self._client = client
             self.connects += 1
             transport = client.get_transport()
@@ -267,8 +286,9 @@ class SshWpCli:
         argv = list(argv)
         command = self.remote_command(argv)
         connection = self._pooled()
+        failures_seen = connection.failed_connects
         with connection.channel_slots:
-            channel = self._open_channel(connection)
+            channel = self._open_channel(connection, failures_seen)
             connection.channel_started()
             try:
                 return self._execute(channel, command, argv)
@@ -296,10 +316,10 @@ class SshWpCli:
                 self._connection = self._pool.get(key, self._max_channels)
             return self._connection
 
-    def _open_channel(self, connection: PooledConnection) -> paramiko.Channel:
+    def _open_channel(self, connection: PooledConnection, failures_seen: int) -> paramiko.Channel:
         probe = connection.idle_seconds() > _IDLE_PROBE_AFTER_SECONDS
         timeout = min(self._connect_timeout, IDLE_PROBE_TIMEOUT_SECONDS) if probe else self._connect_timeout
-        transport = connection.transport(self._connect_with_retries)
+        transport = connection.transport(self._connect_with_retries, failures_seen=failures_seen)
         try:
             return transport.open_session(timeout=timeout)
         except paramiko.ChannelException as exc:

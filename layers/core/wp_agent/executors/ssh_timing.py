@@ -19,10 +19,18 @@ IDLE_PROBE_TIMEOUT_SECONDS = 5.0
 
 
 def longest_command_seconds(settings: Settings) -> float:
-    """The longest one command can take: a probe of an idle connection, connecting with every
-    retry, once more after a dropped connection, opening the channel, the command and its grace."""
+    """The longest one command can take: waiting for another command's connect (with every retry)
+    that succeeded, then a channel open on a connection that proves dead, connecting again with
+    every retry, the channel on the new connection, the command and its grace. (A command queued
+    behind a connect that failed fails with it instead of trying once more.)"""
     connect_timeout = settings.vps_ssh_connect_timeout
     connecting = (1 + CONNECT_RETRIES) * _TIMEOUTS_PER_ATTEMPT * connect_timeout
     backing_off = RETRY_BASE_SECONDS * ((1 << CONNECT_RETRIES) - 1)
-    channel = min(connect_timeout, IDLE_PROBE_TIMEOUT_SECONDS) + connect_timeout
-    return 2 * (connecting + backing_off) + channel + settings.command_timeout_seconds + LOCAL_GRACE_SECONDS
+    channels = 2 * connect_timeout
+    return 2 * (connecting + backing_off) + channels + settings.command_timeout_seconds + LOCAL_GRACE_SECONDS
+
+
+def last_command_ends_seconds(settings: Settings, holder_lifetime_seconds: float) -> float:
+    """However long connecting took, a command starts before its holder's invocation ends, and the
+    remote `timeout` ends it within the command timeout and the kill delay after that."""
+    return holder_lifetime_seconds + settings.command_timeout_seconds + REMOTE_KILL_AFTER_SECONDS

@@ -5,8 +5,8 @@
 - commands: at most N per minute per user (over the limit: a clear Japanese error, nothing runs);
 - SSH: at most N concurrent commands per target, as leases `SLOT#<target>/<n>` that expire on their own
   (a crashed instance's lease frees itself after the longest a command can take, connecting with
-  retries included, capped by the longest a Lambda invocation lives, plus a margin; a shorter
-  lease could free a slot that is still in use).
+  retries included, but never later than the longest a Lambda invocation lives plus the last
+  command it started, plus a margin; a shorter lease could free a slot that is still in use).
 Every decision is one conditional write, so the limits hold exactly under contention.
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 from wp_agent.adapters.aws.clients import resource
 from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, WpAgentError
-from wp_agent.executors.ssh_timing import longest_command_seconds
+from wp_agent.executors.ssh_timing import last_command_ends_seconds, longest_command_seconds
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +59,8 @@ class DynamoRateLimiter:
         self._command_limit = settings.wp_agent_commands_per_user_per_minute
         self._slots = settings.wp_agent_ssh_slots_per_target
         self._lease_seconds = (
-            min(longest_command_seconds(settings), MAX_HOLDER_SECONDS) + LEASE_MARGIN_SECONDS
+            min(longest_command_seconds(settings), last_command_ends_seconds(settings, MAX_HOLDER_SECONDS))
+            + LEASE_MARGIN_SECONDS
         )
         self._clock = clock
         self._sleep = sleep
@@ -149,15 +150,23 @@ class DynamoRateLimiter:
         return True
 
     def _release(self, target_id: str, slot: int, lease_id: str) -> None:
+        from botocore.exceptions import BotoCoreError, ClientError
+
         try:
             self._table.delete_item(
                 Key={"pk": f"SLOTS#{target_id}", "sk": f"S#{slot}"},
                 ConditionExpression="lease = :mine",
                 ExpressionAttributeValues={":mine": lease_id},
             )
-        except Exception as exc:
-            if not _conditional_failed(exc):  # someone took it over after expiry: not ours to delete
-                raise
+        except (BotoCoreError, ClientError) as exc:
+            if _conditional_failed(exc):  # someone took it over after expiry: not ours to delete
+                return
+            # The command has run by now: its result matters more than the slot, whose lease
+            # expires on its own.
+            logger.warning(
+                "could not release an ssh slot; its lease will expire",
+                extra={"target_id": target_id, "slot": slot, "error_type": type(exc).__name__},
+            )
 
     @contextlib.contextmanager
     def command_slot(self, target_id: str) -> Iterator[None]:
