@@ -316,6 +316,31 @@ def test_timeout_is_reported_to_the_model_and_counted_as_a_failed_operation() ->
     assert output.error.code is AgentErrorCode.COMMAND_TIMEOUT
 
 
+def test_a_run_whose_every_command_failed_to_reach_wordpress_is_not_a_success() -> None:
+    missing = WpAgentError(AgentErrorCode.UNKNOWN_ERROR, "WP-CLI の実行ファイルが見つかりません（wp）。")
+    wp = RecordingWpCli(handler=lambda argv: missing)
+    model = ScriptedModel([tool_reply("post list --post_status=draft"), text_reply("下書きはありません")])
+    output = run(make_deps(model, wp))
+    assert not output.success
+    assert output.error is not None
+    assert output.error.code is AgentErrorCode.UNKNOWN_ERROR
+    assert "見つかりません" in output.error.message
+
+
+def test_a_read_that_wordpress_answered_with_an_error_is_an_observation() -> None:
+    def answers(argv: list[str]) -> CommandResult:
+        if argv[:2] == ["post", "get"]:
+            return CommandResult("", "Error: Could not find the post with ID 47.", 1, 5)
+        return CommandResult("[]", "", 0, 5)
+
+    model = ScriptedModel(
+        [tool_reply("post get 47", "post list --format=json"), text_reply("ID 47 はありません")]
+    )
+    output = run(make_deps(model, RecordingWpCli(handler=answers)))
+    assert output.success
+    assert output.error is None
+
+
 def test_big_output_is_capped_for_the_model_but_kept_whole_in_the_record() -> None:
     rows = [{"ID": i, "post_title": "タイトル" * 5, "post_content": "本文" * 200} for i in range(1, 1001)]
     raw = json.dumps(rows)

@@ -6,7 +6,7 @@ from typing import Any
 
 from wp_agent.agent.batch_results import Operation, split_operations
 from wp_agent.agent.session_state import CommandRecord, CommandStatus, PendingApproval, SessionState
-from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.errors import DEFAULT_MESSAGES_JA, AgentErrorCode, WpAgentError
 from wp_agent.models.agent_io import (
     AgentErrorInfo,
     AgentMetadata,
@@ -103,6 +103,16 @@ def _last_blocked_without_recovery(state: SessionState) -> CommandRecord | None:
     return None if recovered else commands[last_block_index]
 
 
+def _site_never_reached(state: SessionState) -> CommandRecord | None:
+    """The last command when every command of the run failed before WordPress answered (SSH down,
+    WP-CLI missing, timeouts): whatever the model said, the run did not do its job. A command that
+    WP-CLI itself answered with an error (e.g. "Could not find the post") is an observation, not this."""
+    finished = [r for r in state.run_commands() if r.status is CommandStatus.FINISHED]
+    if finished and all(r.error_code is not None for r in finished):
+        return finished[-1]
+    return None
+
+
 def build_output(
     state: SessionState, *, response: str, error: WpAgentError | None, simulated: bool
 ) -> AgentOutput:
@@ -133,22 +143,25 @@ def build_output(
         info = AgentErrorInfo(
             code=code, message="操作を実行できませんでした。詳細は partialSuccess を確認してください。"
         )
-    else:
-        blocked = _last_blocked_without_recovery(state)
-        if blocked is not None:
-            info = AgentErrorInfo(
-                code=AgentErrorCode.COMMAND_BLOCKED,
-                message="セキュリティ上の理由でこのコマンドは実行できません",
-                details={
-                    "command": blocked.command,
-                    "reason": blocked.policy_reason,
-                    "blockedPattern": blocked.pattern or blocked.command,
-                },
-            )
+    elif (blocked := _last_blocked_without_recovery(state)) is not None:
+        info = AgentErrorInfo(
+            code=AgentErrorCode.COMMAND_BLOCKED,
+            message="セキュリティ上の理由でこのコマンドは実行できません",
+            details={
+                "command": blocked.command,
+                "reason": blocked.policy_reason,
+                "blockedPattern": blocked.pattern or blocked.command,
+            },
+        )
+    elif (unreached := _site_never_reached(state)) is not None and unreached.error_code is not None:
+        info = AgentErrorInfo(
+            code=unreached.error_code,
+            message=mask_text(unreached.stderr.strip()) or DEFAULT_MESSAGES_JA[unreached.error_code],
+        )
     text = response
     if not text and error is not None:
         text = error.message_ja
-    if simulated:
+    if simulated and any(r.status is CommandStatus.FINISHED for r in state.run_commands()):
         text = f"{text}\n\n{SANDBOX_LABEL}" if text else SANDBOX_LABEL
     return AgentOutput(
         success=info is None,
