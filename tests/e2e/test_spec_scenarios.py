@@ -253,3 +253,37 @@ def test_missing_api_key_says_what_to_set(tmp_path: Path) -> None:
     assert completed.returncode == 5
     assert "ANTHROPIC_API_KEY" in completed.stderr
     assert "WP_AGENT_MODEL_PROVIDER=bedrock" in completed.stderr
+
+
+def _sandbox_ask(
+    tmp_path: Path, server: ScriptedAnthropicServer, instruction: str
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_BASE_URL": server.base_url,
+        "WP_CLI_MODE": "sandbox",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "wp_agent.cli.main", "ask", instruction],
+        capture_output=True, text=True, env=env, timeout=120, check=False, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def test_plain_output_says_why_a_command_failed_and_how_to_approve(
+    tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
+) -> None:
+    scripted_anthropic.enqueue(
+        reply_tool_use([("wp_cli", {"command": "post get 9999", "reason": "確認"})]),
+        reply_text("ID 9999 の投稿はありません。"),
+    )
+    completed = _sandbox_ask(tmp_path, scripted_anthropic, "ID 9999 の投稿を見せて")
+    assert completed.returncode == 0, completed.stderr
+    assert "✗ wp post get 9999" in completed.stdout
+    assert "理由: Error: Could not find the post with ID 9999." in completed.stdout
+
+    scripted_anthropic.enqueue(reply_tool_use([("wp_cli", {"command": "post delete 1", "reason": "削除"})]))
+    completed = _sandbox_ask(tmp_path, scripted_anthropic, "ID 1 を削除して")
+    assert completed.returncode == 3
+    assert "--yes" in completed.stderr  # without a terminal: how to approve

@@ -90,14 +90,30 @@ def exit_code_for(output: AgentOutput) -> ExitCode:
 
 
 def _print_human(output: AgentOutput, out: TextIO) -> None:
-    print(output.response or "（応答なし）", file=out)
+    if output.error is None or output.response.strip() != output.error.message:  # not said twice
+        print(output.response or "（応答なし）", file=out)
     if output.executed_commands:
         print("\n実行したコマンド:", file=out)
         for command in output.executed_commands:
             mark = "✓" if command.success else "✗"
             print(f"  {mark} wp {command.command}（{command.duration_ms}ms）", file=out)
+            if not command.success and command.error:
+                print(f"      理由: {_first_line(command.error)}", file=out)
     if output.error is not None:
         print(f"\n[{output.error.code.value}] {output.error.message}", file=out)
+
+
+def _first_line(text: str, limit: int = 200) -> str:
+    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+# What to tell people about an invalid flag value (pydantic's own message is English).
+_INPUT_PROBLEMS = {
+    "message": "指示を1〜8,000文字で入力してください。",
+    "max_iterations": "--max-iterations には 1〜50 の整数を指定してください。",
+    "multisite": "--site-url・--site-id・--network-wide の指定を確認してください。",
+}
 
 
 def _check_model_configuration(settings: Settings) -> None:
@@ -116,8 +132,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             message=args.instruction, max_iterations=args.max_iterations, multisite=multisite
         )
     except ValidationError as exc:
-        fields = ", ".join(str(e["loc"][0]) for e in exc.errors())
-        print(f"入力エラー: {fields} が正しくありません（{exc.errors()[0]['msg']}）", file=sys.stderr)
+        for field in dict.fromkeys(str(e["loc"][0]) for e in exc.errors()):
+            problem = _INPUT_PROBLEMS.get(field, f"{field} の値が正しくありません。")
+            print(f"入力エラー [VALIDATION_ERROR]: {problem}", file=sys.stderr)
         return ExitCode.USAGE
     _check_model_configuration(settings)
     interactive = sys.stdin.isatty() and sys.stderr.isatty()
@@ -147,4 +164,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(output.to_json())
     else:
         _print_human(output, sys.stdout)
-    return exit_code_for(output)
+    code = exit_code_for(output)
+    if code is ExitCode.AWAITING_APPROVAL and isinstance(approvals, NoApprovals):
+        print(
+            "承認するには、端末で同じ指示を実行して確認に答えるか、--yes を付けて実行してください。",
+            file=sys.stderr,
+        )
+    return code

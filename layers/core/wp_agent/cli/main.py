@@ -7,6 +7,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from pydantic import ValidationError
 
@@ -17,8 +18,19 @@ from wp_agent.config import Settings
 from wp_agent.errors import ConfigurationError
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a Japanese lead line (argparse's own detail stays, it names the argument);
+    subcommand parsers are made of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        print(f"入力エラー [USAGE_ERROR]: コマンドの指定が正しくありません（{message}）。", file=sys.stderr)
+        print(f"使い方: {self.prog} --help", file=sys.stderr)
+        raise SystemExit(ExitCode.USAGE)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser: argparse.ArgumentParser = _Parser(
         prog="wp-agent",
         description="Argo Note WP-CLI Agent — 日本語の指示でWordPressを操作します",
     )
@@ -58,6 +70,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         fields = ", ".join(".".join(str(p) for p in e["loc"]).upper() for e in exc.errors())
         print(f"設定エラー: 環境変数の値が正しくありません: {fields}", file=sys.stderr)
         return ExitCode.CONFIGURATION
+    except Exception as exc:
+        if not _is_aws_error(exc):
+            raise
+        # Only `targets` talks to AWS from the CLI: say what to check instead of a traceback.
+        print(
+            f"AWSエラー [AWS_UNAVAILABLE]: AWS に接続できませんでした（{type(exc).__name__}）。"
+            "AWS_DEFAULT_REGION、認証情報、テーブル名を確認してください。",
+            file=sys.stderr,
+        )
+        return ExitCode.CONFIGURATION
+
+
+def _is_aws_error(exc: Exception) -> bool:
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    return isinstance(exc, BotoCoreError | ClientError)
 
 
 if __name__ == "__main__":

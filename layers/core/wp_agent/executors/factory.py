@@ -18,7 +18,7 @@ def build_wp_cli(settings: Settings) -> WpCli:
     if settings.wp_cli_mode is WpCliMode.SSH:
         # paramiko is loaded only when SSH is actually used.
         from wp_agent.executors.ssh import SshWpCli
-        from wp_agent.executors.ssh_keys import configured_key_method
+        from wp_agent.executors.ssh_keys import KeyMethod, check_key_file, configured_key_method
 
         if not settings.vps_host:
             raise WpAgentError(
@@ -26,7 +26,8 @@ def build_wp_cli(settings: Settings) -> WpCli:
                 "WP_CLI_MODE=ssh には VPS_HOST（接続先ホスト）の設定が必要です。",
                 details={"cause": "ssh_config", "variables": ["VPS_HOST"]},
             )
-        configured_key_method(settings)
+        if configured_key_method(settings) is KeyMethod.FILE:
+            check_key_file(settings)  # before any model call, not at the first command
         return SshWpCli(settings)
     raise WpAgentError(  # pragma: no cover - WpCliMode is exhaustive
         AgentErrorCode.UNKNOWN_ERROR,

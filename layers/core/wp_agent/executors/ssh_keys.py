@@ -22,6 +22,7 @@ import binascii
 import io
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -365,15 +366,26 @@ def _text_field(data: dict[str, Any], *names: str) -> str | None:
     return None
 
 
+def _key_file_unreadable(path: Path) -> WpAgentError:
+    return _config_error(
+        f"SSH秘密鍵ファイル（{path}）を読めません。VPS_SSH_KEY_PATH とファイルの権限を確認してください。",
+        source="VPS_SSH_KEY_PATH",
+    )
+
+
+def check_key_file(settings: Settings) -> None:
+    """Method A's file exists and is readable (its contents are checked when first used)."""
+    path = Path(str(settings.vps_ssh_key_path)).expanduser()
+    if not (path.is_file() and os.access(path, os.R_OK)):
+        raise _key_file_unreadable(path)
+
+
 def _load_from_file(settings: Settings) -> _SecretMaterial:
     path = Path(str(settings.vps_ssh_key_path)).expanduser()
     try:
         return _SecretMaterial(private_key=path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError):
-        raise _config_error(
-            f"SSH秘密鍵ファイル（{path}）を読めません。VPS_SSH_KEY_PATH とファイルの権限を確認してください。",
-            source="VPS_SSH_KEY_PATH",
-        ) from None
+        raise _key_file_unreadable(path) from None
 
 
 def _load_from_env(settings: Settings) -> _SecretMaterial:
