@@ -13,8 +13,9 @@ $(STAMP): pyproject.toml constraints.txt scripts/setup.sh
 setup: $(STAMP)
 
 ## Run the agent once (sandbox WordPress by default; set WP_CLI_MODE=local|ssh for a real site).
+## Q is passed single-quoted and unexpanded: a $ or ` in an instruction reaches the agent as typed.
 ask: setup
-	WP_CLI_MODE=$${WP_CLI_MODE:-sandbox} $(BIN)/wp-agent ask "$(Q)"
+	WP_CLI_MODE=$${WP_CLI_MODE:-sandbox} $(BIN)/wp-agent ask '$(subst ','\'',$(value Q))'
 
 ## Everything CI runs: lint, types, all tests.
 test: setup lint

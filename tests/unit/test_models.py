@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
@@ -180,3 +182,11 @@ def test_publish_article_output_shape() -> None:
             "editUrl": "https://e/wp-admin/post.php?post=12&action=edit",
         },
     }
+
+
+def test_the_readme_article_example_is_a_valid_publish_article_input() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    example = re.search(r"An `article.json`:\n\n```json\n(.*?)```", readme, re.S)
+    assert example is not None
+    article = PublishArticleInput.model_validate(json.loads(example.group(1)))
+    assert article.status == "future"
