@@ -105,9 +105,11 @@ class PooledConnection:
         error at once: five commands to an unreachable host fail after one round of retries, not
         after five rounds in a row."""
         with self._lock:
-            queued_behind_a_failure = failures_seen is not None and self._failed_connects != failures_seen
-            if queued_behind_a_failure and self._client is None and self._last_connect_error is not None:
-                raise self._last_connect_error
+            failed = self._last_connect_error  # of the latest connect: a success clears it
+            queued_behind_it = failures_seen is not None and self._failed_connects != failures_seen
+            if failed is not None and queued_behind_it and self._client is None:
+                # A copy: the same exception object raised in several threads mixes their tracebacks.
+                raise WpAgentError(failed.code, failed.message_ja, details=dict(failed.details))
             if self._client is not None:
                 transport = self._client.get_transport()
                 if transport is not None and transport.is_active():
@@ -122,6 +124,7 @@ class PooledConnection:
                 self._last_connect_error = exc
                 raise
             self._client = client
+            self._last_connect_error = None
             self.connects += 1
             transport = client.get_transport()
             if transport is None:  # pragma: no cover - connect() returned, so a transport exists
