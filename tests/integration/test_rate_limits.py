@@ -140,46 +140,37 @@ def test_slots_are_per_target() -> None:
         hold.__exit__(None, None, None)
 
 
-def test_an_abandoned_lease_frees_itself() -> None:
-    clock = FakeClock(5_000_000.0)
-    timing = {"wp_cli_timeout": 10_000, "vps_ssh_connect_timeout": 2.0}
+@pytest.mark.parametrize(
+    ("command_ms", "lease_seconds"), [(10_000, 900 + 10 + 5 + 30), (600_000, 900 + 600 + 5 + 30)]
+)
+def test_an_abandoned_lease_frees_itself_once_no_command_of_its_holder_can_run(
+    command_ms: int, lease_seconds: int
+) -> None:
+    # A Lambda that died holding its slots. A command it started in its last moment (after
+    # however much connecting) may still run on the server until the remote `timeout` kills it:
+    # Lambda's 15 minutes + the command timeout + the 5 s kill delay; then the 30 s margin.
+    clock = FakeClock(5_000_000.0 + command_ms)
+    timing = {"wp_cli_timeout": command_ms, "vps_ssh_connect_timeout": 60.0}
     crashed = limiter(clock, raise_waited, **timing)
-    held = [crashed.command_slot("site-a") for _ in range(5)]  # a Lambda that died holding its slots
+    held = [crashed.command_slot("site-a") for _ in range(5)]
     for hold in held:
         hold.__enter__()
+    taken_at = clock.now
     with pytest.raises(WaitedError), limiter(clock, raise_waited, **timing).command_slot("site-a"):
         pass
-    # A live holder may still be connecting: past command timeout + margin the slot is still taken.
-    clock.now += 10 + 30 + 2
+    clock.now = taken_at + lease_seconds - 1
     with pytest.raises(WaitedError), limiter(clock, raise_waited, **timing).command_slot("site-a"):
         pass
-    # Longest command: 2 x (4 attempts x 3 timeouts x 2 s + 7 s back-off) + 2 channel opens x 2 s
-    # + the 10 s command + 8 s grace = 84 s; then the 30 s margin.
-    clock.now = 5_000_000.0 + 84 + 30 - 1
-    with pytest.raises(WaitedError), limiter(clock, raise_waited, **timing).command_slot("site-a"):
-        pass
-    clock.now = 5_000_000.0 + 84 + 30 + 2
-    with limiter(clock, raise_waited, **timing).command_slot("site-a"):
-        pass
+    clock.now = taken_at + lease_seconds + 2  # (leases are stored in whole seconds, rounded up)
+    successors = [limiter(clock, raise_waited, **timing).command_slot("site-a") for _ in range(5)]
+    for hold in successors:
+        hold.__enter__()  # every expired slot is taken over
     for hold in held:  # the "dead" holder's late release must not free someone else's lease
         hold.__exit__(None, None, None)
-
-
-def test_no_lease_outlives_the_longest_lambda_invocation_and_its_last_command() -> None:
-    clock = FakeClock(5_500_000.0)
-    slow = {"wp_cli_timeout": 600_000, "vps_ssh_connect_timeout": 60.0}  # connecting alone: 24 min
-    crashed = limiter(clock, raise_waited, **slow)
-    held = [crashed.command_slot("site-b") for _ in range(5)]
-    for hold in held:
-        hold.__enter__()
-    # A command started in the invocation's last second may still run on the server: Lambda's
-    # 15 minutes + the 600 s command + the 5 s kill delay, then the margin.
-    clock.now += 900 + 600 + 5 + 30 - 1
-    with pytest.raises(WaitedError), limiter(clock, raise_waited, **slow).command_slot("site-b"):
+    with pytest.raises(WaitedError), limiter(clock, raise_waited, **timing).command_slot("site-a"):
         pass
-    clock.now += 3
-    with limiter(clock, raise_waited, **slow).command_slot("site-b"):
-        pass
+    for hold in successors:
+        hold.__exit__(None, None, None)
 
 
 def test_waiting_for_a_slot_is_bounded() -> None:

@@ -4,9 +4,10 @@
   limit waits for the next window, bounded, then gets API_RATE_LIMITED);
 - commands: at most N per minute per user (over the limit: a clear Japanese error, nothing runs);
 - SSH: at most N concurrent commands per target, as leases `SLOT#<target>/<n>` that expire on their own
-  (a crashed instance's lease frees itself after the longest a command can take, connecting with
-  retries included, but never later than the longest a Lambda invocation lives plus the last
-  command it started, plus a margin; a shorter lease could free a slot that is still in use).
+  (a crashed instance's lease frees itself once no command it started can still run: the longest
+  a Lambda invocation lives, plus the command timeout and kill delay of a command started in its
+  last moment, plus a margin. Connect retries and waits inside the invocation cannot stretch that
+  bound, so a shorter lease could free a slot still in use and a longer one only blocks longer.)
 Every decision is one conditional write, so the limits hold exactly under contention.
 """
 
@@ -23,7 +24,7 @@ from typing import Any
 from wp_agent.adapters.aws.clients import resource
 from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, WpAgentError
-from wp_agent.executors.ssh_timing import last_command_ends_seconds, longest_command_seconds
+from wp_agent.executors.ssh_timing import last_command_ends_seconds
 
 logger = logging.getLogger(__name__)
 
@@ -58,10 +59,7 @@ class DynamoRateLimiter:
         self._model_limit = settings.wp_agent_model_calls_per_minute
         self._command_limit = settings.wp_agent_commands_per_user_per_minute
         self._slots = settings.wp_agent_ssh_slots_per_target
-        self._lease_seconds = (
-            min(longest_command_seconds(settings), last_command_ends_seconds(settings, MAX_HOLDER_SECONDS))
-            + LEASE_MARGIN_SECONDS
-        )
+        self._lease_seconds = last_command_ends_seconds(settings, MAX_HOLDER_SECONDS) + LEASE_MARGIN_SECONDS
         self._clock = clock
         self._sleep = sleep
         self._on_utilisation = on_utilisation
