@@ -223,20 +223,21 @@ class SessionService:
 
     def _explain_closed_wait(self, session_id: str, approval_id: str, decided: _Decided) -> None:
         """The wait did not take the decision because it is closed. Step Functions says "timed out"
-        alike for a wait that timed out and one already answered: by our earlier hand-over, by a
-        twin request (a double click), or by a retried wait task that found the stored decision.
-        So the run may be going ahead, and nothing is changed here; the answer says what is known."""
+        alike for a wait that timed out and one already answered: by our earlier hand-over (its
+        answer lost), by a twin request (a double click), or by a retried wait task that found the
+        stored decision. So the run may be going ahead and nothing is changed here. The wait times
+        out only after the approval's deadline, which a first decision was checked against: such
+        a decision was delivered. Only the workflow's own timeout path marks an approval expired."""
         state = self._load_existing(session_id)
         approval = state.find_approval(approval_id)
         if state.status is SessionStatus.CANCELLED or (
             approval is not None and approval.status is ApprovalStatus.CANCELLED
         ):
             raise _run_ended()
-        if approval is None or approval.status is ApprovalStatus.EXPIRED or _expired(approval.expires_at):
-            raise _approval_expired()  # the workflow's timeout path records the expiry and notifies
+        if approval is None or approval.status is ApprovalStatus.EXPIRED:
+            raise _approval_expired()
         if not decided.new:
             raise _already_decided(approval.status)
-        # A first decision whose wait is already answered: a twin delivered this same decision.
 
     # -- cancel ---------------------------------------------------------------------------------
 
