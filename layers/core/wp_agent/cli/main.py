@@ -73,10 +73,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if not _is_aws_error(exc):
             raise
-        # Only `targets` talks to AWS from the CLI: say what to check instead of a traceback.
+        # `targets` (DynamoDB, Secrets Manager) and Bedrock: say what to check instead of a traceback.
         print(
-            f"AWSエラー [AWS_UNAVAILABLE]: AWS に接続できませんでした（{type(exc).__name__}）。"
-            "AWS_DEFAULT_REGION、認証情報、テーブル名を確認してください。",
+            f"AWSエラー [AWS_UNAVAILABLE]: AWS の呼び出しに失敗しました（{type(exc).__name__}）。"
+            "リージョン（AWS_DEFAULT_REGION）、認証情報と権限、設定した名前（テーブルなど）を確認してください。",
             file=sys.stderr,
         )
         return ExitCode.CONFIGURATION

@@ -72,14 +72,15 @@ class LocalWpCli:
                 "WP_CLI_MODE=local には WP_LOCAL_PATH（WordPress のディレクトリ）の設定が必要です。",
                 details={"missing": ["WP_LOCAL_PATH"]},
             )
-        if not settings.wp_local_path.expanduser().is_dir():
+        wordpress = settings.wp_local_path.expanduser()
+        if not wordpress.is_dir():
             raise WpAgentError(
                 AgentErrorCode.UNKNOWN_ERROR,
                 f"WP_LOCAL_PATH（{settings.wp_local_path}）はディレクトリではありません。WordPress のディレクトリを指定してください。",
                 details={"invalid": ["WP_LOCAL_PATH"]},
             )
         return cls(
-            settings.wp_local_path,
+            wordpress,
             wp_cli_bin=settings.wp_cli_bin,
             timeout_seconds=settings.command_timeout_seconds,
         )
