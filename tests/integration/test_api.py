@@ -234,9 +234,9 @@ def test_approval_rules(env: dict[str, Any]) -> None:
         status,
         body,
     )  # a retry is answered again
-    # Changing one's mind is refused; the same decision again is a retry (tests/integration/test_session_races.py).
-    status, body = approve(approval, decision="reject")
-    assert (status, body["error"]["code"]) == (409, "APPROVAL_ALREADY_DECIDED")
+    for repeat in ("approve", "reject"):  # a duplicate without the key, or a change of mind
+        status, body = approve(approval, decision=repeat)
+        assert (status, body["error"]["code"]) == (409, "APPROVAL_ALREADY_DECIDED")
 
 
 def test_expired_approval_conflicts(env: dict[str, Any]) -> None:

@@ -65,6 +65,8 @@ def test_approve_path_runs_the_held_command_once(serverless: ServerlessStack) ->
     assert (status, body["error"]["code"]) == (403, "NOT_REQUESTER")
     status, body = stack.api("POST", path, body={"decision": "approve", "comment": "OK"})
     assert status == 200, body
+    status, body = stack.api("POST", path, body={"decision": "approve"})  # a double click, at once
+    assert (status, body["error"]["code"]) == (409, "APPROVAL_ALREADY_DECIDED")
 
     view = stack.wait_for(SESSION, "Completed")
     assert view["result"]["success"] is True

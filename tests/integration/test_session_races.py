@@ -174,27 +174,25 @@ def test_a_closed_wait_leaves_any_expiry_to_the_workflow() -> None:
     assert (late.value.status, late.value.code) == (409, "APPROVAL_EXPIRED")
 
 
-def test_a_double_click_whose_twin_reached_the_wait_first_is_accepted() -> None:
+def test_a_double_click_during_the_hand_over_is_already_decided() -> None:
     rt = runtime(tool_reply("post delete 45"))
     state = awaiting_approval(rt)
     assert state.pending_approval is not None
     approval_id = state.pending_approval.approval_id
     twin: list[str] = []
 
-    def twin_hands_over_first(token: str) -> None:
-        rt.recording_workflow.on_resume = None  # the second click's request overtakes the first one's
-        twin.append(SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE).status)
+    def second_click(token: str) -> None:
+        rt.recording_workflow.on_resume = None
+        try:
+            SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
+        except ApiError as refused:
+            twin.append(refused.code)
 
-    rt.recording_workflow.on_resume = twin_hands_over_first
+    rt.recording_workflow.on_resume = second_click
     first = SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
-    assert (first.status, twin) == ("AwaitingApproval", ["AwaitingApproval"])  # both 200
-    after = rt.sessions.load(SESSION)
-    assert after is not None
-    assert after.status is SessionStatus.AWAITING_APPROVAL  # going ahead, not expired
-    assert after.pending_approval is not None
-    assert after.pending_approval.status is ApprovalStatus.APPROVED
+    assert (first.status, twin) == ("AwaitingApproval", ["APPROVAL_ALREADY_DECIDED"])
+    assert len(rt.recording_workflow.resumed) == 1  # the second click never reached Step Functions
     assert approval_events(rt) == ["approval_requested", "approval_approved"]
-    assert RUN_FAILED not in rt.recording_events.kinds()
 
 
 def test_a_decision_on_a_cancelled_run_is_refused() -> None:
@@ -288,10 +286,14 @@ def test_a_decision_the_workflow_did_not_take_can_be_sent_again(monkeypatch: pyt
         SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
     assert (unavailable.value.status, unavailable.value.code) == (503, "WORKFLOW_UNAVAILABLE")
     monkeypatch.setattr(rt.recording_workflow, "resume", real_resume)
+    noted = rt.sessions.load(SESSION)
+    assert noted is not None
+    assert noted.pending_approval is not None
+    assert noted.pending_approval.handover_failed
     again = SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)  # the requester retries
     assert again.decision == "approve"
     assert [r["token"] for r in rt.recording_workflow.resumed] == ["token-1"]
-    assert approval_events(rt).count("approval_approved") == 1  # recorded once, handed over twice
+    assert approval_events(rt).count("approval_approved") == 1  # recorded once, handed over on the resend
     with pytest.raises(ApiError) as changed_mind:
         SessionService(rt).decide(SESSION, approval_id, "u1", ApprovalDecisionRequest(decision="reject"))
     assert (changed_mind.value.status, changed_mind.value.code) == (409, "APPROVAL_ALREADY_DECIDED")
@@ -307,6 +309,7 @@ def test_a_repeated_decision_after_it_reached_the_wait_is_already_decided() -> N
     with pytest.raises(ApiError) as repeated:
         SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
     assert (repeated.value.status, repeated.value.code) == (409, "APPROVAL_ALREADY_DECIDED")
+    assert len(rt.recording_workflow.resumed) == 1  # answered from the session alone
     after = rt.sessions.load(SESSION)
     assert after is not None
     assert after.status is SessionStatus.AWAITING_APPROVAL  # not expired: the run goes on

@@ -101,6 +101,9 @@ class PendingApproval(StateModel):
     comment: str | None = None
     # Step Functions task token of the approval wait; a capability, never shown in views or logs.
     task_token: str | None = None
+    # The decision was recorded but could not be handed to the wait (503): the same decision may
+    # be sent again. Any other repeat is "already decided" without asking Step Functions.
+    handover_failed: bool = False
 
 
 class ModelUsage(StateModel):

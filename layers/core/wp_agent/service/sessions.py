@@ -160,9 +160,10 @@ class SessionService:
     def decide(
         self, session_id: str, approval_id: str, user_id: str, body: ApprovalDecisionRequest
     ) -> ApprovalDecided:
-        """Record the requester's decision, then hand it to the run's approval wait. Sending the same
-        decision again while the run still waits on it only hands it over again (a retry after 503).
-        The API never ends a run here: only the workflow's own timeout expires an approval."""
+        """Record the requester's decision, then hand it to the run's approval wait. After a 503
+        (recorded, not handed over) the same decision may be sent again and is only handed over;
+        any other repeat is 409. The API never ends a run here: only the workflow's own timeout
+        expires an approval."""
         check_session_id(session_id)
         if not APPROVAL_ID.match(approval_id):
             raise not_found("承認リクエスト", "APPROVAL_NOT_FOUND")
@@ -184,7 +185,8 @@ class SessionService:
                 raise _run_ended()
             if approval.status is not ApprovalStatus.PENDING:
                 if (
-                    approval.status is wanted
+                    approval.handover_failed
+                    and approval.status is wanted
                     and approval is state.pending_approval
                     and state.status is SessionStatus.AWAITING_APPROVAL
                 ):
@@ -215,11 +217,25 @@ class SessionService:
             return self._rt.workflow.resume(token, {"approvalId": approval_id, "decision": decision})
         except Exception:
             logger.exception("could not hand the decision to the run", extra={"session_id": session_id})
+            self._note_failed_handover(session_id, approval_id)
             raise ApiError(
                 503,
                 "WORKFLOW_UNAVAILABLE",
                 "判断は記録しましたが、処理を再開できませんでした。同じ操作をもう一度送ってください。",
             ) from None
+
+    def _note_failed_handover(self, session_id: str, approval_id: str) -> None:
+        def note(state: SessionState, log: AuditLog) -> bool:
+            pending = state.pending_approval
+            if pending is None or pending.approval_id != approval_id or pending.handover_failed:
+                return False
+            pending.handover_failed = True
+            return True
+
+        try:
+            self._update(session_id, note)
+        except Exception:  # the 503 stands; a resend is then "already decided" and the wait times out
+            logger.exception("could not note the failed hand-over", extra={"session_id": session_id})
 
     def _explain_closed_wait(self, session_id: str, approval_id: str, decided: _Decided) -> None:
         """The wait did not take the decision because it is closed. Step Functions says "timed out"
