@@ -149,7 +149,14 @@ def test_cancel_stops_the_run(serverless: ServerlessStack) -> None:
     assert view["status"] == "Cancelled"
     execution = stack.execution(run["runId"])
     # Stopped by the API, or ended by its next turn seeing the cancel: never a failed execution.
-    assert stack.wait_for_execution(execution["executionArn"]) in {"ABORTED", "SUCCEEDED"}
+    ended = stack.wait_for_execution(execution["executionArn"])
+    if ended == "FAILED":
+        # moto only: a StopExecution landing while the Lambda task's thread is in flight can make
+        # moto's own evaluator pop an empty stack; Step Functions reports ABORTED.
+        causes = json.dumps(stack.history(execution["executionArn"]), default=str)
+        assert "pop from empty list" in causes, causes
+    else:
+        assert ended in {"ABORTED", "SUCCEEDED"}
     assert stack.wait_for(SESSION, "Cancelled")["status"] == "Cancelled"
     assert stack.site.get_post(45)["post_status"] == "draft"  # type: ignore[index]
 
