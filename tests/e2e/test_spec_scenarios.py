@@ -211,6 +211,22 @@ def test_delete_all_drafts_waits_for_approval(
     assert '"type":"approval_approved"' in audit
 
 
+def _sandbox_ask(
+    tmp_path: Path, server: ScriptedAnthropicServer, instruction: str
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_BASE_URL": server.base_url,
+        "WP_CLI_MODE": "sandbox",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "wp_agent.cli.main", "ask", instruction],
+        capture_output=True, text=True, env=env, timeout=120, check=False, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
 def test_sandbox_mode_labels_its_output(tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer) -> None:
     scripted_anthropic.enqueue(
         reply_tool_use([("wp_cli", {"command": "option get blogname", "reason": "サイト名"})]),
@@ -218,22 +234,7 @@ def test_sandbox_mode_labels_its_output(tmp_path: Path, scripted_anthropic: Scri
             "サイト名は " + tool_results_text(request).split(">", 1)[1].split("<", 1)[0].strip() + " です。"
         ),
     )
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(tmp_path),
-        "ANTHROPIC_API_KEY": "test-key",
-        "ANTHROPIC_BASE_URL": scripted_anthropic.base_url,
-        "WP_CLI_MODE": "sandbox",
-    }
-    completed = subprocess.run(
-        [sys.executable, "-m", "wp_agent.cli.main", "ask", "サイト名を教えて"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
+    completed = _sandbox_ask(tmp_path, scripted_anthropic, "サイト名を教えて")
     assert completed.returncode == 0, completed.stderr
     assert "Argo Note サンプルサイト" in completed.stdout
     assert "サンドボックス" in completed.stdout
@@ -253,22 +254,6 @@ def test_missing_api_key_says_what_to_set(tmp_path: Path) -> None:
     assert completed.returncode == 5
     assert "ANTHROPIC_API_KEY" in completed.stderr
     assert "WP_AGENT_MODEL_PROVIDER=bedrock" in completed.stderr
-
-
-def _sandbox_ask(
-    tmp_path: Path, server: ScriptedAnthropicServer, instruction: str
-) -> subprocess.CompletedProcess[str]:
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(tmp_path),
-        "ANTHROPIC_API_KEY": "test-key",
-        "ANTHROPIC_BASE_URL": server.base_url,
-        "WP_CLI_MODE": "sandbox",
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "wp_agent.cli.main", "ask", instruction],
-        capture_output=True, text=True, env=env, timeout=120, check=False, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
 
 
 def test_plain_output_says_why_a_command_failed_and_how_to_approve(

@@ -63,6 +63,14 @@ def awaiting_approval(rt: RecordedRuntime) -> SessionState:
     return loaded
 
 
+def holding_delete_45() -> tuple[RecordedRuntime, SessionState, str]:
+    """A run waiting for approval of `post delete 45`: the runtime, the state and the approval id."""
+    rt = runtime(tool_reply("post delete 45"))
+    state = awaiting_approval(rt)
+    assert state.pending_approval is not None
+    return rt, state, state.pending_approval.approval_id
+
+
 def another_writer_saves() -> None:
     """An unrelated save by someone else (another Lambda): the session's version moves on."""
     other = DynamoSessionStore(aws_fakes.TABLES["sessions"])
@@ -150,10 +158,7 @@ def past_its_expiry(rt: RecordedRuntime) -> Callable[[str], None]:
 
 
 def test_a_closed_wait_leaves_any_expiry_to_the_workflow() -> None:
-    rt = runtime(tool_reply("post delete 45"))
-    state = awaiting_approval(rt)
-    assert state.pending_approval is not None
-    approval_id = state.pending_approval.approval_id
+    rt, state, approval_id = holding_delete_45()
     rt.recording_workflow.on_resume = past_its_expiry(rt)
     rt.recording_workflow.resume_outcomes = [ResumeOutcome.TIMED_OUT]
     decided = SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
@@ -175,10 +180,7 @@ def test_a_closed_wait_leaves_any_expiry_to_the_workflow() -> None:
 
 
 def test_a_double_click_during_the_hand_over_is_already_decided() -> None:
-    rt = runtime(tool_reply("post delete 45"))
-    state = awaiting_approval(rt)
-    assert state.pending_approval is not None
-    approval_id = state.pending_approval.approval_id
+    rt, _state, approval_id = holding_delete_45()
     twin: list[str] = []
 
     def second_click(token: str) -> None:
@@ -252,10 +254,7 @@ def test_a_timed_out_wait_of_a_cancelled_run_reports_the_run_ended() -> None:
 
 
 def test_a_decision_made_while_the_wait_restarted_reaches_the_new_wait() -> None:
-    rt = runtime(tool_reply("post delete 45"))
-    state = awaiting_approval(rt)
-    assert state.pending_approval is not None
-    approval_id = state.pending_approval.approval_id
+    rt, state, approval_id = holding_delete_45()
     # The wait task's attempt that stored token-1 failed: Step Functions closed token-1 and retries.
     rt.recording_workflow.resume("token-1", {"closed": "by the failed attempt"})
     decided = SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
@@ -272,10 +271,7 @@ def test_a_decision_made_while_the_wait_restarted_reaches_the_new_wait() -> None
 
 
 def test_a_decision_the_workflow_did_not_take_can_be_sent_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    rt = runtime(tool_reply("post delete 45"))
-    state = awaiting_approval(rt)
-    assert state.pending_approval is not None
-    approval_id = state.pending_approval.approval_id
+    rt, _state, approval_id = holding_delete_45()
     real_resume = rt.recording_workflow.resume
 
     def throttled(task_token: str, decision: dict[str, Any], **kwargs: Any) -> ResumeOutcome:
@@ -300,10 +296,7 @@ def test_a_decision_the_workflow_did_not_take_can_be_sent_again(monkeypatch: pyt
 
 
 def test_a_repeated_decision_after_it_reached_the_wait_is_already_decided() -> None:
-    rt = runtime(tool_reply("post delete 45"))
-    state = awaiting_approval(rt)
-    assert state.pending_approval is not None
-    approval_id = state.pending_approval.approval_id
+    rt, _state, approval_id = holding_delete_45()
     SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
     # A double click: the run has not picked the decision up yet, and the wait is closed.
     with pytest.raises(ApiError) as repeated:
