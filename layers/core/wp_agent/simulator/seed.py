@@ -16,11 +16,12 @@ from wp_agent.simulator.model import (
     PluginRow,
     PostRow,
     SiteRow,
-    TermRow,
     ThemeRow,
     UserRow,
 )
 from wp_agent.simulator.wordpress.clock import ZERO_DATE, gmt_from_local
+from wp_agent.simulator.wordpress.posts import default_guid
+from wp_agent.simulator.wordpress.taxonomy import term_row
 from wp_agent.simulator.wordpress.users import hash_password
 
 SITE_FORMAT = "wp-sim-site/1"
@@ -67,9 +68,8 @@ def _post(
 ) -> PostRow:
     floating = status in ("draft", "pending", "auto-draft")
     date_gmt = ZERO_DATE if floating else gmt_from_local(blog, date)
-    home = blog.home_url
     if guid is None:
-        guid = f"{home}/?page_id={post_id}" if post_type == "page" else f"{home}/?p={post_id}"
+        guid = default_guid(blog, post_id, post_type)
     if name is None:
         name = "" if floating else str(post_id)
     open_status = "closed" if post_type in ("page", "nav_menu_item") else "open"
@@ -106,20 +106,7 @@ def _post(
 def _term(
     blog: Blog, term_id: int, name: str, slug: str, taxonomy: str, description: str = "", parent: int = 0
 ) -> None:
-    blog.terms.append(
-        TermRow(
-            term_id=term_id,
-            name=name,
-            slug=slug,
-            term_group=0,
-            term_taxonomy_id=term_id,
-            taxonomy=taxonomy,
-            description=description,
-            parent=parent,
-            count=0,
-            filter="raw",
-        )
-    )
+    blog.terms.append(term_row(term_id, name, slug, taxonomy, description, parent))
 
 
 def _relate(blog: Blog, object_id: int, *term_ids: int) -> None:

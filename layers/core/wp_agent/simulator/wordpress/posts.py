@@ -131,6 +131,12 @@ def _page_path(blog: Blog, post: PostRow) -> str:
     return "/".join(parts)
 
 
+def default_guid(blog: Blog, post_id: int, post_type: str) -> str:
+    """The guid WordPress gives a new post: its plain (query string) link."""
+    key = "page_id" if post_type == "page" else "p"
+    return f"{blog.home_url}/?{key}={post_id}"
+
+
 def permalink(blog: Blog, post: PostRow) -> str:
     """`get_permalink()` for the permalink structures the sample sites use."""
     home = blog.home_url
@@ -470,8 +476,6 @@ def save_post(
     author = fields.get("post_author")
     if author in (None, "", True):
         author = existing["post_author"] if existing is not None else str(current_user)
-    home = blog.home_url
-    default_guid = f"{home}/?page_id={post_id}" if post_type == "page" else f"{home}/?p={post_id}"
     parent = fields.get("post_parent")
     row = PostRow(
         ID=post_id,
@@ -496,7 +500,10 @@ def save_post(
         post_modified_gmt=clock.gmt(),
         post_content_filtered=str(fields.get("post_content_filtered") or ""),
         post_parent=_int_field(parent),
-        guid=str(fields.get("guid") or (existing["guid"] if existing is not None else default_guid)),
+        guid=str(
+            fields.get("guid")
+            or (existing["guid"] if existing is not None else default_guid(blog, post_id, post_type))
+        ),
         menu_order=_int_field(fields.get("menu_order")),
         post_type=post_type,
         post_mime_type=str(fields.get("post_mime_type") or ""),

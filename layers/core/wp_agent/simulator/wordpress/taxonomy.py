@@ -151,8 +151,16 @@ def insert_term(
                 )
     taken = {term["slug"] for term in blog.terms_in(taxonomy)}
     slug = unique_slug(slug, taken.__contains__)
-    term_id = blog.new_term_id()
-    term = TermRow(
+    term = term_row(blog.new_term_id(), name, slug, taxonomy, description, parent)
+    blog.terms.append(term)
+    return term
+
+
+def term_row(
+    term_id: int, name: str, slug: str, taxonomy: str, description: str = "", parent: int = 0
+) -> TermRow:
+    """A new term as WordPress stores it (term and term_taxonomy ids alike, no uses yet)."""
+    return TermRow(
         term_id=term_id,
         name=name,
         slug=slug,
@@ -164,8 +172,6 @@ def insert_term(
         count=0,
         filter="raw",
     )
-    blog.terms.append(term)
-    return term
 
 
 def update_term(blog: Blog, term: TermRow, changes: Mapping[str, Any]) -> TermRow | WPError:
