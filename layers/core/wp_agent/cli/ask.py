@@ -17,7 +17,13 @@ from wp_agent.agent.turn import ProgressEvent
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import ModelProvider, Settings, WpCliMode
 from wp_agent.errors import AgentErrorCode, WpAgentError
-from wp_agent.models.agent_io import AgentInput, AgentOutput, MultisiteOptions
+from wp_agent.models.agent_io import (
+    MAX_ITERATIONS_LIMIT,
+    MAX_MESSAGE_CHARS,
+    AgentInput,
+    AgentOutput,
+    MultisiteOptions,
+)
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -110,8 +116,8 @@ def _first_line(text: str, limit: int = 200) -> str:
 
 # What to tell people about an invalid flag value (pydantic's own message is English).
 _INPUT_PROBLEMS = {
-    "message": "指示を1〜8,000文字で入力してください。",
-    "max_iterations": "--max-iterations には 1〜50 の整数を指定してください。",
+    "message": f"指示を1〜{MAX_MESSAGE_CHARS:,}文字で入力してください。",
+    "max_iterations": f"--max-iterations には 1〜{MAX_ITERATIONS_LIMIT} の整数を指定してください。",
     "multisite": "--site-url・--site-id・--network-wide の指定を確認してください。",
 }
 
