@@ -384,3 +384,12 @@ def test_missing_rules_file_is_a_configuration_error(tmp_path: pytest.TempPathFa
 
     with pytest.raises(ConfigurationError):
         load_custom_rules(Path(str(tmp_path)) / "missing.json", None)
+
+
+def test_user_exists_is_not_a_wp_cli_command() -> None:
+    """WP-CLI 2.10 has no `user exists` (the real WP-CLI answers "'exists' is not a registered subcommand
+    of 'user'"); an allow-list entry for it was a rule nothing could check. `user get` answers instead."""
+    decision = CommandPolicy().classify("user exists 2")
+    assert decision.category is PolicyCategory.BLOCKED
+    assert decision.rule == "blocked.unknown_subcommand"
+    assert CommandPolicy().classify("user get 2 --field=ID").category is PolicyCategory.READ
