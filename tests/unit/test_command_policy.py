@@ -233,8 +233,8 @@ LEGITIMATE = [
         "media import https://example.com/images/photo.jpg --title='写真' --post_id=45 --featured_image",
         PolicyCategory.WRITE,
     ),
-    ("theme list --format=json", PolicyCategory.READ),
-    ("plugin list --status=active --format=json", PolicyCategory.READ),
+    ("theme list --skip-update-check --format=json", PolicyCategory.READ),
+    ("plugin list --status=active --skip-update-check --format=json", PolicyCategory.READ),
     ("plugin install akismet", PolicyCategory.WRITE),
     ("plugin install classic-editor --activate", PolicyCategory.WRITE),
     ("plugin install wordpress-seo --version=22.1", PolicyCategory.WRITE),
@@ -318,7 +318,7 @@ def test_custom_deny_blocks_an_otherwise_allowed_command() -> None:
     assert decision.category is PolicyCategory.BLOCKED
     assert decision.rule == "custom.deny:plugin install"
     assert decision.reason_ja == "禁止です"
-    assert policy.classify("plugin list").category is PolicyCategory.READ
+    assert policy.classify("plugin list --skip-update-check").category is PolicyCategory.READ
 
 
 def test_custom_deny_prefix_covers_the_whole_family() -> None:
@@ -384,6 +384,32 @@ def test_missing_rules_file_is_a_configuration_error(tmp_path: pytest.TempPathFa
 
     with pytest.raises(ConfigurationError):
         load_custom_rules(Path(str(tmp_path)) / "missing.json", None)
+
+
+@pytest.mark.parametrize(
+    ("command", "category"),
+    [
+        # Found on real WordPress (tests/integration/test_read_means_read.py): these lookups write.
+        ("plugin list --format=json", PolicyCategory.WRITE),  # the update check's site transient
+        ("theme list --format=json", PolicyCategory.WRITE),
+        ("plugin status akismet", PolicyCategory.WRITE),
+        ("theme status", PolicyCategory.WRITE),
+        ("theme get twentytwentyone --format=json", PolicyCategory.WRITE),
+        ("core check-update --format=json", PolicyCategory.WRITE),
+        ("language plugin list akismet", PolicyCategory.WRITE),
+        ("language theme list --all", PolicyCategory.DESTRUCTIVE),  # --all on a writing command waits
+        ("transient get feed_cache", PolicyCategory.WRITE),  # an expired transient is deleted on read
+        # Without the update check a listing only reads; the flag must be plain and given once.
+        ("plugin list --skip-update-check --format=json", PolicyCategory.READ),
+        ("theme list --status=active --skip-update-check", PolicyCategory.READ),
+        ("plugin list --skip-update-check=0", PolicyCategory.WRITE),
+        ("plugin list --no-skip-update-check", PolicyCategory.WRITE),
+        ("plugin list --skip-update-check --no-skip-update-check", PolicyCategory.WRITE),
+        ("post list --skip-update-check", PolicyCategory.READ),  # not a listing with an update check
+    ],
+)
+def test_lookups_that_write_on_a_real_site_are_writes(command: str, category: PolicyCategory) -> None:
+    assert CommandPolicy().classify(command).category is category
 
 
 def test_user_exists_is_not_a_wp_cli_command() -> None:

@@ -51,7 +51,7 @@ post update <id>... --post_status=publish / post delete <id>...（ゴミ箱へ�
 【固定ページ】post list --post_type=page --format=json（post create/update に --post_type=page）
 【メディア】post list --post_type=attachment --format=json / media import <URL> --title="タイトル" [--post_id=<id> --featured_image]
 【カテゴリ・タグ】term list category --format=json / term create category "カテゴリ名" / term list post_tag --format=json
-【テーマ・プラグイン】theme list --format=json / theme activate <slug> / plugin list --format=json / plugin activate <slug> / plugin install <slug>
+【テーマ・プラグイン】theme list --skip-update-check --format=json / theme activate <slug> / plugin list --skip-update-check --format=json / plugin activate <slug> / plugin install <slug>
 【ユーザー・設定】user list --format=json / option get <name> / option update <name> <value>
 【マルチサイト】site list --format=json / site create --slug=<slug> --title="タイトル" --email=<email> / --url=<site_url> で対象サイトを指定
 【キャッシュ】cache flush / rewrite flush

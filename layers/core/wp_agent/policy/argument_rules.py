@@ -464,9 +464,33 @@ ARGUMENT_RULES: tuple[Rule, ...] = (
 )
 
 
-def is_dry_run_search_replace(cmd: ParsedCommand, path: tuple[str, ...]) -> bool:
-    """Only a bare `--dry-run`, given once: `--dry-run=0` or `--no-dry-run` run the real replacement."""
-    if path != ("search-replace",):
-        return False
-    dry = [o for o in cmd.options if o.name in {"dry-run", "no-dry-run"}]
-    return len(dry) == 1 and dry[0].name == "dry-run" and dry[0].value is None
+@dataclass(frozen=True)
+class ReadOnlyFlag:
+    """A flag that makes a writing command only read: given bare and once (not `=0`, not `--no-…`)."""
+
+    flag: str
+    reason_ja: str
+
+
+# search-replace --dry-run only reports. Listing plugins or themes runs WordPress's update check,
+# which stores what it fetched (a site transient), unless --skip-update-check.
+_READ_ONLY_FLAGS: dict[tuple[str, ...], ReadOnlyFlag] = {
+    ("search-replace",): ReadOnlyFlag("dry-run", "置換の試行（--dry-run）は変更を行わないため実行できます"),
+    ("plugin", "list"): ReadOnlyFlag(
+        "skip-update-check", "更新確認を省略した一覧（--skip-update-check）は変更を行わないため実行できます"
+    ),
+    ("theme", "list"): ReadOnlyFlag(
+        "skip-update-check", "更新確認を省略した一覧（--skip-update-check）は変更を行わないため実行できます"
+    ),
+}
+
+
+def read_only_flag(cmd: ParsedCommand, path: tuple[str, ...]) -> ReadOnlyFlag | None:
+    """The flag that makes this command a read, when it is given as it must be."""
+    read_only = _READ_ONLY_FLAGS.get(path)
+    if read_only is None:
+        return None
+    given = [o for o in cmd.options if o.name in {read_only.flag, f"no-{read_only.flag}"}]
+    if len(given) == 1 and given[0].name == read_only.flag and given[0].value is None:
+        return read_only
+    return None

@@ -13,7 +13,7 @@ from wp_agent.policy.argument_rules import (
     ARGUMENT_RULES,
     FORBIDDEN_GLOBALS,
     Verdict,
-    is_dry_run_search_replace,
+    read_only_flag,
 )
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.command_table import ALLOWED_COMMANDS, HARD_BLOCKS, CommandEntry, HardBlock
@@ -228,15 +228,16 @@ class CommandPolicy:
                 strongest = Verdict(
                     PolicyCategory.DESTRUCTIVE, f"custom.confirm:{rule.command}", reason, rule.command
                 )
-        if is_dry_run_search_replace(parsed, entry.path) and strongest is None:
+        read_only = read_only_flag(parsed, entry.path)
+        if read_only is not None and strongest is None:
             return self._decision(
                 command,
                 PolicyCategory.READ,
                 argv,
                 entry,
-                "allow.search-replace.dry-run",
-                "置換の試行（--dry-run）は変更を行わないため実行できます",
-                "--dry-run",
+                f"allow.{name.replace(' ', '.')}.{read_only.flag}",
+                read_only.reason_ja,
+                f"--{read_only.flag}",
             )
         if strongest is not None and strongest.category.rank >= entry.category.rank:
             return self._decision(

@@ -26,6 +26,10 @@ def _table(rows: dict[str, tuple[PolicyCategory, str]]) -> dict[tuple[str, ...],
     return {tuple(k.split()): CommandEntry(tuple(k.split()), cat, label) for k, (cat, label) in rows.items()}
 
 
+# `read` means the command changes nothing on a real site (checked for every read entry by
+# tests/integration/test_read_means_read.py). Some lookups are writes there: the update checks of
+# plugin/theme listings, `theme get`, `status` and `check-update` store what they fetched in site
+# transients, and reading an expired transient deletes it.
 ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
     {
         # Posts, pages (post_type=page) and media (post_type=attachment)
@@ -98,9 +102,12 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "menu location assign": (W, "メニュー位置の割り当て"),
         "menu location remove": (W, "メニュー位置の割り当て解除"),
         # Appearance
-        "theme list": (R, "テーマの一覧取得"),
-        "theme get": (R, "テーマの詳細取得"),
-        "theme status": (R, "テーマの状態取得"),
+        "theme list": (
+            W,
+            "テーマの一覧取得（更新確認の結果を保存します。--skip-update-check で読み取りのみ）",
+        ),
+        "theme get": (W, "テーマの詳細取得（更新確認の結果を保存します）"),
+        "theme status": (W, "テーマの状態取得（更新確認の結果を保存します）"),
         "theme search": (R, "テーマの検索"),
         "theme is-installed": (R, "テーマのインストール確認"),
         "theme is-active": (R, "テーマの有効化確認"),
@@ -123,9 +130,12 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "widget delete": (D, "ウィジェットの削除"),
         "widget reset": (D, "サイドバーのウィジェットを全て外す"),
         # Plugins
-        "plugin list": (R, "プラグインの一覧取得"),
+        "plugin list": (
+            W,
+            "プラグインの一覧取得（更新確認の結果を保存します。--skip-update-check で読み取りのみ）",
+        ),
         "plugin get": (R, "プラグインの詳細取得"),
-        "plugin status": (R, "プラグインの状態取得"),
+        "plugin status": (W, "プラグインの状態取得（更新確認の結果を保存します）"),
         "plugin search": (R, "プラグインの検索"),
         "plugin is-installed": (R, "プラグインのインストール確認"),
         "plugin is-active": (R, "プラグインの有効化確認"),
@@ -196,7 +206,7 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         # Maintenance
         "cache flush": (W, "オブジェクトキャッシュの削除"),
         "cache type": (R, "キャッシュ方式の取得"),
-        "transient get": (R, "一時データの取得"),
+        "transient get": (W, "一時データの取得（期限切れのものは削除されます）"),
         "transient delete": (W, "一時データの削除"),
         "rewrite flush": (W, "パーマリンク設定の再生成"),
         "rewrite list": (R, "リライトルールの一覧取得"),
@@ -207,7 +217,7 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "cron event delete": (D, "予約イベントの削除"),
         "cron schedule list": (R, "予約スケジュールの一覧取得"),
         "core version": (R, "WordPressバージョンの取得"),
-        "core check-update": (R, "WordPress更新の確認"),
+        "core check-update": (W, "WordPress更新の確認（確認結果を保存します）"),
         "core is-installed": (R, "WordPressのインストール確認"),
         "core verify-checksums": (R, "WordPressコアの改ざん確認"),
         "language core list": (R, "言語の一覧取得"),
@@ -215,9 +225,9 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "language core activate": (W, "サイト言語の切り替え"),
         "language core update": (W, "言語パックの更新"),
         "language core uninstall": (D, "言語パックの削除"),
-        "language plugin list": (R, "プラグイン言語の一覧取得"),
+        "language plugin list": (W, "プラグイン言語の一覧取得（更新確認の結果を保存します）"),
         "language plugin install": (W, "プラグイン言語パックのインストール"),
-        "language theme list": (R, "テーマ言語の一覧取得"),
+        "language theme list": (W, "テーマ言語の一覧取得（更新確認の結果を保存します）"),
         "language theme install": (W, "テーマ言語パックのインストール"),
         "maintenance-mode status": (R, "メンテナンスモードの状態取得"),
         "maintenance-mode is-active": (R, "メンテナンスモードの確認"),
