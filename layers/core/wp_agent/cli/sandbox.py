@@ -1,0 +1,64 @@
+"""`wp-agent sandbox status|start|reset|stop`: the local sandbox WordPress that WP_CLI_MODE=sandbox uses."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from wp_agent.cli.exit_codes import ExitCode
+from wp_agent.config import Settings
+
+_ACTIONS = {
+    "status": "状態を表示します（何も変更しません）",
+    "start": "データベースを起動し、初回はサンプルデータを投入します",
+    "reset": "サンプルデータの状態に戻します（加えた変更はすべて消えます）",
+    "stop": "データベースを停止します（ファイルとデータは残ります）",
+}
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "sandbox",
+        help="サンドボックス（サンプルデータ入りのローカルWordPress）の状態確認・初期化",
+        description="The sandbox: a real local WordPress with Japanese sample content (WP_CLI_MODE=sandbox). "
+        + " / ".join(f"{name}: {text}" for name, text in _ACTIONS.items()),
+    )
+    parser.add_argument("action", choices=list(_ACTIONS), help="status | start | reset | stop")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    # Imported here: the sandbox is local-only code (MariaDB, PHP) that other commands never need.
+    from wp_agent.executors.sandbox import DEFAULT_SANDBOX_DIR
+    from wp_agent.sandbox import SandboxError, SandboxSite
+
+    site = SandboxSite(Path(settings.wp_agent_sandbox_site or DEFAULT_SANDBOX_DIR))
+    try:
+        if args.action == "status":
+            for line in site.status().lines_ja():
+                print(line)
+        elif args.action == "start":
+            if not site.status().seed:
+                print(
+                    "サンドボックスを準備しています（初回のみ、1分ほどかかることがあります）…",
+                    file=sys.stderr,
+                )
+            site.start()
+            print(f"サンドボックスを起動しました: {site.home}")
+        elif args.action == "reset":
+            seconds = site.reset()
+            print(f"サンドボックスをサンプルデータの状態に戻しました（{seconds:.1f}秒）。")
+        else:
+            stopped = site.stop()
+            print(
+                "サンドボックスのデータベースを停止しました。"
+                if stopped
+                else "サンドボックスは起動していません。"
+            )
+    except SandboxError as exc:
+        print(f"サンドボックスエラー [{exc.cause}]: {exc.message_ja}", file=sys.stderr)
+        if exc.log:
+            print(exc.log, file=sys.stderr)
+        return ExitCode.CONFIGURATION
+    return ExitCode.OK
