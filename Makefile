@@ -6,7 +6,7 @@ Q ?= 下書きの投稿を一覧で見せて
 
 .PHONY: setup ask test lint unit synth bench
 
-$(STAMP): pyproject.toml constraints.txt scripts/setup.sh
+$(STAMP): pyproject.toml constraints.txt scripts/setup.sh scripts/install-wordpress.sh layers/core/wp_agent/sandbox/wp-cli.sha512
 	./scripts/setup.sh
 	touch $(STAMP)
 

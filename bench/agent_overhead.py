@@ -5,10 +5,11 @@ Run from the repository root:  python bench/agent_overhead.py
 Prints, on stdout, exactly:
   BENCH agent_overhead_per_iteration <ms> ms goal=<=10
   BENCH model_context_reduction <x> x goal=>=15
-The overhead is measured with the real SDK against a zero-latency scripted model on loopback and the
-WP-CLI simulator: per iteration, total time minus the time spent inside the model call and inside
-the commands. The reduction compares the bytes of a 1,000-post `post list --format=json` with the
-bytes of the tool_result the model is sent for it. Details go to stderr.
+The overhead is measured with the real SDK against a zero-latency scripted model on loopback and a
+sandbox WordPress of its own (real WP-CLI, a temp directory): per iteration, total time minus the time
+spent inside the model call and inside the commands. The reduction compares the bytes of a 1,000-post
+`post list --format=json` (posts made by WP-CLI's own `post generate`) with the bytes of the
+tool_result the model is sent for it. Details go to stderr.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from wp_agent.executors.port import CommandResult
 from wp_agent.executors.sandbox import SandboxWpCli
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.policy import CommandPolicy
-from wp_agent.simulator import SiteStore
+from wp_agent.sandbox import SandboxSite
 
 ITERATIONS = 10
 RUNS = 5
@@ -82,7 +83,7 @@ class TimedWpCli:
         self.inner.close()
 
 
-def overhead_per_iteration(site_dir: Path) -> float:
+def overhead_per_iteration(site: SandboxSite) -> float:
     samples: list[float] = []
     for run in range(RUNS):
         # Each iteration asks for a distinct command (the loop guard stops exact repeats).
@@ -98,7 +99,7 @@ def overhead_per_iteration(site_dir: Path) -> float:
                 anthropic_api_key="bench", anthropic_base_url=server.base_url, agent_max_iterations=ITERATIONS
             )
             model = TimedModel(AnthropicModelClient(settings))
-            wp = TimedWpCli(SandboxWpCli(site_dir))
+            wp = TimedWpCli(SandboxWpCli(site))
             deps = AgentDeps(
                 model=model,
                 wp_cli=wp,
@@ -123,12 +124,10 @@ def overhead_per_iteration(site_dir: Path) -> float:
     return statistics.median(samples[1:])  # the first run warms imports and the SDK client
 
 
-def context_reduction(site_dir: Path) -> float:
-    store = SiteStore(site_dir / ".wp-sim-site.json")
-    store.ensure()
-    store.seed_posts(1000)
-    wp = SandboxWpCli(site_dir)
-    result = wp.run(["post", "list", "--format=json", "--posts_per_page=1000"])
+def context_reduction(site: SandboxSite) -> float:
+    site.wp("post", "generate", "--count=1000", "--post_date=2023-01-01 09:00:00")
+    wp = SandboxWpCli(site)
+    result = wp.run(["post", "list", "--format=json", "--post_status=publish", "--posts_per_page=1000"])
     rows = result.stdout.count('"ID":')
     if rows != 1000:
         raise SystemExit(f"expected 1,000 posts, got {rows}")
@@ -146,9 +145,14 @@ def context_reduction(site_dir: Path) -> float:
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as overhead_dir, tempfile.TemporaryDirectory() as big_dir:
-        overhead = overhead_per_iteration(Path(overhead_dir))
-        reduction = context_reduction(Path(big_dir))
+    with tempfile.TemporaryDirectory(prefix="wp-agent-bench-") as directory:
+        site = SandboxSite(Path(directory) / "sandbox")
+        try:
+            site.start()
+            overhead = overhead_per_iteration(site)
+            reduction = context_reduction(site)
+        finally:
+            site.stop()
     print(f"BENCH agent_overhead_per_iteration {overhead:.2f} ms goal=<=10")
     print(f"BENCH model_context_reduction {reduction:.1f} x goal=>=15")
 

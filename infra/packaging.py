@@ -33,8 +33,6 @@ FUNCTIONS_DIR: Final = REPO_ROOT / "functions"
 BUILD_DIR_ENV: Final = "WP_AGENT_LAYER_BUILD_DIR"
 DEFAULT_BUILD_DIR: Final = REPO_ROOT / "build" / "layers"
 
-# The WP-CLI simulator serves `WP_CLI_MODE=sandbox` and the tests; no Lambda runs it.
-CORE_EXCLUDED_SUBPACKAGES: Final = frozenset({"simulator"})
 # Bump when the build recipe changes so old cached layers are not reused.
 _RECIPE_VERSION: Final = "1"
 
@@ -81,7 +79,7 @@ def build_layers(root: Path | None = None) -> LayerDirs:
 
 
 def build_core_layer(root: Path | None = None, *, source: Path = CORE_PACKAGE_DIR) -> Path:
-    """Copy the wp_agent package (without caches and the simulator) into a content-keyed layer dir."""
+    """Copy the wp_agent package (without caches) into a content-keyed layer dir."""
     base = (root or build_root()) / "core"
     files = sorted(_core_files(source))
     digest = hashlib.sha256(_RECIPE_VERSION.encode())
@@ -168,7 +166,7 @@ def _core_files(source: Path) -> Iterable[Path]:
         raise LayerBuildError(f"core package not found at {source}")
     for path in source.rglob("*"):
         relative = path.relative_to(source)
-        if not path.is_file() or relative.parts[0] in CORE_EXCLUDED_SUBPACKAGES:
+        if not path.is_file():
             continue
         if any(part == "__pycache__" for part in relative.parts) or path.suffix in {".pyc", ".pyo"}:
             continue

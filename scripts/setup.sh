@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One-time (idempotent) setup for a fresh machine: system packages, the virtualenv, the locked deps.
+# One-time (idempotent) setup for a fresh machine: system packages, the virtualenv, the locked deps,
+# and the real WordPress stack with the sandbox (scripts/install-wordpress.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,3 +26,6 @@ fi
 "$VENV/bin/python" -m pip install --quiet --upgrade "pip>=24"
 echo "setup: installing wp-agent and its locked dependencies"
 "$VENV/bin/python" -m pip install --quiet -c constraints.txt -e ".[dev,infra]"
+
+# PHP, MariaDB, Debian's WordPress, the verified WP-CLI phar; then the sandbox is started and seeded.
+VENV="$VENV" ./scripts/install-wordpress.sh

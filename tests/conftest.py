@@ -2,6 +2,6 @@
 
 pytest_plugins = [
     "tests.fakes.anthropic_fixtures",
-    "tests.fakes.sshd_fixtures",
+    "tests.fakes.wordpress_fixtures",
     "tests.fakes.aws",
 ]

@@ -1,4 +1,4 @@
-"""UC-6 over the real sshd: a run scoped to one site of the simulated network, and network commands."""
+"""UC-6 over the real sshd: a run scoped to one site of the real multisite network, and network commands."""
 
 from __future__ import annotations
 
@@ -17,14 +17,14 @@ from tests.fakes.anthropic_server import (
 )
 from tests.fakes.cli import ask_json
 from tests.fakes.sshd import SshdRig
-from wp_agent.simulator import SiteStore
+from tests.fakes.wordpress import TestWordPress
 
 pytestmark = pytest.mark.sshd
 EN = "https://example.test/en/"
 
 
 @pytest.fixture
-def site(rig_site: SiteStore) -> SiteStore:
+def site(rig_site: TestWordPress) -> TestWordPress:
     return rig_site
 
 
@@ -36,9 +36,11 @@ def ask(
 
 
 def test_run_scoped_to_one_site(
-    sshd_server: SshdRig, site: SiteStore, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
+    sshd_server: SshdRig, site: TestWordPress, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
 ) -> None:
-    english = [p["ID"] for p in site.posts(blog_id=2)]
+    english = [p["ID"] for p in site.wp_json("post", "list", "--fields=ID", url=EN)]
+    assert english  # the English site's own posts, not the main site's
+    assert sorted(english) != sorted(p["ID"] for p in site.wp_json("post", "list", "--fields=ID"))
 
     def answer(request: RecordedRequest) -> Any:
         rows = json.loads(tool_results_text(request).split(">", 1)[1].rsplit("</tool_output>", 1)[0])
@@ -59,7 +61,7 @@ def test_run_scoped_to_one_site(
 
 
 def test_site_id_is_resolved_and_other_sites_are_refused(
-    sshd_server: SshdRig, site: SiteStore, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
+    sshd_server: SshdRig, site: TestWordPress, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
 ) -> None:
     scripted_anthropic.enqueue(
         reply_tool_use(
@@ -84,7 +86,7 @@ def test_site_id_is_resolved_and_other_sites_are_refused(
 
 
 def test_network_admin_creates_a_site(
-    sshd_server: SshdRig, site: SiteStore, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
+    sshd_server: SshdRig, site: TestWordPress, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
 ) -> None:
     scripted_anthropic.enqueue(
         reply_tool_use(
@@ -104,4 +106,6 @@ def test_network_admin_creates_a_site(
         scripted_anthropic, sshd_server, tmp_path, "--network-wide", "東京支店のサイトを作って"
     )
     assert code == 0, output
-    assert any(row["path"] == "/tokyo/" for row in site.network().sites)
+    assert "https://example.test/tokyo/" in [
+        row["url"] for row in site.wp_json("site", "list", "--fields=url")
+    ]

@@ -1,5 +1,5 @@
 """Spec §8.3 end-to-end: `wp-agent ask --json` as a process → real SDK → scripted model;
-WP-CLI over the real sshd → simulator. Each test checks the simulated site afterwards."""
+WP-CLI over the real sshd → real WP-CLI on a real WordPress. Each test checks the site afterwards."""
 
 from __future__ import annotations
 
@@ -23,13 +23,15 @@ from tests.fakes.anthropic_server import (
 )
 from tests.fakes.cli import ask_json
 from tests.fakes.sshd import SshdRig
-from wp_agent.simulator import SiteStore
+from tests.fakes.wordpress import TestWordPress
+from tests.fakes.wordpress_fixtures import sandbox_environment
+from wp_agent.sandbox import SandboxSite
 
 pytestmark = pytest.mark.sshd
 
 
 @pytest.fixture
-def site(rig_site: SiteStore) -> SiteStore:
+def site(rig_site: TestWordPress) -> TestWordPress:
     return rig_site
 
 
@@ -47,7 +49,7 @@ def output_json(request: RecordedRequest, index: int = 0) -> Any:
 
 
 def test_list_posts(
-    sshd_server: SshdRig, site: SiteStore, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
+    sshd_server: SshdRig, site: TestWordPress, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
 ) -> None:
     def answer(request: RecordedRequest) -> Any:
         rows = output_json(request)
@@ -76,17 +78,17 @@ def test_list_posts(
     assert (
         output["executedCommands"][0]["command"] == "post list --format=json --fields=ID,post_title,post_date"
     )
-    published = site.posts(status="publish")
-    assert published
-    for post in published:  # the answer carries the IDs, titles and dates the site really has
+    listed = site.wp_json("post", "list", "--fields=ID,post_title,post_date")
+    assert len(listed) >= len(site.facts["publish_post_ids"])
+    for post in listed:  # the answer carries the IDs, titles and dates the site really has
         assert f"| {post['ID']} | {post['post_title']} | {post['post_date']} |" in output["response"]
     scripted_anthropic.assert_script_consumed()
 
 
 def test_publish_post_45(
-    sshd_server: SshdRig, site: SiteStore, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
+    sshd_server: SshdRig, site: TestWordPress, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
 ) -> None:
-    title = site.get_post(45)["post_title"]  # type: ignore[index]
+    title = site.post(45)["post_title"]  # type: ignore[index]
 
     def answer(request: RecordedRequest) -> Any:
         assert "Success: Updated post 45." in tool_results_text(request)
@@ -112,7 +114,7 @@ def test_publish_post_45(
     )
     code, output, _ = ask(scripted_anthropic, sshd_server, tmp_path, "ID 45を公開して")
     assert code == 0, output
-    assert site.get_post(45)["post_status"] == "publish"  # type: ignore[index]
+    assert site.status_of(45) == "publish"
     assert title in output["response"]
     assert [c["command"] for c in output["executedCommands"]] == [
         "post get 45 --fields=ID,post_title,post_status --format=json",
@@ -121,9 +123,9 @@ def test_publish_post_45(
 
 
 def test_db_drop_is_blocked_and_nothing_changes(
-    sshd_server: SshdRig, site: SiteStore, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
+    sshd_server: SshdRig, site: TestWordPress, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
 ) -> None:
-    before = site.load()
+    before = (site.table_checksums(), site.uploads_listing())
 
     def answer(request: RecordedRequest) -> Any:
         result = tool_results(request)[0]
@@ -141,14 +143,14 @@ def test_db_drop_is_blocked_and_nothing_changes(
     assert re.search(r"[ぁ-んァ-ン一-龥]", output["error"]["details"]["reason"])
     assert output["error"]["details"]["blockedPattern"] == "db drop"
     assert output["executedCommands"] == []
-    assert site.load() == before
+    assert (site.table_checksums(), site.uploads_listing()) == before
     assert '"type":"command_blocked"' in audit
 
 
 def test_partial_failure_45_46_47(
-    sshd_server: SshdRig, site: SiteStore, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
+    sshd_server: SshdRig, site: TestWordPress, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
 ) -> None:
-    assert site.get_post(47) is None
+    assert site.post(site.facts["missing_post_id"]) is None
     scripted_anthropic.enqueue(
         reply_tool_use(
             [("wp_cli", {"command": "post update 45 46 47 --post_status=publish", "reason": "3件を公開"})]
@@ -165,8 +167,8 @@ def test_partial_failure_45_46_47(
     assert details["post update 46 --post_status=publish"]["success"] is True
     assert details["post update 47 --post_status=publish"]["success"] is False
     assert details["post update 47 --post_status=publish"]["error"]
-    assert site.get_post(45)["post_status"] == "publish"  # type: ignore[index]
-    assert site.get_post(46)["post_status"] == "publish"  # type: ignore[index]
+    assert site.status_of(45) == "publish"
+    assert site.status_of(46) == "publish"
 
 
 def _delete_all_drafts_script(server: ScriptedAnthropicServer) -> None:
@@ -185,9 +187,10 @@ def _delete_all_drafts_script(server: ScriptedAnthropicServer) -> None:
 
 
 def test_delete_all_drafts_waits_for_approval(
-    sshd_server: SshdRig, site: SiteStore, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
+    sshd_server: SshdRig, site: TestWordPress, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
 ) -> None:
-    drafts = sorted(p["ID"] for p in site.posts(status="draft"))
+    drafts = site.ids("draft")
+    assert drafts == site.facts["draft_post_ids"]
     _delete_all_drafts_script(scripted_anthropic)
     code, output, audit = ask(scripted_anthropic, sshd_server, tmp_path, "全ての下書きを削除して")
     assert code == 3
@@ -196,30 +199,36 @@ def test_delete_all_drafts_waits_for_approval(
     assert held[0]["command"].startswith("post delete ")
     assert sorted(int(i) for i in held[0]["command"].split()[2:]) == drafts
     assert held[0]["summary"].endswith("をゴミ箱へ移動します")
-    assert sorted(p["ID"] for p in site.posts(status="draft")) == drafts  # nothing deleted
+    assert site.ids("draft") == drafts  # nothing deleted
     assert '"type":"approval_requested"' in audit
 
     # Approved (--yes): exactly those drafts go to the trash, nothing else changes.
-    others = {p["ID"]: p["post_status"] for p in site.posts(status=None) if p["ID"] not in drafts}
+    others = {i: p["post_status"] for i, p in site.posts(post_type=None).items() if i not in drafts}
     _delete_all_drafts_script(scripted_anthropic)
     scripted_anthropic.enqueue(reply_text("下書きを削除しました。"))
     code, output, audit = ask(scripted_anthropic, sshd_server, tmp_path, "全ての下書きを削除して", "--yes")
     assert code == 0, output
-    assert site.posts(status="draft") == []
-    assert sorted(p["ID"] for p in site.posts(status="trash") if p["ID"] in drafts) == drafts
-    assert {p["ID"]: p["post_status"] for p in site.posts(status=None) if p["ID"] not in drafts} == others
+    assert site.ids("draft") == []
+    assert [i for i in site.ids("trash") if i in drafts] == drafts
+    after = site.posts(post_type=None)
+    assert {i: after[i]["post_status"] for i in others} == others
+    # New rows are only what WordPress itself adds on trashing: a revision of each trashed draft.
+    added = {i: p for i, p in after.items() if i not in others and i not in drafts}
+    assert {(p["post_type"], int(p["post_parent"])) for p in added.values()} <= {
+        ("revision", i) for i in drafts
+    }
     assert '"type":"approval_approved"' in audit
 
 
 def _sandbox_ask(
-    tmp_path: Path, server: ScriptedAnthropicServer, instruction: str
+    tmp_path: Path, server: ScriptedAnthropicServer, instruction: str, sandbox: SandboxSite | None = None
 ) -> subprocess.CompletedProcess[str]:
     env = {
         "PATH": os.environ["PATH"],
         "HOME": str(tmp_path),
         "ANTHROPIC_API_KEY": "test-key",
         "ANTHROPIC_BASE_URL": server.base_url,
-        "WP_CLI_MODE": "sandbox",
+        **sandbox_environment(sandbox),
     }
     return subprocess.run(
         [sys.executable, "-m", "wp_agent.cli.main", "ask", instruction],
@@ -234,11 +243,18 @@ def test_sandbox_mode_labels_its_output(tmp_path: Path, scripted_anthropic: Scri
             "サイト名は " + tool_results_text(request).split(">", 1)[1].split("<", 1)[0].strip() + " です。"
         ),
     )
-    completed = _sandbox_ask(tmp_path, scripted_anthropic, "サイト名を教えて")
-    assert completed.returncode == 0, completed.stderr
-    assert "Argo Note サンプルサイト" in completed.stdout
-    assert "サンドボックス" in completed.stdout
-    assert (tmp_path / ".wp-agent" / "sandbox" / ".wp-sim-site.json").exists()
+    default_sandbox = SandboxSite(tmp_path / ".wp-agent" / "sandbox")
+    try:  # no WP_AGENT_SANDBOX_SITE: the default place under HOME, created and seeded on first use
+        completed = _sandbox_ask(tmp_path, scripted_anthropic, "サイト名を教えて")
+        assert completed.returncode == 0, completed.stderr
+        assert "Argo Note サンプルサイト" in completed.stdout
+        assert "【サンドボックス】" in completed.stdout
+        status = default_sandbox.status()
+        assert status.created
+        assert status.database_running
+        assert status.seed is not None
+    finally:
+        default_sandbox.stop()
 
 
 def test_missing_api_key_says_what_to_set(tmp_path: Path) -> None:
@@ -257,18 +273,18 @@ def test_missing_api_key_says_what_to_set(tmp_path: Path) -> None:
 
 
 def test_plain_output_says_why_a_command_failed_and_how_to_approve(
-    tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
+    tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer, cli_sandbox: SandboxSite
 ) -> None:
     scripted_anthropic.enqueue(
         reply_tool_use([("wp_cli", {"command": "post get 9999", "reason": "確認"})]),
         reply_text("ID 9999 の投稿はありません。"),
     )
-    completed = _sandbox_ask(tmp_path, scripted_anthropic, "ID 9999 の投稿を見せて")
+    completed = _sandbox_ask(tmp_path, scripted_anthropic, "ID 9999 の投稿を見せて", cli_sandbox)
     assert completed.returncode == 0, completed.stderr
     assert "✗ wp post get 9999" in completed.stdout
     assert "理由: Error: Could not find the post with ID 9999." in completed.stdout
 
     scripted_anthropic.enqueue(reply_tool_use([("wp_cli", {"command": "post delete 1", "reason": "削除"})]))
-    completed = _sandbox_ask(tmp_path, scripted_anthropic, "ID 1 を削除して")
+    completed = _sandbox_ask(tmp_path, scripted_anthropic, "ID 1 を削除して", cli_sandbox)
     assert completed.returncode == 3
     assert "--yes" in completed.stderr  # without a terminal: how to approve

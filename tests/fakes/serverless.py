@@ -2,7 +2,7 @@
 
 - the state machine is the *synthesized* definition (CDK app), executed by moto's interpreter;
 - its Lambda invocations are dispatched in-process to the real handlers in functions/;
-- the turn's SSH goes to the real sshd rig (simulator as `wp`), with the key in Secrets Manager;
+- the turn's SSH goes to the real sshd rig (real WP-CLI on a real WordPress), the key in Secrets Manager;
 - the model is the scripted Anthropic server; EventBridge events land in an SQS queue to inspect.
 """
 
@@ -31,12 +31,12 @@ from tests.fakes.anthropic_server import ScriptedAnthropicServer
 from tests.fakes.apigw import LambdaContextStub, call, rest_event
 from tests.fakes.moto_workflow import MOTO_CONFIG, deploy_workflow, dispatch_lambda_invocations
 from tests.fakes.sshd import SshdRig
+from tests.fakes.wordpress import TestWordPress
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
 from wp_agent.adapters.aws.clients import reset_clients
 from wp_agent.adapters.aws.registry import TargetRegistry
 from wp_agent.executors.ssh_keys import clear_secret_cache
 from wp_agent.models.target import Target
-from wp_agent.simulator import SiteStore
 
 REGION = aws_fakes.REGION
 ACCOUNT = "123456789012"
@@ -94,7 +94,7 @@ class ServerlessStack:
     machine_arn: str
     short_wait_machine_arn: str
     queue_url: str
-    site: SiteStore
+    site: TestWordPress
 
     # -- the API, as the backend calls it -------------------------------------------------------
 
@@ -162,6 +162,7 @@ def _reset_handlers() -> None:
 @pytest.fixture
 def serverless(
     sshd_server: SshdRig,
+    rig_site: TestWordPress,
     scripted_anthropic: ScriptedAnthropicServer,
     monkeypatch: pytest.MonkeyPatch,
     synthesized_template: dict[str, Any],
@@ -190,8 +191,7 @@ def serverless(
     dispatch_lambda_invocations(monkeypatch, dispatcher.invoke)
     monkeypatch.setattr(DynamoHandler, "call_action", aws_fakes._atomic_call_action)
     _reset_handlers()
-    site = SiteStore(sshd_server.site_file)
-    site.reset()
+    site = rig_site
     with mock_aws(config=MOTO_CONFIG):
         aws_fakes.create_tables()
         secrets = boto3.client("secretsmanager", region_name=REGION)
@@ -249,4 +249,3 @@ def serverless(
             site=site,
         )
     _reset_handlers()
-    site.reset()

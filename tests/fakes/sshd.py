@@ -1,23 +1,28 @@
-"""A real OpenSSH sshd on 127.0.0.1 for tests and benchmarks, with the WP-CLI simulator as `wp`.
+"""A real OpenSSH sshd on 127.0.0.1 for tests and benchmarks, with the real WP-CLI as `wp`.
 
-    with SshdRig(bootstrap_ms=0) as rig:
+    with running_wordpress() as wordpress, SshdRig(wordpress) as rig:
         wp = SshWpCli(rig.settings())
         wp.run(["post", "list", "--format=json"])
 
 The rig lives in a temp directory: an ed25519 host key and client key, a minimal sshd_config
 (own PidFile, AuthorizedKeysFile, ListenAddress 127.0.0.1, ephemeral port), a `bin/` directory that
-the client key's authorized_keys `command=` option puts first on PATH, holding `wp` (the simulator, run by this
-interpreter, on the rig's site file) and `wp-stub` (tests/fakes/wp_stub.py, for timeouts, huge
-output and concurrency probes). Installs `openssh-server` with apt-get when sshd is missing.
-Every wait is bounded and `stop()` (also run at exit) ends the listener and its sessions.
+the client key's authorized_keys `command=` option puts first on PATH, holding `wp` (Debian's PHP
+running the verified WP-CLI phar on the tests' WordPress, tests/fakes/wordpress.py) and `wp-stub`
+(tests/fakes/wp_stub.py, for timeouts, huge output and concurrency probes). Sessions log in as a
+dedicated unprivileged user with a plain /bin/sh (as root; otherwise as ourselves): no login shell
+rc files, the way the README advises for production. `set_fault` puts tests/fakes/wp_faults.py in
+front of the real `wp` for commands that should fail or hang. Installs `openssh-server` with apt-get
+when sshd is missing. Every wait is bounded and `stop()` (also run at exit) ends the listener and
+its sessions.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import getpass
+import json
 import os
+import pwd
 import shlex
 import shutil
 import signal
@@ -32,12 +37,14 @@ from typing import Any
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
+from tests.fakes.wordpress import TestWordPress
 from wp_agent.config import Settings
 
 SSHD_BIN = Path("/usr/sbin/sshd")
 PRIVSEP_DIR = Path("/run/sshd")
 HOST = "127.0.0.1"
 WP_STUB = Path(__file__).with_name("wp_stub.py")
+WP_FAULTS = Path(__file__).with_name("wp_faults.py")
 _START_TIMEOUT_SECONDS = 15.0
 _STOP_TIMEOUT_SECONDS = 5.0
 _APT_TIMEOUT_SECONDS = 600
@@ -151,26 +158,27 @@ def _kill_pids(pids: list[int]) -> None:
 
 
 class SshdRig:
-    """A throwaway sshd on 127.0.0.1:<ephemeral port> whose sessions find the simulator as `wp`."""
+    """A throwaway sshd on 127.0.0.1:<ephemeral port> whose sessions find the real WP-CLI as `wp`."""
 
     def __init__(
         self,
+        wordpress: TestWordPress,
         *,
-        bootstrap_ms: int | None = None,
         base_dir: Path | None = None,
-        user: str | None = None,
         max_startups: str = "200:30:400",
         max_sessions: int = 64,
     ) -> None:
         self.host = HOST
         self.port = 0
-        self.user = user or getpass.getuser()
+        self.wordpress = wordpress
+        self.user = wordpress.owner
         self._own_dir = base_dir is None
         self.dir = Path(base_dir or tempfile.mkdtemp(prefix="wp-agent-sshd-"))
         self.bin_dir = self.dir / "bin"
-        self.site_dir = self.dir / "site"
         self.home_dir = self.dir / "home"
-        self.site_file = self.site_dir / ".wp-sim-site.json"
+        self.faults_path = self.dir / "faults.json"
+        # Files the login user's commands write (stub logs, canaries): pytest's temp dirs are root's.
+        self.scratch_dir = self.dir / "scratch"
         self.host_key_path = self.dir / "ssh_host_ed25519_key"
         self.client_key_path = self.dir / "client_ed25519"
         self.authorized_keys_path = self.dir / "authorized_keys"
@@ -178,7 +186,6 @@ class SshdRig:
         self.pid_path = self.dir / "sshd.pid"
         self.log_path = self.dir / "sshd.log"
         self.known_hosts_path = self.dir / "known_hosts"
-        self._bootstrap_ms = bootstrap_ms
         self._max_startups = max_startups
         self._max_sessions = max_sessions
         self._process: subprocess.Popen[bytes] | None = None
@@ -274,12 +281,32 @@ class SshdRig:
 
     @property
     def wp_path(self) -> str:
-        return str(self.site_dir)
+        return str(self.wordpress.path)
 
-    def set_bootstrap_ms(self, bootstrap_ms: int | None) -> None:
-        """Change the simulated WordPress bootstrap time of `wp` for the following commands."""
-        self._bootstrap_ms = bootstrap_ms
-        self._write_wrappers()
+    def set_fault(
+        self,
+        command: str,
+        *,
+        error: str | None = None,
+        delay_ms: int = 0,
+        stdout_bytes: int = 0,
+        times: int | None = None,
+    ) -> None:
+        """Make `wp <command…>` fail with `Error: <error>`, hang `delay_ms`, or flood stdout (see wp_faults.py)."""
+        faults = json.loads(self.faults_path.read_text() or "[]")
+        faults.append(
+            {
+                "command": command,
+                "error": error,
+                "delay_ms": delay_ms,
+                "stdout_bytes": stdout_bytes,
+                "times": times,
+            }
+        )
+        self.faults_path.write_text(json.dumps(faults))
+
+    def clear_faults(self) -> None:
+        self.faults_path.write_text("")
 
     def settings(self, **overrides: Any) -> Settings:
         """Settings for SshWpCli against this server (key method A, pinned host key); overrides win.
@@ -357,33 +384,44 @@ class SshdRig:
 
     def _prepare(self) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.dir.chmod(0o700)
-        self.bin_dir.mkdir(exist_ok=True)
-        self.site_dir.mkdir(exist_ok=True)
+        self.dir.chmod(0o711)  # the login user reaches bin/, home/ and faults.json; keys stay root's
+        self.bin_dir.mkdir(mode=0o755, exist_ok=True)
         self.home_dir.mkdir(exist_ok=True)
-        _, self.host_key_line = generate_ed25519_key(self.host_key_path)
-        _, self.client_public_line = generate_ed25519_key(self.client_key_path)
+        self.scratch_dir.mkdir(mode=0o700, exist_ok=True)
+        self.faults_path.write_text("")
+        self.faults_path.chmod(0o600)
         self.authorized_keys_path.write_text("")
         self.authorized_keys_path.chmod(0o600)
+        if os.geteuid() == 0:
+            # sshd reads authorized_keys as the login user; the user's commands update faults.json.
+            login = pwd.getpwnam(self.user)
+            for owned in (self.home_dir, self.scratch_dir, self.faults_path, self.authorized_keys_path):
+                os.chown(owned, login.pw_uid, login.pw_gid)
+        _, self.host_key_line = generate_ed25519_key(self.host_key_path)
+        _, self.client_public_line = generate_ed25519_key(self.client_key_path)
         self.authorize_key(self.client_public_line)
         self._write_wrappers()
         self._prepared = True
 
     def _write_wrappers(self) -> None:
-        python = shlex.quote(sys.executable)
-        exports = [f"export WP_SIM_SITE={shlex.quote(str(self.site_file))}"]
-        if self._bootstrap_ms is not None:
-            exports.append(f"export WP_SIM_BOOTSTRAP_MS={int(self._bootstrap_ms)}")
-        else:
-            exports.append("unset WP_SIM_BOOTSTRAP_MS")
+        real = self.wordpress.site.wp_command()
+        # The login user cannot run our interpreter (it may live in root's home); the shims need only
+        # the standard library.
+        python = shlex.quote(shutil.which("python3", path="/usr/bin:/bin") or sys.executable)
         scripts = {
-            "wp": f'exec {python} -m wp_agent.simulator "$@"',
+            "wp": (
+                f"if [ -s {shlex.quote(str(self.faults_path))} ]; then\n"
+                f"  exec {python} {shlex.quote(str(WP_FAULTS))} {shlex.quote(str(self.faults_path))} "
+                f'{shlex.quote(json.dumps(real))} "$@"\n'
+                "fi\n"
+                f'exec {shlex.join(real)} "$@"'
+            ),
             "wp-stub": f'exec {python} {shlex.quote(str(WP_STUB))} "$@"',
         }
         for name, body in scripts.items():
             path = self.bin_dir / name
             tmp = path.with_suffix(".tmp")
-            tmp.write_text("#!/bin/sh\n" + "\n".join(exports) + "\n" + body + "\n")
+            tmp.write_text("#!/bin/sh\n" + body + "\n")
             tmp.chmod(0o755)
             tmp.replace(path)  # atomic: a command starting now sees the old or the new script
 

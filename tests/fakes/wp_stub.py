@@ -9,7 +9,7 @@
     wp_stub.py --stub-read-stdin                                  # reports how many stdin bytes it read
     wp_stub.py --stub-raw-hex=ff41                                # writes raw bytes (invalid UTF-8)
 
-Without --stub- flags it prints its argv as JSON and exits 0. Honours WP_SIM_BOOTSTRAP_MS like the simulator.
+Without --stub- flags it prints its argv as JSON and exits 0.
 """
 
 from __future__ import annotations
@@ -28,8 +28,6 @@ def main(argv: list[str]) -> int:
         if arg.startswith("--stub-"):
             name, _, value = arg[len("--stub-") :].partition("=")
             flags[name] = value
-    # Like the simulator: pretend WordPress takes this long to load.
-    time.sleep(int(os.environ.get("WP_SIM_BOOTSTRAP_MS", "0") or 0) / 1000)
     log = flags.get("log")
     if log:
         with open(log, "a") as handle:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import importlib.metadata
 import subprocess
+import sys
+import tomllib
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +53,7 @@ def test_requirements_are_a_complete_closure() -> None:
     assert unmet_requirements(installed, available) == []
 
 
-def test_core_layer_holds_the_package_without_simulator_or_caches(tmp_path: Path) -> None:
+def test_core_layer_holds_the_package_without_caches(tmp_path: Path) -> None:
     root = layers.build_core_layer(tmp_path)
     package = root / "python" / "wp_agent"
     copied = {p.relative_to(package) for p in package.rglob("*") if p.is_file()}
@@ -59,10 +62,33 @@ def test_core_layer_holds_the_package_without_simulator_or_caches(tmp_path: Path
         for p in layers.CORE_PACKAGE_DIR.rglob("*")
         if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
     }
-    assert copied == {p for p in source if p.parts[0] != "simulator"}
+    assert copied == source
     assert Path("__init__.py") in copied
     assert Path("py.typed") in copied
-    assert not any("__pycache__" in p.parts or p.parts[0] == "simulator" for p in copied)
+    assert not any("__pycache__" in p.parts for p in copied)
+    assert not any(p.parts[0] == "simulator" for p in copied)  # no home-made WordPress in Lambda
+
+
+@pytest.mark.slow
+def test_the_wheel_carries_no_home_made_wordpress(tmp_path: Path) -> None:
+    """The WP-CLI simulator is gone: no package, no `wp-sim` script; the sandbox runs real WP-CLI and
+    ships only its provisioning files (the seed, provision.php, the WP-CLI checksum pin)."""
+    pyproject = tomllib.loads((layers.REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pyproject["project"]["scripts"] == {"wp-agent": "wp_agent.cli.main:main"}
+    assert not (layers.CORE_PACKAGE_DIR / "simulator").exists()
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet",
+         "--wheel-dir", str(tmp_path), str(layers.REPO_ROOT)],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr
+    (wheel,) = tmp_path.glob("wp_agent-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert not [n for n in names if "simulator" in n or "wp-sim" in n or "wp_sim" in n]
+    assert "wp_agent/sandbox/provision.php" in names
+    assert "wp_agent/sandbox/wp-cli.sha512" in names
+    entry_points = next(n for n in names if n.endswith("entry_points.txt"))
+    assert "wp-sim" not in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 def test_core_layer_is_content_keyed_and_reused(tmp_path: Path) -> None:

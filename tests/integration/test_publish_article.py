@@ -1,5 +1,6 @@
 """publishArticle over the real sshd: ArticlePublisher (and `wp-agent publish`) → SshWpCli → OpenSSH →
-the WP-CLI simulator. Each test checks the simulated site afterwards."""
+the real WP-CLI on a real WordPress. Each test checks the site afterwards (WP-CLI and SQL), and the
+featured image is really downloaded — from the test internet (tests/fakes/wordpress.py)."""
 
 from __future__ import annotations
 
@@ -12,15 +13,13 @@ from typing import Any
 import pytest
 
 from tests.fakes.sshd import SshdRig
+from tests.fakes.wordpress import MISSING_IMAGE_URL, SAMPLE_IMAGE_URL, TestWordPress
 from wp_agent.agent.ports import AuditEventType, MemoryAuditLog
 from wp_agent.cli.main import main
 from wp_agent.executors.ssh import SshWpCli
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput
 from wp_agent.policy import CommandPolicy
 from wp_agent.publishing import MARKER_META_KEY, ArticlePublisher
-from wp_agent.simulator import SiteStore
-from wp_agent.simulator.model import PostRow
-from wp_agent.simulator.wordpress.taxonomy import object_terms
 
 pytestmark = pytest.mark.sshd
 
@@ -36,13 +35,13 @@ ARTICLE: dict[str, Any] = {
     "tags": ["生成AI", "業務効率化"],
     "status": "future",
     "publishDate": "2030-11-23T09:00:00+09:00",
-    "featuredImageUrl": "https://cdn.example.test/images/ai-hero.jpg?w=1200",
+    "featuredImageUrl": SAMPLE_IMAGE_URL + "?w=1200",
     "meta": {"description": "AIでWordPress運用を効率化する方法を解説します。", "custom_note": "メモ"},
 }
 
 
 @pytest.fixture
-def site(rig_site: SiteStore) -> SiteStore:
+def site(rig_site: TestWordPress) -> TestWordPress:
     return rig_site
 
 
@@ -62,28 +61,51 @@ def article(**changes: Any) -> dict[str, Any]:
     return {**ARTICLE, **changes}
 
 
-def snapshot(site: SiteStore, blog_id: int = 1) -> dict[str, Any]:
-    """Everything a half-made publish could leave behind."""
-    blog = site.network().blog(blog_id)
+def _url(blog_id: int) -> str | None:
+    return None if blog_id == 1 else EN
+
+
+def snapshot(site: TestWordPress, blog_id: int = 1) -> dict[str, Any]:
+    """Everything a half-made publish could leave behind (rows of the site's tables, uploaded files)."""
+    prefix = "wp_" if blog_id == 1 else f"wp_{blog_id}_"
     return {
-        "posts": sorted(p["ID"] for p in blog.posts),
-        "terms": sorted((t["taxonomy"], t["slug"]) for t in blog.terms),
-        "meta": sorted((m["object_id"], m["meta_key"]) for m in blog.postmeta),
-        "relationships": sorted(tuple(pair) for pair in blog.relationships),
+        "posts": site.sql(f"SELECT ID FROM {prefix}posts ORDER BY ID"),
+        "terms": site.sql(
+            f"SELECT tt.taxonomy, t.slug FROM {prefix}terms t JOIN {prefix}term_taxonomy tt USING (term_id)"
+            " ORDER BY 1, 2"
+        ),
+        "meta": site.sql(f"SELECT post_id, meta_key FROM {prefix}postmeta ORDER BY 1, 2"),
+        "relationships": site.sql(
+            f"SELECT object_id, term_taxonomy_id FROM {prefix}term_relationships ORDER BY 1, 2"
+        ),
+        "uploads": {
+            name: digest
+            for name, digest in site.uploads_listing().items()
+            if (name.startswith(f"sites/{blog_id}/") if blog_id != 1 else not name.startswith("sites/"))
+        },
     }
 
 
-def created_post(site: SiteStore, output: PublishArticleOutput, blog_id: int = 1) -> PostRow:
+def created_post(site: TestWordPress, output: PublishArticleOutput, blog_id: int = 1) -> dict[str, Any]:
     assert output.success, output
     assert output.data is not None
-    post = site.get_post(output.data.post_id, blog_id=blog_id)
+    post = site.post(output.data.post_id, url=_url(blog_id))
     assert post is not None
     return post
 
 
-def terms_of(site: SiteStore, post_id: int, taxonomy: str, blog_id: int = 1) -> dict[str, str]:
-    blog = site.network().blog(blog_id)
-    return {t["slug"]: t["name"] for t in object_terms(blog, post_id, [taxonomy])}
+def terms_of(site: TestWordPress, post_id: int, taxonomy: str, blog_id: int = 1) -> dict[str, str]:
+    rows = site.wp_json(
+        "post", "term", "list", str(post_id), taxonomy, "--fields=slug,name", url=_url(blog_id)
+    )
+    return {row["slug"]: row["name"] for row in rows}
+
+
+def meta_values(site: TestWordPress, post_id: int, key: str, blog_id: int = 1) -> list[str]:
+    rows = site.wp_json(
+        "post", "meta", "list", str(post_id), f"--keys={key}", "--fields=meta_value", url=_url(blog_id)
+    )
+    return [row["meta_value"] for row in rows]
 
 
 def error_of(output: PublishArticleOutput) -> tuple[str, str]:
@@ -95,7 +117,7 @@ def error_of(output: PublishArticleOutput) -> tuple[str, str]:
 # --------------------------------------------------------------------------------- success paths
 
 
-def test_scheduled_article_with_everything(site: SiteStore, wp: SshWpCli) -> None:
+def test_scheduled_article_with_everything(site: TestWordPress, wp: SshWpCli) -> None:
     audit = MemoryAuditLog()
     output = publish(wp, ARTICLE, audit=audit, user_id="argo", target_id="vps-1")
     post = created_post(site, output)
@@ -111,18 +133,20 @@ def test_scheduled_article_with_everything(site: SiteStore, wp: SshWpCli) -> Non
     tags = terms_of(site, post_id, "post_tag")
     assert tags["generative-ai"] == "生成AI"  # existing tag reused
     assert "業務効率化" in tags.values()  # new tag created
-    [thumbnail] = site.get_post_meta(post_id, "_thumbnail_id")
-    image = site.get_post(int(thumbnail))
+    [thumbnail] = meta_values(site, post_id, "_thumbnail_id")
+    image = site.post(int(thumbnail))
     assert image is not None
     assert (image["post_type"], image["post_parent"], image["post_mime_type"]) == (
         "attachment",
         post_id,
         "image/jpeg",
     )
-    assert image["guid"].endswith("/ai-hero.jpg")
-    assert site.get_post_meta(post_id, "description") == [ARTICLE["meta"]["description"]]
-    assert site.get_post_meta(post_id, "custom_note") == ["メモ"]
-    assert len(site.get_post_meta(post_id, MARKER_META_KEY)) == 1
+    # Really downloaded: the file is in the uploads folder of the post's month (the query string dropped).
+    assert image["guid"] == "https://example.test/wp-content/uploads/2030/11/sample.jpg"
+    assert "2030/11/sample.jpg" in site.uploads_listing()
+    assert meta_values(site, post_id, "description") == [ARTICLE["meta"]["description"]]
+    assert meta_values(site, post_id, "custom_note") == ["メモ"]
+    assert len(meta_values(site, post_id, MARKER_META_KEY)) == 1
     assert output.data is not None
     assert output.data.post_url == f"https://example.test/?p={post_id}"
     assert output.data.edit_url == f"https://example.test/wp-admin/post.php?post={post_id}&action=edit"
@@ -143,7 +167,7 @@ def test_scheduled_article_with_everything(site: SiteStore, wp: SshWpCli) -> Non
     ],
 )
 def test_schedule_dates_follow_the_site_time_zone(
-    site: SiteStore,
+    site: TestWordPress,
     wp: SshWpCli,
     publish_date: str,
     timezone_string: str,
@@ -151,14 +175,14 @@ def test_schedule_dates_follow_the_site_time_zone(
     local: str,
     gmt: str,
 ) -> None:
-    site.set_option("timezone_string", timezone_string)
-    site.set_option("gmt_offset", gmt_offset)
+    site.wp("option", "update", "timezone_string", timezone_string)
+    site.wp("option", "update", "gmt_offset", gmt_offset)
     output = publish(wp, article(publishDate=publish_date, featuredImageUrl=None, categories=None, tags=None))
     post = created_post(site, output)
     assert (post["post_status"], post["post_date"], post["post_date_gmt"]) == ("future", local, gmt)
 
 
-def test_publish_now_gets_a_pretty_permalink(site: SiteStore, wp: SshWpCli) -> None:
+def test_publish_now_gets_a_pretty_permalink(site: TestWordPress, wp: SshWpCli) -> None:
     started = datetime.now(UTC).replace(microsecond=0)
     output = publish(wp, article(status="publish", publishDate=None, categories=["news"], tags=None))
     post = created_post(site, output)
@@ -166,12 +190,13 @@ def test_publish_now_gets_a_pretty_permalink(site: SiteStore, wp: SshWpCli) -> N
     published = datetime.strptime(post["post_date_gmt"], "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC)
     assert started - timedelta(seconds=5) <= published <= datetime.now(UTC) + timedelta(seconds=5)
     assert output.data is not None
-    assert output.data.post_url == f"https://example.test/{post['post_name']}/"
+    # The main site of a subdirectory network: WordPress puts /blog/ before its post permalinks.
+    assert output.data.post_url == f"https://example.test/blog/{post['post_name']}/"
     assert post["post_name"].startswith("ai%e6%b4%bb%e7%94%a8")
     assert terms_of(site, post["ID"], "category") == {"news": "お知らせ"}
 
 
-def test_draft_keeps_its_date_and_stays_unpublished(site: SiteStore, wp: SshWpCli) -> None:
+def test_draft_keeps_its_date_and_stays_unpublished(site: TestWordPress, wp: SshWpCli) -> None:
     output = publish(wp, article(status="draft", featuredImageUrl=None))
     post = created_post(site, output)
     assert (post["post_status"], post["post_name"]) == ("draft", "")
@@ -180,7 +205,7 @@ def test_draft_keeps_its_date_and_stays_unpublished(site: SiteStore, wp: SshWpCl
     assert output.data.post_url == f"https://example.test/?p={post['ID']}"
 
 
-def test_multisite_site_url_is_passed_as_url(site: SiteStore, wp: SshWpCli) -> None:
+def test_multisite_site_url_is_passed_as_url(site: TestWordPress, wp: SshWpCli) -> None:
     main_site = snapshot(site, 1)
     output = publish(wp, article(siteUrl=EN, status="publish", publishDate=None))
     post = created_post(site, output, blog_id=2)
@@ -191,12 +216,12 @@ def test_multisite_site_url_is_passed_as_url(site: SiteStore, wp: SshWpCli) -> N
         "ai-katsuyou": "ai-katsuyou",
         "wordpress": "wordpress",
     }
-    [thumbnail] = site.get_post_meta(post["ID"], "_thumbnail_id", blog_id=2)
-    assert site.get_post(int(thumbnail), blog_id=2) is not None
+    [thumbnail] = meta_values(site, post["ID"], "_thumbnail_id", blog_id=2)
+    assert site.post(int(thumbnail), url=EN) is not None
     assert snapshot(site, 1) == main_site
 
 
-def test_unknown_site_url_stops_before_anything_is_created(site: SiteStore, wp: SshWpCli) -> None:
+def test_unknown_site_url_stops_before_anything_is_created(site: TestWordPress, wp: SshWpCli) -> None:
     before = snapshot(site)
     code, message = error_of(publish(wp, article(siteUrl="https://example.test/blog/")))
     assert code == "VALIDATION_ERROR"
@@ -212,7 +237,7 @@ def test_unknown_site_url_stops_before_anything_is_created(site: SiteStore, wp: 
     assert snapshot(site) == before
 
 
-def test_large_article_within_one_command(site: SiteStore, wp: SshWpCli) -> None:
+def test_large_article_within_one_command(site: TestWordPress, wp: SshWpCli) -> None:
     body = "<p>" + "長文の記事です。" * 4_800 + "</p>"  # about 115 KB: fits the remote shell's 128 KiB
     post = created_post(site, publish(wp, article(content=body, featuredImageUrl=None)))
     assert post["post_content"] == body
@@ -243,7 +268,7 @@ def write(directory: Path, document: Any) -> str:
 
 
 def test_cli_publishes_and_prints_only_the_output(
-    site: SiteStore, cli_env: Path, capsys: pytest.CaptureFixture[str]
+    site: TestWordPress, cli_env: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code = main(["publish", write(cli_env, article(status="publish", publishDate=None)), "--json"])
     captured = capsys.readouterr()
@@ -280,7 +305,7 @@ def test_cli_publishes_and_prints_only_the_output(
     ],
 )
 def test_cli_refuses_invalid_input_with_field_names(
-    site: SiteStore,
+    site: TestWordPress,
     cli_env: Path,
     capsys: pytest.CaptureFixture[str],
     document: Any,
@@ -300,10 +325,9 @@ def test_cli_refuses_invalid_input_with_field_names(
 
 
 def test_cli_reports_a_failed_publish(
-    site: SiteStore, cli_env: Path, capsys: pytest.CaptureFixture[str]
+    site: TestWordPress, cli_env: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    site.set_fault("media import", error="Download failed. Not Found", times=1)
-    code = main(["publish", write(cli_env, ARTICLE)])
+    code = main(["publish", write(cli_env, article(featuredImageUrl=MISSING_IMAGE_URL))])
     captured = capsys.readouterr()
     assert code == 1
     assert captured.out == ""
@@ -313,46 +337,52 @@ def test_cli_reports_a_failed_publish(
 # --------------------------------------------------------------------------------- failures midway
 
 
-def test_failed_featured_image_import_leaves_nothing(site: SiteStore, wp: SshWpCli) -> None:
+def test_failed_featured_image_import_leaves_nothing(site: TestWordPress, wp: SshWpCli) -> None:
+    """The image URL answers 404: WordPress's download fails (a real site's behaviour), the draft goes."""
     before = snapshot(site)
-    site.set_fault("media import", error="Download failed. Not Found", times=1)
-    code, message = error_of(publish(wp, ARTICLE))
+    post_id = site.facts["next_post_id"]
+    code, message = error_of(publish(wp, article(featuredImageUrl=MISSING_IMAGE_URL)))
     assert code == "PUBLISH_FAILED"
     assert message == (
-        "アイキャッチ画像の取り込みに失敗しました（WP-CLI: Error: Download failed. Not Found）。"
-        "この処理で作成した 投稿 ID 57 を削除しました。"
+        "アイキャッチ画像の取り込みに失敗しました（WP-CLI: Warning: Unable to import file"
+        f" '{MISSING_IMAGE_URL}'. Reason: Not Found）。この処理で作成した 投稿 ID {post_id} を削除しました。"
     )
     assert snapshot(site) == before
 
 
 @pytest.mark.parametrize("failing", ["post term", "post update", "post get"])
 def test_failure_after_the_post_was_created_is_rolled_back(
-    site: SiteStore, wp: SshWpCli, failing: str
+    site: TestWordPress, sshd_server: SshdRig, wp: SshWpCli, failing: str
 ) -> None:
     before = snapshot(site)
-    site.set_fault(failing, error="Simulated failure", times=1)
+    post_id, term_id = site.facts["next_post_id"], site.facts["next_term_id"]
+    sshd_server.set_fault(failing, error="Simulated failure", times=1)
     code, message = error_of(publish(wp, ARTICLE))
     assert code == "PUBLISH_FAILED"
-    assert "（WP-CLI: Error: Simulated failure）。この処理で作成した 添付画像 ID 58、投稿 ID 57、" in message
-    assert "カテゴリ ID 13（ai-katsuyou）" in message
-    assert "タグ ID 14（業務効率化）" in message
+    assert (
+        f"（WP-CLI: Error: Simulated failure）。この処理で作成した 添付画像 ID {post_id + 1}、投稿 ID {post_id}、"
+        in message
+    )
+    assert f"カテゴリ ID {term_id}（ai-katsuyou）" in message
+    assert f"タグ ID {term_id + 1}（業務効率化）" in message
     assert message.endswith("を削除しました。")
-    assert snapshot(site) == before  # no post, no orphan attachment, no new terms, no meta
+    # No post, no orphan attachment (nor its file), no new terms, no meta.
+    assert snapshot(site) == before
 
 
-def test_failed_cleanup_says_what_is_left(site: SiteStore, wp: SshWpCli) -> None:
-    site.set_fault("post update", error="Simulated failure", times=1)
-    site.set_fault("post delete", error="Simulated delete failure")
+def test_failed_cleanup_says_what_is_left(site: TestWordPress, sshd_server: SshdRig, wp: SshWpCli) -> None:
+    post_id, term_id = site.facts["next_post_id"], site.facts["next_term_id"]
+    sshd_server.set_fault("post update", error="Simulated failure", times=1)
+    sshd_server.set_fault("post delete", error="Simulated delete failure")
     code, message = error_of(publish(wp, ARTICLE))
     assert code == "PARTIAL_FAILURE"
     assert message == (
         "投稿の公開・予約に失敗しました（WP-CLI: Error: Simulated failure）。"
-        "この処理で作成した タグ ID 14（業務効率化）、カテゴリ ID 13（ai-katsuyou） を削除しました。"
-        "添付画像 ID 58、投稿 ID 57 は削除できなかったため、サイトに残っています。"
+        f"この処理で作成した タグ ID {term_id + 1}（業務効率化）、カテゴリ ID {term_id}（ai-katsuyou） を削除しました。"
+        f"添付画像 ID {post_id + 1}、投稿 ID {post_id} は削除できなかったため、サイトに残っています。"
         "WordPressの管理画面などで確認して削除してください。"
     )
-    left = site.get_post(57)
+    left = site.post(post_id)
     assert left is not None
     assert left["post_status"] == "draft"  # never published
-    assert site.get_post(58) is not None
-    site.clear_faults()
+    assert site.post(post_id + 1) is not None

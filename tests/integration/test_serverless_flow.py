@@ -1,5 +1,5 @@
 """A run through the serverless stack: API events → synthesized state machine (moto, real execution)
-→ real handlers → real sshd + simulator. Issue 5's end-to-end checks."""
+→ real handlers → real sshd + real WP-CLI on a real WordPress. Issue 5's end-to-end checks."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from tests.fakes.anthropic_server import (
     tool_results_text,
 )
 from tests.fakes.serverless import ANTHROPIC_TEST_KEY, OWNER, TARGET_ID, LambdaDiedError, ServerlessStack
+from tests.fakes.wordpress import SAMPLE_IMAGE_URL
 from wp_agent.executors.ssh import SshWpCli
 from wp_agent.service.lambda_setup import secure_root_handlers
 
@@ -57,7 +58,7 @@ def test_approve_path_runs_the_held_command_once(serverless: ServerlessStack) ->
             "impact": "ゴミ箱から復元できますが、サイトからは見えなくなります。",
         }
     ]
-    assert stack.site.get_post(45)["post_status"] == "draft"  # type: ignore[index]
+    assert stack.site.status_of(45) == "draft"
 
     approval = pending["approvalId"]
     path = f"/v1/sessions/{SESSION}/approvals/{approval}"
@@ -71,7 +72,7 @@ def test_approve_path_runs_the_held_command_once(serverless: ServerlessStack) ->
     view = stack.wait_for(SESSION, "Completed")
     assert view["result"]["success"] is True
     assert view["result"]["response"] == "削除しました。"
-    assert stack.site.get_post(45)["post_status"] == "trash"  # type: ignore[index]
+    assert stack.site.status_of(45) == "trash"
     assert [c["command"] for c in view["executedCommands"]] == ["post delete 45"]
     execution = stack.execution(run["runId"])
     assert stack.wait_for_execution(execution["executionArn"]) == "SUCCEEDED"
@@ -117,7 +118,7 @@ def test_reject_path_tells_the_model_and_changes_nothing(serverless: ServerlessS
     assert status == 200, body
     view = stack.wait_for(SESSION, "Completed")
     assert view["result"]["response"] == "削除は取りやめました。"
-    assert stack.site.get_post(45)["post_status"] == "draft"  # type: ignore[index]
+    assert stack.site.status_of(45) == "draft"
     assert "approval_rejected" in [r["type"] for r in stack.audit(SESSION)]
     assert "command_executed" not in [r["type"] for r in stack.audit(SESSION)]
 
@@ -132,7 +133,7 @@ def test_approval_timeout_ends_the_run_cleanly(
     view = stack.wait_for(SESSION, "Failed", timeout=60)
     assert view["result"]["error"]["code"] == "CONFIRMATION_REQUIRED"
     assert "期限" in view["result"]["error"]["message"]
-    assert stack.site.get_post(45)["post_status"] == "draft"  # type: ignore[index]
+    assert stack.site.status_of(45) == "draft"
     assert "approval_expired" in [r["type"] for r in stack.audit(SESSION)]
     assert [e["detail-type"] for e in stack.events(2)] == ["Approval Requested", "Run Failed"]
 
@@ -158,7 +159,7 @@ def test_cancel_stops_the_run(serverless: ServerlessStack) -> None:
     else:
         assert ended in {"ABORTED", "SUCCEEDED"}
     assert stack.wait_for(SESSION, "Cancelled")["status"] == "Cancelled"
-    assert stack.site.get_post(45)["post_status"] == "draft"  # type: ignore[index]
+    assert stack.site.status_of(45) == "draft"
 
 
 def test_a_retried_turn_does_not_run_a_command_twice(
@@ -189,7 +190,10 @@ def test_a_retried_turn_does_not_run_a_command_twice(
     stack.dispatcher.before["turn"] = lambda event: monkeypatch.setattr(SshWpCli, "run", run_then_die)
     start(stack, f"「{title}」という下書きを作って")
     view = stack.wait_for(SESSION, "Completed", timeout=90)
-    assert len([p for p in stack.site.posts(status="draft") if p["post_title"] == title]) == 1
+    drafts = [
+        p for p in stack.site.posts().values() if p["post_status"] == "draft" and p["post_title"] == title
+    ]
+    assert len(drafts) == 1
     assert [name for name, _ in stack.dispatcher.calls].count("turn") >= 3  # the first attempt was retried
     kinds = [r["type"] for r in stack.audit(SESSION)]
     assert kinds.count("command_outcome_unknown") == 1
@@ -294,7 +298,7 @@ def test_scheduled_run_waits_for_approval_and_expires_cleanly(serverless: Server
     session = "sch_0123456789abcdef0123-20261123000000"
     view = stack.wait_for(session, "Failed")
     assert view["result"]["error"]["code"] == "CONFIRMATION_REQUIRED"
-    assert stack.site.get_post(45)["post_status"] == "draft"  # type: ignore[index]
+    assert stack.site.status_of(45) == "draft"
     states = [
         e["stateEnteredEventDetails"]["name"]
         for e in stack.history(execution)
@@ -335,7 +339,7 @@ ARTICLE = {
     "tags": ["AI", "入門"],
     "status": "future",
     "publishDate": "2030-01-15T09:00:00+09:00",
-    "featuredImageUrl": "https://example.com/images/ai.jpg",
+    "featuredImageUrl": SAMPLE_IMAGE_URL,
     "meta": {"description": "AI活用の入門記事"},
     "targetId": TARGET_ID,
 }
@@ -358,7 +362,7 @@ def test_publish_article_through_the_workflow(serverless: ServerlessStack) -> No
     job = wait_for_article(stack, accepted["articleId"])
     assert job["status"] == "Completed", job
     data = job["result"]["data"]
-    post = stack.site.get_post(data["postId"])
+    post = stack.site.post(data["postId"])
     assert post is not None
     assert post["post_status"] == "future"
     assert post["post_title"] == "AI活用の始め方"
@@ -377,15 +381,15 @@ def send_other_user_is_hidden(stack: ServerlessStack, article_id: str) -> bool:
 
 def test_failed_publish_leaves_no_half_made_post(serverless: ServerlessStack) -> None:
     stack = serverless
-    before = {p["ID"] for p in stack.site.posts(status=None, post_type=None)}
-    stack.site.set_fault("post term", error="Database error", times=1)
+    before = stack.site.posts(post_type=None)
+    stack.rig.set_fault("post term", error="Database error", times=1)
     status, accepted = stack.api("POST", "/v1/articles", body=ARTICLE)
     assert status == 202
     job = wait_for_article(stack, accepted["articleId"])
     assert job["status"] == "Failed"
     assert job["result"]["success"] is False
     assert "削除しました" in job["result"]["error"]["message"]
-    assert {p["ID"] for p in stack.site.posts(status=None, post_type=None)} == before
+    assert stack.site.posts(post_type=None) == before
     assert [e["detail-type"] for e in stack.events(1)] == ["Article Failed"]
 
 

@@ -1,4 +1,4 @@
-"""SshWpCli against a real OpenSSH sshd on 127.0.0.1 (tests/fakes/sshd.py) with the simulator as `wp`."""
+"""SshWpCli against a real OpenSSH sshd on 127.0.0.1 (tests/fakes/sshd.py) with the real WP-CLI as `wp`."""
 
 from __future__ import annotations
 
@@ -23,11 +23,11 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 from moto import mock_aws
 
 from tests.fakes.sshd import SshdRig, random_host_key_line
+from tests.fakes.wordpress import TestWordPress
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import OUTPUT_LIMIT_BYTES
 from wp_agent.executors.ssh import SshConnectionPool, SshWpCli, close_pooled_connections
 from wp_agent.executors.ssh_keys import KeyMethod, SshCredentials, clear_secret_cache, load_ssh_credentials
-from wp_agent.simulator import SiteStore
 
 pytestmark = pytest.mark.sshd
 
@@ -106,13 +106,18 @@ class _ConnectCounter:
 # --- commands ----------------------------------------------------------------------------------
 
 
-def test_post_list_through_the_simulator(rig: SshdRig, pool: SshConnectionPool) -> None:
+def test_post_list_on_real_wordpress(
+    rig: SshdRig, pool: SshConnectionPool, seeded_wordpress: TestWordPress
+) -> None:
     wp = SshWpCli(rig.settings(), pool=pool)
-    result = wp.run(["post", "list", "--format=json"])
+    result = wp.run(["post", "list", "--format=json", "--fields=ID,post_status"])
     assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""  # the login user's session adds nothing to stderr
     posts = json.loads(result.stdout)
-    assert isinstance(posts, list)
-    assert posts
+    facts = seeded_wordpress.facts
+    # WP-CLI lists every status but trash unless --post_status says otherwise.
+    listed = ["publish_post_ids", "future_post_ids", "private_post_ids", "pending_post_ids", "draft_post_ids"]
+    assert sorted(p["ID"] for p in posts) == sorted(i for key in listed for i in facts[key])
     assert not result.truncated
     assert wp.simulated is False
 
@@ -121,28 +126,34 @@ def test_wp_cli_error_is_exit_1_with_error_line(rig: SshdRig, pool: SshConnectio
     wp = SshWpCli(rig.settings(), pool=pool)
     result = wp.run(["post", "get", "987654"])
     assert result.exit_code == 1
-    assert result.stderr.startswith("Error:")
+    assert result.stderr == "Error: Could not find the post with ID 987654.\n"
 
 
-def test_simulator_faults_timeout_and_flood(rig: SshdRig, pool: SshConnectionPool) -> None:
-    store = SiteStore(rig.site_file)
+def test_injected_faults_timeout_and_flood(rig: SshdRig, pool: SshConnectionPool) -> None:
     try:
-        store.set_fault("post list", delay_ms=30_000, times=1)
+        rig.set_fault("post list", delay_ms=30_000, times=1)
         slow = SshWpCli(rig.settings(wp_cli_timeout=1000), pool=pool)
         with pytest.raises(WpAgentError) as caught:
             slow.run(["post", "list", "--format=json"])
         assert caught.value.code is AgentErrorCode.COMMAND_TIMEOUT
-        store.clear_faults()
-        store.set_fault("post list", stdout_bytes=OUTPUT_LIMIT_BYTES + 1_000_000, times=1)
+        rig.clear_faults()
+        rig.set_fault("post list", stdout_bytes=OUTPUT_LIMIT_BYTES + 1_000_000, times=1)
         flooded = SshWpCli(rig.settings(), pool=pool).run(["post", "list"])
         assert flooded.truncated
         assert len(flooded.stdout.encode()) == OUTPUT_LIMIT_BYTES
+        # Consumed: the next `post list` is WordPress again.
+        assert (
+            SshWpCli(rig.settings(), pool=pool)
+            .run(["post", "list", "--format=count"])
+            .stdout.strip()
+            .isdigit()
+        )
     finally:
-        store.clear_faults()
+        rig.clear_faults()
 
 
-def test_arguments_reach_wp_literally(rig: SshdRig, pool: SshConnectionPool, tmp_path: Path) -> None:
-    canary = tmp_path / "pwned"
+def test_arguments_reach_wp_literally(rig: SshdRig, pool: SshConnectionPool) -> None:
+    canary = rig.scratch_dir / f"pwned-{uuid.uuid4().hex}"  # where the login user could write it
     hostile = [
         "post",
         "create",
@@ -411,9 +422,9 @@ def test_reconnects_after_the_server_dropped_the_connection(rig: SshdRig, pool: 
 
 @pytest.mark.parametrize(("max_channels", "commands"), [(3, 8), (5, 5)])
 def test_concurrent_commands_respect_the_channel_limit(
-    rig: SshdRig, pool: SshConnectionPool, tmp_path: Path, max_channels: int, commands: int
+    rig: SshdRig, pool: SshConnectionPool, max_channels: int, commands: int
 ) -> None:
-    log = tmp_path / "overlap.log"
+    log = rig.scratch_dir / f"overlap-{uuid.uuid4().hex}.log"
     wp = SshWpCli(rig.settings(wp_cli_bin="wp-stub", vps_ssh_max_channels=max_channels), pool=pool)
     assert wp.max_concurrency == max_channels
     with ThreadPoolExecutor(max_workers=commands) as executor:

@@ -1,12 +1,11 @@
-"""ArticlePublisher: date conversion, term matching, the exact WP-CLI sequence and its cleanup,
-with a recording WpCli over the in-process simulator (failures injected per command)."""
+"""ArticlePublisher without WordPress: date conversion, term matching, input validation, what is refused
+before any command runs, failure texts. The WP-CLI sequence and its cleanup on the real WordPress are
+in tests/integration/test_publisher_sequence.py."""
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -14,16 +13,13 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from tests.fakes.simulator_fixtures import SimSite
 from wp_agent.agent.ports import AuditEventType, MemoryAuditLog
 from wp_agent.cli.main import main
-from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput, parse_publish_date
 from wp_agent.policy import CommandPolicy
 from wp_agent.policy.custom_rules import CustomRules
 from wp_agent.publishing import (
-    MARKER_META_KEY,
     ArticlePublisher,
     PublishErrorCode,
     input_problems,
@@ -36,77 +32,33 @@ from wp_agent.publishing.terms import SiteTerm, Taxonomy, WantedTerm, find_term,
 
 NOW = datetime(2026, 6, 1, 0, 0, tzinfo=UTC)
 
-# --------------------------------------------------------------------------------- the fake
+
+# --------------------------------------------------------------------------------- a WpCli that must not run
 
 
-@dataclass
-class Rule:
-    """What to do instead of (or after) running a command whose words start with `prefix`."""
-
-    prefix: tuple[str, ...]
-    error: AgentErrorCode | None = None  # raise WpAgentError with this code
-    result: CommandResult | None = None  # answer this instead of running
-    run_first: bool = False  # run the command, then fail (the outcome is unknown to the caller)
-    times: int | None = 1
-
-
-@dataclass
-class RecordingWpCli:
-    """A WpCli over the in-process simulator that records every argv and can fail on cue."""
-
-    site: SimSite
-    env: dict[str, str] = field(default_factory=dict)
-    rules: list[Rule] = field(default_factory=list)
-    calls: list[list[str]] = field(default_factory=list)
+class NoWordPress:
+    """For checks that must refuse before any command: records calls, runs nothing."""
 
     max_concurrency = 1
-    simulated = True
+    simulated = False
 
-    def fail(self, *prefix: str, **kwargs: Any) -> None:
-        self.rules.append(Rule(tuple(prefix), **kwargs))
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
 
     def run(self, argv: Sequence[str]) -> CommandResult:
-        words = list(argv)
-        self.calls.append(words)
-        rule = next((r for r in self.rules if tuple(words[: len(r.prefix)]) == r.prefix), None)
-        if rule is not None and rule.times is not None:
-            rule.times -= 1
-            if rule.times == 0:
-                self.rules.remove(rule)
-        if rule is not None and rule.result is not None and not rule.run_first:
-            return rule.result
-        if rule is not None and rule.error is not None and not rule.run_first:
-            raise WpAgentError(rule.error)
-        done = self.site.wp(*words, env=self.env)
-        if rule is not None and rule.error is not None:
-            raise WpAgentError(rule.error)
-        if rule is not None and rule.result is not None:
-            return rule.result
-        return CommandResult(done.stdout, done.stderr, done.exit_code, 1)
+        self.calls.append(list(argv))
+        raise AssertionError(f"no command may run here: {list(argv)}")
 
     def close(self) -> None:
         return None
 
-    def commands(self) -> list[str]:
-        """The calls as `wp` lines without global options, for comparing sequences."""
-        return [" ".join(w for w in call if not w.startswith(("--url=", "--user="))) for call in self.calls]
-
-
-def _error(stderr: str, exit_code: int = 1) -> CommandResult:
-    return CommandResult("", stderr, exit_code, 1)
-
 
 @pytest.fixture
-def site(tmp_path: Path) -> SimSite:
-    return SimSite.create(tmp_path)
+def wp() -> NoWordPress:
+    return NoWordPress()
 
 
-@pytest.fixture
-def wp(site: SimSite) -> RecordingWpCli:
-    return RecordingWpCli(site, env={"WP_SIM_NOW": "2026-06-01 00:00:00"})
-
-
-def _publisher(wp: RecordingWpCli, **kwargs: Any) -> ArticlePublisher:
+def _publisher(wp: NoWordPress, **kwargs: Any) -> ArticlePublisher:
     kwargs.setdefault("clock", lambda: NOW)
     return ArticlePublisher(wp, kwargs.pop("policy", CommandPolicy()), **kwargs)
 
@@ -117,29 +69,9 @@ def _article(**fields: Any) -> PublishArticleInput:
     return PublishArticleInput.model_validate(values)
 
 
-FULL = {
-    "title": "AI活用の始め方",
-    "content": "<p>本文</p>",
-    "categories": ["ai-katsuyou", "wordpress"],
-    "tags": ["生成AI", "新しいタグ"],
-    "status": "future",
-    "publishDate": "2026-11-23T09:00:00+09:00",
-    "featuredImageUrl": "https://cdn.example.test/img/hero.jpg",
-    "meta": {"description": "説明文"},
-}
-
-
 def _error_of(output: PublishArticleOutput) -> tuple[str, str]:
     assert output.error is not None, output
     return output.error.code, output.error.message
-
-
-def _ids(site: SimSite, post_type: str) -> set[int]:
-    return {p["ID"] for p in site.store.posts(post_type=post_type)}
-
-
-def _term_slugs(site: SimSite, taxonomy: str) -> set[str]:
-    return {t["slug"] for t in site.store.network().blog(1).terms_in(taxonomy)}
 
 
 # --------------------------------------------------------------------------------- dates
@@ -208,141 +140,10 @@ def test_term_matching_rules() -> None:
     ]
 
 
-# --------------------------------------------------------------------------------- the sequence
-
-
-def test_full_article_command_sequence(site: SimSite, wp: RecordingWpCli) -> None:
-    output = _publisher(wp).publish(_article(**FULL))
-    assert output.success, output
-    assert output.data is not None
-    post_id = output.data.post_id
-    marker = site.store.get_post_meta(post_id, MARKER_META_KEY)[0]
-    meta_json = (
-        json.dumps({"description": "説明文", MARKER_META_KEY: marker}, ensure_ascii=False)
-        .replace(", ", ",")
-        .replace(": ", ":")
-    )
-    assert wp.commands() == [
-        "option get siteurl",
-        "option get timezone_string",
-        "term list category --fields=term_id,name,slug --format=json",
-        "term list post_tag --fields=term_id,name,slug --format=json",
-        "post create --post_type=post --post_status=draft --post_title=AI活用の始め方 --post_content=<p>本文</p> "
-        f"--post_date=2026-11-23 09:00:00 --post_date_gmt=2026-11-23 00:00:00 --meta_input={meta_json} --porcelain",
-        f"media import https://cdn.example.test/img/hero.jpg --post_id={post_id} --featured_image --porcelain",
-        "term create category ai-katsuyou --slug=ai-katsuyou --porcelain",
-        "term create post_tag 新しいタグ --porcelain",
-        f"post term set {post_id} category 13 3 --by=id",
-        f"post term set {post_id} post_tag 10 14 --by=id",
-        f"post update {post_id} --post_status=future --post_date=2026-11-23 09:00:00 "
-        "--post_date_gmt=2026-11-23 00:00:00",
-        f"post get {post_id} --fields=post_status,url --format=json",
-    ]
-    post = site.store.get_post(post_id)
-    assert post is not None
-    assert (post["post_status"], post["post_date"], post["post_date_gmt"]) == (
-        "future",
-        "2026-11-23 09:00:00",
-        "2026-11-23 00:00:00",
-    )
-    assert output.data.post_url == f"https://example.test/?p={post_id}"  # future posts have plain links
-    assert output.data.edit_url == f"https://example.test/wp-admin/post.php?post={post_id}&action=edit"
-
-
-def test_draft_without_extras_runs_only_what_it_needs(wp: RecordingWpCli) -> None:
-    output = _publisher(wp).publish(_article())
-    assert output.success, output
-    assert [c.split(" --")[0] for c in wp.commands()] == ["option get siteurl", "post create", "post get 57"]
-
-
-def test_publish_now_lets_wordpress_date_it_at_publication(site: SimSite, wp: RecordingWpCli) -> None:
-    output = _publisher(wp).publish(_article(status="publish", categories=["news"]))
-    assert output.data is not None
-    assert wp.commands()[-2] == f"post update {output.data.post_id} --post_status=publish"
-    post = site.store.get_post(output.data.post_id)
-    assert post is not None
-    assert (post["post_status"], post["post_date_gmt"]) == ("publish", "2026-06-01 00:00:00")
-    assert post["post_name"] == "ai%e6%b4%bb%e7%94%a8%e3%81%ae%e5%a7%8b%e3%82%81%e6%96%b9"
-    assert output.data.post_url == f"https://example.test/{post['post_name']}/"
-
-
-def test_publish_with_a_past_date_is_backdated(site: SimSite, wp: RecordingWpCli) -> None:
-    output = _publisher(wp).publish(_article(status="publish", publishDate="2026-04-01T10:00:00+09:00"))
-    assert output.data is not None
-    post = site.store.get_post(output.data.post_id)
-    assert post is not None
-    assert (post["post_status"], post["post_date"], post["post_date_gmt"]) == (
-        "publish",
-        "2026-04-01 10:00:00",
-        "2026-04-01 01:00:00",
-    )
-
-
-def test_publish_with_a_future_date_is_scheduled_by_wordpress(site: SimSite, wp: RecordingWpCli) -> None:
-    output = _publisher(wp).publish(_article(status="publish", publishDate="2026-12-24T18:00:00+09:00"))
-    assert output.success, output
-    assert output.data is not None
-    post = site.store.get_post(output.data.post_id)
-    assert post is not None
-    assert post["post_status"] == "future"
-
-
-def test_site_url_and_wp_user_go_on_every_command(site: SimSite, wp: RecordingWpCli) -> None:
-    article = _article(status="publish", siteUrl="https://example.test/en/", categories=["ai-katsuyou"])
-    output = _publisher(wp, site_url="https://example.test/shop/", wp_user="admin").publish(article)
-    assert output.data is not None
-    assert all(call[-2:] == ["--url=https://example.test/en/", "--user=admin"] for call in wp.calls)
-    assert output.data.edit_url.startswith("https://example.test/en/wp-admin/post.php?post=")
-    blog2 = site.store.network().blog(2)
-    assert blog2.post(output.data.post_id) is not None
-    assert "ai-katsuyou" in {t["slug"] for t in blog2.terms_in("category")}
-    assert "ai-katsuyou" not in _term_slugs(site, "category")
-    # The publisher's own site_url is the default when the article names none.
-    other = RecordingWpCli(site)
-    _publisher(other, site_url="https://example.test/shop/").publish(_article())
-    assert all(call[-1] == "--url=https://example.test/shop/" for call in other.calls)
-
-
-def test_site_url_must_be_the_site_wordpress_answers_for(wp: RecordingWpCli) -> None:
-    output = _publisher(wp).publish(_article(siteUrl="http://EXAMPLE.test/en"))
-    assert output.success, output  # scheme, host case and trailing slash do not matter
-    wrong = RecordingWpCli(wp.site)
-    code, message = _error_of(_publisher(wrong).publish(_article(siteUrl="https://example.test/blog/")))
-    assert code == "VALIDATION_ERROR"
-    assert message.startswith(
-        "入力内容に誤りがあります: siteUrl（https://example.test/blog/ に一致するサイトがありません"
-    )
-    assert wrong.commands() == ["option get siteurl", "option get home"]
-
-
-def test_content_reaches_wordpress_unchanged(site: SimSite, wp: RecordingWpCli) -> None:
-    content = '<p class="x">\'quote\' & $HOME `id` $(id) ; | > \\ \n\t<script>alert("x")</script></p>'
-    output = _publisher(wp).publish(_article(content=content, meta={"description": "a \"b\" & 'c'"}))
-    assert output.data is not None
-    post = site.store.get_post(output.data.post_id)
-    assert post is not None
-    assert post["post_content"] == content
-    assert site.store.get_post_meta(output.data.post_id, "description") == ["a \"b\" & 'c'"]
-
-
-def test_audit_records_each_command_masked_and_shortened(wp: RecordingWpCli) -> None:
-    audit = MemoryAuditLog()
-    publisher = _publisher(wp, audit=audit, user_id="u1", session_id="s1", target_id="t1")
-    publisher.publish(_article(content="<p>" + "長" * 2_000 + "</p>"))
-    events = audit.events
-    assert [e.type for e in events] == [AuditEventType.COMMAND_EXECUTED] * len(wp.calls)
-    assert {(e.user_id, e.session_id, e.target_id) for e in events} == {("u1", "s1", "t1")}
-    create = events[1]
-    assert create.command is not None
-    assert "--post_content=<2007 chars>" in create.command
-    assert (create.category, create.success, create.exit_code) == ("write", True, 0)
-    assert create.reason == "記事公開（publishArticle）: 投稿を下書きとして作成"
-
-
 # --------------------------------------------------------------------------------- refused up front
 
 
-def test_blocked_featured_image_runs_nothing(wp: RecordingWpCli) -> None:
+def test_blocked_featured_image_runs_nothing(wp: NoWordPress) -> None:
     audit = MemoryAuditLog()
     output = _publisher(wp, audit=audit).publish(_article(featuredImageUrl="http://127.0.0.1/a.jpg"))
     code, message = _error_of(output)
@@ -353,14 +154,14 @@ def test_blocked_featured_image_runs_nothing(wp: RecordingWpCli) -> None:
     assert [e.type for e in audit.events] == [AuditEventType.COMMAND_BLOCKED]
 
 
-def test_site_policy_requiring_approval_for_a_step_is_refused(wp: RecordingWpCli) -> None:
+def test_site_policy_requiring_approval_for_a_step_is_refused(wp: NoWordPress) -> None:
     policy = CommandPolicy(CustomRules.model_validate({"confirm": ["term create"]}))
     output = _publisher(wp, policy=policy).publish(_article(tags=["新しいタグ"]))
     assert _error_of(output)[0] == "CONFIRMATION_REQUIRED"
     assert wp.calls == []
 
 
-def test_schedule_too_soon_is_a_validation_error(wp: RecordingWpCli) -> None:
+def test_schedule_too_soon_is_a_validation_error(wp: NoWordPress) -> None:
     soon = (NOW + timedelta(seconds=90)).isoformat()
     code, message = _error_of(_publisher(wp).publish(_article(status="future", publishDate=soon)))
     assert code == "VALIDATION_ERROR"
@@ -368,132 +169,12 @@ def test_schedule_too_soon_is_a_validation_error(wp: RecordingWpCli) -> None:
     assert wp.calls == []
 
 
-def test_article_too_large_for_one_command_is_refused(wp: RecordingWpCli) -> None:
+def test_article_too_large_for_one_command_is_refused(wp: NoWordPress) -> None:
     big = "あ" * (MAX_COMMAND_BYTES // 3)
     code, message = _error_of(_publisher(wp).publish(_article(content=big)))
     assert code == "VALIDATION_ERROR"
     assert message.startswith("入力内容に誤りがあります: content（本文とメタデータが大きすぎます")
     assert wp.calls == []
-
-
-# --------------------------------------------------------------------------------- failures and cleanup
-
-
-def test_failure_after_the_post_removes_everything_it_created(site: SimSite, wp: RecordingWpCli) -> None:
-    before = (_ids(site, "post"), _ids(site, "attachment"), _term_slugs(site, "category"))
-    wp.fail("post", "update", result=_error("Error: Database connection lost.\n"))
-    code, message = _error_of(_publisher(wp).publish(_article(**FULL)))
-    assert code == "PUBLISH_FAILED"
-    assert message == (
-        "投稿の公開・予約に失敗しました（WP-CLI: Error: Database connection lost.）。"
-        "この処理で作成した 添付画像 ID 58、投稿 ID 57、タグ ID 14（新しいタグ）、"
-        "カテゴリ ID 13（ai-katsuyou） を削除しました。"
-    )
-    assert (_ids(site, "post"), _ids(site, "attachment"), _term_slugs(site, "category")) == before
-    assert "新しいタグ" not in {t["name"] for t in site.store.network().blog(1).terms_in("post_tag")}
-    assert wp.commands()[-4:] == [
-        "post delete 58 --force",
-        "post delete 57 --force",
-        "term delete post_tag 14",
-        "term delete category 13",
-    ]
-
-
-def test_timed_out_create_is_found_by_its_marker_and_removed(site: SimSite, wp: RecordingWpCli) -> None:
-    before = _ids(site, "post")
-    wp.fail("post", "create", error=AgentErrorCode.COMMAND_TIMEOUT, run_first=True)
-    code, message = _error_of(_publisher(wp).publish(_article()))
-    assert code == "COMMAND_TIMEOUT"
-    assert "この処理で作成した 投稿 ID 57 を削除しました。" in message
-    assert _ids(site, "post") == before
-    assert wp.commands()[-2].startswith(
-        f"post list --post_type=post --post_status=any --meta_key={MARKER_META_KEY}"
-    )
-
-
-def test_timed_out_import_is_found_as_a_child_and_removed(site: SimSite, wp: RecordingWpCli) -> None:
-    before = _ids(site, "attachment")
-    wp.fail("media", "import", error=AgentErrorCode.COMMAND_TIMEOUT, run_first=True)
-    article = _article(featuredImageUrl="https://cdn.example.test/a.png")
-    code, message = _error_of(_publisher(wp).publish(article))
-    assert code == "COMMAND_TIMEOUT"
-    assert "添付画像 ID 58、投稿 ID 57 を削除しました" in message
-    assert _ids(site, "attachment") == before
-    assert site.store.get_post_meta(57, "_thumbnail_id") == []
-
-
-def test_timed_out_term_create_is_found_by_listing_again(site: SimSite, wp: RecordingWpCli) -> None:
-    wp.fail("term", "create", error=AgentErrorCode.COMMAND_TIMEOUT, run_first=True)
-    code, message = _error_of(_publisher(wp).publish(_article(categories=["ai-katsuyou"])))
-    assert code == "COMMAND_TIMEOUT"
-    assert "カテゴリ ID 13（ai-katsuyou）" in message
-    assert "ai-katsuyou" not in _term_slugs(site, "category")
-
-
-def test_failed_cleanup_names_what_still_exists(site: SimSite, wp: RecordingWpCli) -> None:
-    wp.fail("post", "term", result=_error("Error: Failed to set terms.\n"))
-    wp.fail("post", "delete", result=_error("Error: Failed deleting post.\n"), times=None)
-    article = _article(categories=["ai-katsuyou"], featuredImageUrl="https://cdn.example.test/a.png")
-    code, message = _error_of(_publisher(wp).publish(article))
-    assert code == "PARTIAL_FAILURE"
-    assert message == (
-        "カテゴリの設定に失敗しました（WP-CLI: Error: Failed to set terms.）。"
-        "この処理で作成した カテゴリ ID 13（ai-katsuyou） を削除しました。"
-        "添付画像 ID 58、投稿 ID 57 は削除できなかったため、サイトに残っています。"
-        "WordPressの管理画面などで確認して削除してください。"
-    )
-    assert site.store.get_post(57) is not None
-    assert site.store.get_post(58) is not None
-
-
-def test_lost_connection_stops_cleanup_after_one_attempt(site: SimSite, wp: RecordingWpCli) -> None:
-    wp.fail("post", "update", error=AgentErrorCode.SSH_CONNECTION_FAILED)
-    wp.fail("post", "delete", error=AgentErrorCode.SSH_CONNECTION_FAILED, times=None)
-    code, message = _error_of(_publisher(wp).publish(_article(status="publish", tags=["新しいタグ"])))
-    assert code == "PARTIAL_FAILURE"
-    assert message.startswith("投稿の公開・予約に失敗しました: WordPressサーバーにSSH接続できませんでした")
-    assert "投稿 ID 57、タグ ID 13（新しいタグ） は削除できなかったため" in message
-    assert sum(c.startswith(("post delete", "term delete")) for c in wp.commands()) == 1
-
-
-def test_unconfirmable_create_is_reported(site: SimSite, wp: RecordingWpCli) -> None:
-    wp.fail("post", "create", error=AgentErrorCode.SSH_CONNECTION_FAILED, run_first=True)
-    wp.fail("post", "list", error=AgentErrorCode.SSH_CONNECTION_FAILED)
-    code, message = _error_of(_publisher(wp).publish(_article()))
-    assert code == "PARTIAL_FAILURE"
-    assert f"投稿が作成されたかどうか確認できませんでした（投稿メタ {MARKER_META_KEY}=" in message
-
-
-def test_schedule_wordpress_published_at_once_is_rolled_back(site: SimSite, wp: RecordingWpCli) -> None:
-    # The server's clock is past the date our own clock still sees as future.
-    wp.env = {"WP_SIM_NOW": "2026-12-01 00:00:00"}
-    code, message = _error_of(_publisher(wp).publish(_article(**FULL)))
-    assert code == "PUBLISH_FAILED"
-    assert message.startswith(
-        "予約日時が現在時刻に近すぎる（または過ぎた）ため、WordPressが予約せずに即時公開しました。"
-    )
-    assert "投稿 ID 57" in message
-    assert site.store.get_post(57) is None
-
-
-def test_wp_cli_before_2_8_gets_the_url_from_post_list(site: SimSite, wp: RecordingWpCli) -> None:
-    wp.fail("post", "get", result=_error("Error: Invalid field: url.\n"))
-    output = _publisher(wp).publish(_article(status="publish"))
-    assert output.success, output
-    assert output.data is not None
-    assert wp.commands()[-1] == (
-        f"post list --post__in={output.data.post_id} --post_type=post --post_status=any "
-        "--fields=post_status,url --format=json"
-    )
-    assert output.data.post_url.startswith("https://example.test/ai%e6%b4%bb")
-
-
-def test_unexpected_error_still_cleans_up(site: SimSite, wp: RecordingWpCli) -> None:
-    wp.fail("post", "get", result=CommandResult("not json", "", 0, 1))
-    code, message = _error_of(_publisher(wp).publish(_article()))
-    assert code == "PUBLISH_FAILED"
-    assert message == "投稿のURLを読み取れませんでした。この処理で作成した 投稿 ID 57 を削除しました。"
-    assert site.store.get_post(57) is None
 
 
 def test_failure_output_keeps_the_cause_code_only_when_cleanup_was_complete() -> None:
@@ -609,38 +290,3 @@ def test_cli_input_errors_exit_2(
     assert expected in captured.err
     assert captured.out == ""
     assert not (sandbox_env / "audit.jsonl").exists()
-
-
-def test_cli_reads_stdin_and_labels_the_sandbox(
-    sandbox_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    document = {"title": "標準入力から", "content": "<p>x</p>", "status": "publish", "tags": ["新しいタグ"]}
-    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(document, ensure_ascii=False)))
-    assert main(["publish", "-"]) == 0
-    out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("【サンドボックス】シミュレーションのサイトで記事を公開しました（投稿ID ")
-    assert out[1].startswith("URL: https://example.test/")
-    assert out[2].startswith("編集: https://example.test/wp-admin/post.php?post=")
-
-
-# --------------------------------------------------------------------------------- simulator extension
-
-
-def test_deleting_an_attachment_removes_featured_image_references(site: SimSite) -> None:
-    """wp_delete_attachment() deletes every `_thumbnail_id` row that points at the attachment."""
-    imported = site.wp(
-        "media", "import", "https://cdn.example.test/x.jpg", "--post_id=46", "--featured_image", "--porcelain"
-    )
-    attachment = int(imported.stdout)
-    site.wp("post", "meta", "update", "45", "_thumbnail_id", str(attachment))
-    assert site.store.get_post_meta(46, "_thumbnail_id") == [str(attachment)]
-    assert (
-        site.wp("post", "delete", str(attachment), "--force").stdout
-        == f"Success: Deleted post {attachment}.\n"
-    )
-    assert site.store.get_post_meta(46, "_thumbnail_id") == []
-    assert site.store.get_post_meta(45, "_thumbnail_id") == []
-    # Deleting an ordinary post leaves other posts' featured images alone.
-    site.wp("post", "meta", "update", "45", "_thumbnail_id", "46")
-    site.wp("post", "delete", "46", "--force")
-    assert site.store.get_post_meta(45, "_thumbnail_id") == ["46"]

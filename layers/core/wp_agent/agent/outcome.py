@@ -18,7 +18,7 @@ from wp_agent.models.agent_io import (
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.masking import mask_command_output, mask_text
 
-SANDBOX_LABEL = "【サンドボックス】この結果はシミュレーション上のWordPressサイトでの実行結果です（実際のサイトは変更されていません）。"
+SANDBOX_LABEL = "【サンドボックス】この結果はサンドボックス（サンプルデータ入りのローカルWordPress）での実行結果です（実際のサイトは変更されていません）。"
 
 
 def executed_commands(state: SessionState) -> list[ExecutedCommand]:

@@ -96,7 +96,7 @@ def render_tool_result(
     """The text of one tool_result block."""
     attributes = f'command="{_escape(command).replace(chr(34), chr(39))}" exit_code="{exit_code}" trust="untrusted-data"'
     if simulated:
-        attributes += ' site="simulated"'
+        attributes += ' site="sandbox"'
     parts = [f"<tool_output {attributes}>"]
     if stdout:
         parts.append(_escape(shape_stdout(mask_command_output(stdout))))

@@ -159,7 +159,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return ExitCode.CONFIGURATION
     if settings.wp_cli_mode is WpCliMode.SANDBOX and progress is not None:
         print(
-            "【サンドボックス】シミュレーションのWordPressサイトで実行します（実際のサイトには接続しません）",
+            "【サンドボックス】サンプルデータ入りのローカルWordPressで実行します（実際のサイトには接続しません）",
             file=sys.stderr,
         )
     try:

@@ -76,7 +76,7 @@ def _print_human(
 ) -> None:
     if output.data is None:
         return
-    prefix = "【サンドボックス】シミュレーションのサイトで" if simulated else ""
+    prefix = "【サンドボックス】ローカルのWordPressで" if simulated else ""
     print(f"{prefix}{_STATUS_JA[article.status]}（投稿ID {output.data.post_id}）", file=out)
     print(f"URL: {output.data.post_url}", file=out)
     print(f"編集: {output.data.edit_url}", file=out)

@@ -1,1 +1,1 @@
-"""Where WP-CLI runs: the WpCli port and its adapters (local subprocess, SSH, sandbox simulator)."""
+"""Where WP-CLI runs: the WpCli port and its adapters (local subprocess, SSH, the sandbox WordPress)."""

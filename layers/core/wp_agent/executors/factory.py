@@ -6,7 +6,6 @@ from wp_agent.config import Settings, WpCliMode
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.local import LocalWpCli
 from wp_agent.executors.port import WpCli
-from wp_agent.executors.sandbox import SandboxWpCli
 
 
 def build_wp_cli(settings: Settings) -> WpCli:
@@ -14,6 +13,9 @@ def build_wp_cli(settings: Settings) -> WpCli:
     if settings.wp_cli_mode is WpCliMode.LOCAL:
         return LocalWpCli.from_settings(settings)
     if settings.wp_cli_mode is WpCliMode.SANDBOX:
+        # Local only (it manages a MariaDB server and PHP); the Lambda layer does not carry it.
+        from wp_agent.executors.sandbox import SandboxWpCli
+
         return SandboxWpCli.from_settings(settings)
     if settings.wp_cli_mode is WpCliMode.SSH:
         # paramiko is loaded only when SSH is actually used.

@@ -1,48 +1,73 @@
-"""WP_CLI_MODE=sandbox: the bundled WP-CLI simulator on a local sample site (labelled as simulated)."""
+"""WP_CLI_MODE=sandbox: real WP-CLI on the local sandbox WordPress (wp_agent.sandbox), labelled as such.
+
+Nothing here reaches a person's site: the sandbox is a WordPress network of its own on a private
+MariaDB under WP_AGENT_SANDBOX_SITE (default ~/.wp-agent/sandbox/), started and seeded on first use.
+Commands run exactly as in `local` mode — `php wp-cli.phar --path=<sandbox>/wordpress <argv…>`, no
+shell — so a `media import` of a URL really downloads, and fails as on a real site when it cannot.
+"""
 
 from __future__ import annotations
 
-import sys
+import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 from wp_agent.config import Settings
 from wp_agent.executors.local import LocalWpCli
+from wp_agent.executors.port import CommandResult
+from wp_agent.sandbox import SandboxSite
 
 DEFAULT_SANDBOX_DIR = Path("~/.wp-agent/sandbox")
-SITE_FILE_NAME = ".wp-sim-site.json"
-SIMULATOR_COMMAND = (sys.executable, "-m", "wp_agent.simulator")
 
 
-class SandboxWpCli(LocalWpCli):
-    """A LocalWpCli whose `wp` is `python -m wp_agent.simulator`; the site is seeded on first use.
-
-    `site` is a directory (the site file is `<dir>/.wp-sim-site.json`) or a path ending in `.json`.
-    """
+class SandboxWpCli:
+    """The WpCli of the sandbox: prepares the site on first use, then runs like LocalWpCli."""
 
     def __init__(
         self,
-        site: Path | str | None = None,
+        site: SandboxSite | Path | str | None = None,
         *,
         timeout_seconds: float = 60.0,
         max_concurrency: int = 5,
     ) -> None:
-        site_path = Path(site if site is not None else DEFAULT_SANDBOX_DIR).expanduser()
-        if site_path.suffix == ".json":
-            site_dir, site_file = site_path.parent, site_path
-        else:
-            site_dir, site_file = site_path, site_path / SITE_FILE_NAME
-        site_dir.mkdir(parents=True, exist_ok=True)
-        self.site_file = site_file
-        super().__init__(
-            site_dir,
-            wp_cli_bin=SIMULATOR_COMMAND,
-            timeout_seconds=timeout_seconds,
-            max_concurrency=max_concurrency,
-            simulated=True,
-            # Explicit, so a stray WP_SIM_SITE in the environment cannot point the sandbox elsewhere.
-            env={"WP_SIM_SITE": str(site_file)},
-        )
+        self.site = site if isinstance(site, SandboxSite) else SandboxSite(Path(site or DEFAULT_SANDBOX_DIR))
+        self._timeout_seconds = timeout_seconds
+        self._max_concurrency = max_concurrency
+        self._lock = threading.Lock()
+        self._local: LocalWpCli | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SandboxWpCli:
-        return cls(settings.wp_agent_sandbox_site, timeout_seconds=settings.command_timeout_seconds)
+        """Prepared at once, so a sandbox that cannot start is a configuration error before any model call."""
+        wp_cli = cls(settings.wp_agent_sandbox_site, timeout_seconds=settings.command_timeout_seconds)
+        wp_cli.prepare()
+        return wp_cli
+
+    @property
+    def max_concurrency(self) -> int:
+        return self._max_concurrency
+
+    @property
+    def simulated(self) -> bool:
+        """Always: answers say they come from the sandbox, not the person's site."""
+        return True
+
+    def prepare(self) -> LocalWpCli:
+        """Start (and on the very first use, seed) the sandbox; the executor that runs its commands."""
+        with self._lock:
+            if self._local is None:
+                self.site.start()
+                self._local = LocalWpCli(
+                    self.site.wordpress,
+                    wp_cli_bin=self.site.wp_command(),
+                    timeout_seconds=self._timeout_seconds,
+                    max_concurrency=self._max_concurrency,
+                    simulated=True,
+                )
+            return self._local
+
+    def run(self, argv: Sequence[str]) -> CommandResult:
+        return self.prepare().run(argv)
+
+    def close(self) -> None:
+        """The sandbox's database keeps running for the next call (`wp-agent sandbox stop` ends it)."""

@@ -1,1 +1,0 @@
-"""WordPress core behaviour the simulated commands rely on (posts, terms, users, dates, slugs)."""

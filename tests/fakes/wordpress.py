@@ -1,0 +1,264 @@
+"""The tests' WordPress: a real one (Debian's PHP, MariaDB and files, the real WP-CLI phar).
+
+A `TestWordPress` is a sandbox site (wp_agent.sandbox) of its own in a temp directory — its own
+MariaDB on its own socket, so parallel test runs and the developer's sandbox never meet — seeded
+from the shared seed cache and restored from the dump whenever a test changed it. It is owned by the
+unprivileged user the sshd rig logs in as (root runs it as that user), so commands over SSH and
+the harness's own local commands write files as the same user.
+
+It also plays the internet for WordPress: a must-use plugin (test harness only, never in the
+sandbox) sends HTTP requests for the hosts in `INTERNET_HOSTS` to a local server through
+WordPress's own HTTP API, so `media import https://cdn.example.test/…` really downloads — or gets
+a real 404.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import functools
+import hashlib
+import http.server
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from wp_agent.sandbox import SandboxSite
+
+RIG_USER = "wpagent-rig"
+RIG_HOME = Path("/var/lib/wpagent-rig")
+INTERNET_HOSTS = ("cdn.example.test", "images.example.test")
+# On the test internet from the start: a real JPEG, and a path that answers 404.
+SAMPLE_IMAGE_URL = "https://cdn.example.test/images/sample.jpg"
+MISSING_IMAGE_URL = "https://cdn.example.test/images/missing.jpg"
+INTERNET_MAP = "wp-agent-test-internet.json"
+_MU_PLUGIN = "wp-content/mu-plugins/wp-agent-test-internet.php"
+_MU_PLUGIN_CODE = """<?php
+/**
+ * Test harness only: the test network's "internet". Requests to the hosts in
+ * ABSPATH/wp-agent-test-internet.json go to the local server named there, through WordPress's own
+ * HTTP API (downloads, status codes and errors stay real).
+ */
+add_filter(
+	'pre_http_request',
+	static function ( $response, $args, $url ) {
+		static $map = null;
+		if ( null === $map ) {
+			$file = ABSPATH . 'wp-agent-test-internet.json';
+			$map  = is_readable( $file ) ? (array) json_decode( file_get_contents( $file ), true ) : array();
+		}
+		$parts = wp_parse_url( $url );
+		if ( false !== $response || empty( $parts['host'] ) || ! isset( $map[ $parts['host'] ] ) ) {
+			return $response;
+		}
+		$local = $map[ $parts['host'] ] . ( $parts['path'] ?? '/' ) . ( isset( $parts['query'] ) ? '?' . $parts['query'] : '' );
+		$args['reject_unsafe_urls'] = false;
+		return wp_remote_request( $local, $args );
+	},
+	10,
+	3
+);
+"""
+
+
+def rig_login_user() -> str:
+    """Who the tests' WordPress and sshd sessions run as: as root, a dedicated unprivileged user with a
+    plain /bin/sh (created once); otherwise ourselves."""
+    if os.geteuid() != 0:
+        return pwd.getpwuid(os.geteuid()).pw_name
+    try:
+        entry = pwd.getpwnam(RIG_USER)
+    except KeyError:
+        completed = subprocess.run(
+            ["useradd", "--system", "--user-group", "--shell", "/bin/sh", "--home-dir", str(RIG_HOME),
+             "--no-create-home", "--comment", "wp-agent test rig", RIG_USER],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        if completed.returncode not in (0, 9):  # 9: created meanwhile by another test run
+            raise RuntimeError(f"useradd {RIG_USER} failed: {completed.stderr}") from None
+        entry = pwd.getpwnam(RIG_USER)
+    if entry.pw_shell != "/bin/sh":
+        raise RuntimeError(f"{RIG_USER} exists with the shell {entry.pw_shell}, not /bin/sh")
+    # useradd locks the password ("!"), and sshd without PAM refuses locked accounts even for keys;
+    # "*" means "no password" without the lock. An empty home of its own (sshd complains on stderr
+    # of every command when there is none; no rc files: /bin/sh reads none for commands).
+    subprocess.run(["usermod", "-p", "*", "--home", str(RIG_HOME), RIG_USER], capture_output=True, check=True)
+    RIG_HOME.mkdir(mode=0o750, exist_ok=True)
+    os.chown(RIG_HOME, entry.pw_uid, entry.pw_gid)
+    return RIG_USER
+
+
+class LocalInternet:
+    """A loopback HTTP server for files of `root` (the hosts of INTERNET_HOSTS point here)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        handler = functools.partial(_QuietHandler, directory=str(root))
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def start(self) -> LocalInternet:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+class TestWordPress:
+    """A seeded WordPress network for tests; `reset()` restores it when `dirty`."""
+
+    __test__ = False  # not a test class, whatever pytest thinks of the name
+
+    def __init__(self, home: Path, *, owner: str) -> None:
+        self.home = home
+        self.owner = owner
+        self.internet = LocalInternet(self._internet_dir()).start()
+        mapping = dict.fromkeys(INTERNET_HOSTS, self.internet.base_url)
+        self.site = SandboxSite(
+            home,
+            owner=owner,
+            extra_files={_MU_PLUGIN: _MU_PLUGIN_CODE, INTERNET_MAP: json.dumps(mapping)},
+        )
+        self.dirty = True
+
+    @classmethod
+    def create(cls) -> TestWordPress:
+        owner = rig_login_user()
+        # Outside pytest's temp root (0700, root's): the rig user must reach it.
+        home = Path(tempfile.mkdtemp(prefix="wp-agent-wordpress-"))
+        wordpress = cls(home, owner=owner)
+        atexit.register(wordpress.stop)  # a MariaDB server must not outlive an interrupted run
+        wordpress.serve("images/sample.jpg", sample_image())
+        wordpress.site.start()
+        wordpress.dirty = False
+        return wordpress
+
+    @property
+    def path(self) -> Path:
+        return self.site.wordpress
+
+    @property
+    def facts(self) -> dict[str, Any]:
+        return self.site.facts()
+
+    def reset(self) -> None:
+        self.site.reset()
+        self.dirty = False
+
+    def stop(self) -> None:
+        """Stop its MariaDB and HTTP server and remove its files (safe to call twice)."""
+        if self.home.exists():
+            self.site.stop()
+            shutil.rmtree(self.home, ignore_errors=True)
+        if self.internet.root.exists():
+            self.internet.stop()
+            shutil.rmtree(self.internet.root, ignore_errors=True)
+
+    # --- looking at the site (real WP-CLI as the owner, or SQL) ------------------------------------
+
+    def wp(self, *args: str, url: str | None = None) -> subprocess.CompletedProcess[str]:
+        """Run WP-CLI locally (not through the agent or its policy); never raises on failure."""
+        scope = [f"--url={url}"] if url else []
+        return self.site.wp(*scope, *args, check=False)
+
+    def wp_json(self, *args: str, url: str | None = None) -> Any:
+        done = self.wp(*args, "--format=json", url=url)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    def post(self, post_id: int, *, url: str | None = None) -> dict[str, Any] | None:
+        """The post's fields as `post get --format=json` shows them; None when it does not exist."""
+        done = self.wp("post", "get", str(post_id), "--format=json", url=url)
+        return json.loads(done.stdout) if done.returncode == 0 else None
+
+    def posts(self, *, blog: int = 1, post_type: str | None = "post") -> dict[int, dict[str, str]]:
+        """Every row of the site's posts table in any status (trash, revisions, attachments…)
+        with its type, status, title, parent and date; only `post_type` unless that is None."""
+        table = "wp_posts" if blog == 1 else f"wp_{blog}_posts"
+        where = f" WHERE post_type = '{post_type}'" if post_type else ""
+        rows = self.sql(
+            f"SELECT ID, post_type, post_status, post_title, post_parent, post_date FROM {table}{where}"
+        )
+        fields = ("post_type", "post_status", "post_title", "post_parent", "post_date")
+        return {int(row[0]): dict(zip(fields, row[1:], strict=True)) for row in rows}
+
+    def status_of(self, post_id: int, *, blog: int = 1) -> str | None:
+        row = self.posts(blog=blog, post_type=None).get(post_id)
+        return row["post_status"] if row else None
+
+    def ids(self, status: str, *, blog: int = 1, post_type: str = "post") -> list[int]:
+        return sorted(
+            i for i, row in self.posts(blog=blog, post_type=post_type).items() if row["post_status"] == status
+        )
+
+    def sql(self, query: str) -> list[list[str]]:
+        return self.site.sql(query)
+
+    def table_checksums(self) -> dict[str, str]:
+        """CHECKSUM TABLE of every table of every site (and the network's)."""
+        tables = [row[0] for row in self.sql("SHOW TABLES")]
+        if not tables:
+            return {}
+        rows = self.sql("CHECKSUM TABLE " + ", ".join(f"`{t}`" for t in tables))
+        return {row[0].split(".", 1)[1]: row[1] for row in rows}
+
+    def uploads_listing(self) -> dict[str, str]:
+        """Every file under wp-content/uploads with a hash of its content."""
+        uploads = self.path / "wp-content" / "uploads"
+        return {
+            str(path.relative_to(uploads)): hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+            for path in sorted(uploads.rglob("*"))
+            if path.is_file()
+        }
+
+    def serve(self, name: str, data: bytes) -> str:
+        """Publish `data` on the test internet; returns its https://cdn.example.test/… URL."""
+        (self.internet.root / name).parent.mkdir(parents=True, exist_ok=True)
+        (self.internet.root / name).write_bytes(data)
+        return f"https://{INTERNET_HOSTS[0]}/{name}"
+
+    @staticmethod
+    def _internet_dir() -> Path:
+        return Path(tempfile.mkdtemp(prefix="wp-agent-internet-"))
+
+
+@functools.lru_cache(maxsize=4)
+def sample_image(width: int = 64, height: int = 48, kind: str = "jpeg") -> bytes:
+    """A real image (made with PHP's GD, like the seed's media) for `media import`."""
+    with tempfile.TemporaryDirectory() as scratch:
+        target = Path(scratch) / f"image.{kind}"
+        code = (
+            f"$i = imagecreatetruecolor({width}, {height});"
+            "imagefill($i, 0, 0, imagecolorallocate($i, 200, 80, 40));"
+            f"image{kind}($i, $argv[1]);"
+        )
+        subprocess.run(["php", "-r", code, str(target)], check=True, capture_output=True)
+        return target.read_bytes()
+
+
+@contextlib.contextmanager
+def running_wordpress() -> Iterator[TestWordPress]:
+    wordpress = TestWordPress.create()
+    try:
+        yield wordpress
+    finally:
+        wordpress.stop()

@@ -1,0 +1,89 @@
+"""pytest fixtures for the real WordPress (tests/fakes/wordpress.py), the real-sshd rig in front of it,
+and a sandbox for `wp-agent` run as a process in sandbox mode.
+
+One WordPress and one sshd per test session. The site is restored from the seed dump only when a
+test may have changed it: `fresh_wordpress` (a test that writes) marks it dirty, `seeded_wordpress`
+(a test that only reads) uses it as it is when clean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.fakes.sshd import SshdRig
+from tests.fakes.wordpress import TestWordPress, running_wordpress
+from wp_agent.sandbox import SandboxSite
+from wp_agent.sandbox.seed_cache import CACHE_ENV, SeedCache
+
+
+@pytest.fixture(scope="session")
+def wordpress() -> Iterator[TestWordPress]:
+    """The session's WordPress network (its own MariaDB in a temp dir), seeded."""
+    with running_wordpress() as site:
+        yield site
+
+
+@pytest.fixture(scope="session")
+def sshd_server(wordpress: TestWordPress) -> Iterator[SshdRig]:
+    """One sshd for the test session, the real WP-CLI on the session's WordPress as `wp`."""
+    rig = SshdRig(wordpress)
+    rig.start()
+    try:
+        yield rig
+    finally:
+        rig.stop()
+
+
+@pytest.fixture
+def seeded_wordpress(wordpress: TestWordPress) -> TestWordPress:
+    """The seeded site for a test that only reads it (restored first if an earlier test wrote)."""
+    if wordpress.dirty:
+        wordpress.reset()
+    return wordpress
+
+
+@pytest.fixture
+def fresh_wordpress(wordpress: TestWordPress) -> TestWordPress:
+    """The seeded site for a test that may change it (restored before the next test needs it)."""
+    if wordpress.dirty:
+        wordpress.reset()
+    wordpress.dirty = True
+    return wordpress
+
+
+@pytest.fixture
+def rig_site(sshd_server: SshdRig, fresh_wordpress: TestWordPress) -> Iterator[TestWordPress]:
+    """The rig's WordPress, fresh for the test; faults injected on the rig are cleared afterwards."""
+    try:
+        yield fresh_wordpress
+    finally:
+        sshd_server.clear_faults()
+
+
+@pytest.fixture(scope="session")
+def session_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxSite]:
+    """A sandbox site of the session (its own MariaDB), for `wp-agent` run with WP_CLI_MODE=sandbox."""
+    site = SandboxSite(tmp_path_factory.mktemp("sandbox") / "sandbox")
+    site.start()
+    try:
+        yield site
+    finally:
+        site.stop()
+
+
+@pytest.fixture
+def cli_sandbox(session_sandbox: SandboxSite) -> SandboxSite:
+    """The session's sandbox, reset to the seed for this test."""
+    session_sandbox.reset()
+    return session_sandbox
+
+
+def sandbox_environment(site: SandboxSite | None = None) -> dict[str, str]:
+    """Environment variables for a `wp-agent` process on `site` (default: the process's default sandbox)
+    that reuse this machine's seed cache instead of provisioning again under a test HOME."""
+    env = {"WP_CLI_MODE": "sandbox", CACHE_ENV: str(SeedCache.default().root)}
+    if site is not None:
+        env["WP_AGENT_SANDBOX_SITE"] = str(site.home)
+    return env
