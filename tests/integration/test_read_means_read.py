@@ -1,0 +1,200 @@
+"""Property on the real WordPress: a command the policy calls `read` changes nothing.
+
+The corpus is generated, not hand-picked: for every `read` entry of the command table, sample
+arguments for its positionals (below), then the real WP-CLI's own synopsis (`wp cli cmd-dump`) adds
+every `--format` it offers, every switch it has (`--skip-update-check`, `--force-check`, `--all`…)
+and a run on another site of the network (`--url`). Each form the policy classifies as `read` runs on
+the seeded site; afterwards CHECKSUM TABLE and AUTO_INCREMENT of every table of every site, and the
+uploads directory (names and contents), must be exactly as before. A read that changes state is a
+policy bug: the policy classifies it as a write (see command_table.py / argument_rules.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from tests.fakes.wordpress import TestWordPress
+from wp_agent.policy import CommandPolicy, PolicyCategory
+from wp_agent.policy.command_table import ALLOWED_COMMANDS
+
+POLICY = CommandPolicy()
+OTHER_SITE = "--url=https://example.test/en/"
+READ_PATHS = sorted(path for path, entry in ALLOWED_COMMANDS.items() if entry.category is PolicyCategory.READ)
+
+
+def sample_positionals(facts: dict[str, Any]) -> dict[tuple[str, ...], list[list[str]]]:
+    """Arguments an agent would give each read command on the sample site (IDs from the seed's facts)."""
+    term = str(facts["term_ids"]["category:news"])
+    comment = str(facts["comment_ids"]["approved"][0])
+    hero = str(facts["attachment_ids"]["hero-image"])
+    return {
+        ("post", "get"): [["45"], ["10"]],
+        ("post", "exists"): [["45"], [str(facts["missing_post_id"])]],
+        ("post", "url-to-id"): [["https://example.test/blog/seo-basics/"]],
+        ("post", "meta", "list"): [["10"]],
+        ("post", "meta", "get"): [["10", "views"]],
+        ("post", "meta", "pluck"): [[hero, "_wp_attachment_metadata", "width"]],
+        ("post", "term", "list"): [["10", "category", "post_tag"]],
+        ("post-type", "get"): [["post"]],
+        ("taxonomy", "get"): [["category"]],
+        ("term", "list"): [["category", "post_tag"]],
+        ("term", "get"): [["category", term], ["category", "news", "--by=slug"]],
+        ("term", "meta", "list"): [[term]],
+        ("term", "meta", "get"): [[term, "color"]],
+        ("term", "meta", "pluck"): [[term, "color", "hex"]],
+        ("comment", "get"): [[comment]],
+        ("comment", "count"): [[], ["10"]],
+        ("comment", "exists"): [[comment]],
+        ("comment", "status"): [[comment]],
+        ("menu", "item", "list"): [["main-menu"]],
+        ("theme", "get"): [["twentytwentyone"]],
+        ("theme", "status"): [[], ["twentytwentyone"]],
+        ("theme", "search"): [["twenty"]],
+        ("theme", "is-installed"): [["twentytwentyone"]],
+        ("theme", "is-active"): [["twentytwentyone"]],
+        ("theme", "mod", "get"): [["nav_menu_locations"]],
+        ("widget", "list"): [["sidebar-1"]],
+        ("plugin", "get"): [["akismet"]],
+        ("plugin", "status"): [[], ["akismet"]],
+        ("plugin", "search"): [["seo"]],
+        ("plugin", "is-installed"): [["akismet"]],
+        ("plugin", "is-active"): [["akismet"]],
+        ("plugin", "verify-checksums"): [["akismet"]],
+        ("plugin", "auto-updates", "status"): [["akismet"]],
+        ("language", "plugin", "list"): [["akismet"]],
+        ("language", "theme", "list"): [["twentytwentyone"]],
+        ("user", "get"): [["hanako"]],
+        ("user", "list-caps"): [["hanako"]],
+        ("user", "meta", "list"): [["hanako"]],
+        ("user", "meta", "get"): [["hanako", "nickname"]],
+        ("user", "meta", "pluck"): [["2", "wp_capabilities", "editor"]],
+        ("user", "session", "list"): [["hanako"]],
+        ("role", "exists"): [["editor"]],
+        ("cap", "list"): [["editor"]],
+        ("option", "get"): [["blogname"]],
+        ("option", "pluck"): [["theme_mods_twentytwentyone", "nav_menu_locations"]],
+        ("site", "option", "get"): [["site_name"]],
+        # The second is an expired transient (the seed has one, as real sites do).
+        ("transient", "get"): [["argo_note_feed_cache"], ["argo_note_stale_cache"]],
+        ("help",): [["post", "list"]],
+    }
+
+
+def _synopses(site: TestWordPress) -> dict[tuple[str, ...], tuple[str, str]]:
+    """(synopsis, long description) of every WP-CLI command, from the real WP-CLI."""
+    done = site.wp("cli", "cmd-dump")
+    assert done.returncode == 0, done.stderr
+    found: dict[tuple[str, ...], tuple[str, str]] = {}
+
+    def walk(node: dict[str, Any], path: tuple[str, ...]) -> None:
+        for sub in node.get("subcommands", []):
+            here = (*path, sub["name"])
+            found[here] = (sub.get("synopsis") or "", sub.get("longdesc") or "")
+            walk(sub, here)
+
+    walk(json.loads(done.stdout), ())
+    return found
+
+
+def _formats(longdesc: str) -> list[str]:
+    """The `options:` listed under [--format=<format>] in the command's own documentation."""
+    block = re.search(r"\[--format=<format>\]\n.*?options:\n((?:\s+- \S+\n)+)", longdesc, re.DOTALL)
+    return re.findall(r"- (\S+)", block.group(1)) if block else []
+
+
+def generate_forms(
+    path: tuple[str, ...], synopsis: str, longdesc: str, positionals: list[list[str]]
+) -> Iterator[list[str]]:
+    switches = re.findall(r"\[--([a-z][a-z0-9-]*)\]", synopsis)
+    for arguments in positionals:
+        base = [*path, *arguments]
+        yield base
+        yield from ([*base, f"--format={fmt}"] for fmt in _formats(longdesc))
+        yield from ([*base, f"--{switch}"] for switch in switches)
+    yield [*path, *positionals[0], OTHER_SITE]
+
+
+@pytest.fixture(scope="module")
+def corpus(wordpress: TestWordPress) -> list[list[str]]:
+    if wordpress.dirty:
+        wordpress.reset()
+    synopses = _synopses(wordpress)
+    samples = sample_positionals(wordpress.facts)
+    forms: list[list[str]] = []
+    for path in READ_PATHS:
+        synopsis, longdesc = synopses[path]
+        required = re.sub(r"\[[^\]]*\]", "", synopsis)
+        positionals = samples.get(path, [[]])
+        assert positionals != [[]] or "<" not in required, (
+            f"no sample arguments for `{' '.join(path)}`: {synopsis}"
+        )
+        forms += [
+            form
+            for form in generate_forms(path, synopsis, longdesc, positionals)
+            if POLICY.classify_argv(form).category is PolicyCategory.READ
+        ]
+    return forms
+
+
+def state(site: TestWordPress) -> dict[str, Any]:
+    """What a write would change: every table (checksum, next ID) of every site, every uploaded file."""
+    return {"tables": site.site.table_state(), "uploads": site.uploads_listing()}
+
+
+def _changes(site: TestWordPress, before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    tables = sorted(
+        t for t in {*before["tables"], *after["tables"]} if before["tables"].get(t) != after["tables"].get(t)
+    )
+    uploads = sorted(set(before["uploads"].items()) ^ set(after["uploads"].items()))
+    return tables + [f"uploads/{name}" for name, _ in uploads]
+
+
+def test_the_command_table_names_only_real_wp_cli_commands(seeded_wordpress: TestWordPress) -> None:
+    """An allowed path WP-CLI does not have is a rule nobody can check (`user exists` was one)."""
+    real = set(_synopses(seeded_wordpress))
+    assert sorted(" ".join(path) for path in ALLOWED_COMMANDS if path not in real) == []
+
+
+def test_the_corpus_covers_every_read_entry(corpus: list[list[str]]) -> None:
+    covered = {path for path in READ_PATHS for form in corpus if tuple(form[: len(path)]) == path}
+    assert covered == set(READ_PATHS)
+    assert len(corpus) > 2 * len(READ_PATHS)  # formats, switches and another site, not just the bare commands
+
+
+def _never_checked(site: TestWordPress) -> None:
+    """From the seed, and as if WordPress had never checked for updates: whether a lookup runs an update
+    check (and stores its result) would otherwise depend on how old the seed's last check is."""
+    site.reset()
+    done = site.wp("transient", "delete", "--all", "--network")
+    assert done.returncode == 0, done.stderr
+
+
+def test_read_commands_change_nothing(fresh_wordpress: TestWordPress, corpus: list[list[str]]) -> None:
+    site = fresh_wordpress
+    _never_checked(site)
+    seeded = state(site)
+    findings: dict[str, list[str]] = {}
+    # In chunks, two commands at a time (two cores): a chunk that changed nothing is cleared at once;
+    # one that did is replayed command by command from the seed, to name the commands that wrote.
+    for start in range(0, len(corpus), 16):
+        chunk = corpus[start : start + 16]
+        with ThreadPoolExecutor(max_workers=2) as workers:
+            list(workers.map(lambda form: site.wp(*form), chunk))
+        if state(site) == seeded:
+            continue
+        _never_checked(site)
+        for form in chunk:
+            site.wp(*form)
+            after = state(site)
+            if after != seeded:
+                findings[" ".join(form)] = _changes(site, seeded, after)
+                _never_checked(site)
+    assert findings == {}, "read commands that changed the site:\n" + "\n".join(
+        f"  wp {command}: {', '.join(changed)}" for command, changed in findings.items()
+    )
