@@ -172,6 +172,7 @@ class SshdRig:
         self.port = 0
         self.wordpress = wordpress
         self.user = wordpress.owner
+        self._plain_shell = pwd.getpwnam(self.user).pw_shell in {"/bin/sh", "/bin/dash", "/usr/bin/dash"}
         self._own_dir = base_dir is None
         self.dir = Path(base_dir or tempfile.mkdtemp(prefix="wp-agent-sshd-"))
         self.bin_dir = self.dir / "bin"
@@ -263,10 +264,14 @@ class SshdRig:
 
     def authorize_key(self, public_line: str) -> None:
         """Let another client key log in (same environment as the rig's own key)."""
-        # The forced command runs after the login shell's rc files (root's ~/.bashrc may prepend to PATH),
-        # so `bin/` really comes first; it then runs the client's command line unchanged with /bin/sh.
-        forced = f'PATH={self.bin_dir}:$PATH; export PATH; exec /bin/sh -c \\"$SSH_ORIGINAL_COMMAND\\"'
         with self.authorized_keys_path.open("a") as handle:
+            if self._plain_shell:
+                # /bin/sh reads no rc files: sshd's SetEnv PATH puts bin/ first, as in production.
+                handle.write(public_line.strip() + "\n")
+                return
+            # Another login shell may run rc files that prepend to PATH (root's ~/.bashrc here): a forced
+            # command sets PATH after them, then runs the client's command line unchanged with /bin/sh.
+            forced = f'PATH={self.bin_dir}:$PATH; export PATH; exec /bin/sh -c \\"$SSH_ORIGINAL_COMMAND\\"'
             handle.write(f'command="{forced}" {public_line.strip()}\n')
 
     def session_pids(self) -> list[int]:
@@ -456,7 +461,7 @@ class SshdRig:
                     "LogLevel VERBOSE",
                     # Sessions must not depend on the host user's dotfiles (here root's ~/.bashrc runs
                     # `pyenv init`, ~100 ms of CPU per command): give them an empty home instead.
-                    f"SetEnv HOME={self.home_dir}",
+                    f"SetEnv HOME={self.home_dir} PATH={self.bin_dir}:/usr/local/bin:/usr/bin:/bin",
                     "",
                 ]
             )
