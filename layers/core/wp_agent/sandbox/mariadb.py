@@ -16,6 +16,7 @@ import pwd
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import tempfile
 import time
@@ -228,16 +229,24 @@ class MariaDb:
         return Path(tempfile.gettempdir()) / f"wp-agent-db-{tag}" / "mariadb.sock"
 
     def _prepare_socket_dir(self) -> None:
+        """The short socket directory in the shared temp dir: made by us, or refused. Its name can be
+        guessed, so one that someone else made (or a symlink) is never adopted."""
         directory = self.socket.parent
         if directory == self.home:
             return
-        directory.mkdir(mode=0o700, exist_ok=True)
         owner = pwd.getpwnam(self.owner)
-        if os.geteuid() == 0 and directory.stat().st_uid != owner.pw_uid:
-            os.chown(directory, owner.pw_uid, owner.pw_gid)
-        if directory.stat().st_uid != owner.pw_uid:
+        try:
+            directory.mkdir(mode=0o700)
+            if os.geteuid() == 0:
+                os.chown(directory, owner.pw_uid, owner.pw_gid)
+        except FileExistsError:
+            pass
+        info = directory.lstat()
+        ours = stat.S_ISDIR(info.st_mode) and info.st_uid == owner.pw_uid and not info.st_mode & 0o077
+        if not ours:
             raise SandboxError(
-                "mariadb_socket", f"ソケット用ディレクトリ {directory} が別のユーザーのものです。"
+                "mariadb_socket",
+                f"ソケット用ディレクトリ {directory} が別のユーザーのもの（または他人が書き込める状態）のため使用しません。",
             )
 
     def _pid(self) -> int | None:
