@@ -127,6 +127,8 @@ class MariaDb:
         if _alive(pid):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+        if self.socket.parent != self.home:  # the short directory in /tmp: made again on start
+            shutil.rmtree(self.socket.parent, ignore_errors=True)
         return True
 
     def log_tail(self, lines: int = 20) -> str:
