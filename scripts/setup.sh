@@ -18,6 +18,18 @@ if [ ! -x /usr/sbin/sshd ]; then
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssh-server openssh-client >/dev/null
 fi
 
+# PHP: tests check our WP-CLI tables against the real WP-CLI phar (extracted with PHP's Phar class).
+if ! command -v php >/dev/null; then
+  if [ "$(id -u)" -eq 0 ]; then SUDO=""; elif command -v sudo >/dev/null; then SUDO="sudo"; else SUDO="none"; fi
+  if [ "$SUDO" = "none" ]; then
+    echo "setup: php is missing and neither root nor sudo is available; install php-cli" >&2
+    exit 1
+  fi
+  echo "setup: installing php-cli with apt-get"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends php-cli >/dev/null
+fi
+
 if [ ! -x "$VENV/bin/python" ]; then
   echo "setup: creating $VENV with $($PYTHON --version)"
   "$PYTHON" -m venv "$VENV"

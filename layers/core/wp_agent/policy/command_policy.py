@@ -9,6 +9,7 @@ from typing import Any
 
 from wp_agent.config import Settings
 from wp_agent.errors import ConfigurationError
+from wp_agent.policy.aliases import canonical_argv
 from wp_agent.policy.argument_rules import (
     ARGUMENT_RULES,
     FORBIDDEN_GLOBALS,
@@ -130,8 +131,17 @@ class CommandPolicy:
                     f"「{rule.command}」は常にブロックされるコマンドのため許可リストに追加できません",
                     setting="allow",
                 )
+            category = PolicyCategory(rule.category)
+            builtin = ALLOWED_COMMANDS.get(rule.path)
+            if builtin is not None and category.rank < builtin.category.rank:
+                # An allow rule adds commands; it never turns an approval into a silent write.
+                raise ConfigurationError(
+                    f"「{rule.command}」は標準で「{builtin.category.value}」のコマンドです。"
+                    f"許可ルールでより緩い分類（{category.value}）にはできません",
+                    setting="allow",
+                )
             self._allowed[rule.path] = CommandEntry(
-                rule.path, PolicyCategory(rule.category), rule.reason or f"{rule.command}（追加許可）"
+                rule.path, category, rule.reason or f"{rule.command}（追加許可）", custom=True
             )
 
     @classmethod
@@ -185,6 +195,9 @@ class CommandPolicy:
                 argv[0],
                 argv,
             )
+        # Every rule below sees the command WP-CLI will really run (`option set` is `option update`);
+        # that canonical argv is also what runs.
+        argv = canonical_argv(argv)
         parsed = ParsedCommand.from_argv(argv)
         for option in parsed.options:
             if option.name in FORBIDDEN_GLOBALS:
@@ -213,8 +226,8 @@ class CommandPolicy:
         self, command: str, argv: tuple[str, ...], parsed: ParsedCommand, entry: CommandEntry
     ) -> PolicyDecision:
         verdicts = [v for rule in ARGUMENT_RULES if (v := rule(parsed, entry.path)) is not None]
-        if entry.category is PolicyCategory.READ:
-            # A read-only command stays read-only whatever its flags (e.g. verify-checksums --all).
+        if entry.category is PolicyCategory.READ and not entry.custom:
+            # A built-in read stays read-only whatever its flags (e.g. verify-checksums --all).
             verdicts = [v for v in verdicts if v.category is PolicyCategory.BLOCKED]
         strongest: Verdict | None = max(verdicts, key=lambda v: v.category.rank, default=None)
         if strongest is not None and strongest.category is PolicyCategory.BLOCKED:

@@ -20,6 +20,7 @@ class CommandEntry:
     path: tuple[str, ...]
     category: PolicyCategory
     label_ja: str
+    custom: bool = False  # added by an FR-5.2 allow rule
 
 
 def _table(rows: dict[str, tuple[PolicyCategory, str]]) -> dict[tuple[str, ...], CommandEntry]:
@@ -143,7 +144,6 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         # Users
         "user list": (R, "ユーザーの一覧取得"),
         "user get": (R, "ユーザーの詳細取得"),
-        "user exists": (R, "ユーザーの存在確認"),
         "user list-caps": (R, "ユーザー権限の一覧取得"),
         "user meta list": (R, "ユーザーメタの一覧取得"),
         "user meta get": (R, "ユーザーメタの取得"),
