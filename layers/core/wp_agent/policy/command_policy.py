@@ -19,6 +19,7 @@ from wp_agent.policy.argument_rules import (
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.command_table import ALLOWED_COMMANDS, HARD_BLOCKS, CommandEntry, HardBlock
 from wp_agent.policy.custom_rules import CustomRules, load_custom_rules
+from wp_agent.policy.identifiers import is_plain, non_plain_flag_name, non_plain_flag_verdict
 from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.policy.shell_syntax import HazardKind, ShellHazard, find_shell_hazards, split_words
 
@@ -170,6 +171,14 @@ class CommandPolicy:
             words = words[1:]
         return self._classify_words(command, tuple(words))
 
+    def resolve(self, command: str) -> tuple[ParsedCommand, tuple[str, ...]] | None:
+        """The canonical parsed command and the allow-list path it falls under (None if none);
+        what the argument rules see. For tests of the rules' own examples."""
+        words = split_words(command.strip())
+        parsed = ParsedCommand.from_argv(canonical_argv(tuple(words[1:] if words[:1] == ["wp"] else words)))
+        entry = self._lookup(parsed.positionals)
+        return None if entry is None else (parsed, entry.path)
+
     def classify_argv(self, argv: Sequence[str]) -> PolicyDecision:
         """Classify an argv built by our own code (e.g. publishArticle); quoted so values stay data."""
         return self.classify(shlex.join(argv))
@@ -199,6 +208,10 @@ class CommandPolicy:
         # that canonical argv is also what runs.
         argv = canonical_argv(argv)
         parsed = ParsedCommand.from_argv(argv)
+        odd_flag = non_plain_flag_name(parsed)
+        if odd_flag is not None:
+            verdict = non_plain_flag_verdict(odd_flag)
+            return self._block(command, verdict.rule, verdict.reason_ja, verdict.pattern, argv)
         for option in parsed.options:
             if option.name in FORBIDDEN_GLOBALS:
                 return self._block(
@@ -281,7 +294,18 @@ class CommandPolicy:
             return self._block(
                 command, "blocked.unknown_command", hint, " ".join(parsed.positionals[:2]), argv
             )
-        if head and any(path[0] == head[0] for path in self._allowed):
+        family_known = bool(head) and any(path[0] == head[0] for path in self._allowed)
+        # The word that failed to match: a look-alike spelling gets the reason that says why.
+        unmatched = parsed.positionals[1:2] if family_known else head
+        if unmatched and not is_plain(unmatched[0]):
+            return self._block(
+                command,
+                "blocked.non_ascii_identifier",
+                "コマンド名は半角英数字で指定してください（全角文字や見えない文字は使えません）",
+                unmatched[0],
+                argv,
+            )
+        if family_known:
             shown = " ".join(parsed.positionals[:2])
             return self._block(
                 command,
