@@ -453,12 +453,12 @@ def test_conversation_history_and_multisite_note_reach_the_model() -> None:
 def test_secrets_are_masked_in_records_and_audit() -> None:
     deps = make_deps(
         ScriptedModel(
-            [tool_reply("user create bob b@x.com --role=author --user_pass=Hunter2secret"), text_reply("ok")]
+            [tool_reply("user create bob b@x.com --role=contributor --user_pass=Hunter2secret"), text_reply("ok")]
         )
     )
     output = run(deps)
     assert "Hunter2secret" not in output.to_json()
     assert all("Hunter2secret" not in e.model_dump_json() for e in audit_of(deps).events)
     assert wp_of(deps).calls == [
-        ["user", "create", "bob", "b@x.com", "--role=author", "--user_pass=Hunter2secret"]
+        ["user", "create", "bob", "b@x.com", "--role=contributor", "--user_pass=Hunter2secret"]
     ]

@@ -49,13 +49,14 @@ CASES = [
     ("media import https://example.com:22/x", B),
     ("media import https://example.com/a.jpg --destination-dir=/var/www/html", B),
     ("media import https://example.com:443/a.jpg", W),
+    # privilege grants by raw meta or role definitions: refused (use user set-role, with approval)
+    ("user meta update 5 wp_capabilities '{\"administrator\":true}' --format=json", B),
+    ("user meta add 5 wp_capabilities '{\"administrator\":true}' --format=json", B),
+    ("user meta update 5 wp_2_capabilities '{\"administrator\":true}' --format=json", B),
+    ("user meta update 5 wp_user_level 10", B),
+    ("option update wp_user_roles '{}' --format=json", B),
+    ("option patch insert wp_user_roles subscriber capabilities manage_options 1", B),
     # destructive paths that were plain writes
-    ("user meta update 5 wp_capabilities '{\"administrator\":true}' --format=json", D),
-    ("user meta add 5 wp_capabilities '{\"administrator\":true}' --format=json", D),
-    ("user meta update 5 wp_2_capabilities '{\"administrator\":true}' --format=json", D),
-    ("user meta update 5 wp_user_level 10", D),
-    ("option update wp_user_roles '{}' --format=json", D),
-    ("option patch insert wp_user_roles subscriber capabilities manage_options 1", D),
     # look-alike names are refused outright: MariaDB's collation would make them the real key
     ("option update ' siteurl' https://evil.example", B),
     ("option update 'home ' https://evil.example", B),

@@ -63,7 +63,7 @@ def test_another_site_is_refused() -> None:
     [
         "site create --slug=tokyo --title=東京",
         "plugin activate akismet --network",
-        "super-admin add bob",
+        "super-admin remove bob",
         "site delete 3 --yes",
     ],
 )

@@ -11,9 +11,15 @@ import re
 import socket
 from urllib.parse import urlsplit
 
+from wp_agent.policy.account_rules import (
+    account_fields,
+    account_grants,
+    privileged_user_data,
+    role_definitions,
+)
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.identifiers import non_plain_identifier
-from wp_agent.policy.masking import folded, is_secret_name, is_secret_option
+from wp_agent.policy.masking import folded, is_secret_option
 from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.policy.rule import ArgumentRule, Verdict, argument_rule
 
@@ -24,7 +30,7 @@ D = PolicyCategory.DESTRUCTIVE
 
 
 # FR-5.3 important option keys, plus settings that act like them (theme/plugin switches, roles,
-# admin mail, search-engine visibility). `*user_roles` is matched by suffix (table prefixes vary).
+# admin mail, search-engine visibility). `*user_roles` is never written (account_rules.py).
 IMPORTANT_OPTION_KEYS = frozenset(
     {
         "siteurl",
@@ -50,8 +56,6 @@ FORBIDDEN_GLOBALS = {
     "path": "WordPressの場所を変えるオプション（--path）は使用できません（接続先の設定で決まります）",
     "prompt": "対話入力を求めるオプション（--prompt）は使用できません",
 }
-# WP-CLI resolves `pass` to `user_pass` (Formatter tries `<prefix>_<field>`), so both spellings count.
-SECRET_USER_FIELDS = frozenset({"user_pass", "pass", "user_activation_key", "activation_key"})
 # WP-CLI's global parameters, allowed on every command (FORBIDDEN_GLOBALS are refused before this).
 GLOBAL_OPTIONS = frozenset(
     {
@@ -95,7 +99,6 @@ _SLUG = re.compile(r"^[a-z0-9][a-z0-9_\-]*$")
 _DIGITS = re.compile(r"^\d+$")
 _ID_RANGE = re.compile(r"^(\d+-\d*|-\d+)$")  # WP-CLI expands 15-35, 34-, -35 to every existing ID
 _TABLE = re.compile(r"^[A-Za-z0-9_$]+$")
-_ADMIN_ROLES = frozenset({"administrator", "super-admin", "super_admin"})
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_\-]+$")
 _WEB_PORTS = frozenset({None, 80, 443, 8080})
 _SECRET_SEARCH_WORDS = ("pass", "secret", "token", "key", "salt", "auth", "credential")
@@ -179,30 +182,6 @@ def _field_names(values: list[str]) -> set[str]:
 
 
 @argument_rule(
-    match=(
-        "user list --fields=ID,user_pass",
-        "user get 1 --field=user_activation_key",
-        "user meta get 1 session_tokens",
-    ),
-    not_match=(
-        "user list --fields=ID,user_login",
-        "user get 1 --field=user_email",
-        "user meta get 1 nickname",
-    ),
-)
-def _secret_user_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    names = _field_names(cmd.option_values("field", "fields"))
-    if path[0] == "user":  # `user get 1 user_pass`, `user meta get 1 session_tokens`
-        names |= {folded(a) for a in cmd.args_after(path)}
-    for name in sorted(names):
-        if name in SECRET_USER_FIELDS or (path[:2] == ("user", "meta") and is_secret_name(name)):
-            return Verdict(
-                B, "blocked.secret_field", f"パスワード等の認証情報（{name}）は出力できません", name
-            )
-    return None
-
-
-@argument_rule(
     match=("option get mailserver_pass", "option pluck my_plugin api_key", "option list --search=*secret*"),
     not_match=("option get blogname", "option list --search=blog*", "option pluck my_plugin colour"),
 )
@@ -228,7 +207,7 @@ def _secret_option_read(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | 
     match=(
         "option update siteurl http://x",
         "option delete home",
-        "option patch update wp_user_roles editor x",
+        "option patch update active_plugins 0 x",
     ),
     not_match=("option update posts_per_page 5", "option get siteurl"),
 )
@@ -241,7 +220,7 @@ def _important_option(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | No
     if not args:
         return None
     key = args[0]
-    if folded(key) in IMPORTANT_OPTION_KEYS or folded(key).endswith("user_roles"):
+    if folded(key) in IMPORTANT_OPTION_KEYS:
         return Verdict(
             D,
             "confirm.option.important_key",
@@ -466,67 +445,21 @@ def _media_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     return None
 
 
-@argument_rule(
-    match=(
-        "user create eve e@x --role=administrator",
-        "user set-role 2 editor",
-        "user update 1 --user_email=x@y",
-    ),
-    not_match=("user create eve e@x --role=subscriber", "user update 1 --display_name=x"),
-)
-def _roles_and_accounts(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    """Administrator grants, any role change of an existing user, and account takeover paths."""
-    if path == ("user", "create") and any(folded(r) in _ADMIN_ROLES for r in cmd.option_values("role")):
-        return Verdict(
-            D, "confirm.user.administrator_role", "管理者権限を付与します。承認が必要です", "administrator"
-        )
-    if path == ("user", "add-role") and any(folded(r) in _ADMIN_ROLES for r in cmd.args_after(path)[1:]):
-        return Verdict(
-            D, "confirm.user.administrator_role", "管理者権限を付与します。承認が必要です", "administrator"
-        )
-    if path == ("user", "set-role") or (path == ("user", "update") and cmd.has_flag("role")):
-        roles = [*cmd.args_after(path)[1:], *cmd.option_values("role")]
-        rule = (
-            "confirm.user.administrator_role"
-            if any(folded(r) in _ADMIN_ROLES for r in roles)
-            else "confirm.user.role_change"
-        )
-        return Verdict(
-            D, rule, "既存ユーザーの権限を変更します（管理者の降格・締め出しを含む）。承認が必要です", "role"
-        )
-    if path == ("user", "update") and (cmd.has_flag("user_pass") or cmd.has_flag("user_email")):
-        return Verdict(
-            D,
-            "confirm.user.credentials",
-            "既存ユーザーのパスワードまたはメールアドレスを変更します。承認が必要です",
-            "--user_pass/--user_email",
-        )
-    if path[:2] == ("user", "meta") and path[2:] in {("update",), ("add",), ("patch",)}:
-        args = cmd.args_after(path)
-        key = folded(args[2] if path[2] == "patch" and len(args) > 2 else args[1] if len(args) > 1 else "")
-        if key.endswith(("capabilities", "user_level")):
-            return Verdict(
-                D,
-                "confirm.user.capabilities_meta",
-                "ユーザーの権限情報（capabilities）を書き換えます。承認が必要です",
-                key,
-            )
-    return None
-
-
 # Order matters only for which reason is reported first among equal categories.
 ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     non_plain_identifier,
     _forbidden_globals,
     _all_tables,
     _search_replace,
-    _secret_user_fields,
+    privileged_user_data,
+    account_fields,
+    role_definitions,
     _secret_option_read,
     _post_content_sources,
     _install_source,
     _media_source,
     _important_option,
-    _roles_and_accounts,
+    account_grants,
     _activation,
     _hiding_statuses,
     _bulk_flags,

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
+
+from wp_agent.policy.secret_names import folded, is_secret_key
+
+__all__ = ["MASK", "command_label", "folded", "is_secret_name", "is_secret_option", "mask_argv", "mask_text"]
 
 MASK = "***"
 
-# Option or key names whose values are secrets. Deliberately not bare "key" (meta_key is not secret).
-_SECRET_NAME = re.compile(
-    r"(pass(word|wd|phrase)?|secret|token|api[_-]?key|apikey|private[_-]?key|auth[_-]?key|access[_-]?key"
-    r"|credential|salt|activation[_-]?key|session[_-]?tokens?)",
-    re.IGNORECASE,
-)
 _OPTION_ASSIGNMENT = re.compile(r"(--([A-Za-z0-9_\-]+)=)(\"(?:[^\"\\]|\\.)*\"|'[^']*'|\S+)")
 _FREE_TEXT_SECRETS: tuple[tuple[re.Pattern[str], str], ...] = (
     (
@@ -55,19 +52,12 @@ _POSITIONAL_SECRET_COMMANDS = {
 
 
 def is_secret_name(name: str) -> bool:
-    return bool(_SECRET_NAME.search(name))
-
-
-def folded(value: str) -> str:
-    """Width/accent/case-folded and trimmed, as a MySQL *_ci collation plus WordPress's trim() see it."""
-    decomposed = unicodedata.normalize("NFKD", value)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold().strip()
+    return is_secret_key(name)
 
 
 def is_secret_option(name: str) -> bool:
     """Option names holding credentials, incl. WordPress's salts/keys (`logged_in_key`, `nonce_salt`)."""
-    key = folded(name)
-    return is_secret_name(key) or key.endswith(("_key", "_salt"))
+    return is_secret_key(name)
 
 
 _OPTION_ROW_JSON = re.compile(
