@@ -169,6 +169,12 @@ def test_remote_command_format(rig: SshdRig) -> None:
     assert as_root.remote_command(["post", "list"]) == (
         "timeout -k 5 60 php /opt/wp.phar '--path=/var/www/my site' --allow-root post list"
     )
+    as_author = SshWpCli(
+        settings.model_copy(update={"vps_ssh_user": "deploy", "wp_agent_wp_user": "山田 太郎"})
+    )
+    assert as_author.remote_command(["post", "list"]) == (
+        "timeout -k 5 60 php /opt/wp.phar '--path=/var/www/my site' '--user=山田 太郎' post list"
+    )
 
 
 def test_timeout_ends_the_remote_process(rig: SshdRig, pool: SshConnectionPool) -> None:

@@ -453,7 +453,10 @@ def test_conversation_history_and_multisite_note_reach_the_model() -> None:
 def test_secrets_are_masked_in_records_and_audit() -> None:
     deps = make_deps(
         ScriptedModel(
-            [tool_reply("user create bob b@x.com --role=contributor --user_pass=Hunter2secret"), text_reply("ok")]
+            [
+                tool_reply("user create bob b@x.com --role=contributor --user_pass=Hunter2secret"),
+                text_reply("ok"),
+            ]
         )
     )
     output = run(deps)

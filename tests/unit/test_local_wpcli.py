@@ -71,6 +71,19 @@ def test_command_line_splits_a_multi_word_binary(tmp_path: Path) -> None:
     assert wp.simulated is False
 
 
+def test_the_configured_wordpress_user_goes_on_every_command(tmp_path: Path) -> None:
+    wp = build_wp_cli(_settings(wp_cli_mode="local", wp_local_path=tmp_path, wp_agent_wp_user="editor1"))
+    assert isinstance(wp, LocalWpCli)
+    assert wp.command_line(["post", "list"]) == ["wp", f"--path={tmp_path}", "--user=editor1", "post", "list"]
+    assert "--user=editor1" not in LocalWpCli(tmp_path).command_line(["post", "list"])
+
+
+@pytest.mark.parametrize("bad", ["-x", " admin", "admin\n", "a\x00b", "x" * 101])
+def test_a_wordpress_user_setting_that_is_not_a_login_is_refused(tmp_path: Path, bad: str) -> None:
+    with pytest.raises(ValueError, match="WordPress user"):
+        _settings(wp_agent_wp_user=bad)
+
+
 def test_stdin_is_closed_so_prompts_fail_fast(wp: LocalWpCli) -> None:
     result = wp.run(["--stub-read-stdin"])
     assert result.stdout.strip() == "stdin-bytes=0"

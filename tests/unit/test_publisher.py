@@ -287,11 +287,14 @@ def test_publish_with_a_future_date_is_scheduled_by_wordpress(site: SimSite, wp:
     assert post["post_status"] == "future"
 
 
-def test_site_url_and_wp_user_go_on_every_command(site: SimSite, wp: RecordingWpCli) -> None:
+def test_site_url_goes_on_every_command_and_the_user_is_the_executors(
+    site: SimSite, wp: RecordingWpCli
+) -> None:
     article = _article(status="publish", siteUrl="https://example.test/en/", categories=["ai-katsuyou"])
-    output = _publisher(wp, site_url="https://example.test/shop/", wp_user="admin").publish(article)
+    output = _publisher(wp, site_url="https://example.test/shop/").publish(article)
     assert output.data is not None
-    assert all(call[-2:] == ["--url=https://example.test/en/", "--user=admin"] for call in wp.calls)
+    assert all(call[-1] == "--url=https://example.test/en/" for call in wp.calls)
+    assert not any(word.startswith("--user") for call in wp.calls for word in call)
     assert output.data.edit_url.startswith("https://example.test/en/wp-admin/post.php?post=")
     blog2 = site.store.network().blog(2)
     assert blog2.post(output.data.post_id) is not None

@@ -45,6 +45,7 @@ class LocalWpCli:
         simulated: bool = False,
         env: Mapping[str, str] | None = None,
         output_limit: int = OUTPUT_LIMIT_BYTES,
+        wp_user: str | None = None,
     ) -> None:
         base = shlex.split(wp_cli_bin) if isinstance(wp_cli_bin, str) else list(wp_cli_bin)
         if not base:
@@ -54,6 +55,7 @@ class LocalWpCli:
             )
         self._base_command = base
         self._wp_path = str(wp_path)
+        self._wp_user = wp_user
         self._timeout_seconds = timeout_seconds
         self._max_concurrency = max_concurrency
         self._simulated = simulated
@@ -83,6 +85,7 @@ class LocalWpCli:
             wordpress,
             wp_cli_bin=settings.wp_cli_bin,
             timeout_seconds=settings.command_timeout_seconds,
+            wp_user=settings.wp_agent_wp_user,
         )
 
     @property
@@ -94,8 +97,10 @@ class LocalWpCli:
         return self._simulated
 
     def command_line(self, argv: Sequence[str]) -> list[str]:
-        """The exact argv handed to the OS."""
-        return [*self._base_command, f"--path={self._wp_path}", *argv]
+        """The exact argv handed to the OS: our --path and --user first (the policy refuses both
+        from the model)."""
+        user = [f"--user={self._wp_user}"] if self._wp_user else []
+        return [*self._base_command, f"--path={self._wp_path}", *user, *argv]
 
     def run(self, argv: Sequence[str]) -> CommandResult:
         with self._slots:

@@ -25,6 +25,7 @@ class SandboxWpCli(LocalWpCli):
         *,
         timeout_seconds: float = 60.0,
         max_concurrency: int = 5,
+        wp_user: str | None = None,
     ) -> None:
         site_path = Path(site if site is not None else DEFAULT_SANDBOX_DIR).expanduser()
         if site_path.suffix == ".json":
@@ -41,8 +42,13 @@ class SandboxWpCli(LocalWpCli):
             simulated=True,
             # Explicit, so a stray WP_SIM_SITE in the environment cannot point the sandbox elsewhere.
             env={"WP_SIM_SITE": str(site_file)},
+            wp_user=wp_user,
         )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SandboxWpCli:
-        return cls(settings.wp_agent_sandbox_site, timeout_seconds=settings.command_timeout_seconds)
+        return cls(
+            settings.wp_agent_sandbox_site,
+            timeout_seconds=settings.command_timeout_seconds,
+            wp_user=settings.wp_agent_wp_user,
+        )

@@ -206,11 +206,19 @@ atexit.register(DEFAULT_POOL.close_all)
 
 
 def build_remote_command(
-    wp_cli_bin: str, wp_path: str, argv: Sequence[str], timeout_seconds: float, *, allow_root: bool = False
+    wp_cli_bin: str,
+    wp_path: str,
+    argv: Sequence[str],
+    timeout_seconds: float,
+    *,
+    allow_root: bool = False,
+    wp_user: str | None = None,
 ) -> str:
-    """`timeout -k 5 <secs> <wp…> --path=<wp_path> [--allow-root] <argv…>`, every word shell-quoted.
+    """`timeout -k 5 <secs> <wp…> --path=<wp_path> [--user=…] [--allow-root] <argv…>`, every word
+    shell-quoted.
 
     WP-CLI refuses to run as root unless told; `allow_root` is set when we log in as root.
+    `wp_user` is the target's configured WordPress user (the policy refuses --user from the model).
     """
     words = [
         "timeout",
@@ -219,6 +227,7 @@ def build_remote_command(
         f"{timeout_seconds:g}",
         *shlex.split(wp_cli_bin),
         f"--path={wp_path}",
+        *([f"--user={wp_user}"] if wp_user else []),
         *(["--allow-root"] if allow_root else []),
         *argv,
     ]
@@ -283,6 +292,7 @@ class SshWpCli:
             argv,
             self._timeout_seconds,
             allow_root=self._settings.vps_ssh_user == "root",
+            wp_user=self._settings.wp_agent_wp_user,
         )
 
     def run(self, argv: Sequence[str]) -> CommandResult:

@@ -11,6 +11,14 @@ from wp_agent.models.base import CamelModel
 _ID = re.compile(r"^[a-z0-9][a-z0-9\-]{1,62}$")
 _USER_ID = re.compile(r"^[A-Za-z0-9._:@\-]{1,128}$")
 _HOST = re.compile(r"^[A-Za-z0-9.\-:\[\]]{1,253}$")
+# A WordPress login, email or ID for WP-CLI's --user: printable, no leading dash or spaces.
+_WP_USER = re.compile(r"^[^\s\-\x00-\x1f\x7f][^\x00-\x1f\x7f]{0,99}(?<!\s)$")
+
+
+def validate_wp_user(value: str | None) -> str | None:
+    if value is not None and not _WP_USER.fullmatch(value):
+        raise ValueError("the WordPress user is a login, email or ID (1-100 printable characters)")
+    return value
 
 
 def validate_user_id(value: str) -> str:
@@ -29,6 +37,8 @@ class Target(CamelModel):
     multisite: bool = False
     owners: list[str] = Field(min_length=1, max_length=1_000)
     network_admins: list[str] = Field(default_factory=list, max_length=1_000)
+    # The WordPress user every command runs as (WP-CLI --user); the model can never choose it.
+    wp_user: str | None = None
     description: str | None = Field(default=None, max_length=500)
     created_by: str | None = None
     created_at: str | None = None
@@ -46,6 +56,11 @@ class Target(CamelModel):
         if not _HOST.match(value):
             raise ValueError("host must be a DNS name or an IP address")
         return value
+
+    @field_validator("wp_user")
+    @classmethod
+    def _wp_user(cls, value: str | None) -> str | None:
+        return validate_wp_user(value)
 
     @field_validator("owners", "network_admins")
     @classmethod

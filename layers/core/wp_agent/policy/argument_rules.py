@@ -55,12 +55,17 @@ FORBIDDEN_GLOBALS = {
     "http": "別のサイトへ接続するオプション（--http）は使用できません",
     "path": "WordPressの場所を変えるオプション（--path）は使用できません（接続先の設定で決まります）",
     "prompt": "対話入力を求めるオプション（--prompt）は使用できません",
+    # `--blog` is WP-CLI's old name of --url and overrides it: a session pinned to one site would
+    # write to another.
+    "blog": "対象サイトを変えるオプション（--blog）は使用できません（対象サイトはセッションの設定で決まります）",
+    # The WordPress user decides capabilities such as unfiltered_html: only the operator sets it
+    # (WP_AGENT_WP_USER or the target's wpUser); the executors add it to every command.
+    "user": "実行するWordPressユーザーを変えるオプション（--user）は使用できません（接続先の設定で決まります）",
 }
 # WP-CLI's global parameters, allowed on every command (FORBIDDEN_GLOBALS are refused before this).
 GLOBAL_OPTIONS = frozenset(
     {
         "url",
-        "user",
         "quiet",
         "skip-plugins",
         "skip-themes",
@@ -110,7 +115,13 @@ def sanitize_key(value: str) -> str:
 
 
 @argument_rule(
-    match=("post list --exec=phpinfo();", "post list --REQUIRE=/tmp/x.php", "--ssh=host post list"),
+    match=(
+        "post list --exec=phpinfo();",
+        "post list --REQUIRE=/tmp/x.php",
+        "--ssh=host post list",
+        "post create --blog=http://ms.test/shop/ --post_title=x",
+        "post create --user=admin --post_title=x",
+    ),
     not_match=("post list --execute=1", "post list --paths=x"),
 )
 def _forbidden_globals(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:

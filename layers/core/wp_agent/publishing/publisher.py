@@ -134,9 +134,9 @@ def _audit_command(argv: Sequence[str]) -> str:
 class ArticlePublisher:
     """Publishes one article with a deterministic WP-CLI sequence; every command passes the policy.
 
-    `site_url` is the default `--url` (multisite) when the article has no `siteUrl`; `wp_user` is
-    passed as `--user` (the post author, and WordPress keeps `<script>`/`<iframe>` in the content
-    only for users with `unfiltered_html`).
+    `site_url` is the default `--url` (multisite) when the article has no `siteUrl`. The WordPress
+    user (the post author; WordPress keeps `<script>`/`<iframe>` only for users with
+    `unfiltered_html`) is the executor's, from WP_AGENT_WP_USER or the target's wpUser.
     """
 
     def __init__(
@@ -149,7 +149,6 @@ class ArticlePublisher:
         session_id: str | None = None,
         target_id: str = "default",
         site_url: str | None = None,
-        wp_user: str | None = None,
         clock: Callable[[], datetime] = _utc_now,
     ) -> None:
         self._wp = wp_cli
@@ -159,7 +158,6 @@ class ArticlePublisher:
         self._session_id = session_id
         self._target_id = target_id
         self._site_url = site_url
-        self._wp_user = wp_user
         self._clock = clock
 
     # -- public API -----------------------------------------------------------------------------
@@ -521,8 +519,6 @@ class ArticlePublisher:
         words = list(argv)
         if run.site_url:
             words.append(f"--url={run.site_url}")
-        if self._wp_user:
-            words.append(f"--user={self._wp_user}")
         return words
 
     def _check_policy(
