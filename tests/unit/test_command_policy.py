@@ -238,7 +238,7 @@ LEGITIMATE = [
     ("plugin list --status=active --format=json", PolicyCategory.READ),
     ("plugin install akismet", PolicyCategory.WRITE),
     ("plugin install classic-editor --activate", PolicyCategory.WRITE),
-    ("plugin install wordpress-seo --version=22.1", PolicyCategory.WRITE),
+    ("plugin install wordpress-seo", PolicyCategory.WRITE),
     ("plugin activate akismet", PolicyCategory.WRITE),
     ("theme install twentytwentyfour", PolicyCategory.WRITE),
     ("site list --format=json", PolicyCategory.READ),

@@ -364,10 +364,21 @@ def _install_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None
 
 
 @argument_rule(
-    match=("theme install twentytwentythree --activate", "plugin update akismet --version=5.0"),
-    not_match=("theme install twentytwentythree", "plugin update akismet"),
+    match=(
+        "theme install twentytwentythree --activate",
+        "plugin update akismet --version=5.0",
+        "plugin install contact-form-7 --version=5.3.1 --activate",
+        "theme install astra --version=1.0.0",
+        "plugin install akismet --version",
+    ),
+    not_match=(
+        "theme install twentytwentythree",
+        "plugin update akismet",
+        "plugin install akismet --activate",
+    ),
 )
 def _activation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """Theme switches, and any pinned version: an old release may be a known-vulnerable one."""
     if path in {("theme", "install"), ("theme", "enable")} and cmd.has_flag("activate"):
         return Verdict(
             D,
@@ -375,14 +386,113 @@ def _activation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
             "テーマを有効化（切り替え）します。サイト表示に影響するため承認が必要です",
             "--activate",
         )
-    if path in {("plugin", "update"), ("theme", "update")} and cmd.option_values("version"):
+    if path in {("plugin", "update"), ("theme", "update")} and cmd.has_flag("version"):
         return Verdict(
             D,
             "confirm.extension.version",
             "指定したバージョンへ入れ替えます（古い版への戻しを含む）。承認が必要です",
             "--version",
         )
+    if path in {("plugin", "install"), ("theme", "install")} and cmd.has_flag("version"):
+        return Verdict(
+            D,
+            "confirm.extension.version",
+            "最新版ではなく指定したバージョンをインストールします（脆弱性が知られた古い版の恐れがあります）。承認が必要です",
+            "--version",
+        )
     return None
+
+
+# Post types WordPress acts on when such a post is saved or published: a published
+# customize_changeset applies its settings (tried on WordPress 6.1: `post create
+# --post_type=customize_changeset --post_status=publish --post_content='{"blogname":…}'` renamed the
+# site without the approval an option change needs), user_request starts privacy exports/erasures,
+# scheduled-action runs hooks, templates and global styles change every page.
+_INTERNAL_POST_TYPES = frozenset(
+    {
+        "customize_changeset",
+        "user_request",
+        "scheduled-action",
+        "revision",
+        "oembed_cache",
+        "custom_css",
+        "wp_global_styles",
+        "wp_template",
+        "wp_template_part",
+        "wp_navigation",
+    }
+)
+
+
+@argument_rule(
+    match=(
+        "post create --post_type=customize_changeset --post_status=publish --post_content='{}'",
+        "post update 8 --post_type=user_request",
+        "post create --post_type=CUSTOM_CSS --post_content=x",
+    ),
+    not_match=(
+        "post create --post_type=page --post_title=会社概要",
+        "post list --post_type=customize_changeset --format=ids",
+    ),
+)
+def _internal_post_types(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    if path not in {("post", "create"), ("post", "update")}:
+        return None
+    internal = next((t for t in cmd.option_values("post_type") if folded(t) in _INTERNAL_POST_TYPES), None)
+    if internal is None:
+        return None
+    return Verdict(
+        B,
+        "blocked.internal_post_type",
+        f"WordPressが内部で使う投稿タイプ（{internal}）は作成・変更できません（保存時に設定変更などが実行されるため）",
+        f"--post_type={internal}",
+    )
+
+
+# Options whose value decides where uploads are written (a file in the web root is code), or which
+# hook runs when (the `cron` option is every scheduled event with its arguments).
+_PLACEMENT_OPTIONS = {
+    "upload_path": "アップロード先のディレクトリ",
+    "upload_url_path": "アップロードファイルのURL",
+    "fileupload_url": "アップロードファイルのURL",
+    "upload_filetypes": "アップロードできるファイルの種類",
+    "cron": "予約イベント（任意のフックと引数を実行できます）",
+}
+
+
+@argument_rule(
+    match=(
+        "option update upload_path /var/www/html",
+        "option set UPLOAD_URL_PATH https://evil.example",
+        "option add upload_path wp-content/x",
+        "option patch insert cron 1700000000 '{}' --format=json",
+        "option update cron '{}' --format=json",
+        "option delete cron",
+    ),
+    not_match=(
+        "option get upload_path",
+        "option update uploads_use_yearmonth_folders 1",
+        "cron event list --format=json",
+        "cron event delete wp_privacy_delete_old_export_files",
+    ),
+)
+def _placement_and_hooks(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """Upload locations and the `cron` option, which is `cron event schedule` (a hard block: a hook
+    runs with the arguments we give it — `importer_scheduled_cleanup --0=<ID>` deletes an attachment
+    for good) written by hand."""
+    if path not in {("option", "update"), ("option", "add"), ("option", "patch"), ("option", "delete")}:
+        return None
+    args = cmd.args_after(path)
+    key = args[1] if path == ("option", "patch") and len(args) > 1 else args[0] if args else ""
+    meaning = _PLACEMENT_OPTIONS.get(folded(key))
+    if meaning is None:
+        return None
+    return Verdict(
+        B,
+        "blocked.placement_option",
+        f"設定「{key}」（{meaning}）は変更できません",
+        key,
+    )
 
 
 def _numeric_ipv4(host: str) -> ipaddress.IPv4Address | None:
@@ -472,6 +582,8 @@ ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     _important_option,
     account_grants,
     _activation,
+    _placement_and_hooks,
+    _internal_post_types,
     _hiding_statuses,
     _bulk_flags,
 )

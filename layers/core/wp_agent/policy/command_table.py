@@ -201,7 +201,6 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "rewrite list": (R, "リライトルールの一覧取得"),
         "rewrite structure": (D, "パーマリンク構造の変更"),
         "cron event list": (R, "予約イベントの一覧取得"),
-        "cron event schedule": (W, "予約イベントの登録"),
         "cron event unschedule": (D, "予約イベントの登録解除"),
         "cron event delete": (D, "予約イベントの削除"),
         "cron schedule list": (R, "予約スケジュールの一覧取得"),
@@ -308,6 +307,11 @@ HARD_BLOCKS: tuple[HardBlock, ...] = (
     ),
     HardBlock(("user", "check-password"), "blocked.credentials", "パスワードの照合は実行できません"),
     HardBlock(("cron", "event", "run"), "blocked.code_execution", "予約イベントの強制実行は実行できません"),
+    HardBlock(
+        ("cron", "event", "schedule"),
+        "blocked.arbitrary_hook",
+        "予約イベントの登録（cron event schedule）は、任意の処理（フック）を任意の引数で実行できるため使用できません",
+    ),
     # Role definitions and individual grants change what users can do beyond any approval summary;
     # see account_rules.py for the decisions.
     HardBlock(
