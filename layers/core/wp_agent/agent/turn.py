@@ -47,7 +47,7 @@ from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import WpCli
 from wp_agent.models.agent_io import AgentInput, utc_now_iso
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
-from wp_agent.policy.masking import mask_text
+from wp_agent.policy.masking import mask_command, mask_command_output, mask_text
 from wp_agent.telemetry import (
     API_CALLS_TOTAL,
     APPROVALS_REQUESTED_TOTAL,
@@ -459,10 +459,11 @@ class AgentTurn:
         try:
             with self._deps.limiter.command_slot(state.target_id):
                 result = self._deps.wp_cli.run(record.argv)
+            # Records (session store, API views, AgentOutput) never hold a secret the site printed.
             outcome_fields: dict[str, Any] = {
                 "exit_code": result.exit_code,
-                "stdout": result.stdout,
-                "stderr": result.stderr,
+                "stdout": mask_command_output(result.stdout),
+                "stderr": mask_command_output(result.stderr),
                 "truncated": result.truncated,
             }
         except WpAgentError as exc:
@@ -712,7 +713,7 @@ class AgentTurn:
         return CommandRecord(
             tool_use_id=tool_use_id,
             run_id=state.run_id,
-            command=mask_text(tool_input.command.strip()),
+            command=mask_command(tool_input.command.strip()),
             argv=list(decision.argv),
             reason=tool_input.reason,
             category=decision.category,
@@ -745,7 +746,7 @@ class AgentTurn:
         if record.error_code is not None:
             error = record.error_code.value
         elif record.status is CommandStatus.FINISHED and record.exit_code not in (0, None):
-            error = mask_text(record.stderr[:1_000])
+            error = mask_command_output(record.stderr[:1_000])
         self._audit(
             state,
             event_type,

@@ -20,6 +20,7 @@ from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.command_table import ALLOWED_COMMANDS, HARD_BLOCKS, CommandEntry, HardBlock
 from wp_agent.policy.custom_rules import CustomRules, load_custom_rules
 from wp_agent.policy.identifiers import is_plain, non_plain_flag_name, non_plain_flag_verdict
+from wp_agent.policy.masking import mask_argv, mask_text
 from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.policy.shell_syntax import HazardKind, ShellHazard, find_shell_hazards, split_words
 
@@ -91,13 +92,13 @@ class PolicyDecision:
         return self.category is PolicyCategory.DESTRUCTIVE
 
     def check_json(self) -> dict[str, Any]:
-        """The `wp-agent check --json` document."""
+        """The `wp-agent check --json` document; secrets in the argv and reason are masked."""
         return {
             "decision": self.decision,
             "category": self.category.value,
-            "reason": self.reason_ja,
+            "reason": mask_text(self.reason_ja),
             "rule": self.rule,
-            "argv": list(self.argv),
+            "argv": mask_argv(self.argv),
         }
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 # Whole words of a name (`smtp_pass`, `apiKey`, `client-secret` → pass / api, key / client, secret).
 _SECRET_WORDS = frozenset(
@@ -69,6 +70,7 @@ def _snake(name: str) -> str:
     return folded(re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name))
 
 
+@lru_cache(maxsize=4096)  # outputs repeat the same few field names thousands of times
 def is_secret_key(name: str) -> bool:
     """True for names whose values are secrets: passwords, tokens, keys, salts, licences, 2FA."""
     snake = _snake(name)

@@ -32,7 +32,7 @@ from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput, PublishedArticle
 from wp_agent.policy import CommandPolicy, PolicyDecision
-from wp_agent.policy.masking import mask_argv, mask_text
+from wp_agent.policy.masking import mask_argv, mask_command_output, mask_text
 from wp_agent.publishing.outcome import CleanupReport, PublishErrorCode, Resource, failure_output
 from wp_agent.publishing.schedule import PostDates, SiteTimezoneError, post_dates, site_timezone
 from wp_agent.publishing.terms import SiteTerm, Taxonomy, WantedTerm, find_term, parse_term_list, wanted_terms
@@ -589,7 +589,7 @@ class ArticlePublisher:
         if self._audit is None:
             return
         if result is not None and not result.ok:
-            error = mask_text(result.stderr[:1_000])
+            error = mask_command_output(result.stderr[:1_000])
         executed = event_type is AuditEventType.COMMAND_EXECUTED
         self._audit.append(
             AuditEvent(
