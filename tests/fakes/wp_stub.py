@@ -8,6 +8,7 @@
     wp_stub.py --stub-child-sleep=30 --stub-marker=abc            # also leaves a sleeping child behind
     wp_stub.py --stub-read-stdin                                  # reports how many stdin bytes it read
     wp_stub.py --stub-raw-hex=ff41                                # writes raw bytes (invalid UTF-8)
+    wp_stub.py --stub-env                                         # prints its environment as JSON
 
 Without --stub- flags it prints its argv as JSON and exits 0. Honours WP_SIM_BOOTSTRAP_MS like the simulator.
 """
@@ -45,6 +46,9 @@ def main(argv: list[str]) -> int:
             ],
             stdin=subprocess.DEVNULL,
         )
+    if "env" in flags:
+        sys.stdout.write(json.dumps(dict(os.environ)))
+        return 0
     if "read-stdin" in flags:
         sys.stdout.write(f"stdin-bytes={len(sys.stdin.buffer.read())}\n")
     if "raw-hex" in flags:

@@ -84,6 +84,54 @@ def test_a_wordpress_user_setting_that_is_not_a_login_is_refused(tmp_path: Path,
         _settings(wp_agent_wp_user=bad)
 
 
+def test_wp_cli_gets_a_minimal_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent_secrets = {
+        "ANTHROPIC_API_KEY": "sk-ant-api03-secret",
+        "AWS_ACCESS_KEY_ID": "AKIAABCDEFGHIJKLMNOP",
+        "AWS_SECRET_ACCESS_KEY": "aws-secret",
+        "AWS_SESSION_TOKEN": "session",
+        "VAULT_TOKEN": "hvs.x",
+        "VPS_SSH_PRIVATE_KEY": "key",
+        "WP_AGENT_POLICY_RULES": "{}",
+        "WP_CLI_STRICT_ARGS_MODE": "1",
+        "DB_PASSWORD": "from-the-shell",
+    }
+    for name, value in agent_secrets.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("LANG", "ja_JP.UTF-8")
+    monkeypatch.setenv("WORDPRESS_DB_HOST", "localhost:/run/mysqld.sock")
+    wp = build_wp_cli(
+        _settings(
+            wp_cli_mode="local",
+            wp_local_path=tmp_path,
+            wp_cli_bin=STUB_BIN,
+            wp_agent_local_env_passthrough="WORDPRESS_DB_HOST",
+        )
+    )
+    env = json.loads(wp.run(["--stub-env"]).stdout)
+    assert not set(agent_secrets) & set(env)
+    assert env["LANG"] == "ja_JP.UTF-8"
+    assert env["WORDPRESS_DB_HOST"] == "localhost:/run/mysqld.sock"
+    assert env["PATH"]
+    assert set(env) <= {"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "WORDPRESS_DB_HOST"} | {
+        "WP_CLI_ALLOW_ROOT",
+        "LANGUAGE",
+        "LC_MESSAGES",
+        "PHPRC",
+        "PHP_INI_SCAN_DIR",
+        "WP_CLI_PHP",
+        "WP_CLI_PHP_ARGS",
+        "WP_CLI_CACHE_DIR",
+        "WP_CLI_CONFIG_PATH",
+    }
+
+
+@pytest.mark.parametrize("names", ["ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "X,MY_TOKEN", "bad name"])
+def test_agent_credentials_cannot_be_passed_through(names: str) -> None:
+    with pytest.raises(ValueError, match="cannot be passed"):
+        _settings(wp_agent_local_env_passthrough=names)
+
+
 def test_stdin_is_closed_so_prompts_fail_fast(wp: LocalWpCli) -> None:
     result = wp.run(["--stub-read-stdin"])
     assert result.stdout.strip() == "stdin-bytes=0"

@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from wp_agent.executors.environment import parse_passthrough
 from wp_agent.models.target import validate_wp_user
 
 # Current, non-deprecated Claude model; override with ANTHROPIC_MODEL.
@@ -56,6 +57,8 @@ class Settings(BaseSettings):
     wp_agent_sandbox_site: Path | None = None
     # WordPress user for every command (WP-CLI --user); set by the operator, never by the model.
     wp_agent_wp_user: str | None = None
+    # Local mode: extra variable names WP-CLI may see (e.g. ones wp-config.php reads).
+    wp_agent_local_env_passthrough: str = ""
 
     # SSH (FR-2.1, FR-6.2)
     vps_host: str | None = None
@@ -110,6 +113,12 @@ class Settings(BaseSettings):
     @classmethod
     def _wp_user(cls, value: str | None) -> str | None:
         return validate_wp_user(value or None)
+
+    @field_validator("wp_agent_local_env_passthrough")
+    @classmethod
+    def _passthrough(cls, value: str) -> str:
+        parse_passthrough(value)
+        return value
 
     @field_validator("log_level", mode="before")
     @classmethod

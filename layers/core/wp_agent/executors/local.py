@@ -16,6 +16,7 @@ from typing import IO
 
 from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.executors.environment import minimal_environment, parse_passthrough
 from wp_agent.executors.output import CappedOutput, finished_result
 from wp_agent.executors.port import OUTPUT_LIMIT_BYTES, CommandResult
 from wp_agent.policy.masking import command_label
@@ -46,6 +47,7 @@ class LocalWpCli:
         env: Mapping[str, str] | None = None,
         output_limit: int = OUTPUT_LIMIT_BYTES,
         wp_user: str | None = None,
+        env_passthrough: Sequence[str] = (),
     ) -> None:
         base = shlex.split(wp_cli_bin) if isinstance(wp_cli_bin, str) else list(wp_cli_bin)
         if not base:
@@ -59,7 +61,8 @@ class LocalWpCli:
         self._timeout_seconds = timeout_seconds
         self._max_concurrency = max_concurrency
         self._simulated = simulated
-        self._env = {**os.environ, **(env or {})}
+        # Never os.environ: WordPress's plugins would read the agent's keys (environment.py).
+        self._env = minimal_environment(env, env_passthrough)
         if os.geteuid() == 0:
             # WP-CLI refuses root unless told; the environment says so without changing the argv.
             self._env.setdefault("WP_CLI_ALLOW_ROOT", "1")
@@ -86,6 +89,7 @@ class LocalWpCli:
             wp_cli_bin=settings.wp_cli_bin,
             timeout_seconds=settings.command_timeout_seconds,
             wp_user=settings.wp_agent_wp_user,
+            env_passthrough=parse_passthrough(settings.wp_agent_local_env_passthrough),
         )
 
     @property
