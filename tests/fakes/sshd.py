@@ -38,6 +38,7 @@ SSHD_BIN = Path("/usr/sbin/sshd")
 PRIVSEP_DIR = Path("/run/sshd")
 HOST = "127.0.0.1"
 WP_STUB = Path(__file__).with_name("wp_stub.py")
+_SFTP_SERVER = "/usr/lib/openssh/sftp-server"  # Debian openssh-server
 _START_TIMEOUT_SECONDS = 15.0
 _STOP_TIMEOUT_SECONDS = 5.0
 _APT_TIMEOUT_SECONDS = 600
@@ -258,7 +259,13 @@ class SshdRig:
         """Let another client key log in (same environment as the rig's own key)."""
         # The forced command runs after the login shell's rc files (root's ~/.bashrc may prepend to PATH),
         # so `bin/` really comes first; it then runs the client's command line unchanged with /bin/sh.
-        forced = f'PATH={self.bin_dir}:$PATH; export PATH; exec /bin/sh -c \\"$SSH_ORIGINAL_COMMAND\\"'
+        # A subsystem request (SFTP, for staged media) reaches the forced command without a command
+        # line; it gets Debian's sftp-server, as a stock sshd_config would give it.
+        forced = (
+            f"PATH={self.bin_dir}:$PATH; export PATH; "
+            f'[ -z \\"$SSH_ORIGINAL_COMMAND\\" ] && exec {_SFTP_SERVER}; '
+            f'exec /bin/sh -c \\"$SSH_ORIGINAL_COMMAND\\"'
+        )
         with self.authorized_keys_path.open("a") as handle:
             handle.write(f'command="{forced}" {public_line.strip()}\n')
 
@@ -415,6 +422,7 @@ class SshdRig:
                     "UseDNS no",
                     "X11Forwarding no",
                     "AllowTcpForwarding no",
+                    f"Subsystem sftp {_SFTP_SERVER}",  # media import stages files over SFTP
                     "LogLevel VERBOSE",
                     # Sessions must not depend on the host user's dotfiles (here root's ~/.bashrc runs
                     # `pyenv init`, ~100 ms of CPU per command): give them an empty home instead.

@@ -11,10 +11,12 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.media_server import MediaServer
 from tests.fakes.sshd import SshdRig
 from wp_agent.agent.ports import AuditEventType, MemoryAuditLog
 from wp_agent.cli.main import main
 from wp_agent.executors.ssh import SshWpCli
+from wp_agent.media.safe_download import parse_test_hosts
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput
 from wp_agent.policy import CommandPolicy
 from wp_agent.publishing import MARKER_META_KEY, ArticlePublisher
@@ -36,7 +38,7 @@ ARTICLE: dict[str, Any] = {
     "tags": ["生成AI", "業務効率化"],
     "status": "future",
     "publishDate": "2030-11-23T09:00:00+09:00",
-    "featuredImageUrl": "https://cdn.example.test/images/ai-hero.jpg?w=1200",
+    "featuredImageUrl": "https://images.example/ai-hero.jpg",  # each test: the local image server
     "meta": {"description": "AIでWordPress運用を効率化する方法を解説します。", "custom_note": "メモ"},
 }
 
@@ -46,15 +48,25 @@ def site(rig_site: SiteStore) -> SiteStore:
     return rig_site
 
 
+@pytest.fixture(autouse=True)
+def image_server(media_server: MediaServer, monkeypatch: pytest.MonkeyPatch) -> MediaServer:
+    """The featured image comes from a local server the agent downloads from (the test setting
+    WP_AGENT_MEDIA_TEST_HOSTS allows exactly it); WordPress gets the staged file."""
+    monkeypatch.setitem(ARTICLE, "featuredImageUrl", media_server.url("/img/ai-hero.jpg?w=1200"))
+    return media_server
+
+
 @pytest.fixture
-def wp(sshd_server: SshdRig) -> Iterator[SshWpCli]:
-    client = SshWpCli(sshd_server.settings())
+def wp(sshd_server: SshdRig, image_server: MediaServer) -> Iterator[SshWpCli]:
+    client = SshWpCli(sshd_server.settings(wp_agent_media_test_hosts=image_server.host_entry))
     yield client
     client.close()
 
 
 def publish(wp: SshWpCli, document: dict[str, Any], **kwargs: Any) -> PublishArticleOutput:
-    publisher = ArticlePublisher(wp, CommandPolicy(), **kwargs)
+    image = str(ARTICLE["featuredImageUrl"])
+    policy = CommandPolicy(media_test_hosts=parse_test_hosts(image.split("/")[2]))
+    publisher = ArticlePublisher(wp, policy, **kwargs)
     return publisher.publish(PublishArticleInput.model_validate(document))
 
 
@@ -228,9 +240,12 @@ def test_large_article_within_one_command(site: SiteStore, wp: SshWpCli) -> None
 
 
 @pytest.fixture
-def cli_env(sshd_server: SshdRig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def cli_env(
+    sshd_server: SshdRig, image_server: MediaServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Path:
     for name, value in sshd_server.environment().items():
         monkeypatch.setenv(name, value)
+    monkeypatch.setenv("WP_AGENT_MEDIA_TEST_HOSTS", image_server.host_entry)
     monkeypatch.setenv("WP_AGENT_AUDIT_FILE", str(tmp_path / "audit.jsonl"))
     monkeypatch.setenv("LOG_LEVEL", "error")
     return tmp_path

@@ -236,7 +236,7 @@ def test_no_secret_reaches_a_log_line(
                 (
                     "wp_cli",
                     {
-                        "command": f"user create hanako2 hanako2@example.com --role=author --user_pass={password}",
+                        "command": f"user create hanako2 hanako2@example.com --role=contributor --user_pass={password}",
                         "reason": "作成",
                     },
                 )

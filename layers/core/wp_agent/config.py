@@ -9,6 +9,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from wp_agent.executors.environment import parse_passthrough
+from wp_agent.media.safe_download import DEFAULT_MAX_BYTES, parse_test_hosts
 from wp_agent.models.target import validate_wp_user
 
 # Current, non-deprecated Claude model; override with ANTHROPIC_MODEL.
@@ -59,6 +60,10 @@ class Settings(BaseSettings):
     wp_agent_wp_user: str | None = None
     # Local mode: extra variable names WP-CLI may see (e.g. ones wp-config.php reads).
     wp_agent_local_env_passthrough: str = ""
+    # Media the agent downloads for `media import` (never WordPress itself).
+    wp_agent_media_max_bytes: int = Field(default=DEFAULT_MAX_BYTES, ge=1024, le=200 * 1024 * 1024)
+    # Tests only: `ip:port` servers that may be fetched although private (never set in production).
+    wp_agent_media_test_hosts: str = ""
 
     # SSH (FR-2.1, FR-6.2)
     vps_host: str | None = None
@@ -118,6 +123,12 @@ class Settings(BaseSettings):
     @classmethod
     def _passthrough(cls, value: str) -> str:
         parse_passthrough(value)
+        return value
+
+    @field_validator("wp_agent_media_test_hosts")
+    @classmethod
+    def _test_hosts(cls, value: str) -> str:
+        parse_test_hosts(value)
         return value
 
     @field_validator("log_level", mode="before")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from wp_agent.config import Settings
 from wp_agent.executors.local import LocalWpCli
+from wp_agent.executors.media_staging import MediaImporter
 
 DEFAULT_SANDBOX_DIR = Path("~/.wp-agent/sandbox")
 SITE_FILE_NAME = ".wp-sim-site.json"
@@ -26,6 +27,7 @@ class SandboxWpCli(LocalWpCli):
         timeout_seconds: float = 60.0,
         max_concurrency: int = 5,
         wp_user: str | None = None,
+        media: MediaImporter | None = None,
     ) -> None:
         site_path = Path(site if site is not None else DEFAULT_SANDBOX_DIR).expanduser()
         if site_path.suffix == ".json":
@@ -43,6 +45,7 @@ class SandboxWpCli(LocalWpCli):
             # Explicit, so a stray WP_SIM_SITE in the environment cannot point the sandbox elsewhere.
             env={"WP_SIM_SITE": str(site_file)},
             wp_user=wp_user,
+            media=media,
         )
 
     @classmethod
@@ -51,4 +54,5 @@ class SandboxWpCli(LocalWpCli):
             settings.wp_agent_sandbox_site,
             timeout_seconds=settings.command_timeout_seconds,
             wp_user=settings.wp_agent_wp_user,
+            media=MediaImporter.from_settings(settings),
         )

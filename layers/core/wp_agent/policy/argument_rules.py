@@ -23,7 +23,14 @@ from wp_agent.policy.masking import folded, is_secret_option
 from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.policy.rule import ArgumentRule, Verdict, argument_rule
 
-__all__ = ["ARGUMENT_RULES", "FORBIDDEN_GLOBALS", "ArgumentRule", "Verdict", "is_dry_run_search_replace"]
+__all__ = [
+    "ARGUMENT_RULES",
+    "FORBIDDEN_GLOBALS",
+    "MEDIA_PRIVATE_HOST_RULE",
+    "ArgumentRule",
+    "Verdict",
+    "is_dry_run_search_replace",
+]
 
 B = PolicyCategory.BLOCKED
 D = PolicyCategory.DESTRUCTIVE
@@ -105,7 +112,8 @@ _DIGITS = re.compile(r"^\d+$")
 _ID_RANGE = re.compile(r"^(\d+-\d*|-\d+)$")  # WP-CLI expands 15-35, 34-, -35 to every existing ID
 _TABLE = re.compile(r"^[A-Za-z0-9_$]+$")
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_\-]+$")
-_WEB_PORTS = frozenset({None, 80, 443, 8080})
+_WEB_PORTS = frozenset({80, 443, 8080, 8443})
+MEDIA_PRIVATE_HOST_RULE = "blocked.media_private_host"
 _SECRET_SEARCH_WORDS = ("pass", "secret", "token", "key", "salt", "auth", "credential")
 
 
@@ -543,6 +551,9 @@ def _media_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
             "保存先ディレクトリの指定（--destination-dir）はできません",
             "--destination-dir",
         )
+    # The literal checks here answer early; SafeDownloader checks every resolved address and
+    # redirect when the agent downloads the file (WordPress itself never fetches it).
+    refused: list[str] = []
     for source in cmd.args_after(path):
         parts = urlsplit(source)
         if parts.scheme not in {"http", "https"} or not parts.hostname:
@@ -553,17 +564,19 @@ def _media_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
                 source,
             )
         try:
-            port = parts.port
+            port = parts.port or (443 if parts.scheme == "https" else 80)
         except ValueError:
             port = -1
         if not _is_public_host(parts.hostname) or port not in _WEB_PORTS:
-            return Verdict(
-                B,
-                "blocked.media_private_host",
-                f"内部ネットワークのアドレスや特殊なポートからは取り込めません: {parts.netloc}",
-                parts.hostname,
-            )
-    return None
+            refused.append(f"{parts.hostname}:{port}")
+    if not refused:
+        return None
+    return Verdict(
+        B,
+        MEDIA_PRIVATE_HOST_RULE,
+        f"内部ネットワークのアドレスや特殊なポートからは取り込めません: {', '.join(refused)}",
+        ",".join(refused),  # every refused host:port (an explicit test setting may allow them)
+    )
 
 
 # Order matters only for which reason is reported first among equal categories.

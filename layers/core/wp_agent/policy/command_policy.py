@@ -9,10 +9,12 @@ from typing import Any
 
 from wp_agent.config import Settings
 from wp_agent.errors import ConfigurationError
+from wp_agent.media.safe_download import parse_test_hosts
 from wp_agent.policy.aliases import canonical_argv
 from wp_agent.policy.argument_rules import (
     ARGUMENT_RULES,
     FORBIDDEN_GLOBALS,
+    MEDIA_PRIVATE_HOST_RULE,
     Verdict,
     is_dry_run_search_replace,
 )
@@ -123,8 +125,15 @@ def _hazard_reason(hazard: ShellHazard) -> str:
 class CommandPolicy:
     """Deterministic allow-list policy; nothing the model writes can change its decisions."""
 
-    def __init__(self, custom_rules: CustomRules | None = None) -> None:
+    def __init__(
+        self,
+        custom_rules: CustomRules | None = None,
+        *,
+        media_test_hosts: frozenset[tuple[str, int]] = frozenset(),
+    ) -> None:
         self._custom = custom_rules or CustomRules()
+        # Tests only (WP_AGENT_MEDIA_TEST_HOSTS): local image servers that media import may name.
+        self._media_test_hosts = {f"{host}:{port}" for host, port in media_test_hosts}
         self._allowed: dict[tuple[str, ...], CommandEntry] = dict(ALLOWED_COMMANDS)
         for rule in self._custom.allow:
             hard = self._hard_block(rule.path)
@@ -148,7 +157,10 @@ class CommandPolicy:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> CommandPolicy:
-        return cls(load_custom_rules(settings.wp_agent_policy_file, settings.wp_agent_policy_rules))
+        return cls(
+            load_custom_rules(settings.wp_agent_policy_file, settings.wp_agent_policy_rules),
+            media_test_hosts=parse_test_hosts(settings.wp_agent_media_test_hosts),
+        )
 
     # -- public API -----------------------------------------------------------------------------
 
@@ -240,6 +252,7 @@ class CommandPolicy:
         self, command: str, argv: tuple[str, ...], parsed: ParsedCommand, entry: CommandEntry
     ) -> PolicyDecision:
         verdicts = [v for rule in ARGUMENT_RULES if (v := rule(parsed, entry.path)) is not None]
+        verdicts = [v for v in verdicts if not self._allowed_test_media(v)]
         if entry.category is PolicyCategory.READ and not entry.custom:
             # A built-in read stays read-only whatever its flags (e.g. verify-checksums --all).
             verdicts = [v for v in verdicts if v.category is PolicyCategory.BLOCKED]
@@ -325,6 +338,12 @@ class CommandPolicy:
         )
 
     # -- helpers --------------------------------------------------------------------------------
+
+    def _allowed_test_media(self, verdict: Verdict) -> bool:
+        return (
+            verdict.rule == MEDIA_PRIVATE_HOST_RULE
+            and set(verdict.pattern.split(",")) <= self._media_test_hosts
+        )
 
     @staticmethod
     def _hard_block(positionals: tuple[str, ...]) -> HardBlock | None:
