@@ -21,6 +21,7 @@ from tests.fakes.anthropic_server import (
     tool_results,
     tool_results_text,
 )
+from tests.fakes.media_server import MediaServer
 from tests.fakes.serverless import ANTHROPIC_TEST_KEY, OWNER, TARGET_ID, LambdaDiedError, ServerlessStack
 from wp_agent.executors.ssh import SshWpCli
 from wp_agent.service.lambda_setup import secure_root_handlers
@@ -351,9 +352,14 @@ def wait_for_article(stack: ServerlessStack, article_id: str, timeout: float = 6
     raise AssertionError(f"article job {article_id} did not finish")
 
 
-def test_publish_article_through_the_workflow(serverless: ServerlessStack) -> None:
+def test_publish_article_through_the_workflow(
+    serverless: ServerlessStack, media_server: MediaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     stack = serverless
-    status, accepted = stack.api("POST", "/v1/articles", body=ARTICLE)
+    # The agent downloads the image itself; only this explicit test setting lets it use a local server.
+    monkeypatch.setenv("WP_AGENT_MEDIA_TEST_HOSTS", media_server.host_entry)
+    article = {**ARTICLE, "featuredImageUrl": media_server.url("/img/ai.jpg")}
+    status, accepted = stack.api("POST", "/v1/articles", body=article)
     assert status == 202, accepted
     job = wait_for_article(stack, accepted["articleId"])
     assert job["status"] == "Completed", job
@@ -367,6 +373,7 @@ def test_publish_article_through_the_workflow(serverless: ServerlessStack) -> No
     assert stack.model.request_count == 0  # deterministic: no model
     assert [e["detail-type"] for e in stack.events(1)] == ["Article Published"]
     assert stack.audit(f"article-{accepted['articleId']}")  # every command audited
+    assert media_server.requests == ["/img/ai.jpg"]  # fetched by the agent, imported from a staged file
     assert send_other_user_is_hidden(stack, accepted["articleId"])
 
 
