@@ -173,7 +173,7 @@ def test_a_closed_wait_leaves_any_expiry_to_the_workflow() -> None:
     assert ended.result.error.code is AgentErrorCode.CONFIRMATION_REQUIRED
     workflow_tasks.expire_approval(rt, SESSION, state.run_id)
     assert rt.recording_events.kinds().count(RUN_FAILED) == 1
-    assert rt.recording_wp.calls == []
+    assert rt.recording_wp.changes() == []
     with pytest.raises(ApiError) as late:  # and a resend then learns it expired
         SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
     assert (late.value.status, late.value.code) == (409, "APPROVAL_EXPIRED")

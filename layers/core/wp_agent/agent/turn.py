@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from wp_agent.agent import lifecycle
-from wp_agent.agent.approval_summary import describe
+from wp_agent.agent.approval_summary import StateReader, describe
 from wp_agent.agent.model_client import ModelClient
 from wp_agent.agent.ports import (
     ApprovalDecision,
@@ -62,6 +62,7 @@ from wp_agent.telemetry import (
 logger = logging.getLogger(__name__)
 
 MAX_TOOL_CALLS_PER_RESPONSE = 10
+_OBSERVE_REASON = "承認の要約のために現在の状態を確認（読み取りのみ）"
 REPEAT_LIMIT = 2  # the same argv may run twice (e.g. check before and after); a third time is a loop
 
 
@@ -515,9 +516,10 @@ class AgentTurn:
             return  # a retried turn: the approval already exists
         approval_id = f"apr_{uuid.uuid4().hex[:20]}"
         items: list[ApprovalItem] = []
+        read = self._state_reader(state)
         for record in held:
             decision = self._deps.policy.classify_argv(record.argv)
-            summary, impact = describe(decision)
+            summary, impact = describe(decision, read)
             record.approval_id = approval_id
             items.append(
                 ApprovalItem(
@@ -542,6 +544,31 @@ class AgentTurn:
         for record in held:
             self._audit_record(state, AuditEventType.APPROVAL_REQUESTED, record, approval_id=approval_id)
         self._deps.telemetry.count(APPROVALS_REQUESTED_TOTAL)
+
+    def _state_reader(self, state: SessionState) -> StateReader:
+        """Read-only commands the approval summary runs to say what will really happen (is the
+        post already in the trash? which role does the user have now?). Policy-checked, scoped to
+        the session's site and audited like any command; a refused or failed read gives None."""
+
+        def read(argv: list[str]) -> str | None:
+            decision = apply_site_scope(self._deps.policy.classify_argv(argv), state)
+            if decision.category is not PolicyCategory.READ:
+                return None
+            command = mask_command(" ".join(decision.argv))
+            try:
+                with self._deps.limiter.command_slot(state.target_id):
+                    result = self._deps.wp_cli.run(list(decision.argv))
+            except WpAgentError as exc:
+                self._audit(state, AuditEventType.COMMAND_EXECUTED, command=command, reason=_OBSERVE_REASON,
+                            category=decision.category.value, rule=decision.rule, success=False,
+                            error=exc.code.value)  # fmt: skip
+                return None
+            self._audit(state, AuditEventType.COMMAND_EXECUTED, command=command, reason=_OBSERVE_REASON,
+                        category=decision.category.value, rule=decision.rule, success=result.ok,
+                        exit_code=result.exit_code, duration_ms=result.duration_ms)  # fmt: skip
+            return result.stdout if result.ok else None
+
+        return read
 
     def _resolve_approval(self, state: SessionState, pending: PendingApproval) -> None:
         if pending.status is ApprovalStatus.EXPIRED:
