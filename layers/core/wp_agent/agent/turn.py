@@ -581,8 +581,9 @@ class AgentTurn:
                 if record.status is not CommandStatus.HELD:
                     results[record.tool_use_id] = self._result_for(self._settle_after_retry(state, record))
                     continue
-                # Defence in depth: the approved argv must still pass the current policy.
-                recheck = self._deps.policy.classify_argv(record.argv)
+                # Defence in depth: the approved argv must still pass the current policy and the
+                # requester's current rights (a network administrator may have been removed).
+                recheck = apply_site_scope(self._deps.policy.classify_argv(record.argv), state)
                 if recheck.blocked:
                     record.status = CommandStatus.BLOCKED
                     record.policy_reason = recheck.reason_ja

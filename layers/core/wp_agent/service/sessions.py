@@ -113,6 +113,8 @@ class SessionService:
                 )
             continue_session(state, agent_input, timeout_ms=self._rt.settings.wp_cli_timeout)
             state.site_url = site_url
+            # Rights as the registry says now (every turn checks again).
+            state.network_admin = target.multisite and target.network_admin(user_id)
         state.status = SessionStatus.PLANNING
         # Known before the start, so the session is saved once: the run's first turn may load it
         # at any moment after the start, and must find it as it will stay.

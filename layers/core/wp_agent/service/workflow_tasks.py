@@ -10,6 +10,8 @@ from wp_agent.agent import lifecycle
 from wp_agent.agent.ports import AuditLog
 from wp_agent.agent.session_state import ApprovalStatus, SessionState, SessionStatus
 from wp_agent.agent.turn import TurnResult
+from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.models.target import Target
 from wp_agent.service import notifications
 from wp_agent.service.runtime import AwsRuntime
 from wp_agent.service.session_updates import update_session
@@ -54,6 +56,21 @@ def _load_run(runtime: AwsRuntime, session_id: str, run_id: str) -> SessionState
     return state
 
 
+def refresh_rights(state: SessionState, target: Target) -> bool:
+    """Rights come from the registry as it is now, every turn: a removed owner's run ends, a
+    removed network administrator loses network-level commands (False: the run was ended)."""
+    if not target.owned_by(state.user_id):
+        error = WpAgentError(
+            AgentErrorCode.COMMAND_BLOCKED,
+            "このサイトを操作する権限がなくなったため、処理を中止しました。",
+            details={"reason": "not_owner"},
+        )
+        lifecycle.finish(state, SessionStatus.FAILED, error=error)
+        return False
+    state.network_admin = target.multisite and target.network_admin(state.user_id)
+    return True
+
+
 def run_turn(runtime: AwsRuntime, session_id: str, run_id: str) -> dict[str, Any]:
     """One agent turn; the answer tells the state machine where to go next."""
     for attempt in range(_STALE_ATTEMPTS):
@@ -63,6 +80,10 @@ def run_turn(runtime: AwsRuntime, session_id: str, run_id: str) -> dict[str, Any
         target = runtime.registry.get(state.target_id)
         if target is None:
             lifecycle.fail_run(state, "target_missing")
+            runtime.sessions.save(state)
+            notifications.run_finished(runtime.events, state, runtime.telemetry)
+            return _route(state, TurnResult.FAILED)
+        if not refresh_rights(state, target):
             runtime.sessions.save(state)
             notifications.run_finished(runtime.events, state, runtime.telemetry)
             return _route(state, TurnResult.FAILED)
