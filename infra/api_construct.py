@@ -1,7 +1,10 @@
 """API Gateway (REST, regional) in front of the api function; SigV4 (IAM) auth on every method.
 
-The Argo Note backend signs each request with its IAM identity; the api function additionally
-checks admin routes against WP_AGENT_ADMIN_PRINCIPALS. Request validation here is coarse on
+The Argo Note backend signs each request with its IAM identity. A resource policy lets only the
+configured backend principals (context `backendPrincipals`) invoke the API — an explicit deny for
+every other principal, so no identity policy in the account can open it: the API trusts the
+X-Argo-User-Id header of its caller, so anyone able to invoke it could act as any user. The api
+function additionally checks admin routes against WP_AGENT_ADMIN_PRINCIPALS. Request validation here is coarse on
 purpose: path parameters are required and JSON bodies must be objects. The field-level schema lives
 once, in the handler's pydantic models (Powertools `enable_validation`), and is published at
 GET /v1/openapi.json; copying it into API Gateway models would let the two drift.
@@ -19,6 +22,7 @@ from dataclasses import dataclass
 
 from aws_cdk import RemovalPolicy
 from aws_cdk import aws_apigateway as apigw
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
@@ -80,10 +84,44 @@ ACCESS_LOG_FORMAT = {
 }
 
 
+def invoke_policy(backend_principals: tuple[str, ...]) -> iam.PolicyDocument:
+    """Invoke for the backend principals only: allowed by ARN (their accounts as principals, the
+    exact role/user by aws:PrincipalArn), everyone else denied explicitly."""
+    accounts = sorted({arn.split(":")[4] for arn in backend_principals})
+    condition = {"aws:PrincipalArn": list(backend_principals)}
+    return iam.PolicyDocument(
+        statements=[
+            iam.PolicyStatement(
+                sid="BackendOnly",
+                effect=iam.Effect.ALLOW,
+                principals=[iam.AccountPrincipal(account) for account in accounts],
+                actions=["execute-api:Invoke"],
+                resources=["execute-api:/*"],
+                conditions={"ArnLike": condition},
+            ),
+            iam.PolicyStatement(
+                sid="DenyEveryoneElse",
+                effect=iam.Effect.DENY,
+                principals=[iam.AnyPrincipal()],
+                actions=["execute-api:Invoke"],
+                resources=["execute-api:/*"],
+                conditions={"ArnNotLike": condition},
+            ),
+        ]
+    )
+
+
 class ApiConstruct(Construct):
     """The REST API, its stage settings, validators and routes."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, handler: lambda_.IFunction) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        handler: lambda_.IFunction,
+        backend_principals: tuple[str, ...],
+    ) -> None:
         super().__init__(scope, construct_id)
         self.access_logs = logs.LogGroup(
             self, "AccessLogs", retention=ACCESS_LOG_RETENTION, removal_policy=RemovalPolicy.DESTROY
@@ -93,6 +131,7 @@ class ApiConstruct(Construct):
             "RestApi",
             description="wp-agent: Argo Note WP-CLI Agent API (SigV4)",
             endpoint_types=[apigw.EndpointType.REGIONAL],
+            policy=invoke_policy(backend_principals),
             # Stage logging needs the account-level CloudWatch role; it is shared by every API in
             # the account and region, so it outlives this stack.
             cloud_watch_role=True,

@@ -24,6 +24,7 @@ import functions.api.handler as api_handler
 import functions.approval.handler as approval_handler
 import functions.turn.handler as turn_handler
 import functions.workflow_tasks.handler as workflow_tasks_handler
+from infra import names
 from infra.definition import synthesize_template
 from infra.packaging import LayerDirs, build_core_layer
 from tests.fakes import aws as aws_fakes
@@ -58,7 +59,8 @@ def synthesized_template(tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
     dependencies = root / "dependencies-stand-in"
     (dependencies / "python").mkdir(parents=True)
     layers = LayerDirs(core=build_core_layer(root), dependencies=dependencies)
-    return synthesize_template(layers=layers, outdir=str(root / "cdk.out"))
+    context = {names.CONTEXT_BACKEND_PRINCIPALS: "arn:aws:iam::123456789012:role/ArgoNoteBackend"}
+    return synthesize_template(layers=layers, context=context, outdir=str(root / "cdk.out"))
 
 
 class LambdaDiedError(BaseException):

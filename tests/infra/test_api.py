@@ -9,6 +9,7 @@ from aws_cdk.assertions import Match, Template
 
 from infra import names
 from infra.api_construct import ROUTES
+from tests.infra.conftest import BACKEND_PRINCIPALS
 from tests.infra.template_queries import flatten, function, only, resources
 
 EXPECTED_ROUTES = {
@@ -170,3 +171,18 @@ def test_one_invoke_permission_for_the_api_on_the_alias(template: dict[str, Any]
 
 def test_api_url_is_an_output(assertions: Template) -> None:
     assertions.has_output(names.Output.API_URL, {"Value": Match.any_value()})
+
+
+def test_only_the_backend_principals_may_invoke(template: dict[str, Any]) -> None:
+    _, api = only(template, "AWS::ApiGateway::RestApi")
+    statements = {s["Sid"]: s for s in api["Properties"]["Policy"]["Statement"]}
+    allow, deny = statements["BackendOnly"], statements["DenyEveryoneElse"]
+    assert (allow["Effect"], allow["Action"], allow["Resource"]) == (
+        "Allow",
+        "execute-api:Invoke",
+        "execute-api:/*",
+    )
+    assert allow["Condition"] == {"ArnLike": {"aws:PrincipalArn": list(BACKEND_PRINCIPALS)}}
+    assert flatten(allow["Principal"]["AWS"]).endswith(":iam::123456789012:root")
+    assert (deny["Effect"], deny["Principal"], deny["Action"]) == ("Deny", {"AWS": "*"}, "execute-api:Invoke")
+    assert deny["Condition"] == {"ArnNotLike": {"aws:PrincipalArn": list(BACKEND_PRINCIPALS)}}
