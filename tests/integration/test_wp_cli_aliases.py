@@ -17,6 +17,7 @@ from wp_agent.policy.aliases import (
     TOP_LEVEL_ALIASES,
 )
 from wp_agent.policy.command_table import ALLOWED_COMMANDS, HARD_BLOCKS
+from wp_agent.policy.synopsis import MAX_POSITIONALS
 
 # A docblock carrying `@alias`, and the method it documents.
 _ALIASED_METHOD = re.compile(
@@ -31,18 +32,24 @@ def phar_sources(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def wp_cli_paths(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, ...], str]:
-    """Every command path WP-CLI has, with its short description."""
-    paths: dict[tuple[str, ...], str] = {}
+def wp_cli_tree(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, ...], dict[str, Any]]:
+    """Every command path WP-CLI has, with its dump (description, synopsis of leaf commands)."""
+    paths: dict[tuple[str, ...], dict[str, Any]] = {}
 
     def walk(node: dict[str, Any], prefix: tuple[str, ...]) -> None:
         for sub in node.get("subcommands") or []:
             path = (*prefix, sub["name"])
-            paths[path] = sub["description"]
+            paths[path] = sub
             walk(sub, path)
 
     walk(command_tree(wp_cli_phar(), tmp_path_factory.mktemp("wp-cli-home")), ())
     return paths
+
+
+@pytest.fixture(scope="module")
+def wp_cli_paths(wp_cli_tree: dict[tuple[str, ...], dict[str, Any]]) -> dict[tuple[str, ...], str]:
+    """Every command path WP-CLI has, with its short description."""
+    return {path: str(node["description"]) for path, node in wp_cli_tree.items()}
 
 
 def _php_sources(root: Path) -> list[Path]:
@@ -110,3 +117,13 @@ def test_aliases_resolve_to_real_commands(wp_cli_paths: dict[tuple[str, ...], st
             assert (*owner, name) in wp_cli_paths
     for words in [*PATH_REWRITES.values(), *(path for path, _flag in FLAG_REWRITES.values())]:
         assert tuple(words) in wp_cli_paths
+
+
+def test_positional_limits_match_the_synopses(wp_cli_tree: dict[tuple[str, ...], dict[str, Any]]) -> None:
+    expected: dict[tuple[str, ...], int] = {}
+    for path in ALLOWED_COMMANDS:
+        synopsis = str(wp_cli_tree.get(path, {}).get("synopsis") or "")
+        words = [w for w in synopsis.split() if not w.lstrip("[").startswith("--")]
+        if path != ("help",) and not any("..." in w for w in words):
+            expected[path] = len(words)
+    assert expected == MAX_POSITIONALS

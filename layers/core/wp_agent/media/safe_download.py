@@ -172,6 +172,8 @@ class SafeDownloader:
         parts = urlsplit(url)
         if parts.scheme not in {"http", "https"} or not parts.hostname:
             raise MediaDownloadError(f"メディアは http(s) のURLからのみ取り込めます: {_shown(url)}")
+        if not parts.hostname.isascii():
+            raise MediaDownloadError("URLのホスト名は半角で指定してください（国際化ドメインは xn-- の形式）")
         if parts.username is not None or parts.password is not None:
             raise MediaDownloadError("認証情報を含むURLからは取り込めません")
         try:

@@ -531,7 +531,12 @@ def _is_public_host(host: str) -> bool:
 
 
 @argument_rule(
-    match=("media import /etc/passwd", "media import http://127.0.0.1/x.png", "media regenerate --yes"),
+    match=(
+        "media import /etc/passwd",
+        "media import http://127.0.0.1/x.png",
+        "media import 'http://\u200b169.254.169.254/x.png'",
+        "media regenerate --yes",
+    ),
     not_match=("media import https://example.com/x.png", "media regenerate 7 --yes"),
 )
 def _media_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
@@ -561,6 +566,14 @@ def _media_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
                 B,
                 "blocked.media_source",
                 f"メディアは http(s) のURLからのみ取り込めます（サーバー上のファイルは不可）: {source}",
+                source,
+            )
+        if not parts.hostname.isascii():
+            # IDNA drops invisible characters: http://<U+200B>169.254.169.254/ is the metadata host.
+            return Verdict(
+                B,
+                "blocked.media_source",
+                f"URLのホスト名は半角で指定してください（国際化ドメインは xn-- の形式）: {ascii(parts.hostname)[1:-1]}",
                 source,
             )
         try:

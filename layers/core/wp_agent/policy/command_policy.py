@@ -21,10 +21,16 @@ from wp_agent.policy.argument_rules import (
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.command_table import ALLOWED_COMMANDS, HARD_BLOCKS, CommandEntry, HardBlock
 from wp_agent.policy.custom_rules import CustomRules, load_custom_rules
-from wp_agent.policy.identifiers import is_plain, non_plain_flag_name, non_plain_flag_verdict
+from wp_agent.policy.identifiers import (
+    disguised_option,
+    is_plain,
+    non_plain_flag_name,
+    non_plain_flag_verdict,
+)
 from wp_agent.policy.masking import mask_argv, mask_text
 from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.policy.shell_syntax import HazardKind, ShellHazard, find_shell_hazards, split_words
+from wp_agent.policy.synopsis import MAX_POSITIONALS
 
 __all__ = ["CommandPolicy", "PolicyCategory", "PolicyDecision"]
 
@@ -225,6 +231,16 @@ class CommandPolicy:
         if odd_flag is not None:
             verdict = non_plain_flag_verdict(odd_flag)
             return self._block(command, verdict.rule, verdict.reason_ja, verdict.pattern, argv)
+        disguised = disguised_option(parsed)
+        if disguised is not None:
+            return self._block(
+                command,
+                "blocked.non_ascii_identifier",
+                f"オプションに見える引数（{ascii(disguised)[1:-1]}）に全角文字や見えない文字が含まれています。"
+                "オプションは半角の --名前=値 で指定してください",
+                disguised,
+                argv,
+            )
         for option in parsed.options:
             if option.name in FORBIDDEN_GLOBALS:
                 return self._block(
@@ -251,6 +267,17 @@ class CommandPolicy:
     def _apply_argument_rules(
         self, command: str, argv: tuple[str, ...], parsed: ParsedCommand, entry: CommandEntry
     ) -> PolicyDecision:
+        limit = MAX_POSITIONALS.get(entry.path)
+        if limit is not None and len(parsed.args_after(entry.path)) > limit:
+            name = " ".join(entry.path)
+            return self._block(
+                command,
+                "blocked.too_many_positionals",
+                f"「{name}」に渡せる引数は{limit}個までです（WP-CLIも実行を拒否します）。値に空白がある場合は引用符で囲んでください",
+                name,
+                argv,
+                entry.path,
+            )
         verdicts = [v for rule in ARGUMENT_RULES if (v := rule(parsed, entry.path)) is not None]
         verdicts = [v for v in verdicts if not self._allowed_test_media(v)]
         if entry.category is PolicyCategory.READ and not entry.custom:

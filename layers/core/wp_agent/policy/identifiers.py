@@ -11,6 +11,7 @@ be printable ASCII without spaces. Values (titles, content, term names, option v
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.parsed_command import CliOption, ParsedCommand
@@ -149,6 +150,19 @@ _IDENTIFIER_FLAGS_BY_PATH: dict[tuple[str, ...], frozenset[str]] = {
 
 def is_plain(identifier: str) -> bool:
     return bool(PLAIN_IDENTIFIER.match(identifier))
+
+
+def _reads_as(word: str) -> str:
+    """What a word reads as: NFKC (full width to ASCII), invisible characters removed."""
+    visible = "".join(c for c in word if unicodedata.category(c) not in {"Cf", "Mn", "Me"})
+    return unicodedata.normalize("NFKC", visible)
+
+
+def disguised_option(cmd: ParsedCommand) -> str | None:
+    """A positional word that reads as `--name…` once invisible or full-width characters are
+    folded (`-<U+200B>-user_pass=…`, `－－user_pass`): WP-CLI would not see an option, a person
+    reading the approval would."""
+    return next((w for w in cmd.positionals if ParsedCommand.is_option(_reads_as(w))), None)
 
 
 def non_plain_flag_name(cmd: ParsedCommand) -> CliOption | None:
