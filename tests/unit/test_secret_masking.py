@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import logging
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel, make_deps, text_reply, tool_reply
+from wp_agent.adapters.jsonl_audit import JsonlAuditLog
 from wp_agent.agent.ports import InMemorySessionStore, MemoryAuditLog, NoApprovals
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.tool_output import render_tool_result
@@ -212,3 +214,22 @@ def test_a_run_keeps_secrets_out_of_the_audit_output_and_views() -> None:
     records += [r.model_dump_json(exclude={"argv"}) for r in state.commands]
     leaked = [s for s in SECRETS if any(s in r for r in records)]
     assert leaked == []
+
+
+def test_the_audit_file_never_holds_a_secret(tmp_path: Path) -> None:
+    model = ScriptedModel(
+        [
+            tool_reply(
+                "option update mailserver_pass PlainMailPw-777", "user update 1 --user_pass=Secret-99"
+            ),
+            text_reply("ok"),
+        ]
+    )
+    deps = make_deps(model, RecordingWpCli(), agent_allow_skip_confirmation=True)
+    deps.audit = JsonlAuditLog(tmp_path / "audit.jsonl")
+    output = AgentRunner(deps, NoApprovals()).run(AgentInput(message="x", skip_destructive_confirmation=True))
+    written = (tmp_path / "audit.jsonl").read_text(encoding="utf-8")
+    assert "option update mailserver_pass ***" in written
+    for secret in ("PlainMailPw-777", "Secret-99"):
+        assert secret not in written
+        assert secret not in output.to_json()

@@ -130,7 +130,16 @@ def mask_command(command: str) -> str:
     except ValueError:
         return mask_text(command)
     masked = mask_argv(words)
-    return command if masked == words else shlex.join(masked)
+    if masked == words:
+        return command
+    # `***` needs no quotes to be read: `option update mailserver_pass ***`, `--user_pass=***`.
+    return " ".join(
+        w if w == MASK or (w.endswith("=" + MASK) and _bare(w)) else shlex.quote(w) for w in masked
+    )
+
+
+def _bare(word: str) -> bool:
+    return shlex.quote(word[: -len(MASK)]) == word[: -len(MASK)]
 
 
 def command_label(argv: Sequence[str]) -> str:
