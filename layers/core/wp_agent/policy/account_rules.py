@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.parsed_command import ParsedCommand
-from wp_agent.policy.rule import Verdict, argument_rule
+from wp_agent.policy.rule import Verdict, argument_rule, written_option
 from wp_agent.policy.secret_names import folded, is_privilege_key, is_secret_key
 
 B = PolicyCategory.BLOCKED
@@ -251,11 +251,8 @@ def privileged_user_data(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict |
 )
 def role_definitions(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """`*user_roles` holds every role's capabilities: writing it is `role create` / `cap add`."""
-    if path not in {("option", "update"), ("option", "add"), ("option", "patch"), ("option", "delete")}:
-        return None
-    args = cmd.args_after(path)
-    key = args[1] if path == ("option", "patch") and len(args) > 1 else args[0] if args else ""
-    if not folded(key).endswith("user_roles"):
+    key = written_option(cmd, path)
+    if key is None or not folded(key).endswith("user_roles"):
         return None
     return Verdict(
         B,

@@ -21,7 +21,7 @@ from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.identifiers import non_plain_identifier
 from wp_agent.policy.masking import folded, is_secret_option
 from wp_agent.policy.parsed_command import ParsedCommand
-from wp_agent.policy.rule import ArgumentRule, Verdict, argument_rule
+from wp_agent.policy.rule import ArgumentRule, Verdict, argument_rule, written_option
 
 __all__ = [
     "ARGUMENT_RULES",
@@ -231,14 +231,9 @@ def _secret_option_read(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | 
     not_match=("option update posts_per_page 5", "option get siteurl"),
 )
 def _important_option(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    if path not in {("option", "update"), ("option", "add"), ("option", "patch"), ("option", "delete")}:
+    key = written_option(cmd, path)
+    if key is None:
         return None
-    args = cmd.args_after(path)
-    if path == ("option", "patch"):
-        args = args[1:]  # patch <action> <key> …
-    if not args:
-        return None
-    key = args[0]
     if folded(key) in IMPORTANT_OPTION_KEYS:
         return Verdict(
             D,
@@ -488,12 +483,9 @@ def _placement_and_hooks(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict |
     """Upload locations and the `cron` option, which is `cron event schedule` (a hard block: a hook
     runs with the arguments we give it — `importer_scheduled_cleanup --0=<ID>` deletes an attachment
     for good) written by hand."""
-    if path not in {("option", "update"), ("option", "add"), ("option", "patch"), ("option", "delete")}:
-        return None
-    args = cmd.args_after(path)
-    key = args[1] if path == ("option", "patch") and len(args) > 1 else args[0] if args else ""
-    meaning = _PLACEMENT_OPTIONS.get(folded(key))
-    if meaning is None:
+    key = written_option(cmd, path)
+    meaning = _PLACEMENT_OPTIONS.get(folded(key)) if key is not None else None
+    if key is None or meaning is None:
         return None
     return Verdict(
         B,

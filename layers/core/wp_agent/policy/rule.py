@@ -38,6 +38,19 @@ class ArgumentRule:
         return self.check(cmd, path)
 
 
+_OPTION_WRITES = frozenset(
+    {("option", "update"), ("option", "add"), ("option", "patch"), ("option", "delete")}
+)
+
+
+def written_option(cmd: ParsedCommand, path: tuple[str, ...]) -> str | None:
+    """The option an `option update|add|patch|delete` writes (`patch <action> <key> …`), else None."""
+    if path not in _OPTION_WRITES:
+        return None
+    args = cmd.args_after(path)[1:] if path == ("option", "patch") else cmd.args_after(path)
+    return args[0] if args else None
+
+
 def argument_rule(
     *, match: tuple[str, ...], not_match: tuple[str, ...]
 ) -> Callable[[RuleCheck], ArgumentRule]:

@@ -138,34 +138,27 @@ class _Serialized:
             return self._emit_string(masked.encode("utf-8") if masked != text else raw), text
         if kind == b"E:":
             self.pos += 2
-            return b"E:" + self._string_raw(), None
+            return b"E:" + self._quoted_raw(b'";'), None
         if kind == b"a:":
             self.pos += 2
             count = int(self._until(b":"))
             return b"a:%d:" % count + self._members(count, level), None
         if kind == b"O:":
             self.pos += 2
-            name = self._string_raw_colon()
+            name = self._quoted_raw(b'":')
             count = int(self._until(b":"))
             return b"O:" + name + b"%d:" % count + self._members(count, level), None
         if kind == b"C:":  # custom serialization: opaque, masked whole when it could hold anything
             raise _SerializedError("custom serialized object")
         raise _SerializedError(f"unknown type {kind!r}")
 
-    def _string_raw(self) -> bytes:
+    def _quoted_raw(self, end: bytes) -> bytes:
+        """`<len>:"<bytes>"` plus `end`, copied as is (enum and class names)."""
         start = self.pos
         length = int(self._until(b":"))
         self._expect(b'"')
         self.pos += length
-        self._expect(b'";')
-        return self.data[start : self.pos]
-
-    def _string_raw_colon(self) -> bytes:
-        start = self.pos
-        length = int(self._until(b":"))
-        self._expect(b'"')
-        self.pos += length
-        self._expect(b'":')
+        self._expect(end)
         return self.data[start : self.pos]
 
     def _members(self, count: int, level: int) -> bytes:
