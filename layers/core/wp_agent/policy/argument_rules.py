@@ -201,8 +201,18 @@ def _field_names(values: list[str]) -> set[str]:
 
 
 @argument_rule(
-    match=("option get mailserver_pass", "option pluck my_plugin api_key", "option list --search=*secret*"),
-    not_match=("option get blogname", "option list --search=blog*", "option pluck my_plugin colour"),
+    match=(
+        "option get mailserver_pass",
+        "option pluck my_plugin api_key",
+        "option list --search=*secret*",
+        "site option list --search=*pass*",
+    ),
+    not_match=(
+        "option get blogname",
+        "option list --search=blog*",
+        "option pluck my_plugin colour",
+        "site option list --search=smtp*",
+    ),
 )
 def _secret_option_read(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     if path in {("option", "get"), ("option", "pluck"), ("site", "option", "get")}:
@@ -211,7 +221,8 @@ def _secret_option_read(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | 
                 return Verdict(
                     B, "blocked.secret_option", f"認証情報を含む設定（{name}）は読み出せません", name
                 )
-    if path == ("option", "list"):
+    # A listing is masked by key anyway; asking for secret names outright is refused.
+    if path in {("option", "list"), ("site", "option", "list")}:
         for value in cmd.option_values("search", "include"):
             if is_secret_option(value.replace("*", "")) or any(
                 w in folded(value) for w in _SECRET_SEARCH_WORDS
