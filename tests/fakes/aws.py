@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import boto3
@@ -103,3 +103,43 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         create_tables()
         yield
     reset_clients()
+
+
+class LostAnswer:
+    """A table whose `method` writes land but whose answer is lost: after the real write, `then`
+    plays what the SDK does next (its retry of the same request meets the write; or its retries
+    run out and it raises). Other methods pass through."""
+
+    def __init__(
+        self,
+        table: Any,
+        method: str,
+        then: Callable[[Any, dict[str, Any]], Any],
+        *,
+        times: int = 1_000_000,
+    ) -> None:
+        self._table = table
+        self._method = method
+        self._then = then
+        self.remaining = times
+
+    def __getattr__(self, name: str) -> Any:
+        real = getattr(self._table, name)
+        if name != self._method or self.remaining <= 0:
+            return real
+
+        def lands_then_loses_its_answer(**kwargs: Any) -> Any:
+            self.remaining -= 1
+            real(**kwargs)
+            return self._then(real, kwargs)
+
+        return lands_then_loses_its_answer
+
+
+def sdk_retry_meets_the_write(write: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    """The SDK retried the request after the lost answer; the retry meets the write it repeats."""
+    return write(**kwargs)
+
+
+def sdk_retries_run_out(write: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    raise ConnectionError("read timeout on every retry")
