@@ -137,7 +137,13 @@ def build_definition(
             "runId": sfn.JsonPath.string_at("$.runId"),
             "error": sfn.JsonPath.object_at("$.error"),
         },
-    ).next(run_failed)
+    )
+    # Recording the failure is idempotent; a throttled or unreadable session is tried again for about
+    # two minutes. Should it still fail, the API ends the run when the session is next used.
+    record_failure.add_retry(
+        errors=[sfn.Errors.ALL], interval=Duration.seconds(2), max_attempts=6, backoff_rate=2
+    )
+    record_failure.next(run_failed)
 
     record_scheduled_run_failure = _invoke(
         scope,

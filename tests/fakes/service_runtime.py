@@ -33,6 +33,7 @@ class RecordingWorkflow(RunWorkflow):
         super().__init__(STATE_MACHINE_ARN)
         self.started: list[str] = []
         self.stopped: list[str] = []
+        self.ended: set[str] = set()  # executions that ended without the session knowing
         self.resumed: list[dict[str, Any]] = []
         self.resume_outcomes: list[ResumeOutcome] = []  # what the next resumes find; then RESUMED
         self.on_resume: Callable[[str], None] | None = None  # called with the token before answering
@@ -44,6 +45,9 @@ class RecordingWorkflow(RunWorkflow):
 
     def stop(self, execution_arn: str, *, cause: str) -> None:
         self.stopped.append(execution_arn)
+
+    def has_ended(self, execution_arn: str) -> bool:
+        return execution_arn in self.ended
 
     def resume(
         self, task_token: str, decision: dict[str, Any], *, attempts: int = 3, pause: float = 0.3

@@ -163,6 +163,13 @@ def test_failure_tasks_end_the_run_failed(
     assert "Catch" not in task  # a failing failure handler must not loop
 
 
+def test_recording_a_failure_is_retried_on_any_error(states: dict[str, Any]) -> None:
+    retries = states[S.RECORD_FAILURE]["Retry"]
+    assert retries[0]["ErrorEquals"] == LAMBDA_SERVICE_ERRORS
+    assert retries[-1]["ErrorEquals"] == ["States.ALL"]
+    assert retries[-1]["MaxAttempts"] >= 5
+
+
 def test_every_task_retries_lambda_service_errors(states: dict[str, Any]) -> None:
     for name, state in states.items():
         if state["Type"] == "Task":

@@ -144,6 +144,35 @@ def test_a_turn_that_keeps_losing_is_handed_to_the_failure_path() -> None:
     assert failed.status is SessionStatus.FAILED
 
 
+def test_a_run_whose_failure_could_not_be_recorded_does_not_keep_the_session_busy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rt = runtime(text_reply("次の依頼への応答"))
+    state = started(rt, "こんにちは")
+
+    def unreadable(store: DynamoSessionStore, session_id: str) -> SessionState:
+        raise ConnectionError("sessions table throttled")
+
+    with monkeypatch.context() as broken:
+        broken.setattr(DynamoSessionStore, "load", unreadable)
+        with pytest.raises(ConnectionError):  # the workflow retries it; say every attempt fails
+            workflow_tasks.record_failure(rt, SESSION, state.run_id, {"Error": "Sandbox.Timedout"})
+    assert state.execution_arn is not None
+    rt.recording_workflow.ended.add(state.execution_arn)  # the execution ended FAILED
+    accepted = SessionService(rt).post_message(SESSION, "u1", SessionMessageRequest(message="次の依頼"))
+    assert accepted.run_id != state.run_id
+    archived = rt.recording_events.published[0]
+    assert (archived[0], archived[1]["runId"]) == (RUN_FAILED, state.run_id)
+
+
+def test_a_running_execution_keeps_its_session_busy() -> None:
+    rt = runtime()
+    started(rt, "こんにちは")
+    with pytest.raises(ApiError) as busy:
+        SessionService(rt).post_message(SESSION, "u1", SessionMessageRequest(message="次の依頼"))
+    assert (busy.value.status, busy.value.code) == (409, "SESSION_BUSY")
+
+
 def past_its_expiry(rt: RecordedRuntime) -> Callable[[str], None]:
     """on_resume hook: the clock passes the approval's expiry while the decision is on its way."""
 

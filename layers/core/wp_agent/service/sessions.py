@@ -92,6 +92,8 @@ class SessionService:
         state = self._rt.sessions.load(session_id)
         if state is not None and state.user_id != user_id:
             raise not_found("セッション", "SESSION_NOT_FOUND")
+        if state is not None and not state.status.terminal:
+            state = self._end_abandoned_run(state)
         target = self._target_for(body, state, user_id)
         agent_input = AgentInput.model_validate(body.model_dump(exclude={"target_id"}))
         site_url = agent_input.multisite.site_url if agent_input.multisite else None
@@ -154,6 +156,29 @@ class SessionService:
             status=state.status.value,
             status_url=f"/v1/sessions/{session_id}",
         )
+
+    def _end_abandoned_run(self, state: SessionState) -> SessionState:
+        """A run whose execution ended without the session knowing (even its failure path failed)
+        must not keep the session busy for ever: its failure is recorded now."""
+        if not state.execution_arn:
+            return state
+        try:
+            ended = self._rt.workflow.has_ended(state.execution_arn)
+        except Exception:  # unknown: the session stays busy for now
+            logger.warning("could not check the run's execution", exc_info=True)
+            return state
+        if not ended:
+            return state
+        run_id = state.run_id
+
+        def fail(current: SessionState, log: AuditLog) -> bool:
+            return current.run_id == run_id and lifecycle.fail_run(current, "workflow_ended")
+
+        state, failed = self._update(state.session_id, fail)
+        if failed:
+            logger.warning("ended a run whose execution had ended", extra={"run_id": run_id})
+            notifications.run_finished(self._rt.events, state, self._rt.telemetry)
+        return state
 
     # -- approvals ------------------------------------------------------------------------------
 

@@ -50,6 +50,15 @@ class RunWorkflow:
         except sfn.exceptions.ExecutionDoesNotExist:
             logger.info("execution already gone", extra={"execution_arn": execution_arn})
 
+    def has_ended(self, execution_arn: str) -> bool:
+        """Whether the execution exists and is no longer running (False when it cannot be told)."""
+        sfn = client("stepfunctions")
+        try:
+            status = sfn.describe_execution(executionArn=execution_arn)["status"]
+        except sfn.exceptions.ExecutionDoesNotExist:
+            return False  # not started yet (the API saves the session first)
+        return str(status) != "RUNNING"
+
     def resume(
         self, task_token: str, decision: dict[str, Any], *, attempts: int = 3, pause: float = 0.3
     ) -> ResumeOutcome:
