@@ -143,3 +143,41 @@ def sdk_retry_meets_the_write(write: Callable[..., Any], kwargs: dict[str, Any])
 
 def sdk_retries_run_out(write: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
     raise ConnectionError("read timeout on every retry")
+
+
+def throttling(operation: str = "PutItem") -> Exception:
+    """What botocore raises when DynamoDB throttles a request and the SDK's retries run out."""
+    from botocore.exceptions import ClientError
+
+    return ClientError(
+        {
+            "Error": {
+                "Code": "ThrottlingException",
+                "Message": "Rate of requests exceeds the allowed throughput.",
+            }
+        },
+        operation,
+    )
+
+
+class AuditFaults:
+    """Makes DynamoAuditLog.append fail for records of the chosen types, `times` times each
+    (raising `error`), after which they are written; records every attempted type."""
+
+    def __init__(
+        self, monkeypatch: pytest.MonkeyPatch, types: set[str], *, times: int, error: BaseException
+    ) -> None:
+        from wp_agent.adapters.aws.audit_log import DynamoAuditLog
+
+        self.attempts: list[str] = []
+        real = DynamoAuditLog.append
+        left = dict.fromkeys(types, times)
+
+        def append(log: DynamoAuditLog, event: Any) -> None:
+            self.attempts.append(event.type.value)
+            if left.get(event.type.value, 0) > 0:
+                left[event.type.value] -= 1
+                raise error
+            real(log, event)
+
+        monkeypatch.setattr(DynamoAuditLog, "append", append)

@@ -11,7 +11,8 @@ from typing import Any
 from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel
 from tests.fakes.aws import TABLES
 from wp_agent.adapters.aws.events import DETAIL_TYPES, EventPublisher
-from wp_agent.adapters.aws.workflow import ResumeOutcome, RunWorkflow
+from wp_agent.adapters.aws.workflow import RunWorkflow
+from wp_agent.agent.approval_protocol import ResumeOutcome
 from wp_agent.agent.model_client import ModelClient
 from wp_agent.config import Settings
 from wp_agent.executors.port import WpCli

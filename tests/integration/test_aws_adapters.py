@@ -22,7 +22,7 @@ from wp_agent.adapters.aws.session_store import (
     StaleSessionError,
 )
 from wp_agent.agent import lifecycle
-from wp_agent.agent.ports import AuditEvent, AuditEventType
+from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionStatus
 from wp_agent.agent.turn import AgentTurn, TurnResult, continue_session, new_session
 from wp_agent.models.agent_io import AgentInput

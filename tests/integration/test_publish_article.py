@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from tests.fakes.sshd import SshdRig
-from wp_agent.agent.ports import AuditEventType, MemoryAuditLog
+from wp_agent.agent.audit_events import AuditEventType
+from wp_agent.agent.ports import MemoryAuditLog
 from wp_agent.cli.main import main
 from wp_agent.executors.ssh import SshWpCli
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput

@@ -17,9 +17,9 @@ from tests.fakes.service_runtime import RecordedRuntime
 from wp_agent.adapters.aws.article_jobs import ArticleJobStore
 from wp_agent.adapters.aws.events import ARTICLE_FAILED, RUN_FAILED
 from wp_agent.adapters.aws.session_store import DynamoSessionStore
-from wp_agent.adapters.aws.workflow import ResumeOutcome
+from wp_agent.agent.approval_protocol import ResumeOutcome
 from wp_agent.agent.model_client import ModelReply
-from wp_agent.agent.session_state import ApprovalStatus, SessionState, SessionStatus
+from wp_agent.agent.session_state import ApprovalStatus, DecisionDelivery, SessionState, SessionStatus
 from wp_agent.errors import AgentErrorCode
 from wp_agent.executors.port import CommandResult
 from wp_agent.models.api import ApprovalDecisionRequest, ArticlePublishRequest, SessionMessageRequest
@@ -208,22 +208,24 @@ def test_a_closed_wait_leaves_any_expiry_to_the_workflow() -> None:
     assert (late.value.status, late.value.code) == (409, "APPROVAL_EXPIRED")
 
 
-def test_a_double_click_during_the_hand_over_is_already_decided() -> None:
+def test_a_double_click_during_the_hand_over_hands_the_decision_over_once() -> None:
     rt, _state, approval_id = holding_delete_45()
     twin: list[str] = []
 
     def second_click(token: str) -> None:
         rt.recording_workflow.on_resume = None
-        try:
-            SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
-        except ApiError as refused:
-            twin.append(refused.code)
+        twin.append(SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE).status)
 
     rt.recording_workflow.on_resume = second_click
     first = SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
-    assert (first.status, twin) == ("AwaitingApproval", ["APPROVAL_ALREADY_DECIDED"])
-    assert len(rt.recording_workflow.resumed) == 1  # the second click never reached Step Functions
+    # Not yet known to be handed over, the twin hands it over too; the wait takes it once.
+    assert (first.status, twin) == ("AwaitingApproval", ["AwaitingApproval"])
+    assert [r["token"] for r in rt.recording_workflow.resumed] == ["token-1", "token-1"]
     assert approval_events(rt) == ["approval_requested", "approval_approved"]
+    after = rt.sessions.load(SESSION)
+    assert after is not None
+    assert after.pending_approval is not None
+    assert after.pending_approval.delivery is DecisionDelivery.HANDED_OVER
 
 
 def test_a_decision_on_a_cancelled_run_is_refused() -> None:
@@ -314,7 +316,7 @@ def test_a_decision_the_workflow_did_not_take_can_be_sent_again(monkeypatch: pyt
     noted = rt.sessions.load(SESSION)
     assert noted is not None
     assert noted.pending_approval is not None
-    assert noted.pending_approval.handover_failed
+    assert noted.pending_approval.delivery is DecisionDelivery.HANDOVER_FAILED
     again = SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)  # the requester retries
     assert again.decision == "approve"
     assert [r["token"] for r in rt.recording_workflow.resumed] == ["token-1"]

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel, make_deps, text_reply, tool_reply
+from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.ports import (
     ApprovalDecision,
-    AuditEventType,
     AutoApprove,
     InMemorySessionStore,
     MemoryAuditLog,
