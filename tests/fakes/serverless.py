@@ -34,6 +34,7 @@ from tests.fakes.sshd import SshdRig
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
 from wp_agent.adapters.aws.clients import reset_clients
 from wp_agent.adapters.aws.registry import TargetRegistry
+from wp_agent.executors.ssh import close_pooled_connections
 from wp_agent.executors.ssh_keys import clear_secret_cache
 from wp_agent.models.target import Target
 from wp_agent.simulator import SiteStore
@@ -157,6 +158,9 @@ def _reset_handlers() -> None:
         module.runtime.reset()
     reset_clients()
     clear_secret_cache()
+    # Warm Lambdas keep their SSH connection: close it, or the next test finds it in the shared pool
+    # (and the rig counts it among its connections).
+    close_pooled_connections()
 
 
 @pytest.fixture
