@@ -6,6 +6,7 @@ API itself only accepts SigV4-signed requests. Errors are `{"error": {"code", "m
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable
@@ -19,7 +20,6 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from wp_agent.errors import ConfigurationError
 from wp_agent.models.api import (
-    MAX_BODY_BYTES,
     ApiErrorResponse,
     ApprovalDecided,
     ApprovalDecisionRequest,
@@ -42,8 +42,10 @@ from wp_agent.models.schedule import (
 )
 from wp_agent.models.target import Target
 from wp_agent.scheduling.service import ScheduleService
+from wp_agent.service import api_contract
 from wp_agent.service.api_errors import ApiError
 from wp_agent.service.api_identity import is_admin, user_id_from
+from wp_agent.service.api_requests import unreadable_body
 from wp_agent.service.articles import ArticleService
 from wp_agent.service.idempotency import IdempotentRequests
 from wp_agent.service.lambda_setup import handler_tools
@@ -130,6 +132,13 @@ def _validation_error(error: RequestValidationError) -> Response[str]:
 
 @app.not_found
 def _no_route(error: Exception) -> Response[str]:
+    allowed = allowed_methods(app.current_event.path)
+    if allowed:
+        response = _error(
+            ApiError(405, "METHOD_NOT_ALLOWED", f"このURLで使えるメソッドは {', '.join(allowed)} です。")
+        )
+        response.headers["Allow"] = ", ".join(allowed)
+        return response
     return _error(ApiError(404, "ROUTE_NOT_FOUND", "そのURLとメソッドの組み合わせは提供していません。"))
 
 
@@ -329,30 +338,35 @@ def get_schedule(schedule_id: str, user: UserHeader = None) -> Response[str]:
 @app.delete("/v1/schedules/<schedule_id>", responses={204: {"description": "deleted"}, **_ERRORS})
 def delete_schedule(schedule_id: str, user: UserHeader = None) -> Response[str]:
     _schedules().delete(user_id_from(user), schedule_id)
-    return Response(status_code=204, content_type="application/json", body="")
+    return Response(status_code=204, body="")  # no body, so no content type
 
 
-@app.get("/v1/openapi.json")
+@functools.cache
+def openapi_document() -> dict[str, Any]:
+    """The served OpenAPI document (committed as openapi.json; a test keeps the two equal)."""
+    generated = json.loads(app.get_openapi_json_schema(title="wp-agent API", version="1.0.0"))
+    return api_contract.finish(generated)
+
+
+def allowed_methods(path: str) -> list[str]:
+    return api_contract.allowed_methods(openapi_document(), path)
+
+
+@app.get("/v1/openapi.json", responses={200: {"description": "this document"}})
 def openapi() -> Response[str]:
-    return Response(
-        status_code=200,
-        content_type="application/json",
-        body=app.get_openapi_json_schema(title="wp-agent API", version="1.0.0"),
-    )
+    return Response(status_code=200, content_type="application/json", body=json.dumps(openapi_document()))
 
 
 @logger.inject_lambda_context(clear_state=True)
 @tracer.capture_lambda_handler
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    body = event.get("body") or ""
-    if len(body.encode("utf-8")) > MAX_BODY_BYTES:  # before validation: never parse an oversized body
-        error = ApiError(
-            413, "BODY_TOO_LARGE", f"リクエスト本文が大きすぎます（最大{MAX_BODY_BYTES // 1024}KB）。"
-        )
+    # Before any parsing: a body that is not one readable JSON object is refused here.
+    refused = unreadable_body(event.get("httpMethod") or "", event.get("headers"), event.get("body"))
+    if refused is not None:
         return {
-            "statusCode": 413,
+            "statusCode": refused.status,
             "headers": {"Content-Type": "application/json"},
-            "body": json.dumps(error.body(), ensure_ascii=False),
+            "body": json.dumps(refused.body(), ensure_ascii=False),
         }
     started = time.perf_counter()
     try:

@@ -306,6 +306,12 @@ def test_refused_requests_create_nothing(
     assert registry_schedule_items() == []
 
 
+def test_a_rate_too_large_for_any_clock_is_refused(service: ScheduleService) -> None:
+    with pytest.raises(ApiError) as caught:  # it once overflowed into a 500
+        service.create("alice", request(expression="rate(99999999999999999999 days)"))
+    assert (caught.value.status, caught.value.code) == (400, "INVALID_SCHEDULE_EXPRESSION")
+
+
 def test_an_invalid_cron_field_is_named_in_the_message(service: ScheduleService) -> None:
     with pytest.raises(ApiError) as caught:
         service.create("alice", request(expression="cron(0 25 ? * MON *)"))

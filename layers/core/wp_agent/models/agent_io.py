@@ -8,14 +8,14 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from wp_agent.errors import DEFAULT_MESSAGES_JA, AgentErrorCode, WpAgentError
-from wp_agent.models.base import CamelModel
+from wp_agent.models.base import CamelModel, RequestModel
 
 MAX_MESSAGE_CHARS = 8_000
 MAX_HISTORY_MESSAGES = 100
 MAX_ITERATIONS_LIMIT = 50
 
 
-class MultisiteOptions(CamelModel):
+class MultisiteOptions(RequestModel):
     site_id: int | None = Field(default=None, ge=1)
     site_url: str | None = Field(default=None, min_length=1, max_length=2_048)
     network_wide: bool = False
@@ -36,7 +36,7 @@ class MultisiteOptions(CamelModel):
         return self
 
 
-class HistoryMessage(CamelModel):
+class HistoryMessage(RequestModel):
     """One prior turn of a conversation, in the Anthropic Messages shape."""
 
     role: Literal["user", "assistant"]
@@ -50,7 +50,7 @@ class HistoryMessage(CamelModel):
         return value
 
 
-class AgentInput(CamelModel):
+class AgentInput(RequestModel):
     message: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
     multisite: MultisiteOptions | None = None
     conversation_history: list[HistoryMessage] | None = Field(default=None, max_length=MAX_HISTORY_MESSAGES)

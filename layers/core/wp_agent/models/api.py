@@ -8,7 +8,7 @@ from pydantic import Field, field_validator
 
 from wp_agent.models.agent_io import AgentInput, AgentOutput, ExecutedCommand
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput
-from wp_agent.models.base import CamelModel
+from wp_agent.models.base import CamelModel, RequestModel
 from wp_agent.models.target import Target
 
 # Documented limits (README): request bodies, and how much command output a view carries.
@@ -22,7 +22,7 @@ class SessionMessageRequest(AgentInput):
     target_id: str | None = Field(default=None, min_length=2, max_length=63)
 
 
-class ApprovalDecisionRequest(CamelModel):
+class ApprovalDecisionRequest(RequestModel):
     decision: Literal["approve", "reject"]
     comment: str | None = Field(default=None, max_length=1_000)
 

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import Field, ValidationInfo, field_validator
 
-from wp_agent.models.base import CamelModel
+from wp_agent.models.base import CamelModel, RequestModel
 
 DEFAULT_PUBLISH_TIMEZONE = ZoneInfo("Asia/Tokyo")
 MAX_CONTENT_CHARS = 1_000_000
@@ -34,7 +34,7 @@ def parse_publish_date(value: str) -> datetime:
     return parsed
 
 
-class PublishArticleInput(CamelModel):
+class PublishArticleInput(RequestModel):
     title: str = Field(min_length=1, max_length=500)
     content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
     categories: list[str] | None = Field(default=None, max_length=50)

@@ -23,3 +23,11 @@ class CamelModel(BaseModel):
 
     def to_json(self) -> str:
         return self.model_dump_json(by_alias=True, exclude_none=True)
+
+
+class RequestModel(CamelModel):
+    """A body (or part of one) that callers send: JSON types only, never coerced (`true` is not 1,
+    "yes" is not true). Stored copies that come back with other types (DynamoDB numbers are
+    Decimal) are read with `model_validate(..., strict=False)`."""
+
+    model_config = CamelModel.model_config | {"strict": True}

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from wp_agent.models.agent_io import AgentInput
-from wp_agent.models.base import CamelModel
+from wp_agent.models.base import CamelModel, RequestModel
 
 SCHEDULE_ID = r"^sch_[0-9a-f]{20}$"
 
@@ -52,7 +52,7 @@ def _printable(value: str, what: str) -> str:
     return value
 
 
-class ScheduleCreateRequest(CamelModel):
+class ScheduleCreateRequest(RequestModel):
     """POST /v1/schedules — run `agentInput` on `targetId` whenever `expression` fires."""
 
     name: str | None = Field(default=None, min_length=1, max_length=MAX_SCHEDULE_NAME_CHARS)
@@ -83,7 +83,7 @@ class ScheduleList(CamelModel):
     schedules: list[ScheduleView]
 
 
-class ScheduleProposalRequest(CamelModel):
+class ScheduleProposalRequest(RequestModel):
     """POST /v1/schedules/proposals — a Japanese request such as 「毎週月曜9時に下書きを一覧して」."""
 
     text: str = Field(min_length=1, max_length=MAX_PROPOSAL_TEXT_CHARS)

@@ -6,7 +6,7 @@ import re
 
 from pydantic import Field, field_validator
 
-from wp_agent.models.base import CamelModel
+from wp_agent.models.base import RequestModel
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9\-]{1,62}$")
 _USER_ID = re.compile(r"^[A-Za-z0-9._:@\-]{1,128}$")
@@ -19,7 +19,7 @@ def validate_user_id(value: str) -> str:
     return value
 
 
-class Target(CamelModel):
+class Target(RequestModel):
     target_id: str
     host: str
     port: int = Field(default=22, ge=1, le=65_535)

@@ -346,7 +346,14 @@ _RATE_UNITS: dict[str, tuple[RateUnit, bool]] = {
 }
 
 
+# The longest rate EventBridge Scheduler could ever fire on (about 27 years); beyond it a
+# timedelta overflows.
+MAX_RATE_VALUE = 10_000
+
+
 def _parse_rate(value_text: str, unit: str) -> RateExpression:
+    if len(value_text) > len(str(MAX_RATE_VALUE)) or int(value_text) > MAX_RATE_VALUE:
+        raise ScheduleExpressionError(f"rate 式の値は{MAX_RATE_VALUE}以下の整数にしてください。")
     value = int(value_text)
     if value < 1:
         raise ScheduleExpressionError("rate 式の値は1以上の整数にしてください（例: rate(30 minutes)）。")
