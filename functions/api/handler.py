@@ -133,7 +133,8 @@ def _validation_error(error: RequestValidationError) -> Response[str]:
 @app.not_found
 def _no_route(error: Exception) -> Response[str]:
     allowed = allowed_methods(app.current_event.path)
-    if allowed:
+    # A declared method that still found no route: a path parameter no resource can have.
+    if allowed and app.current_event.http_method.upper() not in allowed:
         response = _error(
             ApiError(405, "METHOD_NOT_ALLOWED", f"このURLで使えるメソッドは {', '.join(allowed)} です。")
         )
@@ -352,7 +353,12 @@ def allowed_methods(path: str) -> list[str]:
     return api_contract.allowed_methods(openapi_document(), path)
 
 
-@app.get("/v1/openapi.json", responses={200: {"description": "this document"}})
+@app.get(
+    "/v1/openapi.json",
+    responses={
+        200: {"description": "this document", "content": {"application/json": {"schema": {"type": "object"}}}}
+    },
+)
 def openapi() -> Response[str]:
     return Response(status_code=200, content_type="application/json", body=json.dumps(openapi_document()))
 

@@ -1,0 +1,103 @@
+"""The API against its published OpenAPI document: the committed openapi.json is the served one, and
+schemathesis (property-based requests from the served document, through an HTTP -> API Gateway event
+adapter on moto) finds no server error and no response that the document does not describe.
+Regenerate openapi.json after an API change: `.venv/bin/python -m tests.integration.test_api_contract`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+import functions.api.handler as api
+from tests.fakes.apigw import LambdaContextStub, rest_event
+
+COMMITTED = Path(__file__).resolve().parents[2] / "openapi.json"
+
+
+def served_document() -> dict[str, Any]:
+    document = api.openapi_document()
+    return json.loads(json.dumps(document))
+
+
+def test_the_committed_document_is_the_served_one() -> None:
+    assert json.loads(COMMITTED.read_text(encoding="utf-8")) == served_document(), (
+        "openapi.json is stale: regenerate it (see this module's docstring)"
+    )
+
+
+def apigw_wsgi_app(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+    """WSGI -> an API Gateway REST proxy event for the api handler -> WSGI response."""
+    length = int(environ.get("CONTENT_LENGTH") or 0)
+    body = environ["wsgi.input"].read(length).decode("utf-8", "surrogateescape") if length else None
+    headers = {
+        key[5:].replace("_", "-").title(): value for key, value in environ.items() if key.startswith("HTTP_")
+    }
+    if environ.get("CONTENT_TYPE"):
+        headers["Content-Type"] = environ["CONTENT_TYPE"]
+    event = rest_event(environ["REQUEST_METHOD"], environ.get("PATH_INFO") or "/", user=None, raw_body=body)
+    event["headers"] = headers
+    event["multiValueHeaders"] = {k: [v] for k, v in headers.items()}
+    response = api.lambda_handler(event, LambdaContextStub())
+    merged = dict(response.get("headers") or {})
+    merged.update({k: v[-1] for k, v in (response.get("multiValueHeaders") or {}).items()})
+    status = int(response["statusCode"])
+    start_response(f"{status} X", list(merged.items()))
+    return [str(response.get("body") or "").encode("utf-8")]
+
+
+schema = schemathesis.openapi.from_dict(served_document())  # the served document, not the committed copy
+
+
+@pytest.fixture
+def api_on_moto(aws: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    import boto3
+
+    from tests.fakes.aws import REGION
+
+    sfn = boto3.client("stepfunctions", region_name=REGION)
+    machine = sfn.create_state_machine(
+        name="wp-agent-runs",
+        definition=json.dumps({"StartAt": "Noop", "States": {"Noop": {"Type": "Pass", "End": True}}}),
+        roleArn="arn:aws:iam::123456789012:role/sfn",
+    )
+    boto3.client("events", region_name=REGION).create_event_bus(Name="wp-agent")
+    monkeypatch.setenv("WP_AGENT_STATE_MACHINE_ARN", machine["stateMachineArn"])
+    monkeypatch.setenv("WP_AGENT_EVENT_BUS", "wp-agent")
+    boto3.client("scheduler", region_name=REGION).create_schedule_group(Name="wp-agent")
+    monkeypatch.setenv("WP_AGENT_SCHEDULER_ROLE_ARN", "arn:aws:iam::123456789012:role/scheduler")
+    api.runtime.reset()
+    yield
+    api.runtime.reset()
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("api_on_moto")
+@schema.parametrize()
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+def test_no_server_error_and_every_response_as_documented(case: schemathesis.Case) -> None:
+    response = case.call(app=apigw_wsgi_app)
+    case.validate_response(
+        response,
+        checks=(
+            not_a_server_error,
+            status_code_conformance,
+            content_type_conformance,
+            response_schema_conformance,
+        ),
+    )
+
+
+if __name__ == "__main__":
+    COMMITTED.write_text(json.dumps(served_document(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
