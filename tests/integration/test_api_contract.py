@@ -27,8 +27,8 @@ COMMITTED = Path(__file__).resolve().parents[2] / "openapi.json"
 
 
 def served_document() -> dict[str, Any]:
-    document = api.openapi_document()
-    return json.loads(json.dumps(document))
+    document: dict[str, Any] = json.loads(json.dumps(api.openapi_document()))
+    return document
 
 
 def test_the_committed_document_is_the_served_one() -> None:
@@ -86,16 +86,16 @@ def api_on_moto(aws: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 @pytest.mark.usefixtures("api_on_moto")
 @schema.parametrize()
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
-def test_no_server_error_and_every_response_as_documented(case: schemathesis.Case) -> None:
+def test_no_server_error_and_every_response_as_documented(case: schemathesis.Case[Any]) -> None:
     response = case.call(app=apigw_wsgi_app)
     case.validate_response(
         response,
-        checks=(
+        checks=[
             not_a_server_error,
             status_code_conformance,
             content_type_conformance,
             response_schema_conformance,
-        ),
+        ],
     )
 
 
