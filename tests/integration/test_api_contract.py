@@ -6,7 +6,7 @@ Regenerate openapi.json after an API change: `.venv/bin/python -m tests.integrat
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from schemathesis.specs.openapi.checks import (
 
 import functions.api.handler as api
 from tests.fakes.apigw import LambdaContextStub, rest_event
+from tests.integration.test_api import env  # noqa: F401 - the fixture
 
 COMMITTED = Path(__file__).resolve().parents[2] / "openapi.json"
 
@@ -61,29 +62,18 @@ schema = schemathesis.openapi.from_dict(served_document())  # the served documen
 
 
 @pytest.fixture
-def api_on_moto(aws: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def api_on_moto(aws: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Scheduler group the schedule routes need (test_api's `env` sets up the rest)."""
     import boto3
 
     from tests.fakes.aws import REGION
 
-    sfn = boto3.client("stepfunctions", region_name=REGION)
-    machine = sfn.create_state_machine(
-        name="wp-agent-runs",
-        definition=json.dumps({"StartAt": "Noop", "States": {"Noop": {"Type": "Pass", "End": True}}}),
-        roleArn="arn:aws:iam::123456789012:role/sfn",
-    )
-    boto3.client("events", region_name=REGION).create_event_bus(Name="wp-agent")
-    monkeypatch.setenv("WP_AGENT_STATE_MACHINE_ARN", machine["stateMachineArn"])
-    monkeypatch.setenv("WP_AGENT_EVENT_BUS", "wp-agent")
     boto3.client("scheduler", region_name=REGION).create_schedule_group(Name="wp-agent")
     monkeypatch.setenv("WP_AGENT_SCHEDULER_ROLE_ARN", "arn:aws:iam::123456789012:role/scheduler")
-    api.runtime.reset()
-    yield
-    api.runtime.reset()
 
 
 @pytest.mark.slow
-@pytest.mark.usefixtures("api_on_moto")
+@pytest.mark.usefixtures("env", "api_on_moto")
 @schema.parametrize()
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 def test_no_server_error_and_every_response_as_documented(case: schemathesis.Case[Any]) -> None:
