@@ -15,7 +15,7 @@ from tests.fakes.sshd import SshdRig
 from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.ports import MemoryAuditLog
 from wp_agent.cli.main import main
-from wp_agent.executors.ssh import SshWpCli
+from wp_agent.executors.ssh import SshConnectionPool, SshWpCli, close_pooled_connections
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput
 from wp_agent.policy import CommandPolicy
 from wp_agent.publishing import MARKER_META_KEY, ArticlePublisher
@@ -49,9 +49,9 @@ def site(rig_site: SiteStore) -> SiteStore:
 
 @pytest.fixture
 def wp(sshd_server: SshdRig) -> Iterator[SshWpCli]:
-    client = SshWpCli(sshd_server.settings())
-    yield client
-    client.close()
+    pool = SshConnectionPool()  # its own, closed afterwards: no connection outlives the test
+    yield SshWpCli(sshd_server.settings(), pool=pool)
+    pool.close_all()
 
 
 def publish(wp: SshWpCli, document: dict[str, Any], **kwargs: Any) -> PublishArticleOutput:
@@ -229,12 +229,13 @@ def test_large_article_within_one_command(site: SiteStore, wp: SshWpCli) -> None
 
 
 @pytest.fixture
-def cli_env(sshd_server: SshdRig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def cli_env(sshd_server: SshdRig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     for name, value in sshd_server.environment().items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("WP_AGENT_AUDIT_FILE", str(tmp_path / "audit.jsonl"))
     monkeypatch.setenv("LOG_LEVEL", "error")
-    return tmp_path
+    yield tmp_path
+    close_pooled_connections()  # the CLI runs in this process: its connection closes as at its exit
 
 
 def write(directory: Path, document: Any) -> str:

@@ -34,6 +34,8 @@ pytestmark = pytest.mark.sshd
 
 @pytest.fixture
 def rig(sshd_server: SshdRig) -> SshdRig:
+    """The shared sshd with no client connected, so the connections a test counts are its own."""
+    sshd_server.wait_idle()
     return sshd_server
 
 
