@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -181,3 +182,40 @@ class AuditFaults:
             real(log, event)
 
         monkeypatch.setattr(DynamoAuditLog, "append", append)
+
+
+class TaskTokensAsOnAws:
+    """Step Functions' SendTaskSuccess as AWS answers it, where moto differs (moto takes a token
+    again while its execution runs): a task token is answered once; a token already answered is
+    refused with `closed_error` (AWS says TaskTimedOut, "Provided task does not exist anymore";
+    InvalidToken is seen too), a token never issued with InvalidToken. Stands in for the client."""
+
+    def __init__(self, *tokens: str, closed_error: str = "TaskTimedOut") -> None:
+        self.exceptions = boto3.client("stepfunctions", region_name=REGION).exceptions  # the modelled ones
+        self._open = set(tokens)
+        self._used: set[str] = set()
+        self._closed_error = closed_error
+        self.accepted: list[tuple[str, dict[str, Any]]] = []
+        self.refused: list[tuple[str, str]] = []
+        # Runs once, inside the next call: before Step Functions takes the token, or just after it
+        # took it (the caller still waits for the answer).
+        self.before_it_lands: Callable[[], None] | None = None
+        self.after_it_landed: Callable[[], None] | None = None
+
+    def send_task_success(self, *, taskToken: str, output: str) -> dict[str, Any]:  # noqa: N803 - boto3's names
+        before, self.before_it_lands = self.before_it_lands, None
+        if before is not None:
+            before()
+        if taskToken not in self._open:
+            code = self._closed_error if taskToken in self._used else "InvalidToken"
+            self.refused.append((taskToken, code))
+            error_class = getattr(self.exceptions, code)
+            message = "Invalid token" if code == "InvalidToken" else "Provided task does not exist anymore"
+            raise error_class({"Error": {"Code": code, "Message": message}}, "SendTaskSuccess")
+        self._open.discard(taskToken)
+        self._used.add(taskToken)
+        self.accepted.append((taskToken, json.loads(output)))
+        after, self.after_it_landed = self.after_it_landed, None
+        if after is not None:
+            after()
+        return {}

@@ -5,6 +5,7 @@ job. Sessions live in moto DynamoDB; the workflow, bus, model and WP-CLI are rec
 from __future__ import annotations
 
 import base64
+import functools
 import os
 from collections.abc import Callable
 from typing import Any
@@ -13,10 +14,13 @@ import pytest
 
 from tests.fakes import aws as aws_fakes
 from tests.fakes.agent_doubles import ScriptedModel, text_reply, tool_reply
+from tests.fakes.aws import TaskTokensAsOnAws
 from tests.fakes.service_runtime import RecordedRuntime
+from wp_agent.adapters.aws import workflow as workflow_adapter
 from wp_agent.adapters.aws.article_jobs import ArticleJobStore
 from wp_agent.adapters.aws.events import ARTICLE_FAILED, RUN_FAILED
 from wp_agent.adapters.aws.session_store import DynamoSessionStore
+from wp_agent.adapters.aws.workflow import RunWorkflow
 from wp_agent.agent.approval_protocol import ResumeOutcome
 from wp_agent.agent.model_client import ModelReply
 from wp_agent.agent.session_state import ApprovalStatus, DecisionDelivery, SessionState, SessionStatus
@@ -208,24 +212,69 @@ def test_a_closed_wait_leaves_any_expiry_to_the_workflow() -> None:
     assert (late.value.status, late.value.code) == (409, "APPROVAL_EXPIRED")
 
 
-def test_a_double_click_during_the_hand_over_hands_the_decision_over_once() -> None:
+def answered_as_on_aws(monkeypatch: pytest.MonkeyPatch, rt: RecordedRuntime, aws: TaskTokensAsOnAws) -> None:
+    """The approval wait is answered through the real adapter (RunWorkflow.resume), by a Step
+    Functions that answers a used token as AWS does."""
+    monkeypatch.setattr(workflow_adapter, "client", lambda service: aws)
+    monkeypatch.setattr(
+        rt.recording_workflow, "resume", functools.partial(RunWorkflow.resume, rt.recording_workflow, pause=0)
+    )
+
+
+@pytest.mark.parametrize("closed_error", ["TaskTimedOut", "InvalidToken"])
+def test_a_double_click_that_reaches_the_wait_first_delivers_the_decision_once(
+    monkeypatch: pytest.MonkeyPatch, closed_error: str
+) -> None:
     rt, _state, approval_id = holding_delete_45()
+    aws = TaskTokensAsOnAws("token-1", closed_error=closed_error)
+    answered_as_on_aws(monkeypatch, rt, aws)
     twin: list[str] = []
-
-    def second_click(token: str) -> None:
-        rt.recording_workflow.on_resume = None
-        twin.append(SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE).status)
-
-    rt.recording_workflow.on_resume = second_click
+    aws.before_it_lands = lambda: twin.append(
+        SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE).status
+    )
     first = SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
-    # Not yet known to be handed over, the twin hands it over too; the wait takes it once.
+    # Stored, not yet known to be handed over: the twin hands it over and the wait takes it. The
+    # first click's own hand-over then finds the token used — for a new decision that can only mean
+    # it was delivered (the wait closes after the deadline the decision was checked against).
     assert (first.status, twin) == ("AwaitingApproval", ["AwaitingApproval"])
-    assert [r["token"] for r in rt.recording_workflow.resumed] == ["token-1", "token-1"]
+    assert aws.accepted == [("token-1", {"approvalId": approval_id, "decision": "approve"})]
+    assert {code for _, code in aws.refused} == {closed_error}
     assert approval_events(rt) == ["approval_requested", "approval_approved"]
     after = rt.sessions.load(SESSION)
     assert after is not None
     assert after.pending_approval is not None
     assert after.pending_approval.delivery is DecisionDelivery.HANDED_OVER
+
+
+@pytest.mark.parametrize("closed_error", ["TaskTimedOut", "InvalidToken"])
+def test_a_double_click_that_reaches_the_wait_second_is_told_it_was_already_decided(
+    monkeypatch: pytest.MonkeyPatch, closed_error: str
+) -> None:
+    rt, _state, approval_id = holding_delete_45()
+    aws = TaskTokensAsOnAws("token-1", closed_error=closed_error)
+    answered_as_on_aws(monkeypatch, rt, aws)
+    twin: list[tuple[int, str, str]] = []
+
+    def twin_click() -> None:
+        try:
+            SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
+        except ApiError as refused:
+            twin.append((refused.status, refused.code, refused.message_ja))
+
+    aws.after_it_landed = twin_click  # the first click's decision is in; its answer is on the way back
+    first = SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
+    assert first.status == "AwaitingApproval"
+    assert twin == [(409, "APPROVAL_ALREADY_DECIDED", "この承認リクエストは既に承認されています。")]
+    assert aws.accepted == [("token-1", {"approvalId": approval_id, "decision": "approve"})]
+    assert approval_events(rt) == ["approval_requested", "approval_approved"]
+    after = rt.sessions.load(SESSION)
+    assert after is not None
+    assert after.status is SessionStatus.AWAITING_APPROVAL  # the run goes on with the decision
+    assert after.pending_approval is not None
+    assert (after.pending_approval.status, after.pending_approval.delivery) == (
+        ApprovalStatus.APPROVED,
+        DecisionDelivery.HANDED_OVER,
+    )
 
 
 def test_a_decision_on_a_cancelled_run_is_refused() -> None:
