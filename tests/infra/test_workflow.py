@@ -8,6 +8,8 @@ import pytest
 
 from infra import names
 from infra.definition import function_logical_ids, state_machine_definition
+from infra.functions_construct import SPECS
+from infra.workflow_construct import APPROVAL_HAND_OVER_GRACE
 from tests.infra.template_queries import flatten, only
 
 S = names.State
@@ -115,7 +117,9 @@ def test_wait_for_approval_uses_the_task_token_and_the_timeout(states: dict[str,
             "taskToken.$": "$$.Task.Token",
         },
     }
-    assert wait["TimeoutSeconds"] == 86400
+    # open past the approval's deadline for longer than the API may take to hand a decision over
+    assert wait["TimeoutSeconds"] == 86400 + APPROVAL_HAND_OVER_GRACE.to_seconds()
+    assert APPROVAL_HAND_OVER_GRACE.to_seconds() > SPECS[names.FunctionName.API].timeout.to_seconds()
     assert wait["ResultPath"] is None
     assert wait["Next"] == S.AGENT_TURN
     assert wait["Catch"] == [

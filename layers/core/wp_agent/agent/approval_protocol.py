@@ -340,8 +340,9 @@ def closed_wait_verdict(state: SessionState, approval_id: str, *, new: bool) -> 
     """The wait did not take the decision because it is closed. Step Functions says so alike for a
     wait that timed out and one already answered: by an earlier hand-over (its answer lost), a twin
     request, or a restarted wait task that found the stored decision. The wait times out only after
-    the approval's deadline, which a new decision was checked against: that one was delivered.
-    Only the workflow's own timeout path expires an approval."""
+    the approval's deadline plus a grace longer than any API request (the workflow's
+    APPROVAL_HAND_OVER_GRACE), and a new decision was checked against that deadline in this request:
+    that one was delivered. Only the workflow's own timeout path expires an approval."""
     approval = state.find_approval(approval_id)
     if state.status is SessionStatus.CANCELLED or (approval is not None and approval.status is _S.CANCELLED):
         return Refusal.RUN_ENDED
