@@ -22,8 +22,9 @@ _DESCRIPTIONS = {
     500: "internal error",
     502: "the function failed (API Gateway)",
     503: "a service the request needs is unavailable; retry",
+    504: "the function did not answer in time (API Gateway)",
 }
-_EVERY_OPERATION = (400, 401, 403, 404, 429, 500, 502, 503)
+_EVERY_OPERATION = (400, 401, 403, 404, 429, 500, 502, 503, 504)
 _WITH_BODY = (409, 413, 415)
 _POWERTOOLS_ONLY = ("HTTPValidationError", "ValidationError")
 
