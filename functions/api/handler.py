@@ -14,11 +14,12 @@ from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
-from aws_lambda_powertools.event_handler.openapi.params import Body, Header
+from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Path
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from wp_agent.errors import ConfigurationError
+from wp_agent.models import field_rules
 from wp_agent.models.api import (
     ApiErrorResponse,
     ApprovalDecided,
@@ -45,7 +46,7 @@ from wp_agent.scheduling.service import ScheduleService
 from wp_agent.service import api_contract
 from wp_agent.service.api_errors import ApiError
 from wp_agent.service.api_identity import is_admin, user_id_from
-from wp_agent.service.api_requests import unreadable_body
+from wp_agent.service.api_requests import unreadable_body, validation_refusal
 from wp_agent.service.articles import ArticleService
 from wp_agent.service.idempotency import IdempotentRequests
 from wp_agent.service.lambda_setup import handler_tools
@@ -58,11 +59,26 @@ app = APIGatewayRestResolver(enable_validation=True)
 _idempotency: dict[str, IdempotentRequests] = {}
 
 UserHeader = Annotated[
-    str | None, Header(alias="X-Argo-User-Id", description="requester's user id (set by the backend)")
+    str | None,
+    Header(
+        alias="X-Argo-User-Id",
+        pattern=field_rules.USER_ID,
+        description="requester's user id (set by the backend); without it: 401",
+    ),
 ]
 KeyHeader = Annotated[
-    str | None, Header(alias="Idempotency-Key", description="retry-safe POST key (1-128 ASCII)")
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        pattern=field_rules.IDEMPOTENCY_KEY,
+        description="retry-safe POST key: the same key and body answer as the first time",
+    ),
 ]
+SessionId = Annotated[str, Path(pattern=field_rules.SESSION_ID)]
+ApprovalId = Annotated[str, Path(pattern=field_rules.APPROVAL_ID)]
+TargetId = Annotated[str, Path(pattern=field_rules.TARGET_ID)]
+ArticleId = Annotated[str, Path(pattern=field_rules.ARTICLE_ID)]
+ScheduleId = Annotated[str, Path(pattern=field_rules.SCHEDULE_ID)]
 _ERRORS: dict[int, OpenAPIResponse] = {
     code: {"description": text, "content": {"application/json": {"model": ApiErrorResponse}}}
     for code, text in {
@@ -119,15 +135,7 @@ def _api_error(error: ApiError) -> Response[str]:
 
 @app.exception_handler(RequestValidationError)  # type: ignore[untyped-decorator]
 def _validation_error(error: RequestValidationError) -> Response[str]:
-    fields = sorted(
-        {
-            ".".join(str(p) for p in e["loc"] if p not in ("body", "header", "path", "query")) or "body"
-            for e in error.errors()
-        }
-    )
-    return _error(
-        ApiError(400, "VALIDATION_ERROR", "入力内容が正しくありません: " + ", ".join(fields), fields=fields)
-    )
+    return _error(validation_refusal(error.errors()))
 
 
 @app.not_found
@@ -172,7 +180,7 @@ def _configuration_error(error: ConfigurationError) -> Response[str]:
     },
 )
 def post_message(
-    session_id: str,
+    session_id: SessionId,
     body: Annotated[SessionMessageRequest, Body()],
     user: UserHeader = None,
     idempotency_key: KeyHeader = None,
@@ -194,7 +202,7 @@ def post_message(
         **_ERRORS,
     },
 )
-def get_session(session_id: str, user: UserHeader = None) -> Response[str]:
+def get_session(session_id: SessionId, user: UserHeader = None) -> Response[str]:
     return _json(200, SessionService(runtime()).view(session_id, user_id_from(user)))
 
 
@@ -209,8 +217,8 @@ def get_session(session_id: str, user: UserHeader = None) -> Response[str]:
     },
 )
 def decide(
-    session_id: str,
-    approval_id: str,
+    session_id: SessionId,
+    approval_id: ApprovalId,
     body: Annotated[ApprovalDecisionRequest, Body()],
     user: UserHeader = None,
     idempotency_key: KeyHeader = None,
@@ -232,7 +240,7 @@ def decide(
         **_ERRORS,
     },
 )
-def cancel(session_id: str, user: UserHeader = None) -> Response[str]:
+def cancel(session_id: SessionId, user: UserHeader = None) -> Response[str]:
     return _json(200, SessionService(runtime()).cancel(session_id, user_id_from(user)))
 
 
@@ -272,7 +280,7 @@ def list_targets(user: UserHeader = None) -> Response[str]:
     "/v1/targets/<target_id>",
     responses={200: {"description": "target", "content": {"application/json": {"model": Target}}}, **_ERRORS},
 )
-def get_target(target_id: str, user: UserHeader = None) -> Response[str]:
+def get_target(target_id: TargetId, user: UserHeader = None) -> Response[str]:
     admin = _caller_is_admin()
     return _json(
         200, TargetService(runtime()).get(target_id, None if admin else user_id_from(user), admin=admin)
@@ -295,7 +303,7 @@ def publish_article(
     "/v1/articles/<article_id>",
     responses=_answer(200, "publish job and its PublishArticleOutput", ArticleJobView),
 )
-def get_article(article_id: str, user: UserHeader = None) -> Response[str]:
+def get_article(article_id: ArticleId, user: UserHeader = None) -> Response[str]:
     return _json(200, ArticleService(runtime()).view(user_id_from(user), article_id))
 
 
@@ -332,12 +340,12 @@ def list_schedules(user: UserHeader = None) -> Response[str]:
 
 
 @app.get("/v1/schedules/<schedule_id>", responses=_answer(200, "schedule", ScheduleView))
-def get_schedule(schedule_id: str, user: UserHeader = None) -> Response[str]:
+def get_schedule(schedule_id: ScheduleId, user: UserHeader = None) -> Response[str]:
     return _json(200, _schedules().get(user_id_from(user), schedule_id))
 
 
 @app.delete("/v1/schedules/<schedule_id>", responses={204: {"description": "deleted"}, **_ERRORS})
-def delete_schedule(schedule_id: str, user: UserHeader = None) -> Response[str]:
+def delete_schedule(schedule_id: ScheduleId, user: UserHeader = None) -> Response[str]:
     _schedules().delete(user_id_from(user), schedule_id)
     return Response(status_code=204, body="")  # no body, so no content type
 

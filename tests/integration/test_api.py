@@ -142,6 +142,13 @@ def test_validation_errors_name_the_fields(env: dict[str, Any]) -> None:
     assert body["error"]["fields"] == ["maxIterations", "message"]
 
 
+def test_a_broken_pattern_is_explained_with_the_documented_rule(env: dict[str, Any]) -> None:
+    status, body = message(body={"message": "   ", "targetId": "Site_A"})
+    assert (status, body["error"]["fields"]) == (400, ["message", "targetId"])
+    assert "message（空白以外の文字を含めてください" in body["error"]["message"]
+    assert "targetId（英小文字・数字・-" in body["error"]["message"]
+
+
 def test_a_second_message_while_a_run_is_active_conflicts(env: dict[str, Any]) -> None:
     assert message()[0] == 202
     status, body = message(body={"message": "もう一つ", "targetId": "site-a"})
@@ -428,8 +435,8 @@ def _nested(depth: int) -> str:
 
 
 CLIENT_INPUT_THAT_ONCE_ANSWERED_500: list[tuple[str, dict[str, Any], int, str]] = [
-    ("JSON nested 50,000 deep", {"raw_body": _nested(50_000)}, 400, "VALIDATION_ERROR"),
-    ("JSON nested 40 deep", {"raw_body": _nested(40)}, 400, "VALIDATION_ERROR"),
+    ("JSON nested 50,000 deep", {"raw_body": _nested(50_000)}, 400, "BODY_TOO_DEEP"),
+    ("JSON nested 40 deep", {"raw_body": _nested(40)}, 400, "BODY_TOO_DEEP"),
     (
         "a lone surrogate in the history",
         {
@@ -471,8 +478,8 @@ CLIENT_INPUT_THAT_ONCE_ANSWERED_500: list[tuple[str, dict[str, Any], int, str]] 
         "VALIDATION_ERROR",
     ),
     (
-        "maxIterations: 5.0",
-        {"body": {"message": "x", "targetId": "site-a", "maxIterations": 5.0}},
+        "maxIterations: 5.5",
+        {"body": {"message": "x", "targetId": "site-a", "maxIterations": 5.5}},
         400,
         "VALIDATION_ERROR",
     ),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -12,6 +11,7 @@ from wp_agent.agent import approval_protocol, lifecycle
 from wp_agent.agent.approval_protocol import ApprovalRefusedError, Refusal, ResumeOutcome
 from wp_agent.agent.session_state import ApprovalStatus, SessionState, SessionStatus
 from wp_agent.agent.turn import continue_session, new_session
+from wp_agent.models import field_rules
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.api import (
     ApprovalDecided,
@@ -32,13 +32,11 @@ from wp_agent.telemetry import APPROVALS_RESOLVED_TOTAL, REQUESTS_TOTAL
 
 logger = logging.getLogger(__name__)
 
-SESSION_ID = re.compile(r"^[A-Za-z0-9_\-]{8,64}$")
-APPROVAL_ID = re.compile(r"^apr_[0-9a-f]{20}$")
 T = TypeVar("T")
 
 
 def check_session_id(session_id: str) -> None:
-    if not SESSION_ID.match(session_id):
+    if not field_rules.matches(field_rules.SESSION_ID, session_id):
         raise ApiError(
             400,
             "INVALID_SESSION_ID",
@@ -188,7 +186,7 @@ class SessionService:
         or its request died) may be sent again and is only handed over; any other repeat is 409.
         The API never ends a run here: only the workflow's own timeout expires an approval."""
         check_session_id(session_id)
-        if not APPROVAL_ID.match(approval_id):
+        if not field_rules.matches(field_rules.APPROVAL_ID, approval_id):
             raise not_found("承認リクエスト", "APPROVAL_NOT_FOUND")
 
         def store(state: SessionState) -> approval_protocol.Decision:
