@@ -212,22 +212,25 @@ def test_a_closed_wait_leaves_any_expiry_to_the_workflow() -> None:
     assert (late.value.status, late.value.code) == (409, "APPROVAL_EXPIRED")
 
 
-def answered_as_on_aws(monkeypatch: pytest.MonkeyPatch, rt: RecordedRuntime, aws: TaskTokensAsOnAws) -> None:
-    """The approval wait is answered through the real adapter (RunWorkflow.resume), by a Step
-    Functions that answers a used token as AWS does."""
+def holding_delete_45_on_aws(
+    monkeypatch: pytest.MonkeyPatch, closed_error: str
+) -> tuple[RecordedRuntime, str, TaskTokensAsOnAws]:
+    """holding_delete_45, its wait answered through the real adapter (RunWorkflow.resume) by a Step
+    Functions that refuses a used token as AWS does (with `closed_error`)."""
+    rt, _state, approval_id = holding_delete_45()
+    aws = TaskTokensAsOnAws("token-1", closed_error=closed_error)
     monkeypatch.setattr(workflow_adapter, "client", lambda service: aws)
     monkeypatch.setattr(
         rt.recording_workflow, "resume", functools.partial(RunWorkflow.resume, rt.recording_workflow, pause=0)
     )
+    return rt, approval_id, aws
 
 
 @pytest.mark.parametrize("closed_error", ["TaskTimedOut", "InvalidToken"])
 def test_a_double_click_that_reaches_the_wait_first_delivers_the_decision_once(
     monkeypatch: pytest.MonkeyPatch, closed_error: str
 ) -> None:
-    rt, _state, approval_id = holding_delete_45()
-    aws = TaskTokensAsOnAws("token-1", closed_error=closed_error)
-    answered_as_on_aws(monkeypatch, rt, aws)
+    rt, approval_id, aws = holding_delete_45_on_aws(monkeypatch, closed_error)
     twin: list[str] = []
     aws.before_it_lands = lambda: twin.append(
         SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE).status
@@ -250,9 +253,7 @@ def test_a_double_click_that_reaches_the_wait_first_delivers_the_decision_once(
 def test_a_double_click_that_reaches_the_wait_second_is_told_it_was_already_decided(
     monkeypatch: pytest.MonkeyPatch, closed_error: str
 ) -> None:
-    rt, _state, approval_id = holding_delete_45()
-    aws = TaskTokensAsOnAws("token-1", closed_error=closed_error)
-    answered_as_on_aws(monkeypatch, rt, aws)
+    rt, approval_id, aws = holding_delete_45_on_aws(monkeypatch, closed_error)
     twin: list[tuple[int, str, str]] = []
 
     def twin_click() -> None:
