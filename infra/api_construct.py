@@ -85,7 +85,7 @@ GATEWAY_ANSWERS: tuple[GatewayAnswer, ...] = (
         403,
         "MISSING_AUTHENTICATION_TOKEN",
         # API Gateway says this both for an unsigned request and for a path it does not serve.
-        "リクエストに署名（SigV4）がないか、このURLは提供していません。",
+        "リクエストに署名（SigV4）がないか、このURLとメソッドの組み合わせは提供していません。",
     ),
     GatewayAnswer(
         _R.INVALID_SIGNATURE, 403, "INVALID_SIGNATURE", "リクエストの署名（SigV4）が正しくありません。"
