@@ -273,6 +273,15 @@ class SshdRig:
         """One sshd process per open client connection."""
         return [] if self._process is None else _children_of(self._process.pid)
 
+    def wait_idle(self, timeout: float = 5.0) -> None:
+        """Return once no client is connected (a closed client's session process takes a moment to
+        exit); SshdRigError when one stays connected, i.e. something still holds a connection open."""
+        deadline = time.monotonic() + timeout
+        while pids := self.session_pids():
+            if time.monotonic() >= deadline:
+                raise SshdRigError(f"clients still connected after {timeout:.0f} s (session pids {pids})")
+            time.sleep(0.05)
+
     # --- what clients need -------------------------------------------------------------------
 
     @property

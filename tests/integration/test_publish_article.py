@@ -13,9 +13,10 @@ import pytest
 
 from tests.fakes.media_server import MediaServer
 from tests.fakes.sshd import SshdRig
-from wp_agent.agent.ports import AuditEventType, MemoryAuditLog
+from wp_agent.agent.audit_events import AuditEventType
+from wp_agent.agent.ports import MemoryAuditLog
 from wp_agent.cli.main import main
-from wp_agent.executors.ssh import SshWpCli
+from wp_agent.executors.ssh import SshConnectionPool, SshWpCli, close_pooled_connections
 from wp_agent.media.safe_download import parse_test_hosts
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput
 from wp_agent.policy import CommandPolicy
@@ -58,9 +59,9 @@ def image_server(media_server: MediaServer, monkeypatch: pytest.MonkeyPatch) -> 
 
 @pytest.fixture
 def wp(sshd_server: SshdRig, image_server: MediaServer) -> Iterator[SshWpCli]:
-    client = SshWpCli(sshd_server.settings(wp_agent_media_test_hosts=image_server.host_entry))
-    yield client
-    client.close()
+    pool = SshConnectionPool()  # its own, closed afterwards: no connection outlives the test
+    yield SshWpCli(sshd_server.settings(wp_agent_media_test_hosts=image_server.host_entry), pool=pool)
+    pool.close_all()
 
 
 def publish(wp: SshWpCli, document: dict[str, Any], **kwargs: Any) -> PublishArticleOutput:
@@ -242,13 +243,14 @@ def test_large_article_within_one_command(site: SiteStore, wp: SshWpCli) -> None
 @pytest.fixture
 def cli_env(
     sshd_server: SshdRig, image_server: MediaServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Path:
+) -> Iterator[Path]:
     for name, value in sshd_server.environment().items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("WP_AGENT_MEDIA_TEST_HOSTS", image_server.host_entry)
     monkeypatch.setenv("WP_AGENT_AUDIT_FILE", str(tmp_path / "audit.jsonl"))
     monkeypatch.setenv("LOG_LEVEL", "error")
-    return tmp_path
+    yield tmp_path
+    close_pooled_connections()  # the CLI runs in this process: its connection closes as at its exit
 
 
 def write(directory: Path, document: Any) -> str:

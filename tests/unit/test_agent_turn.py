@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import pytest
 
 from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel, make_deps, text_reply, tool_reply
+from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.ports import (
     ApprovalDecision,
-    AuditEventType,
     AutoApprove,
     InMemorySessionStore,
     MemoryAuditLog,
@@ -205,10 +204,8 @@ def test_skip_confirmation_is_ignored_unless_the_deployment_enables_it() -> None
 def test_independent_calls_run_concurrently_within_the_executor_limit() -> None:
     wp = RecordingWpCli(delay_seconds=0.3, max_concurrency=5)
     model = ScriptedModel([tool_reply(*[f"post get {i}" for i in range(1, 6)]), text_reply("ok")])
-    started = time.perf_counter()
     run(make_deps(model, wp))
-    assert time.perf_counter() - started < 1.2  # sequential would take 1.5 s
-    assert wp.peak_concurrency == 5
+    assert wp.peak_concurrency == 5  # all five were running at once (the timing is in bench/)
 
     wp = RecordingWpCli(delay_seconds=0.05, max_concurrency=2)
     run(make_deps(ScriptedModel([tool_reply(*[f"post get {i}" for i in range(1, 6)]), text_reply("ok")]), wp))

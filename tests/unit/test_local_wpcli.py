@@ -138,12 +138,10 @@ def test_error_exit_and_stderr_are_reported(wp: LocalWpCli) -> None:
 def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
     marker = f"wpagent-local-{uuid.uuid4().hex}"
     wp = LocalWpCli(tmp_path, wp_cli_bin=STUB_BIN, timeout_seconds=0.5)
-    started = time.monotonic()
     with pytest.raises(WpAgentError) as caught:
         wp.run(["--stub-sleep=30", "--stub-child-sleep=30", f"--stub-marker={marker}"])
     assert caught.value.code is AgentErrorCode.COMMAND_TIMEOUT
     assert "0.5秒" in caught.value.message_ja
-    assert time.monotonic() - started < 8
     assert _wait_gone(marker) == []
 
 

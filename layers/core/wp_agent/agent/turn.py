@@ -20,12 +20,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from wp_agent.agent import lifecycle
+from wp_agent.agent import approval_protocol, audit_outbox, lifecycle
 from wp_agent.agent.approval_summary import StateReader, describe
+from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.model_client import ModelClient
 from wp_agent.agent.ports import (
     ApprovalDecision,
-    AuditEventType,
     AuditLog,
     RateLimiter,
     SessionStore,
@@ -199,7 +199,7 @@ def continue_session(
         )
     # A run that ended mid-way (expiry, cancel, failure) may have left tool calls unanswered.
     close_open_tool_calls(state, timeout_ms=timeout_ms)
-    lifecycle.archive_pending_approval(state)
+    approval_protocol.cancel(state)
     if state.messages and state.messages[-1]["role"] == "user":
         # The previous run ended without an assistant reply (e.g. an error); keep roles alternating.
         state.messages.append({"role": "assistant", "content": "（前回の処理は途中で終了しました）"})
@@ -224,6 +224,7 @@ class AgentTurn:
 
     def advance(self, state: SessionState) -> TurnResult:
         started = time.perf_counter()
+        audit_outbox.deliver(state, self._deps.audit)  # what earlier steps could not write
         try:
             return self._advance(state)
         except WpAgentError as exc:
@@ -240,11 +241,11 @@ class AgentTurn:
 
     def decide(self, state: SessionState, decision: ApprovalDecision) -> None:
         """Record the requester's decision on the pending approval (the next advance acts on it)."""
-        lifecycle.record_decision(state, decision, self._deps.audit)
+        lifecycle.record_decision(state, decision)
         self._checkpoint(state)
 
     def expire_approval(self, state: SessionState) -> None:
-        if lifecycle.expire_approval(state, self._deps.audit, simulated=self._deps.wp_cli.simulated):
+        if lifecycle.expire_approval(state, simulated=self._deps.wp_cli.simulated):
             self._checkpoint(state)
 
     def cancel(self, state: SessionState) -> None:
@@ -474,18 +475,20 @@ class AgentTurn:
                 "stderr": exc.message_ja,
                 "error_code": exc.code,
             }
-        try:
-            with self._lock:
-                for key, value in outcome_fields.items():
-                    setattr(record, key, value)
-                record.status = CommandStatus.FINISHED
-                record.finished_at = utc_now_iso()
-                record.duration_ms = int((time.perf_counter() - started) * 1000)
+        with self._lock:
+            for key, value in outcome_fields.items():
+                setattr(record, key, value)
+            record.status = CommandStatus.FINISHED
+            record.finished_at = utc_now_iso()
+            record.duration_ms = int((time.perf_counter() - started) * 1000)
+            self._audit_record(state, AuditEventType.COMMAND_EXECUTED, record)  # saved with the result
+            try:
                 self._checkpoint(state)  # result after
-        finally:
-            # The command ran: its audit record is written even when the session could not be
-            # saved (e.g. a cancel changed it meanwhile).
-            self._audit_record(state, AuditEventType.COMMAND_EXECUTED, record)
+            except Exception:
+                # The command ran: its audit record is written even when the session could not be
+                # saved (e.g. a cancel changed it meanwhile).
+                audit_outbox.deliver(state, self._deps.audit)
+                raise
         self._deps.telemetry.count(COMMANDS_EXECUTED_TOTAL)
         if record.error_code is AgentErrorCode.SSH_CONNECTION_FAILED:
             self._deps.telemetry.count(SSH_CONNECTION_FAILURES_TOTAL)
@@ -531,15 +534,14 @@ class AgentTurn:
                     model_reason=mask_text(record.reason),
                 )
             )
-        now = datetime.now(UTC)
-        state.pending_approval = PendingApproval(
+        expires_at = datetime.now(UTC) + timedelta(
+            seconds=self._deps.settings.wp_agent_approval_timeout_seconds
+        )
+        approval_protocol.request(
+            state,
             approval_id=approval_id,
-            requested_by=state.user_id,
-            requested_at=utc_now_iso(),
-            expires_at=(now + timedelta(seconds=self._deps.settings.wp_agent_approval_timeout_seconds))
-            .isoformat(timespec="seconds")
-            .replace("+00:00", "Z"),
             items=items,
+            expires_at=expires_at.isoformat(timespec="seconds").replace("+00:00", "Z"),
         )
         for record in held:
             self._audit_record(state, AuditEventType.APPROVAL_REQUESTED, record, approval_id=approval_id)
@@ -571,8 +573,8 @@ class AgentTurn:
         return read
 
     def _resolve_approval(self, state: SessionState, pending: PendingApproval) -> None:
-        if pending.status is ApprovalStatus.EXPIRED:
-            return
+        if not approval_protocol.decided(pending):
+            return  # expired: nothing held runs (the run has ended)
         held = [r for r in state.commands if r.approval_id == pending.approval_id]
         results = {r["tool_use_id"]: r for r in state.held_results}
         if pending.status is ApprovalStatus.APPROVED:
@@ -603,9 +605,7 @@ class AgentTurn:
         order = self._last_tool_use_order(state)
         state.messages.append({"role": "user", "content": [results[i] for i in order if i in results]})
         state.held_results = []
-        pending.task_token = None
-        state.approval_history.append(pending)
-        state.pending_approval = None
+        approval_protocol.resolve(state)
         if not state.status.terminal:  # an SSH failure while running the approved commands ends the run
             state.status = SessionStatus.EXECUTING
 
@@ -754,8 +754,10 @@ class AgentTurn:
         )
 
     def _checkpoint(self, state: SessionState) -> None:
+        """Save the state, then deliver the audit records it holds (they are true once saved)."""
         with self._lock:
             self._deps.store.save(state)
+            audit_outbox.deliver(state, self._deps.audit)
 
     def _emit(self, kind: str, message: str, command: str | None = None) -> None:
         if self._deps.progress is not None:
@@ -792,4 +794,4 @@ class AgentTurn:
         )
 
     def _audit(self, state: SessionState, event_type: AuditEventType, **fields: Any) -> None:
-        lifecycle.audit(self._deps.audit, state, event_type, **fields)
+        audit_outbox.audit(state, event_type, **fields)

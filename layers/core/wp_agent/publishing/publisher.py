@@ -27,7 +27,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from wp_agent.agent.ports import AuditEvent, AuditEventType, AuditLog
+from wp_agent.agent.audit_events import AuditEvent, AuditEventType
+from wp_agent.agent.ports import AuditLog
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput, PublishedArticle
