@@ -26,9 +26,10 @@ lint: setup
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy $(wildcard layers/core functions infra tests bench)
 
-## Synthesise the CDK app to cdk.out (no AWS account needed).
+## Synthesise the CDK app to cdk.out (no AWS account needed):
+##   make synth BACKEND_PRINCIPALS=arn:aws:iam::123456789012:role/ArgoNoteBackend
 synth: setup
-	$(BIN)/python -m infra.app
+	CDK_CONTEXT_JSON='{"backendPrincipals": "$(BACKEND_PRINCIPALS)"}' $(BIN)/python -m infra.app
 
 bench: setup
 	for script in bench/*.py; do $(BIN)/python "$$script" || exit 1; done

@@ -1,10 +1,17 @@
 """API Gateway (REST, regional) in front of the api function; SigV4 (IAM) auth on every method.
 
-The Argo Note backend signs each request with its IAM identity; the api function additionally
-checks admin routes against WP_AGENT_ADMIN_PRINCIPALS. Request validation here is coarse on
+The Argo Note backend signs each request with its IAM identity. A resource policy lets only the
+configured backend principals (context `backendPrincipals`) invoke the API — an explicit deny for
+every other principal, so no identity policy in the account can open it: the API trusts the
+X-Argo-User-Id header of its caller, so anyone able to invoke it could act as any user. The api
+function additionally checks admin routes against WP_AGENT_ADMIN_PRINCIPALS. Request validation here is coarse on
 purpose: path parameters are required and JSON bodies must be objects. The field-level schema lives
 once, in the handler's pydantic models (Powertools `enable_validation`), and is published at
 GET /v1/openapi.json; copying it into API Gateway models would let the two drift.
+
+What API Gateway answers itself (no or a bad signature, throttling, a function that failed or took
+too long, an unserved path) comes in the API's error shape too (GATEWAY_ANSWERS); the OpenAPI
+document lists those statuses for every operation.
 
 Throttling: 50 requests/s steady, bursts of 100, for the whole stage. The only caller is one
 backend; even a busy month (10,000 runs) averages well under 1 request/s, so this ceiling is
@@ -19,6 +26,7 @@ from dataclasses import dataclass
 
 from aws_cdk import RemovalPolicy
 from aws_cdk import aws_apigateway as apigw
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
@@ -57,6 +65,75 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/v1/openapi.json", body=False),
 )
 
+
+@dataclass(frozen=True)
+class GatewayAnswer:
+    """What API Gateway itself answers (before or instead of the function), in the API's error shape.
+    `status` None keeps the status of the response that fell back to this one (DEFAULT_4XX/5XX)."""
+
+    type: apigw.ResponseType
+    status: int | None
+    code: str
+    message_ja: str
+
+    @property
+    def body(self) -> str:
+        error = {"code": self.code, "message": self.message_ja, "fields": []}
+        return json.dumps({"error": error}, ensure_ascii=False)
+
+
+_R = apigw.ResponseType
+GATEWAY_ANSWERS: tuple[GatewayAnswer, ...] = (
+    GatewayAnswer(
+        _R.MISSING_AUTHENTICATION_TOKEN,
+        403,
+        "MISSING_AUTHENTICATION_TOKEN",
+        # API Gateway says this both for an unsigned request and for a path it does not serve.
+        "リクエストに署名（SigV4）がないか、このURLとメソッドの組み合わせは提供していません。",
+    ),
+    GatewayAnswer(
+        _R.INVALID_SIGNATURE, 403, "INVALID_SIGNATURE", "リクエストの署名（SigV4）が正しくありません。"
+    ),
+    GatewayAnswer(_R.EXPIRED_TOKEN, 403, "EXPIRED_TOKEN", "認証情報の有効期限が切れています。"),
+    GatewayAnswer(_R.ACCESS_DENIED, 403, "ACCESS_DENIED", "このAPIを呼び出す権限がありません。"),
+    GatewayAnswer(
+        _R.THROTTLED, 429, "THROTTLED", "リクエストが多すぎます。しばらく待ってから再度お試しください。"
+    ),
+    GatewayAnswer(
+        _R.BAD_REQUEST_BODY, 400, "VALIDATION_ERROR", "本文は JSON オブジェクト（{...}）で送ってください。"
+    ),
+    GatewayAnswer(_R.BAD_REQUEST_PARAMETERS, 400, "VALIDATION_ERROR", "URLのパラメータが足りません。"),
+    GatewayAnswer(_R.REQUEST_TOO_LARGE, 413, "BODY_TOO_LARGE", "リクエストが大きすぎます。"),
+    GatewayAnswer(
+        _R.UNSUPPORTED_MEDIA_TYPE,
+        415,
+        "UNSUPPORTED_MEDIA_TYPE",
+        "本文は Content-Type: application/json（UTF-8）で送ってください。",
+    ),
+    GatewayAnswer(
+        _R.INTEGRATION_TIMEOUT,
+        504,
+        "GATEWAY_TIMEOUT",
+        "処理が時間内に終わりませんでした。状態を確認してから再度お試しください。",
+    ),
+    GatewayAnswer(
+        _R.INTEGRATION_FAILURE,
+        504,
+        "INTEGRATION_FAILURE",
+        "APIの処理を呼び出せませんでした。しばらくしてから再度お試しください。",
+    ),
+    GatewayAnswer(
+        _R.DEFAULT_4_XX, None, "GATEWAY_REFUSED", "API Gateway がリクエストを受け付けませんでした。"
+    ),
+    # e.g. 502 when the function failed before it could answer
+    GatewayAnswer(
+        _R.DEFAULT_5_XX,
+        None,
+        "GATEWAY_ERROR",
+        "APIでエラーが発生しました。しばらくしてから再度お試しください。",
+    ),
+)
+
 # One JSON line per request; userArn is the SigV4 caller.
 ACCESS_LOG_FORMAT = {
     "requestId": "$context.requestId",
@@ -80,10 +157,44 @@ ACCESS_LOG_FORMAT = {
 }
 
 
+def invoke_policy(backend_principals: tuple[str, ...]) -> iam.PolicyDocument:
+    """Invoke for the backend principals only: allowed by ARN (their accounts as principals, the
+    exact role/user by aws:PrincipalArn), everyone else denied explicitly."""
+    accounts = sorted({arn.split(":")[4] for arn in backend_principals})
+    condition = {"aws:PrincipalArn": list(backend_principals)}
+    return iam.PolicyDocument(
+        statements=[
+            iam.PolicyStatement(
+                sid="BackendOnly",
+                effect=iam.Effect.ALLOW,
+                principals=[iam.AccountPrincipal(account) for account in accounts],
+                actions=["execute-api:Invoke"],
+                resources=["execute-api:/*"],
+                conditions={"ArnLike": condition},
+            ),
+            iam.PolicyStatement(
+                sid="DenyEveryoneElse",
+                effect=iam.Effect.DENY,
+                principals=[iam.AnyPrincipal()],
+                actions=["execute-api:Invoke"],
+                resources=["execute-api:/*"],
+                conditions={"ArnNotLike": condition},
+            ),
+        ]
+    )
+
+
 class ApiConstruct(Construct):
     """The REST API, its stage settings, validators and routes."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, handler: lambda_.IFunction) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        handler: lambda_.IFunction,
+        backend_principals: tuple[str, ...],
+    ) -> None:
         super().__init__(scope, construct_id)
         self.access_logs = logs.LogGroup(
             self, "AccessLogs", retention=ACCESS_LOG_RETENTION, removal_policy=RemovalPolicy.DESTROY
@@ -93,6 +204,7 @@ class ApiConstruct(Construct):
             "RestApi",
             description="wp-agent: Argo Note WP-CLI Agent API (SigV4)",
             endpoint_types=[apigw.EndpointType.REGIONAL],
+            policy=invoke_policy(backend_principals),
             # Stage logging needs the account-level CloudWatch role; it is shared by every API in
             # the account and region, so it outlives this stack.
             cloud_watch_role=True,
@@ -143,6 +255,13 @@ class ApiConstruct(Construct):
         integration = apigw.LambdaIntegration(handler, proxy=True, scope_permission_to_method=False)
         for route in ROUTES:
             self._add_route(route, integration)
+        for answer in GATEWAY_ANSWERS:
+            self.rest_api.add_gateway_response(
+                f"Gateway{answer.type.response_type.title().replace('_', '')}",
+                type=answer.type,
+                status_code=None if answer.status is None else str(answer.status),
+                templates={"application/json": answer.body},
+            )
 
         acknowledge(
             self.rest_api,

@@ -41,6 +41,7 @@ def build_app(
         {
             key: app.node.try_get_context(key)
             for key in (
+                names.CONTEXT_BACKEND_PRINCIPALS,
                 names.CONTEXT_ADMIN_PRINCIPALS,
                 names.CONTEXT_APPROVAL_TIMEOUT_SECONDS,
                 names.CONTEXT_ANTHROPIC_SECRET_ARN,

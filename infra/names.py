@@ -13,6 +13,8 @@ STACK_ID: Final = "WpAgent"
 
 CONTEXT_ADMIN_PRINCIPALS: Final = "adminPrincipals"
 """Comma-separated IAM ARNs (or a JSON list in cdk.json) allowed to call the admin routes."""
+CONTEXT_BACKEND_PRINCIPALS: Final = "backendPrincipals"
+"""Required: IAM role/user ARNs (a trailing * allowed) of the backend; the only callers of the API."""
 CONTEXT_APPROVAL_TIMEOUT_SECONDS: Final = "approvalTimeoutSeconds"
 CONTEXT_ANTHROPIC_SECRET_ARN: Final = "anthropicApiKeySecretArn"  # noqa: S105 - a name, not a secret
 """Complete ARN of an existing Anthropic key secret; when absent the stack creates an empty one."""

@@ -17,6 +17,9 @@ MAX_APPROVAL_TIMEOUT_SECONDS: Final = 7 * 24 * 60 * 60
 # An IAM/STS ARN, optionally a prefix ending in "/" or "*" (wp_agent.service.api_identity.is_admin):
 # SigV4 callers using a role appear as arn:aws:sts::<account>:assumed-role/<RoleName>/<session>.
 _IAM_PRINCIPAL_ARN: Final = re.compile(r"^arn:aws[a-z-]*:(iam|sts)::\d{12}:[\w+=,.@/-]+\*?$")
+# What a resource policy can name by aws:PrincipalArn: an IAM role or user (a session of an assumed
+# role is matched by its role's ARN), optionally a prefix ending in "*".
+_BACKEND_PRINCIPAL_ARN: Final = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:(role|user)/[\w+=,.@/-]+\*?$")
 _SECRET_ARN: Final = re.compile(r"^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:.+-[A-Za-z0-9]{6}$")
 # Accepted by both Powertools Logger and wp_agent.config.LogLevel.
 _LOG_LEVELS: Final = frozenset({"DEBUG", "INFO", "WARN", "ERROR"})
@@ -30,12 +33,28 @@ class SettingsError(ValueError):
 class StackSettings:
     """What varies between deployments of the same code."""
 
+    backend_principals: tuple[str, ...]
     admin_principals: tuple[str, ...] = ()
     approval_timeout_seconds: int = names.DEFAULT_APPROVAL_TIMEOUT_SECONDS
     anthropic_secret_arn: str | None = None
     log_level: str = names.DEFAULT_LOG_LEVEL
 
     def __post_init__(self) -> None:
+        # Decision: no default. The API trusts X-Argo-User-Id from whoever may invoke it, so an
+        # API invocable by every principal of the account would let any of them act as any user;
+        # a deny-all default would deploy a stack nobody can use. The synth fails instead.
+        if not self.backend_principals:
+            raise SettingsError(
+                f"{names.CONTEXT_BACKEND_PRINCIPALS} is required: the IAM role ARN(s) of the Argo Note "
+                f"backend, the only principals allowed to invoke the API (e.g. -c "
+                f"{names.CONTEXT_BACKEND_PRINCIPALS}=arn:aws:iam::123456789012:role/ArgoNoteBackend)"
+            )
+        for principal in self.backend_principals:
+            if not _BACKEND_PRINCIPAL_ARN.match(principal):
+                raise SettingsError(
+                    f"{names.CONTEXT_BACKEND_PRINCIPALS}: {principal!r} is not an IAM role or user ARN "
+                    "(arn:aws:iam::<account>:role/<name>, optionally ending in *)"
+                )
         for principal in self.admin_principals:
             if not _IAM_PRINCIPAL_ARN.match(principal):
                 raise SettingsError(
@@ -66,6 +85,7 @@ class StackSettings:
             ) from None
         secret_arn = context.get(names.CONTEXT_ANTHROPIC_SECRET_ARN)
         return cls(
+            backend_principals=_principals(context.get(names.CONTEXT_BACKEND_PRINCIPALS)),
             admin_principals=_principals(context.get(names.CONTEXT_ADMIN_PRINCIPALS)),
             approval_timeout_seconds=approval_timeout_seconds,
             anthropic_secret_arn=str(secret_arn) if secret_arn else None,

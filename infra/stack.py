@@ -59,7 +59,9 @@ class WpAgentStack(Stack):
             schedule_group=self.schedules.group,
             scheduler_role=self.schedules.role,
         )
-        self.api = ApiConstruct(self, "Api", handler=self.functions.api_alias)
+        self.api = ApiConstruct(
+            self, "Api", handler=self.functions.api_alias, backend_principals=settings.backend_principals
+        )
         self.observability = ObservabilityConstruct(
             self,
             "Observability",

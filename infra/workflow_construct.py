@@ -44,6 +44,10 @@ TURN_TIMEOUT_ERRORS = ("Sandbox.Timedout", "States.Timeout")
 # A backstop a little above the turn function's own 900 s limit, so a lost invocation cannot hang
 # the run; normally the function times out first (Sandbox.Timedout).
 AGENT_TURN_TASK_TIMEOUT = Duration.seconds(960)
+# The approval wait stays open past the approval's deadline for longer than an API request can last
+# (its function's 29 s timeout): a decision accepted just before the deadline is still handed over,
+# so a closed wait never means one timed out under a decision on its way (approval_protocol).
+APPROVAL_HAND_OVER_GRACE = Duration.seconds(60)
 
 
 class WorkflowConstruct(Construct):
@@ -137,7 +141,13 @@ def build_definition(
             "runId": sfn.JsonPath.string_at("$.runId"),
             "error": sfn.JsonPath.object_at("$.error"),
         },
-    ).next(run_failed)
+    )
+    # Recording the failure is idempotent; a throttled or unreadable session is tried again for about
+    # two minutes. Should it still fail, the API ends the run when the session is next used.
+    record_failure.add_retry(
+        errors=[sfn.Errors.ALL], interval=Duration.seconds(2), max_attempts=6, backoff_rate=2
+    )
+    record_failure.next(run_failed)
 
     record_scheduled_run_failure = _invoke(
         scope,
@@ -191,7 +201,7 @@ def build_definition(
                 "taskToken": sfn.JsonPath.task_token,
             }
         ),
-        task_timeout=sfn.Timeout.duration(approval_timeout),
+        task_timeout=sfn.Timeout.duration(approval_timeout.plus(APPROVAL_HAND_OVER_GRACE)),
         # The decision itself is read from the session by the next turn; keep the ids flowing.
         result_path=sfn.JsonPath.DISCARD,
         retry_on_service_exceptions=False,

@@ -7,17 +7,21 @@ cd "$(dirname "$0")/.."
 VENV="${VENV:-.venv}"
 PYTHON="${PYTHON:-python3}"
 
-# OpenSSH server: the integration tests run a real sshd on 127.0.0.1.
-if [ ! -x /usr/sbin/sshd ]; then
-  if [ "$(id -u)" -eq 0 ]; then SUDO=""; elif command -v sudo >/dev/null; then SUDO="sudo"; else SUDO="none"; fi
-  if [ "$SUDO" = "none" ]; then
-    echo "setup: /usr/sbin/sshd is missing and neither root nor sudo is available; install openssh-server" >&2
+# apt_install <what is missing> <package>...: Debian packages, as root or with sudo.
+apt_install() {
+  local missing="$1"
+  shift
+  if [ "$(id -u)" -eq 0 ]; then SUDO=""; elif command -v sudo >/dev/null; then SUDO="sudo"; else
+    echo "setup: $missing is missing and neither root nor sudo is available; install $*" >&2
     exit 1
   fi
-  echo "setup: installing openssh-server with apt-get"
+  echo "setup: installing $* with apt-get"
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssh-server openssh-client >/dev/null
-fi
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+# OpenSSH server: the integration tests run a real sshd on 127.0.0.1.
+[ -x /usr/sbin/sshd ] || apt_install /usr/sbin/sshd openssh-server openssh-client
 
 if [ ! -x "$VENV/bin/python" ]; then
   echo "setup: creating $VENV with $($PYTHON --version)"

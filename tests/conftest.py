@@ -4,4 +4,5 @@ pytest_plugins = [
     "tests.fakes.anthropic_fixtures",
     "tests.fakes.wordpress_fixtures",
     "tests.fakes.aws",
+    "tests.fakes.media_server",
 ]

@@ -6,6 +6,7 @@ API itself only accepts SigV4-signed requests. Errors are `{"error": {"code", "m
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable
@@ -13,13 +14,13 @@ from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
-from aws_lambda_powertools.event_handler.openapi.params import Body, Header
+from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Path
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from wp_agent.errors import ConfigurationError
+from wp_agent.models import field_rules
 from wp_agent.models.api import (
-    MAX_BODY_BYTES,
     ApiErrorResponse,
     ApprovalDecided,
     ApprovalDecisionRequest,
@@ -42,8 +43,10 @@ from wp_agent.models.schedule import (
 )
 from wp_agent.models.target import Target
 from wp_agent.scheduling.service import ScheduleService
+from wp_agent.service import api_contract
 from wp_agent.service.api_errors import ApiError
 from wp_agent.service.api_identity import is_admin, user_id_from
+from wp_agent.service.api_requests import unreadable_body, validation_refusal
 from wp_agent.service.articles import ArticleService
 from wp_agent.service.idempotency import IdempotentRequests
 from wp_agent.service.lambda_setup import handler_tools
@@ -56,11 +59,26 @@ app = APIGatewayRestResolver(enable_validation=True)
 _idempotency: dict[str, IdempotentRequests] = {}
 
 UserHeader = Annotated[
-    str | None, Header(alias="X-Argo-User-Id", description="requester's user id (set by the backend)")
+    str | None,
+    Header(
+        alias="X-Argo-User-Id",
+        pattern=field_rules.USER_ID,
+        description="requester's user id (set by the backend); without it: 401",
+    ),
 ]
 KeyHeader = Annotated[
-    str | None, Header(alias="Idempotency-Key", description="retry-safe POST key (1-128 ASCII)")
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        pattern=field_rules.IDEMPOTENCY_KEY,
+        description="retry-safe POST key: the same key and body answer as the first time",
+    ),
 ]
+SessionId = Annotated[str, Path(pattern=field_rules.SESSION_ID)]
+ApprovalId = Annotated[str, Path(pattern=field_rules.APPROVAL_ID)]
+TargetId = Annotated[str, Path(pattern=field_rules.TARGET_ID)]
+ArticleId = Annotated[str, Path(pattern=field_rules.ARTICLE_ID)]
+ScheduleId = Annotated[str, Path(pattern=field_rules.SCHEDULE_ID)]
 _ERRORS: dict[int, OpenAPIResponse] = {
     code: {"description": text, "content": {"application/json": {"model": ApiErrorResponse}}}
     for code, text in {
@@ -117,19 +135,19 @@ def _api_error(error: ApiError) -> Response[str]:
 
 @app.exception_handler(RequestValidationError)  # type: ignore[untyped-decorator]
 def _validation_error(error: RequestValidationError) -> Response[str]:
-    fields = sorted(
-        {
-            ".".join(str(p) for p in e["loc"] if p not in ("body", "header", "path", "query")) or "body"
-            for e in error.errors()
-        }
-    )
-    return _error(
-        ApiError(400, "VALIDATION_ERROR", "入力内容が正しくありません: " + ", ".join(fields), fields=fields)
-    )
+    return _error(validation_refusal(error.errors()))
 
 
 @app.not_found
 def _no_route(error: Exception) -> Response[str]:
+    allowed = allowed_methods(app.current_event.path)
+    # A declared method that still found no route: a path parameter no resource can have.
+    if allowed and app.current_event.http_method.upper() not in allowed:
+        response = _error(
+            ApiError(405, "METHOD_NOT_ALLOWED", f"このURLで使えるメソッドは {', '.join(allowed)} です。")
+        )
+        response.headers["Allow"] = ", ".join(allowed)
+        return response
     return _error(ApiError(404, "ROUTE_NOT_FOUND", "そのURLとメソッドの組み合わせは提供していません。"))
 
 
@@ -162,7 +180,7 @@ def _configuration_error(error: ConfigurationError) -> Response[str]:
     },
 )
 def post_message(
-    session_id: str,
+    session_id: SessionId,
     body: Annotated[SessionMessageRequest, Body()],
     user: UserHeader = None,
     idempotency_key: KeyHeader = None,
@@ -184,7 +202,7 @@ def post_message(
         **_ERRORS,
     },
 )
-def get_session(session_id: str, user: UserHeader = None) -> Response[str]:
+def get_session(session_id: SessionId, user: UserHeader = None) -> Response[str]:
     return _json(200, SessionService(runtime()).view(session_id, user_id_from(user)))
 
 
@@ -199,8 +217,8 @@ def get_session(session_id: str, user: UserHeader = None) -> Response[str]:
     },
 )
 def decide(
-    session_id: str,
-    approval_id: str,
+    session_id: SessionId,
+    approval_id: ApprovalId,
     body: Annotated[ApprovalDecisionRequest, Body()],
     user: UserHeader = None,
     idempotency_key: KeyHeader = None,
@@ -222,7 +240,7 @@ def decide(
         **_ERRORS,
     },
 )
-def cancel(session_id: str, user: UserHeader = None) -> Response[str]:
+def cancel(session_id: SessionId, user: UserHeader = None) -> Response[str]:
     return _json(200, SessionService(runtime()).cancel(session_id, user_id_from(user)))
 
 
@@ -262,7 +280,7 @@ def list_targets(user: UserHeader = None) -> Response[str]:
     "/v1/targets/<target_id>",
     responses={200: {"description": "target", "content": {"application/json": {"model": Target}}}, **_ERRORS},
 )
-def get_target(target_id: str, user: UserHeader = None) -> Response[str]:
+def get_target(target_id: TargetId, user: UserHeader = None) -> Response[str]:
     admin = _caller_is_admin()
     return _json(
         200, TargetService(runtime()).get(target_id, None if admin else user_id_from(user), admin=admin)
@@ -285,7 +303,7 @@ def publish_article(
     "/v1/articles/<article_id>",
     responses=_answer(200, "publish job and its PublishArticleOutput", ArticleJobView),
 )
-def get_article(article_id: str, user: UserHeader = None) -> Response[str]:
+def get_article(article_id: ArticleId, user: UserHeader = None) -> Response[str]:
     return _json(200, ArticleService(runtime()).view(user_id_from(user), article_id))
 
 
@@ -322,37 +340,47 @@ def list_schedules(user: UserHeader = None) -> Response[str]:
 
 
 @app.get("/v1/schedules/<schedule_id>", responses=_answer(200, "schedule", ScheduleView))
-def get_schedule(schedule_id: str, user: UserHeader = None) -> Response[str]:
+def get_schedule(schedule_id: ScheduleId, user: UserHeader = None) -> Response[str]:
     return _json(200, _schedules().get(user_id_from(user), schedule_id))
 
 
 @app.delete("/v1/schedules/<schedule_id>", responses={204: {"description": "deleted"}, **_ERRORS})
-def delete_schedule(schedule_id: str, user: UserHeader = None) -> Response[str]:
+def delete_schedule(schedule_id: ScheduleId, user: UserHeader = None) -> Response[str]:
     _schedules().delete(user_id_from(user), schedule_id)
-    return Response(status_code=204, content_type="application/json", body="")
+    return Response(status_code=204, body="")  # no body, so no content type
 
 
-@app.get("/v1/openapi.json")
+@functools.cache
+def openapi_document() -> dict[str, Any]:
+    """The served OpenAPI document (committed as openapi.json; a test keeps the two equal)."""
+    generated = json.loads(app.get_openapi_json_schema(title="wp-agent API", version="1.0.0"))
+    return api_contract.finish(generated)
+
+
+def allowed_methods(path: str) -> list[str]:
+    return api_contract.allowed_methods(openapi_document(), path)
+
+
+@app.get(
+    "/v1/openapi.json",
+    responses={
+        200: {"description": "this document", "content": {"application/json": {"schema": {"type": "object"}}}}
+    },
+)
 def openapi() -> Response[str]:
-    return Response(
-        status_code=200,
-        content_type="application/json",
-        body=app.get_openapi_json_schema(title="wp-agent API", version="1.0.0"),
-    )
+    return Response(status_code=200, content_type="application/json", body=json.dumps(openapi_document()))
 
 
 @logger.inject_lambda_context(clear_state=True)
 @tracer.capture_lambda_handler
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    body = event.get("body") or ""
-    if len(body.encode("utf-8")) > MAX_BODY_BYTES:  # before validation: never parse an oversized body
-        error = ApiError(
-            413, "BODY_TOO_LARGE", f"リクエスト本文が大きすぎます（最大{MAX_BODY_BYTES // 1024}KB）。"
-        )
+    # Before any parsing: a body that is not one readable JSON object is refused here.
+    refused = unreadable_body(event.get("httpMethod") or "", event.get("headers"), event.get("body"))
+    if refused is not None:
         return {
-            "statusCode": 413,
+            "statusCode": refused.status,
             "headers": {"Content-Type": "application/json"},
-            "body": json.dumps(error.body(), ensure_ascii=False),
+            "body": json.dumps(refused.body(), ensure_ascii=False),
         }
     started = time.perf_counter()
     try:

@@ -15,7 +15,7 @@ from wp_agent.agent.turn import AgentDeps
 from wp_agent.config import Settings
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.port import CommandResult
-from wp_agent.policy import CommandPolicy
+from wp_agent.policy import CommandPolicy, PolicyCategory
 
 ModelStep = ModelReply | WpAgentError | Callable[[list[dict[str, Any]]], "ModelReply | WpAgentError"]
 
@@ -105,6 +105,12 @@ class RecordingWpCli:
 
     def close(self) -> None:
         return None
+
+    def changes(self) -> list[list[str]]:
+        """The calls that could change the site (reads, such as the ones an approval summary makes
+        to describe the current state, left out)."""
+        policy = CommandPolicy()
+        return [c for c in self.calls if policy.classify_argv(c).category is not PolicyCategory.READ]
 
 
 def make_deps(

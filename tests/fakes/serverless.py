@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -19,11 +20,13 @@ import boto3
 import pytest
 from moto import mock_aws
 from moto.dynamodb.responses import DynamoHandler
+from moto.stepfunctions.parser.models import stepfunctions_parser_backends
 
 import functions.api.handler as api_handler
 import functions.approval.handler as approval_handler
 import functions.turn.handler as turn_handler
 import functions.workflow_tasks.handler as workflow_tasks_handler
+from infra import names
 from infra.definition import synthesize_template
 from infra.packaging import LayerDirs, build_core_layer
 from tests.fakes import aws as aws_fakes
@@ -35,6 +38,7 @@ from tests.fakes.wordpress import TestWordPress
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
 from wp_agent.adapters.aws.clients import reset_clients
 from wp_agent.adapters.aws.registry import TargetRegistry
+from wp_agent.executors.ssh import close_pooled_connections
 from wp_agent.executors.ssh_keys import clear_secret_cache
 from wp_agent.models.target import Target
 
@@ -58,7 +62,8 @@ def synthesized_template(tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
     dependencies = root / "dependencies-stand-in"
     (dependencies / "python").mkdir(parents=True)
     layers = LayerDirs(core=build_core_layer(root), dependencies=dependencies)
-    return synthesize_template(layers=layers, outdir=str(root / "cdk.out"))
+    context = {names.CONTEXT_BACKEND_PRINCIPALS: "arn:aws:iam::123456789012:role/ArgoNoteBackend"}
+    return synthesize_template(layers=layers, context=context, outdir=str(root / "cdk.out"))
 
 
 class LambdaDiedError(BaseException):
@@ -71,8 +76,20 @@ class Dispatcher:
 
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     before: dict[str, Callable[[dict[str, Any]], None]] = field(default_factory=dict)
+    _in_flight: int = 0
+    _changed: threading.Condition = field(default_factory=threading.Condition)
 
     def invoke(self, name: str, event: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        with self._changed:
+            self._in_flight += 1
+        try:
+            return self._run(name, event)
+        finally:
+            with self._changed:
+                self._in_flight -= 1
+                self._changed.notify_all()
+
+    def _run(self, name: str, event: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         self.calls.append((name, event))
         hook = self.before.pop(name, None)
         try:
@@ -83,6 +100,12 @@ class Dispatcher:
             return {"errorType": "Sandbox.Timedout", "errorMessage": "Task timed out"}, True
         except Exception as exc:  # noqa: BLE001 - any handler error is reported as Lambda reports it
             return {"errorType": type(exc).__name__, "errorMessage": str(exc)[:200]}, True
+
+    def wait_idle(self, timeout: float) -> None:
+        """Until no handler runs. A stopped execution's Lambda runs on (as on AWS), in moto's thread."""
+        with self._changed:
+            if not self._changed.wait_for(lambda: self._in_flight == 0, timeout):
+                raise AssertionError(f"{self._in_flight} Lambda invocations still running after {timeout} s")
 
 
 @dataclass
@@ -127,7 +150,20 @@ class ServerlessStack:
         raise AssertionError("execution still running")
 
     def history(self, execution_arn: str) -> list[dict[str, Any]]:
-        return list(self.sfn.get_execution_history(executionArn=execution_arn, maxResults=1000)["events"])
+        """The execution's events as moto recorded them. Read from its backend, not through its API:
+        when a StopExecution lands mid-task, moto's evaluator can record an event its own response
+        serializer then fails on (a payload where a number belongs)."""
+        backend = stepfunctions_parser_backends[ACCOUNT][REGION]
+        return [dict(event) for event in backend.get_execution_history(execution_arn)["events"]]
+
+    def settle(self, timeout: float = 60.0) -> None:
+        """Stop what still runs and wait until no handler is in flight, so nothing of this test
+        (a session write, an SSH connection) happens during the next one."""
+        for machine in (self.machine_arn, self.short_wait_machine_arn):
+            running = self.sfn.list_executions(stateMachineArn=machine, statusFilter="RUNNING")["executions"]
+            for execution in running:
+                self.sfn.stop_execution(executionArn=execution["executionArn"], cause="test ended")
+        self.dispatcher.wait_idle(timeout)
 
     def events(self, expected: int, timeout: float = 10.0) -> list[dict[str, Any]]:
         """The events delivered to the backend's queue, waiting until `expected` have arrived (a run's
@@ -157,6 +193,9 @@ def _reset_handlers() -> None:
         module.runtime.reset()
     reset_clients()
     clear_secret_cache()
+    # Warm Lambdas keep their SSH connection: close it, or the next test finds it in the shared pool
+    # (and the rig counts it among its connections).
+    close_pooled_connections()
 
 
 @pytest.fixture
@@ -238,7 +277,7 @@ def serverless(
         deployed = deploy_workflow(template, region=REGION, account=ACCOUNT, short_wait_seconds=2)
         sfn, machine, short = deployed.client, deployed.arn, deployed.short_wait_arn
         monkeypatch.setenv("WP_AGENT_STATE_MACHINE_ARN", machine)
-        yield ServerlessStack(
+        stack = ServerlessStack(
             rig=sshd_server,
             model=scripted_anthropic,
             dispatcher=dispatcher,
@@ -248,4 +287,6 @@ def serverless(
             queue_url=queue_url,
             site=site,
         )
+        yield stack
+        stack.settle()
     _reset_handlers()

@@ -11,7 +11,8 @@ from typing import Any
 from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel
 from tests.fakes.aws import TABLES
 from wp_agent.adapters.aws.events import DETAIL_TYPES, EventPublisher
-from wp_agent.adapters.aws.workflow import ResumeOutcome, RunWorkflow
+from wp_agent.adapters.aws.workflow import RunWorkflow
+from wp_agent.agent.approval_protocol import ResumeOutcome
 from wp_agent.agent.model_client import ModelClient
 from wp_agent.config import Settings
 from wp_agent.executors.port import WpCli
@@ -33,6 +34,7 @@ class RecordingWorkflow(RunWorkflow):
         super().__init__(STATE_MACHINE_ARN)
         self.started: list[str] = []
         self.stopped: list[str] = []
+        self.ended: set[str] = set()  # executions that ended without the session knowing
         self.resumed: list[dict[str, Any]] = []
         self.resume_outcomes: list[ResumeOutcome] = []  # what the next resumes find; then RESUMED
         self.on_resume: Callable[[str], None] | None = None  # called with the token before answering
@@ -44,6 +46,9 @@ class RecordingWorkflow(RunWorkflow):
 
     def stop(self, execution_arn: str, *, cause: str) -> None:
         self.stopped.append(execution_arn)
+
+    def has_ended(self, execution_arn: str) -> bool:
+        return execution_arn in self.ended
 
     def resume(
         self, task_token: str, decision: dict[str, Any], *, attempts: int = 3, pause: float = 0.3

@@ -5,12 +5,13 @@
         wp.run(["post", "list", "--format=json"])
 
 The rig lives in a temp directory: an ed25519 host key and client key, a minimal sshd_config
-(own PidFile, AuthorizedKeysFile, ListenAddress 127.0.0.1, ephemeral port), a `bin/` directory that
-the client key's authorized_keys `command=` option puts first on PATH, holding `wp` (Debian's PHP
-running the verified WP-CLI phar on the tests' WordPress, tests/fakes/wordpress.py) and `wp-stub`
-(tests/fakes/wp_stub.py, for timeouts, huge output and concurrency probes). Sessions log in as a
-dedicated unprivileged user with a plain /bin/sh (as root; otherwise as ourselves): no login shell
-rc files, the way the README advises for production. `set_fault` puts tests/fakes/wp_faults.py in
+(own PidFile, AuthorizedKeysFile, ListenAddress 127.0.0.1, ephemeral port, Debian's sftp-server as
+the SFTP subsystem for staged media), a `bin/` directory that sshd's `SetEnv PATH` puts first,
+holding `wp` (Debian's PHP running the verified WP-CLI phar on the tests' WordPress,
+tests/fakes/wordpress.py) and `wp-stub` (tests/fakes/wp_stub.py, for timeouts, huge output and
+concurrency probes). Sessions log in as a dedicated unprivileged user with a plain /bin/sh (as root;
+otherwise as ourselves): no login shell rc files, the way the README advises for production. (A login
+user with another shell gets an authorized_keys `command=` that sets PATH after its rc files.) `set_fault` puts tests/fakes/wp_faults.py in
 front of the real `wp` for commands that should fail or hang. Installs `openssh-server` with apt-get
 when sshd is missing. Every wait is bounded and `stop()` (also run at exit) ends the listener and
 its sessions.
@@ -45,6 +46,7 @@ PRIVSEP_DIR = Path("/run/sshd")
 HOST = "127.0.0.1"
 WP_STUB = Path(__file__).with_name("wp_stub.py")
 WP_FAULTS = Path(__file__).with_name("wp_faults.py")
+_SFTP_SERVER = "/usr/lib/openssh/sftp-server"  # Debian openssh-server
 _START_TIMEOUT_SECONDS = 15.0
 _STOP_TIMEOUT_SECONDS = 5.0
 _APT_TIMEOUT_SECONDS = 600
@@ -271,12 +273,27 @@ class SshdRig:
                 return
             # Another login shell may run rc files that prepend to PATH (root's ~/.bashrc here): a forced
             # command sets PATH after them, then runs the client's command line unchanged with /bin/sh.
-            forced = f'PATH={self.bin_dir}:$PATH; export PATH; exec /bin/sh -c \\"$SSH_ORIGINAL_COMMAND\\"'
+            # A subsystem request (SFTP, for staged media) reaches the forced command without a command
+            # line; it gets Debian's sftp-server, as a stock sshd_config would give it.
+            forced = (
+                f"PATH={self.bin_dir}:$PATH; export PATH; "
+                f'[ -z \\"$SSH_ORIGINAL_COMMAND\\" ] && exec {_SFTP_SERVER}; '
+                f'exec /bin/sh -c \\"$SSH_ORIGINAL_COMMAND\\"'
+            )
             handle.write(f'command="{forced}" {public_line.strip()}\n')
 
     def session_pids(self) -> list[int]:
         """One sshd process per open client connection."""
         return [] if self._process is None else _children_of(self._process.pid)
+
+    def wait_idle(self, timeout: float = 5.0) -> None:
+        """Return once no client is connected (a closed client's session process takes a moment to
+        exit); SshdRigError when one stays connected, i.e. something still holds a connection open."""
+        deadline = time.monotonic() + timeout
+        while pids := self.session_pids():
+            if time.monotonic() >= deadline:
+                raise SshdRigError(f"clients still connected after {timeout:.0f} s (session pids {pids})")
+            time.sleep(0.05)
 
     # --- what clients need -------------------------------------------------------------------
 
@@ -458,6 +475,7 @@ class SshdRig:
                     "UseDNS no",
                     "X11Forwarding no",
                     "AllowTcpForwarding no",
+                    f"Subsystem sftp {_SFTP_SERVER}",  # media import stages files over SFTP
                     "LogLevel VERBOSE",
                     # Sessions must not depend on the host user's dotfiles (here root's ~/.bashrc runs
                     # `pyenv init`, ~100 ms of CPU per command): give them an empty home instead.

@@ -8,6 +8,8 @@
     wp_stub.py --stub-child-sleep=30 --stub-marker=abc            # also leaves a sleeping child behind
     wp_stub.py --stub-read-stdin                                  # reports how many stdin bytes it read
     wp_stub.py --stub-raw-hex=ff41                                # writes raw bytes (invalid UTF-8)
+    wp_stub.py --stub-env                                         # prints its environment as JSON
+    wp_stub.py --stub-stat-args media import /tmp/x/a.jpg         # size and modes of file arguments
 
 Without --stub- flags it prints its argv as JSON and exits 0.
 """
@@ -43,6 +45,22 @@ def main(argv: list[str]) -> int:
             ],
             stdin=subprocess.DEVNULL,
         )
+    if "stat-args" in flags:
+        files = [a for a in argv if not a.startswith("--") and os.path.isfile(a)]
+        report = [
+            {
+                "path": path,
+                "size": os.path.getsize(path),
+                "mode": oct(os.stat(path).st_mode & 0o777),
+                "dir_mode": oct(os.stat(os.path.dirname(path)).st_mode & 0o777),
+            }
+            for path in files
+        ]
+        sys.stdout.write(json.dumps({"argv": argv, "files": report}))
+        return 0
+    if "env" in flags:
+        sys.stdout.write(json.dumps(dict(os.environ)))
+        return 0
     if "read-stdin" in flags:
         sys.stdout.write(f"stdin-bytes={len(sys.stdin.buffer.read())}\n")
     if "raw-hex" in flags:

@@ -25,7 +25,11 @@ ADMIN_PRINCIPALS = (
     "arn:aws:iam::111122223333:role/argo-note-admin",
     "arn:aws:iam::111122223333:user/operator",
 )
-TEST_CONTEXT: dict[str, Any] = {names.CONTEXT_ADMIN_PRINCIPALS: ",".join(ADMIN_PRINCIPALS)}
+BACKEND_PRINCIPALS = ("arn:aws:iam::123456789012:role/ArgoNoteBackend",)
+TEST_CONTEXT: dict[str, Any] = {
+    names.CONTEXT_BACKEND_PRINCIPALS: ",".join(BACKEND_PRINCIPALS),
+    names.CONTEXT_ADMIN_PRINCIPALS: ",".join(ADMIN_PRINCIPALS),
+}
 
 
 def pytest_configure(config: pytest.Config) -> None:

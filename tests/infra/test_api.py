@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from aws_cdk.assertions import Match, Template
 
 from infra import names
-from infra.api_construct import ROUTES
+from infra.api_construct import GATEWAY_ANSWERS, ROUTES
+from tests.infra.conftest import BACKEND_PRINCIPALS
 from tests.infra.template_queries import flatten, function, only, resources
+from wp_agent.models.api import ApiErrorResponse
 
 EXPECTED_ROUTES = {
     ("POST", "/v1/sessions/{sessionId}/messages"),
@@ -170,3 +173,49 @@ def test_one_invoke_permission_for_the_api_on_the_alias(template: dict[str, Any]
 
 def test_api_url_is_an_output(assertions: Template) -> None:
     assertions.has_output(names.Output.API_URL, {"Value": Match.any_value()})
+
+
+def test_only_the_backend_principals_may_invoke(template: dict[str, Any]) -> None:
+    _, api = only(template, "AWS::ApiGateway::RestApi")
+    statements = {s["Sid"]: s for s in api["Properties"]["Policy"]["Statement"]}
+    allow, deny = statements["BackendOnly"], statements["DenyEveryoneElse"]
+    assert (allow["Effect"], allow["Action"], allow["Resource"]) == (
+        "Allow",
+        "execute-api:Invoke",
+        "execute-api:/*",
+    )
+    assert allow["Condition"] == {"ArnLike": {"aws:PrincipalArn": list(BACKEND_PRINCIPALS)}}
+    assert flatten(allow["Principal"]["AWS"]).endswith(":iam::123456789012:root")
+    assert (deny["Effect"], deny["Principal"], deny["Action"]) == ("Deny", {"AWS": "*"}, "execute-api:Invoke")
+    assert deny["Condition"] == {"ArnNotLike": {"aws:PrincipalArn": list(BACKEND_PRINCIPALS)}}
+
+
+def test_the_gateways_own_answers_use_the_error_shape_and_are_documented(template: dict[str, Any]) -> None:
+    answers = {
+        r["Properties"]["ResponseType"]: r["Properties"]
+        for r in resources(template, "AWS::ApiGateway::GatewayResponse").values()
+    }
+    assert set(answers) == {a.type.response_type for a in GATEWAY_ANSWERS}
+    # no signature or an unserved path, a bad or expired one, IAM, throttling, a failed or slow function
+    assert {
+        "MISSING_AUTHENTICATION_TOKEN", "INVALID_SIGNATURE", "EXPIRED_TOKEN", "ACCESS_DENIED", "THROTTLED",
+        "INTEGRATION_FAILURE", "INTEGRATION_TIMEOUT", "DEFAULT_4XX", "DEFAULT_5XX",
+    } <= set(answers)  # fmt: skip
+    committed = Path(__file__).resolve().parents[2] / "openapi.json"
+    operations = [
+        operation
+        for methods in json.loads(committed.read_text(encoding="utf-8"))["paths"].values()
+        for operation in methods.values()
+    ]
+    for response_type, answer in answers.items():
+        body = ApiErrorResponse.model_validate_json(answer["ResponseTemplates"]["application/json"])
+        assert body.error.code.isupper()
+        assert any("\u3040" <= c <= "\u30ff" or "\u4e00" <= c <= "\u9fff" for c in body.error.message)
+        status = answer.get("StatusCode")
+        if status is None:  # DEFAULT_4XX / DEFAULT_5XX keep the status of what fell back to them
+            continue
+        needs_body = response_type in ("BAD_REQUEST_BODY", "REQUEST_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE")
+        for operation in operations:
+            if needs_body and "requestBody" not in operation:
+                continue
+            assert status in operation["responses"], (response_type, operation["operationId"])

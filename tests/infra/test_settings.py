@@ -15,9 +15,13 @@ SESSION_PREFIX = "arn:aws:sts::111122223333:assumed-role/ArgoAdmin/"
 SECRET_ARN = "arn:aws:secretsmanager:ap-northeast-1:111122223333:secret:shared/anthropic-AbC123"
 
 
+BACKEND = "arn:aws:iam::111122223333:role/ArgoNoteBackend"
+REQUIRED = {names.CONTEXT_BACKEND_PRINCIPALS: BACKEND}
+
+
 def test_defaults() -> None:
-    settings = StackSettings.from_context({})
-    assert settings == StackSettings()
+    settings = StackSettings.from_context(REQUIRED)
+    assert settings == StackSettings(backend_principals=(BACKEND,))
     assert settings.approval_timeout_seconds == 86_400
     assert settings.admin_principals == ()
     assert settings.anthropic_secret_arn is None
@@ -33,13 +37,33 @@ def test_defaults() -> None:
     ],
 )
 def test_admin_principals_forms(raw: object) -> None:
-    settings = StackSettings.from_context({names.CONTEXT_ADMIN_PRINCIPALS: raw})
+    settings = StackSettings.from_context({**REQUIRED, names.CONTEXT_ADMIN_PRINCIPALS: raw})
     assert settings.admin_principals == (ROLE, SESSION_PREFIX)
+
+
+def test_without_backend_principals_the_synth_fails_clearly() -> None:
+    with pytest.raises(SettingsError, match="backendPrincipals is required"):
+        StackSettings.from_context({})
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "*",
+        "123456789012",
+        "arn:aws:sts::111122223333:assumed-role/ArgoNoteBackend/session",
+        "arn:aws:iam::1:role/x",
+    ],
+)
+def test_backend_principals_are_iam_roles_or_users(bad: str) -> None:
+    with pytest.raises(SettingsError, match="backendPrincipals"):
+        StackSettings.from_context({names.CONTEXT_BACKEND_PRINCIPALS: bad})
 
 
 def test_strings_from_the_cli_are_parsed() -> None:
     settings = StackSettings.from_context(
         {
+            **REQUIRED,
             names.CONTEXT_APPROVAL_TIMEOUT_SECONDS: "3600",
             names.CONTEXT_LOG_LEVEL: "debug",
             names.CONTEXT_ANTHROPIC_SECRET_ARN: SECRET_ARN,
@@ -62,7 +86,7 @@ def test_strings_from_the_cli_are_parsed() -> None:
 )
 def test_bad_context_fails_the_synth_with_the_key_named(context: dict[str, object], message: str) -> None:
     with pytest.raises(SettingsError, match=message):
-        StackSettings.from_context(context)
+        StackSettings.from_context({**REQUIRED, **context})
 
 
 def test_an_existing_anthropic_secret_can_be_imported() -> None:

@@ -8,6 +8,8 @@ import pytest
 
 from infra import names
 from infra.definition import function_logical_ids, state_machine_definition
+from infra.functions_construct import SPECS
+from infra.workflow_construct import APPROVAL_HAND_OVER_GRACE
 from tests.infra.template_queries import flatten, only
 
 S = names.State
@@ -115,7 +117,9 @@ def test_wait_for_approval_uses_the_task_token_and_the_timeout(states: dict[str,
             "taskToken.$": "$$.Task.Token",
         },
     }
-    assert wait["TimeoutSeconds"] == 86400
+    # open past the approval's deadline for longer than the API may take to hand a decision over
+    assert wait["TimeoutSeconds"] == 86400 + APPROVAL_HAND_OVER_GRACE.to_seconds()
+    assert APPROVAL_HAND_OVER_GRACE.to_seconds() > SPECS[names.FunctionName.API].timeout.to_seconds()
     assert wait["ResultPath"] is None
     assert wait["Next"] == S.AGENT_TURN
     assert wait["Catch"] == [
@@ -161,6 +165,13 @@ def test_failure_tasks_end_the_run_failed(
     assert task["Parameters"] == parameters
     assert task["Next"] == S.RUN_FAILED
     assert "Catch" not in task  # a failing failure handler must not loop
+
+
+def test_recording_a_failure_is_retried_on_any_error(states: dict[str, Any]) -> None:
+    retries = states[S.RECORD_FAILURE]["Retry"]
+    assert retries[0]["ErrorEquals"] == LAMBDA_SERVICE_ERRORS
+    assert retries[-1]["ErrorEquals"] == ["States.ALL"]
+    assert retries[-1]["MaxAttempts"] >= 5
 
 
 def test_every_task_retries_lambda_service_errors(states: dict[str, Any]) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 import functions.api.handler as api
 from tests.fakes.anthropic_server import ScriptedAnthropicServer, reply_tool_use
-from tests.fakes.apigw import ADMIN_ROLE_ARN, call, rest_event
+from tests.fakes.apigw import ADMIN_ROLE_ARN, LambdaContextStub, call, rest_event
 from tests.fakes.aws import REGION, TABLES
 from wp_agent.adapters.aws.registry import TargetRegistry
 from wp_agent.adapters.aws.session_store import DynamoSessionStore
@@ -142,6 +142,13 @@ def test_validation_errors_name_the_fields(env: dict[str, Any]) -> None:
     assert body["error"]["fields"] == ["maxIterations", "message"]
 
 
+def test_a_broken_pattern_is_explained_with_the_documented_rule(env: dict[str, Any]) -> None:
+    status, body = message(body={"message": "   ", "targetId": "Site_A"})
+    assert (status, body["error"]["fields"]) == (400, ["message", "targetId"])
+    assert "message（空白以外の文字を含めてください" in body["error"]["message"]
+    assert "targetId（英小文字・数字・-" in body["error"]["message"]
+
+
 def test_a_second_message_while_a_run_is_active_conflicts(env: dict[str, Any]) -> None:
     assert message()[0] == 202
     status, body = message(body={"message": "もう一つ", "targetId": "site-a"})
@@ -219,7 +226,9 @@ def test_approval_rules(env: dict[str, Any]) -> None:
     ]
     assert "taskToken" not in json.dumps(view)
 
-    assert approve(approval, user="user-2")[1]["error"]["code"] == "NOT_REQUESTER"
+    # Someone else's approval is as unknown as their session (GET answers 404 too).
+    assert approve(approval, user="user-2")[:1] == (404,)
+    assert approve(approval, user="user-2")[1]["error"]["code"] == "SESSION_NOT_FOUND"
     assert approve("apr_ffffffffffffffffffff")[1]["error"]["code"] == "APPROVAL_NOT_FOUND"
     assert (
         send(
@@ -419,3 +428,110 @@ def test_proposal_from_japanese_is_shown_before_anything_is_created(schedule_env
     )
     status, created = send(rest_event("POST", "/v1/schedules", body=proposal["createRequest"]))
     assert status == 201, created
+
+
+def _nested(depth: int) -> str:
+    return '{"message": "x", "targetId": "site-a", "conversationHistory": ' + "[" * depth + "]" * depth + "}"
+
+
+CLIENT_INPUT_THAT_ONCE_ANSWERED_500: list[tuple[str, dict[str, Any], int, str]] = [
+    ("JSON nested 50,000 deep", {"raw_body": _nested(50_000)}, 400, "BODY_TOO_DEEP"),
+    ("JSON nested 40 deep", {"raw_body": _nested(40)}, 400, "BODY_TOO_DEEP"),
+    (
+        "a lone surrogate in the history",
+        {
+            "raw_body": '{"message": "x", "targetId": "site-a", '
+            '"conversationHistory": [{"role": "user", "content": "\\udfff"}]}'
+        },
+        400,
+        "VALIDATION_ERROR",
+    ),
+    (
+        "a lone surrogate in the message",
+        {"raw_body": '{"message": "\\ud800", "targetId": "site-a"}'},
+        400,
+        "VALIDATION_ERROR",
+    ),
+    ("text/plain", {"headers": {"Content-Type": "text/plain"}}, 415, "UNSUPPORTED_MEDIA_TYPE"),
+    (
+        "multipart without a boundary",
+        {"headers": {"Content-Type": "multipart/form-data"}},
+        415,
+        "UNSUPPORTED_MEDIA_TYPE",
+    ),
+    (
+        "a latin-1 charset",
+        {"headers": {"Content-Type": "application/json; charset=latin-1"}},
+        415,
+        "UNSUPPORTED_MEDIA_TYPE",
+    ),
+    (
+        "a body wrapped in an array",
+        {"raw_body": '[{"message": "x", "targetId": "site-a"}]'},
+        400,
+        "VALIDATION_ERROR",
+    ),
+    (
+        "maxIterations: true",
+        {"body": {"message": "x", "targetId": "site-a", "maxIterations": True}},
+        400,
+        "VALIDATION_ERROR",
+    ),
+    (
+        "maxIterations: 5.5",
+        {"body": {"message": "x", "targetId": "site-a", "maxIterations": 5.5}},
+        400,
+        "VALIDATION_ERROR",
+    ),
+    (
+        "maxIterations: '5'",
+        {"body": {"message": "x", "targetId": "site-a", "maxIterations": "5"}},
+        400,
+        "VALIDATION_ERROR",
+    ),
+    (
+        'skipDestructiveConfirmation: "yes"',
+        {"body": {"message": "x", "targetId": "site-a", "skipDestructiveConfirmation": "yes"}},
+        400,
+        "VALIDATION_ERROR",
+    ),
+    (
+        "networkWide: 1",
+        {"body": {"message": "x", "targetId": "site-a", "multisite": {"networkWide": 1}}},
+        400,
+        "VALIDATION_ERROR",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "kwargs", "status", "code"),
+    CLIENT_INPUT_THAT_ONCE_ANSWERED_500,
+    ids=[c[0] for c in CLIENT_INPUT_THAT_ONCE_ANSWERED_500],
+)
+def test_client_input_is_refused_in_our_shape_never_a_500(
+    env: dict[str, Any], case: str, kwargs: dict[str, Any], status: int, code: str
+) -> None:
+    got_status, body = message(**kwargs)
+    assert (got_status, body["error"]["code"]) == (status, code), body
+    assert body["error"]["message"]
+    assert session_items() == []
+    assert executions(env) == []
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("PUT", "/v1/sessions/ses_abcdef12", "GET"),
+        ("DELETE", "/v1/sessions/ses_abcdef12/messages", "POST"),
+        ("PATCH", "/v1/schedules/sch_0123456789abcdef0123", "DELETE, GET"),
+    ],
+)
+def test_an_undeclared_method_is_405_with_the_allowed_ones(
+    env: dict[str, Any], method: str, path: str, allowed: str
+) -> None:
+    response = api.lambda_handler(rest_event(method, path), LambdaContextStub())
+    assert response["statusCode"] == 405
+    assert json.loads(response["body"])["error"]["code"] == "METHOD_NOT_ALLOWED"
+    headers = response.get("headers") or {k: v[0] for k, v in response["multiValueHeaders"].items()}
+    assert headers["Allow"] == allowed

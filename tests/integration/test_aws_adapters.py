@@ -12,7 +12,7 @@ import pytest
 from boto3.dynamodb.conditions import Key
 
 from tests.fakes.agent_doubles import ScriptedModel, make_deps, tool_reply
-from tests.fakes.aws import REGION, TABLES
+from tests.fakes.aws import REGION, TABLES, LostAnswer, sdk_retries_run_out, sdk_retry_meets_the_write
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
 from wp_agent.adapters.aws.registry import TargetRegistry
 from wp_agent.adapters.aws.session_store import (
@@ -22,7 +22,7 @@ from wp_agent.adapters.aws.session_store import (
     StaleSessionError,
 )
 from wp_agent.agent import lifecycle
-from wp_agent.agent.ports import AuditEvent, AuditEventType
+from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionStatus
 from wp_agent.agent.turn import AgentTurn, TurnResult, continue_session, new_session
 from wp_agent.models.agent_io import AgentInput
@@ -150,15 +150,7 @@ def test_an_unchanged_part_is_not_written_again_while_young(monkeypatch: pytest.
     assert first_message_blobs("ses_young") == first
 
 
-def _retry_meets_its_own_write(table: Any, kwargs: dict[str, Any]) -> Any:
-    return table.put_item(**kwargs)
-
-
-def _retries_run_out(table: Any, kwargs: dict[str, Any]) -> Any:
-    raise ConnectionError("read timeout on every retry")
-
-
-@pytest.mark.parametrize("then", [_retry_meets_its_own_write, _retries_run_out])
+@pytest.mark.parametrize("then", [sdk_retry_meets_the_write, sdk_retries_run_out])
 def test_a_put_whose_answer_was_lost_is_not_a_conflict(
     monkeypatch: pytest.MonkeyPatch, then: Callable[[Any, dict[str, Any]], Any]
 ) -> None:
@@ -167,18 +159,9 @@ def test_a_put_whose_answer_was_lost_is_not_a_conflict(
     loaded = store().load("ses_lost_answer")
     assert loaded is not None
     table = boto3.resource("dynamodb", region_name=REGION).Table(TABLES["sessions"])
-
-    class AnswerLost:
-        """The put lands, its answer is lost, and the SDK's retry meets the version it just wrote."""
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(table, name)
-
-        def put_item(self, **kwargs: Any) -> Any:
-            table.put_item(**kwargs)
-            return then(table, kwargs)
-
-    monkeypatch.setattr(DynamoSessionStore, "_table", property(lambda self: AnswerLost()))
+    monkeypatch.setattr(
+        DynamoSessionStore, "_table", property(lambda self: LostAnswer(table, "put_item", then))
+    )
     loaded.iterations = 5
     store().save(loaded)
     monkeypatch.undo()

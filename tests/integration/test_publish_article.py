@@ -1,6 +1,7 @@
 """publishArticle over the real sshd: ArticlePublisher (and `wp-agent publish`) → SshWpCli → OpenSSH →
-the real WP-CLI on a real WordPress. Each test checks the site afterwards (WP-CLI and SQL), and the
-featured image is really downloaded — from the test internet (tests/fakes/wordpress.py)."""
+the real WP-CLI on a real WordPress. Each test checks the site afterwards (WP-CLI and SQL). The
+featured image is downloaded by the agent from a local image server (tests/fakes/media_server.py),
+staged over SFTP as the rig's unprivileged user and imported by WordPress from that file."""
 
 from __future__ import annotations
 
@@ -12,11 +13,14 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.media_server import MediaServer
 from tests.fakes.sshd import SshdRig
-from tests.fakes.wordpress import MISSING_IMAGE_URL, SAMPLE_IMAGE_URL, TestWordPress
-from wp_agent.agent.ports import AuditEventType, MemoryAuditLog
+from tests.fakes.wordpress import TestWordPress
+from wp_agent.agent.audit_events import AuditEventType
+from wp_agent.agent.ports import MemoryAuditLog
 from wp_agent.cli.main import main
-from wp_agent.executors.ssh import SshWpCli
+from wp_agent.executors.ssh import SshConnectionPool, SshWpCli, close_pooled_connections
+from wp_agent.media.safe_download import parse_test_hosts
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput
 from wp_agent.policy import CommandPolicy
 from wp_agent.publishing import MARKER_META_KEY, ArticlePublisher
@@ -35,7 +39,7 @@ ARTICLE: dict[str, Any] = {
     "tags": ["生成AI", "業務効率化"],
     "status": "future",
     "publishDate": "2030-11-23T09:00:00+09:00",
-    "featuredImageUrl": SAMPLE_IMAGE_URL + "?w=1200",
+    "featuredImageUrl": "https://images.example/ai-hero.jpg",  # each test: the local image server
     "meta": {"description": "AIでWordPress運用を効率化する方法を解説します。", "custom_note": "メモ"},
 }
 
@@ -45,15 +49,31 @@ def site(rig_site: TestWordPress) -> TestWordPress:
     return rig_site
 
 
+@pytest.fixture(autouse=True)
+def image_server(media_server: MediaServer, monkeypatch: pytest.MonkeyPatch) -> MediaServer:
+    """The featured image comes from a local server the agent downloads from (the test setting
+    WP_AGENT_MEDIA_TEST_HOSTS allows exactly it); WordPress gets the staged file."""
+    monkeypatch.setitem(ARTICLE, "featuredImageUrl", media_server.url("/img/ai-hero.jpg?w=1200"))
+    return media_server
+
+
 @pytest.fixture
-def wp(sshd_server: SshdRig) -> Iterator[SshWpCli]:
-    client = SshWpCli(sshd_server.settings())
-    yield client
-    client.close()
+def missing_image_url(image_server: MediaServer) -> str:
+    """An image address the server answers with 404."""
+    return image_server.url("/images/missing.jpg")
+
+
+@pytest.fixture
+def wp(sshd_server: SshdRig, image_server: MediaServer) -> Iterator[SshWpCli]:
+    pool = SshConnectionPool()  # its own, closed afterwards: no connection outlives the test
+    yield SshWpCli(sshd_server.settings(wp_agent_media_test_hosts=image_server.host_entry), pool=pool)
+    pool.close_all()
 
 
 def publish(wp: SshWpCli, document: dict[str, Any], **kwargs: Any) -> PublishArticleOutput:
-    publisher = ArticlePublisher(wp, CommandPolicy(), **kwargs)
+    image = str(ARTICLE["featuredImageUrl"])
+    policy = CommandPolicy(media_test_hosts=parse_test_hosts(image.split("/")[2]))
+    publisher = ArticlePublisher(wp, policy, **kwargs)
     return publisher.publish(PublishArticleInput.model_validate(document))
 
 
@@ -117,7 +137,9 @@ def error_of(output: PublishArticleOutput) -> tuple[str, str]:
 # --------------------------------------------------------------------------------- success paths
 
 
-def test_scheduled_article_with_everything(site: TestWordPress, wp: SshWpCli) -> None:
+def test_scheduled_article_with_everything(
+    site: TestWordPress, wp: SshWpCli, image_server: MediaServer
+) -> None:
     audit = MemoryAuditLog()
     output = publish(wp, ARTICLE, audit=audit, user_id="argo", target_id="vps-1")
     post = created_post(site, output)
@@ -141,9 +163,11 @@ def test_scheduled_article_with_everything(site: TestWordPress, wp: SshWpCli) ->
         post_id,
         "image/jpeg",
     )
-    # Really downloaded: the file is in the uploads folder of the post's month (the query string dropped).
-    assert image["guid"] == "https://example.test/wp-content/uploads/2030/11/sample.jpg"
-    assert "2030/11/sample.jpg" in site.uploads_listing()
+    # Downloaded by the agent (WordPress never saw the URL), imported from the staged file into the
+    # uploads folder of the post's month under the URL's file name (the query string dropped).
+    assert image_server.requests == ["/img/ai-hero.jpg?w=1200"]
+    assert image["guid"] == "https://example.test/wp-content/uploads/2030/11/ai-hero.jpg"
+    assert "2030/11/ai-hero.jpg" in site.uploads_listing()
     assert meta_values(site, post_id, "description") == [ARTICLE["meta"]["description"]]
     assert meta_values(site, post_id, "custom_note") == ["メモ"]
     assert len(meta_values(site, post_id, MARKER_META_KEY)) == 1
@@ -253,12 +277,16 @@ def test_large_article_within_one_command(site: TestWordPress, wp: SshWpCli) -> 
 
 
 @pytest.fixture
-def cli_env(sshd_server: SshdRig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def cli_env(
+    sshd_server: SshdRig, image_server: MediaServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
     for name, value in sshd_server.environment().items():
         monkeypatch.setenv(name, value)
+    monkeypatch.setenv("WP_AGENT_MEDIA_TEST_HOSTS", image_server.host_entry)
     monkeypatch.setenv("WP_AGENT_AUDIT_FILE", str(tmp_path / "audit.jsonl"))
     monkeypatch.setenv("LOG_LEVEL", "error")
-    return tmp_path
+    yield tmp_path
+    close_pooled_connections()  # the CLI runs in this process: its connection closes as at its exit
 
 
 def write(directory: Path, document: Any) -> str:
@@ -325,9 +353,9 @@ def test_cli_refuses_invalid_input_with_field_names(
 
 
 def test_cli_reports_a_failed_publish(
-    site: TestWordPress, cli_env: Path, capsys: pytest.CaptureFixture[str]
+    site: TestWordPress, cli_env: Path, missing_image_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = main(["publish", write(cli_env, article(featuredImageUrl=MISSING_IMAGE_URL))])
+    code = main(["publish", write(cli_env, article(featuredImageUrl=missing_image_url))])
     captured = capsys.readouterr()
     assert code == 1
     assert captured.out == ""
@@ -337,15 +365,17 @@ def test_cli_reports_a_failed_publish(
 # --------------------------------------------------------------------------------- failures midway
 
 
-def test_failed_featured_image_import_leaves_nothing(site: TestWordPress, wp: SshWpCli) -> None:
-    """The image URL answers 404: WordPress's download fails (a real site's behaviour), the draft goes."""
+def test_failed_featured_image_import_leaves_nothing(
+    site: TestWordPress, wp: SshWpCli, missing_image_url: str
+) -> None:
+    """The image URL answers 404: the agent's download fails before anything is staged, the draft goes."""
     before = snapshot(site)
     post_id = site.facts["next_post_id"]
-    code, message = error_of(publish(wp, article(featuredImageUrl=MISSING_IMAGE_URL)))
+    code, message = error_of(publish(wp, article(featuredImageUrl=missing_image_url)))
     assert code == "PUBLISH_FAILED"
     assert message == (
-        "アイキャッチ画像の取り込みに失敗しました（WP-CLI: Warning: Unable to import file"
-        f" '{MISSING_IMAGE_URL}'. Reason: Not Found）。この処理で作成した 投稿 ID {post_id} を削除しました。"
+        "アイキャッチ画像の取り込みに失敗しました（WP-CLI: Error: 画像をダウンロードできませんでした（HTTP 404）:"
+        f" {missing_image_url}）。この処理で作成した 投稿 ID {post_id} を削除しました。"
     )
     assert snapshot(site) == before
 

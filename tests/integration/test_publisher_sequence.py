@@ -15,7 +15,8 @@ import pytest
 
 from tests.fakes.wordpress import MISSING_IMAGE_URL, SAMPLE_IMAGE_URL, TestWordPress
 from tests.fakes.wordpress_fixtures import sandbox_environment
-from wp_agent.agent.ports import AuditEventType, MemoryAuditLog
+from wp_agent.agent.audit_events import AuditEventType
+from wp_agent.agent.ports import MemoryAuditLog
 from wp_agent.cli.main import main
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult

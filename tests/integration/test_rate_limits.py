@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 
-from tests.fakes.aws import TABLES
+from tests.fakes.aws import TABLES, LostAnswer, sdk_retries_run_out, sdk_retry_meets_the_write
 from wp_agent.adapters.aws.rate_limiter import DynamoRateLimiter
 from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, WpAgentError
@@ -108,25 +109,45 @@ def test_commands_per_user_hold_exactly_and_refuse_in_japanese() -> None:
 
 
 def test_ssh_slots_per_target_never_exceed_five() -> None:
-    active = 0
-    peak = 0
-    lock = threading.Lock()
-    limiters = [limiter() for _ in range(3)]
+    """Eight commands on one target from three "Lambda instances": five hold a slot together while
+    the other three find every slot taken and wait. The holders keep their slots until released
+    together, so what is seen is the limit itself, not how fast this machine happens to be."""
+    changed = threading.Condition()
+    holding = peak = 0
+    waiters: set[int] = set()  # threads that found all five slots taken
+    release = threading.Event()
+
+    def poll_again(seconds: float) -> None:
+        with changed:
+            waiters.add(threading.get_ident())
+            changed.notify_all()
+        time.sleep(seconds)
+
+    limiters = [limiter(sleep=poll_again) for _ in range(3)]
 
     def command(i: int) -> None:
-        nonlocal active, peak
+        nonlocal holding, peak
         with limiters[i % 3].command_slot("site-a"):
-            with lock:
-                active += 1
-                peak = max(peak, active)
-            time.sleep(0.05)
-            with lock:
-                active -= 1
+            with changed:
+                holding += 1
+                peak = max(peak, holding)
+                changed.notify_all()
+            release.wait()
+            with changed:
+                holding -= 1
 
-    with ThreadPoolExecutor(max_workers=20) as pool:
-        list(pool.map(command, range(40)))
-    assert peak == 5
-    assert active == 0
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        try:
+            commands = [pool.submit(command, i) for i in range(8)]
+            with changed:  # the timeout only ends a hang; it asserts nothing about speed
+                full = changed.wait_for(lambda: holding == 5 and len(waiters) == 3, timeout=60)
+                held_together, waiting = holding, len(waiters)
+        finally:
+            release.set()
+        for finished in commands:
+            finished.result()  # the three that waited ran once slots were given back
+    assert full, f"{held_together} held a slot while {waiting} waited"
+    assert (held_together, peak, holding) == (5, 5, 0)
 
 
 def test_slots_are_per_target() -> None:
@@ -230,3 +251,32 @@ def test_a_slot_that_cannot_be_released_leaves_the_command_done(monkeypatch: pyt
         limiter(clock, raise_waited, wp_agent_ssh_slots_per_target=1).command_slot("site-c"),
     ):
         pass  # still held until its lease expires
+
+
+@pytest.mark.parametrize("then", [sdk_retry_meets_the_write, sdk_retries_run_out])
+def test_a_lease_whose_answer_was_lost_leaks_no_slot(
+    monkeypatch: pytest.MonkeyPatch, then: Callable[[Any, dict[str, Any]], Any]
+) -> None:
+    """Every lease write lands and loses its answer: the SDK's retry meets our own lease (taken),
+    or its retries run out (given back). Either way no slot stays held by nobody."""
+    clock = FakeClock(8_000_000.0)
+    limit = limiter(clock, raise_waited, wp_agent_ssh_slots_per_target=2)
+    table = limit._table
+    monkeypatch.setattr(
+        DynamoRateLimiter, "_table", property(lambda self: LostAnswer(table, "put_item", then))
+    )
+    ran: list[str] = []
+    for command in ("post list", "user list", "option get home"):
+        try:
+            with limit.command_slot("site-l"):
+                ran.append(command)
+        except ConnectionError:
+            pass  # the retries ran out: the command did not run, and the slot was given back
+    monkeypatch.undo()
+    assert ran == (["post list", "user list", "option get home"] if then is sdk_retry_meets_the_write else [])
+    others = limiter(clock, raise_waited, wp_agent_ssh_slots_per_target=2)
+    both = [others.command_slot("site-l") for _ in range(2)]
+    for hold in both:
+        hold.__enter__()  # both slots are free at once: nothing leaked
+    for hold in both:
+        hold.__exit__(None, None, None)

@@ -21,6 +21,7 @@ from tests.fakes.anthropic_server import (
     tool_results,
     tool_results_text,
 )
+from tests.fakes.media_server import MediaServer
 from tests.fakes.serverless import ANTHROPIC_TEST_KEY, OWNER, TARGET_ID, LambdaDiedError, ServerlessStack
 from tests.fakes.wordpress import SAMPLE_IMAGE_URL
 from wp_agent.executors.ssh import SshWpCli
@@ -63,7 +64,7 @@ def test_approve_path_runs_the_held_command_once(serverless: ServerlessStack) ->
     approval = pending["approvalId"]
     path = f"/v1/sessions/{SESSION}/approvals/{approval}"
     status, body = stack.api("POST", path, body={"decision": "approve"}, user="user-2")
-    assert (status, body["error"]["code"]) == (403, "NOT_REQUESTER")
+    assert (status, body["error"]["code"]) == (404, "SESSION_NOT_FOUND")  # as their GET answers
     status, body = stack.api("POST", path, body={"decision": "approve", "comment": "OK"})
     assert status == 200, body
     status, body = stack.api("POST", path, body={"decision": "approve"})  # a double click, at once
@@ -81,7 +82,7 @@ def test_approve_path_runs_the_held_command_once(serverless: ServerlessStack) ->
     assert (status, body["error"]["code"]) == (409, "APPROVAL_ALREADY_DECIDED")
 
     kinds = [r["type"] for r in stack.audit(SESSION)]
-    assert kinds.count("command_executed") == 1
+    assert changes_audited(stack) == ["post delete 45"]  # plus the read that described the approval
     assert {"approval_requested", "approval_approved", "command_executed"} <= set(kinds)
     approved = next(r for r in stack.audit(SESSION) if r["type"] == "approval_approved")
     assert approved["approver"] == OWNER
@@ -120,7 +121,13 @@ def test_reject_path_tells_the_model_and_changes_nothing(serverless: ServerlessS
     assert view["result"]["response"] == "削除は取りやめました。"
     assert stack.site.status_of(45) == "draft"
     assert "approval_rejected" in [r["type"] for r in stack.audit(SESSION)]
-    assert "command_executed" not in [r["type"] for r in stack.audit(SESSION)]
+    assert changes_audited(stack) == []
+
+
+def changes_audited(stack: ServerlessStack) -> list[str]:
+    """Executed commands that could change the site (the approval summary's reads left out)."""
+    audit = stack.audit(SESSION)
+    return [r["command"] for r in audit if r["type"] == "command_executed" and r.get("category") != "read"]
 
 
 def test_approval_timeout_ends_the_run_cleanly(
@@ -240,7 +247,7 @@ def test_no_secret_reaches_a_log_line(
                 (
                     "wp_cli",
                     {
-                        "command": f"user create hanako2 hanako2@example.com --role=author --user_pass={password}",
+                        "command": f"user create hanako2 hanako2@example.com --role=contributor --user_pass={password}",
                         "reason": "作成",
                     },
                 )
@@ -355,9 +362,14 @@ def wait_for_article(stack: ServerlessStack, article_id: str, timeout: float = 6
     raise AssertionError(f"article job {article_id} did not finish")
 
 
-def test_publish_article_through_the_workflow(serverless: ServerlessStack) -> None:
+def test_publish_article_through_the_workflow(
+    serverless: ServerlessStack, media_server: MediaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     stack = serverless
-    status, accepted = stack.api("POST", "/v1/articles", body=ARTICLE)
+    # The agent downloads the image itself; only this explicit test setting lets it use a local server.
+    monkeypatch.setenv("WP_AGENT_MEDIA_TEST_HOSTS", media_server.host_entry)
+    article = {**ARTICLE, "featuredImageUrl": media_server.url("/img/ai.jpg")}
+    status, accepted = stack.api("POST", "/v1/articles", body=article)
     assert status == 202, accepted
     job = wait_for_article(stack, accepted["articleId"])
     assert job["status"] == "Completed", job
@@ -371,6 +383,7 @@ def test_publish_article_through_the_workflow(serverless: ServerlessStack) -> No
     assert stack.model.request_count == 0  # deterministic: no model
     assert [e["detail-type"] for e in stack.events(1)] == ["Article Published"]
     assert stack.audit(f"article-{accepted['articleId']}")  # every command audited
+    assert media_server.requests == ["/img/ai.jpg"]  # fetched by the agent, imported from a staged file
     assert send_other_user_is_hidden(stack, accepted["articleId"])
 
 

@@ -5,6 +5,7 @@ job. Sessions live in moto DynamoDB; the workflow, bus, model and WP-CLI are rec
 from __future__ import annotations
 
 import base64
+import functools
 import os
 from collections.abc import Callable
 from typing import Any
@@ -13,13 +14,16 @@ import pytest
 
 from tests.fakes import aws as aws_fakes
 from tests.fakes.agent_doubles import ScriptedModel, text_reply, tool_reply
+from tests.fakes.aws import TaskTokensAsOnAws
 from tests.fakes.service_runtime import RecordedRuntime
+from wp_agent.adapters.aws import workflow as workflow_adapter
 from wp_agent.adapters.aws.article_jobs import ArticleJobStore
 from wp_agent.adapters.aws.events import ARTICLE_FAILED, RUN_FAILED
 from wp_agent.adapters.aws.session_store import DynamoSessionStore
-from wp_agent.adapters.aws.workflow import ResumeOutcome
+from wp_agent.adapters.aws.workflow import RunWorkflow
+from wp_agent.agent.approval_protocol import ResumeOutcome
 from wp_agent.agent.model_client import ModelReply
-from wp_agent.agent.session_state import ApprovalStatus, SessionState, SessionStatus
+from wp_agent.agent.session_state import ApprovalStatus, DecisionDelivery, SessionState, SessionStatus
 from wp_agent.errors import AgentErrorCode
 from wp_agent.executors.port import CommandResult
 from wp_agent.models.api import ApprovalDecisionRequest, ArticlePublishRequest, SessionMessageRequest
@@ -144,6 +148,35 @@ def test_a_turn_that_keeps_losing_is_handed_to_the_failure_path() -> None:
     assert failed.status is SessionStatus.FAILED
 
 
+def test_a_run_whose_failure_could_not_be_recorded_does_not_keep_the_session_busy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rt = runtime(text_reply("次の依頼への応答"))
+    state = started(rt, "こんにちは")
+
+    def unreadable(store: DynamoSessionStore, session_id: str) -> SessionState:
+        raise ConnectionError("sessions table throttled")
+
+    with monkeypatch.context() as broken:
+        broken.setattr(DynamoSessionStore, "load", unreadable)
+        with pytest.raises(ConnectionError):  # the workflow retries it; say every attempt fails
+            workflow_tasks.record_failure(rt, SESSION, state.run_id, {"Error": "Sandbox.Timedout"})
+    assert state.execution_arn is not None
+    rt.recording_workflow.ended.add(state.execution_arn)  # the execution ended FAILED
+    accepted = SessionService(rt).post_message(SESSION, "u1", SessionMessageRequest(message="次の依頼"))
+    assert accepted.run_id != state.run_id
+    archived = rt.recording_events.published[0]
+    assert (archived[0], archived[1]["runId"]) == (RUN_FAILED, state.run_id)
+
+
+def test_a_running_execution_keeps_its_session_busy() -> None:
+    rt = runtime()
+    started(rt, "こんにちは")
+    with pytest.raises(ApiError) as busy:
+        SessionService(rt).post_message(SESSION, "u1", SessionMessageRequest(message="次の依頼"))
+    assert (busy.value.status, busy.value.code) == (409, "SESSION_BUSY")
+
+
 def past_its_expiry(rt: RecordedRuntime) -> Callable[[str], None]:
     """on_resume hook: the clock passes the approval's expiry while the decision is on its way."""
 
@@ -173,28 +206,76 @@ def test_a_closed_wait_leaves_any_expiry_to_the_workflow() -> None:
     assert ended.result.error.code is AgentErrorCode.CONFIRMATION_REQUIRED
     workflow_tasks.expire_approval(rt, SESSION, state.run_id)
     assert rt.recording_events.kinds().count(RUN_FAILED) == 1
-    assert rt.recording_wp.calls == []
+    assert rt.recording_wp.changes() == []
     with pytest.raises(ApiError) as late:  # and a resend then learns it expired
         SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
     assert (late.value.status, late.value.code) == (409, "APPROVAL_EXPIRED")
 
 
-def test_a_double_click_during_the_hand_over_is_already_decided() -> None:
+def holding_delete_45_on_aws(
+    monkeypatch: pytest.MonkeyPatch, closed_error: str
+) -> tuple[RecordedRuntime, str, TaskTokensAsOnAws]:
+    """holding_delete_45, its wait answered through the real adapter (RunWorkflow.resume) by a Step
+    Functions that refuses a used token as AWS does (with `closed_error`)."""
     rt, _state, approval_id = holding_delete_45()
-    twin: list[str] = []
+    aws = TaskTokensAsOnAws("token-1", closed_error=closed_error)
+    monkeypatch.setattr(workflow_adapter, "client", lambda service: aws)
+    monkeypatch.setattr(
+        rt.recording_workflow, "resume", functools.partial(RunWorkflow.resume, rt.recording_workflow, pause=0)
+    )
+    return rt, approval_id, aws
 
-    def second_click(token: str) -> None:
-        rt.recording_workflow.on_resume = None
+
+@pytest.mark.parametrize("closed_error", ["TaskTimedOut", "InvalidToken"])
+def test_a_double_click_that_reaches_the_wait_first_delivers_the_decision_once(
+    monkeypatch: pytest.MonkeyPatch, closed_error: str
+) -> None:
+    rt, approval_id, aws = holding_delete_45_on_aws(monkeypatch, closed_error)
+    twin: list[str] = []
+    aws.before_it_lands = lambda: twin.append(
+        SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE).status
+    )
+    first = SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
+    # Stored, not yet known to be handed over: the twin hands it over and the wait takes it. The
+    # first click's own hand-over then finds the token used — for a new decision that can only mean
+    # it was delivered (the wait closes after the deadline the decision was checked against).
+    assert (first.status, twin) == ("AwaitingApproval", ["AwaitingApproval"])
+    assert aws.accepted == [("token-1", {"approvalId": approval_id, "decision": "approve"})]
+    assert {code for _, code in aws.refused} == {closed_error}
+    assert approval_events(rt) == ["approval_requested", "approval_approved"]
+    after = rt.sessions.load(SESSION)
+    assert after is not None
+    assert after.pending_approval is not None
+    assert after.pending_approval.delivery is DecisionDelivery.HANDED_OVER
+
+
+@pytest.mark.parametrize("closed_error", ["TaskTimedOut", "InvalidToken"])
+def test_a_double_click_that_reaches_the_wait_second_is_told_it_was_already_decided(
+    monkeypatch: pytest.MonkeyPatch, closed_error: str
+) -> None:
+    rt, approval_id, aws = holding_delete_45_on_aws(monkeypatch, closed_error)
+    twin: list[tuple[int, str, str]] = []
+
+    def twin_click() -> None:
         try:
             SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
         except ApiError as refused:
-            twin.append(refused.code)
+            twin.append((refused.status, refused.code, refused.message_ja))
 
-    rt.recording_workflow.on_resume = second_click
+    aws.after_it_landed = twin_click  # the first click's decision is in; its answer is on the way back
     first = SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)
-    assert (first.status, twin) == ("AwaitingApproval", ["APPROVAL_ALREADY_DECIDED"])
-    assert len(rt.recording_workflow.resumed) == 1  # the second click never reached Step Functions
+    assert first.status == "AwaitingApproval"
+    assert twin == [(409, "APPROVAL_ALREADY_DECIDED", "この承認リクエストは既に承認されています。")]
+    assert aws.accepted == [("token-1", {"approvalId": approval_id, "decision": "approve"})]
     assert approval_events(rt) == ["approval_requested", "approval_approved"]
+    after = rt.sessions.load(SESSION)
+    assert after is not None
+    assert after.status is SessionStatus.AWAITING_APPROVAL  # the run goes on with the decision
+    assert after.pending_approval is not None
+    assert (after.pending_approval.status, after.pending_approval.delivery) == (
+        ApprovalStatus.APPROVED,
+        DecisionDelivery.HANDED_OVER,
+    )
 
 
 def test_a_decision_on_a_cancelled_run_is_refused() -> None:
@@ -285,7 +366,7 @@ def test_a_decision_the_workflow_did_not_take_can_be_sent_again(monkeypatch: pyt
     noted = rt.sessions.load(SESSION)
     assert noted is not None
     assert noted.pending_approval is not None
-    assert noted.pending_approval.handover_failed
+    assert noted.pending_approval.delivery is DecisionDelivery.HANDOVER_FAILED
     again = SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)  # the requester retries
     assert again.decision == "approve"
     assert [r["token"] for r in rt.recording_workflow.resumed] == ["token-1"]

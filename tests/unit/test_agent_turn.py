@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import pytest
 
 from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel, make_deps, text_reply, tool_reply
+from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.ports import (
     ApprovalDecision,
-    AuditEventType,
     AutoApprove,
     InMemorySessionStore,
     MemoryAuditLog,
@@ -101,13 +100,23 @@ def test_tool_output_injection_cannot_close_the_wrapper() -> None:
     assert content.count("</tool_output>") == 1
 
 
+def published_posts(argv: list[str]) -> CommandResult:
+    """A site where every post asked about is a published post (for approval summaries)."""
+    listed = next((a.split("=", 1)[1] for a in argv if a.startswith("--post__in=")), None)
+    if listed is None:
+        return CommandResult("Success: ok.\n", "", 0, 1)
+    rows = [{"ID": int(i), "post_status": "publish", "post_type": "post"} for i in listed.split(",")]
+    return CommandResult(json.dumps(rows), "", 0, 1)
+
+
 def test_destructive_command_waits_and_nothing_runs_without_approval() -> None:
-    wp = RecordingWpCli()
+    wp = RecordingWpCli(handler=published_posts)
     deps = make_deps(
         ScriptedModel([tool_reply("post list --post_status=draft --format=ids", "post delete 45 46")]), wp
     )
     output = run(deps)
-    assert wp.calls == [["post", "list", "--post_status=draft", "--format=ids"]]
+    assert wp.changes() == []
+    assert ["post", "list", "--post_status=draft", "--format=ids"] in wp.calls
     assert output.success is False
     assert output.error is not None
     assert output.error.code is AgentErrorCode.CONFIRMATION_REQUIRED
@@ -128,16 +137,18 @@ def test_approval_runs_exactly_the_held_commands_once() -> None:
     model = ScriptedModel([tool_reply("post delete 45 46"), text_reply("削除しました")])
     deps = make_deps(model, wp)
     output = run(deps, approvals=AutoApprove("tester"))
-    assert wp.calls == [["post", "delete", "45", "46"]]
+    assert wp.changes() == [["post", "delete", "45", "46"]]
     assert output.success
     audit = audit_of(deps).events
     types = [e.type for e in audit]
     assert types == [
+        AuditEventType.COMMAND_EXECUTED,  # the read that tells the approver what will happen
         AuditEventType.APPROVAL_REQUESTED,
         AuditEventType.APPROVAL_APPROVED,
         AuditEventType.COMMAND_EXECUTED,
     ]
-    assert audit[1].approver == "tester"
+    assert audit[0].category == "read"
+    assert audit[2].approver == "tester"
 
 
 def test_rejection_tells_the_model_and_runs_nothing() -> None:
@@ -150,7 +161,7 @@ def test_rejection_tells_the_model_and_runs_nothing() -> None:
         [tool_reply("theme activate twentytwentythree"), text_reply("テーマの変更は中止しました")]
     )
     output = run(make_deps(model, wp), approvals=Reject())
-    assert wp.calls == []
+    assert wp.changes() == []
     result = model.last_tool_results()[0]
     assert result["is_error"] is True
     assert "拒否" in result["content"]
@@ -163,10 +174,9 @@ def test_non_destructive_calls_in_the_same_response_run_while_the_destructive_on
     model = ScriptedModel([tool_reply("post get 45", "post delete 45", "post get 46"), text_reply("完了")])
     deps = make_deps(model, wp)
     run(deps, approvals=AutoApprove("tester"))
-    assert wp.calls[:2] == [["post", "get", "45"], ["post", "get", "46"]] or sorted(
-        map(tuple, wp.calls[:2])
-    ) == [("post", "get", "45"), ("post", "get", "46")]
-    assert wp.calls[2] == ["post", "delete", "45"]
+    assert sorted(map(tuple, wp.calls[:2])) == [("post", "get", "45"), ("post", "get", "46")]
+    assert wp.changes() == [["post", "delete", "45"]]
+    assert wp.calls[-1] == ["post", "delete", "45"]
     ids = [b["tool_use_id"] for b in model.last_tool_results()]
     tool_ids = [b["id"] for b in model.calls[-1][-2]["content"] if b["type"] == "tool_use"]
     assert ids == tool_ids  # results in the order of the calls
@@ -177,7 +187,7 @@ def test_skip_confirmation_is_ignored_unless_the_deployment_enables_it() -> None
     output = run(
         make_deps(ScriptedModel([tool_reply("post delete 45")]), wp), skip_destructive_confirmation=True
     )
-    assert wp.calls == []
+    assert wp.changes() == []
     assert output.error is not None
     assert output.error.code is AgentErrorCode.CONFIRMATION_REQUIRED
 
@@ -194,10 +204,8 @@ def test_skip_confirmation_is_ignored_unless_the_deployment_enables_it() -> None
 def test_independent_calls_run_concurrently_within_the_executor_limit() -> None:
     wp = RecordingWpCli(delay_seconds=0.3, max_concurrency=5)
     model = ScriptedModel([tool_reply(*[f"post get {i}" for i in range(1, 6)]), text_reply("ok")])
-    started = time.perf_counter()
     run(make_deps(model, wp))
-    assert time.perf_counter() - started < 1.2  # sequential would take 1.5 s
-    assert wp.peak_concurrency == 5
+    assert wp.peak_concurrency == 5  # all five were running at once (the timing is in bench/)
 
     wp = RecordingWpCli(delay_seconds=0.05, max_concurrency=2)
     run(make_deps(ScriptedModel([tool_reply(*[f"post get {i}" for i in range(1, 6)]), text_reply("ok")]), wp))
@@ -423,7 +431,7 @@ def test_approval_expiry_ends_the_run_cleanly() -> None:
     assert state.result is not None
     assert state.result.error is not None
     assert state.result.error.code is AgentErrorCode.CONFIRMATION_REQUIRED
-    assert wp_of(deps).calls == []
+    assert wp_of(deps).changes() == []
 
 
 def test_conversation_history_and_multisite_note_reach_the_model() -> None:
@@ -453,12 +461,15 @@ def test_conversation_history_and_multisite_note_reach_the_model() -> None:
 def test_secrets_are_masked_in_records_and_audit() -> None:
     deps = make_deps(
         ScriptedModel(
-            [tool_reply("user create bob b@x.com --role=author --user_pass=Hunter2secret"), text_reply("ok")]
+            [
+                tool_reply("user create bob b@x.com --role=contributor --user_pass=Hunter2secret"),
+                text_reply("ok"),
+            ]
         )
     )
     output = run(deps)
     assert "Hunter2secret" not in output.to_json()
     assert all("Hunter2secret" not in e.model_dump_json() for e in audit_of(deps).events)
     assert wp_of(deps).calls == [
-        ["user", "create", "bob", "b@x.com", "--role=author", "--user_pass=Hunter2secret"]
+        ["user", "create", "bob", "b@x.com", "--role=contributor", "--user_pass=Hunter2secret"]
     ]

@@ -301,12 +301,21 @@ def test_429_retry_after_zero_falls_back_to_backoff_then_rate_limit_error(
     assert exc.value.response.headers["retry-after"] == "0"
 
 
-def test_429_retry_after_ms_is_honoured_and_retries_counted(server: ScriptedAnthropicServer) -> None:
+def test_429_retry_after_ms_is_honoured_and_retries_counted(
+    server: ScriptedAnthropicServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server.enqueue(*[rate_limited(retry_after_ms=1)] * 4)
-    start = time.monotonic()
+    waits: list[float] = []
+    computed = anthropic._base_client.BaseClient._calculate_retry_timeout
+
+    def recorded(self: Any, *args: Any, **kwargs: Any) -> float:
+        waits.append(computed(self, *args, **kwargs))
+        return waits[-1]
+
+    monkeypatch.setattr(anthropic._base_client.BaseClient, "_calculate_retry_timeout", recorded)
     with client_for(server, max_retries=3) as client, pytest.raises(anthropic.RateLimitError):
         create(client)
-    assert time.monotonic() - start < 0.5
+    assert waits == [0.001, 0.001, 0.001]  # the server's retry-after-ms, not the SDK's backoff
     assert server.request_count == 4
     assert [r.retry_count for r in server.requests] == [0, 1, 2, 3]
     server.assert_script_consumed()
@@ -421,10 +430,8 @@ def test_subclass_can_change_the_backoff_base(server: ScriptedAnthropicServer) -
 
 def test_delay_longer_than_timeout_raises_api_timeout_error(server: ScriptedAnthropicServer) -> None:
     server.enqueue(delay(2.0))
-    start = time.monotonic()
     with client_for(server, timeout=0.2) as client, pytest.raises(anthropic.APITimeoutError):
-        create(client)
-    assert time.monotonic() - start < 1.0
+        create(client)  # the reply would have come after 2 s: only the client's timeout ends it
     assert server.request_count == 1
 
 
@@ -471,10 +478,8 @@ def test_stop_interrupts_a_pending_delay() -> None:
         worker = threading.Thread(target=call, daemon=True)
         worker.start()
         assert srv.wait_for_requests(1, timeout=2.0)
-        start = time.monotonic()
         srv.stop()
-        worker.join(3.0)
-        assert time.monotonic() - start < 2.0
+        worker.join(30.0)  # a hang detector, not a speed bound
         assert not worker.is_alive()
         assert errors
         assert isinstance(errors[0], anthropic.APIConnectionError)

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from wp_agent.agent.ports import AuditEventType, MemoryAuditLog
+from wp_agent.agent.audit_events import AuditEventType
+from wp_agent.agent.ports import MemoryAuditLog
 from wp_agent.cli.main import main
 from wp_agent.executors.port import CommandResult
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput, parse_publish_date
@@ -203,7 +204,7 @@ def test_failure_output_keeps_the_cause_code_only_when_cleanup_was_complete() ->
     ("document", "expected"),
     [
         ({"content": "x", "status": "draft"}, "title（必須項目です）"),
-        ({"title": " ", "content": "x", "status": "draft"}, "title（空にできません）"),
+        ({"title": " ", "content": "x", "status": "draft"}, "title（空白以外の文字を含め"),
         (
             {"title": "t", "content": "x", "status": "private"},
             "status（'draft', 'publish' or 'future' のいずれかを指定してください）",
@@ -220,7 +221,10 @@ def test_failure_output_keeps_the_cause_code_only_when_cleanup_was_complete() ->
             {"title": "t", "content": "x", "status": "draft", "featuredImageUrl": "ftp://x/a.jpg"},
             "featuredImageUrl（http://",
         ),
-        ({"title": "t", "content": "x", "status": "draft", "tags": ["ok", ""]}, "tags（空にできません）"),
+        (
+            {"title": "t", "content": "x", "status": "draft", "tags": ["ok", ""]},
+            "tags[1]（空白以外の文字を含め",
+        ),
         (
             {"title": "t", "content": "x", "status": "draft", "meta": {"bad key": "v"}},
             "meta（キーは英字で始まり",

@@ -16,7 +16,8 @@ from tests.fakes.agent_doubles import (
     tool_reply,
 )
 from wp_agent.agent import lifecycle
-from wp_agent.agent.ports import ApprovalDecision, AuditEventType, MemoryAuditLog
+from wp_agent.agent.audit_events import AuditEventType
+from wp_agent.agent.ports import ApprovalDecision, MemoryAuditLog
 from wp_agent.agent.session_state import ApprovalStatus, CommandStatus, SessionState, SessionStatus
 from wp_agent.agent.turn import AgentDeps, AgentTurn, TurnResult, continue_session, new_session
 from wp_agent.errors import AgentErrorCode, WpAgentError
@@ -116,18 +117,17 @@ def test_a_decision_on_an_ended_run_is_refused() -> None:
     _, state = awaiting_approval(make_deps(ScriptedModel([tool_reply("post delete 45")])))
     lifecycle.cancel_run(state)
     with pytest.raises(WpAgentError):
-        lifecycle.record_decision(state, ApprovalDecision(approved=True, decided_by="u1"), MemoryAuditLog())
+        lifecycle.record_decision(state, ApprovalDecision(approved=True, decided_by="u1"))
 
 
 def test_a_decision_that_never_reached_the_wait_expires() -> None:
     _, state = awaiting_approval(make_deps(ScriptedModel([tool_reply("post delete 45")])))
-    log = MemoryAuditLog()
-    lifecycle.record_decision(state, ApprovalDecision(approved=True, decided_by="u1"), log)
-    assert lifecycle.expire_approval(state, log)  # the wait timed out before the decision arrived
+    lifecycle.record_decision(state, ApprovalDecision(approved=True, decided_by="u1"))
+    assert lifecycle.expire_approval(state)  # the wait timed out before the decision arrived
     assert state.status is SessionStatus.FAILED
     assert state.pending_approval is not None
     assert state.pending_approval.status is ApprovalStatus.EXPIRED
-    assert not lifecycle.expire_approval(state, log)  # once only
+    assert not lifecycle.expire_approval(state)  # once only
 
 
 def test_a_command_interrupted_by_a_crash_is_reported_when_the_run_fails() -> None:

@@ -63,7 +63,7 @@ def test_another_site_is_refused() -> None:
     [
         "site create --slug=tokyo --title=東京",
         "plugin activate akismet --network",
-        "super-admin add bob",
+        "super-admin remove bob",
         "site delete 3 --yes",
     ],
 )
@@ -73,7 +73,10 @@ def test_network_commands_need_a_network_admin(command: str) -> None:
         scoped(command, state(MultisiteOptions(site_url=EN), site_url=EN, network_admin=True)).rule
         == "scope.network_admin_required"
     )
-    assert scoped(command, state(MultisiteOptions(network_wide=True))).category is not PolicyCategory.BLOCKED
+    wide = MultisiteOptions(network_wide=True)
+    assert scoped(command, state(wide, network_admin=True)).category is not PolicyCategory.BLOCKED
+    # networkWide was accepted when the run started; a removed network administrator loses it.
+    assert scoped(command, state(wide, network_admin=False)).rule == "scope.network_admin_required"
     assert scoped(command, state(network_admin=True)).category is not PolicyCategory.BLOCKED
 
 

@@ -8,6 +8,10 @@ from pathlib import Path
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from wp_agent.executors.environment import parse_passthrough
+from wp_agent.media.safe_download import DEFAULT_MAX_BYTES, parse_test_hosts
+from wp_agent.models.target import validate_wp_user
+
 # Current, non-deprecated Claude model; override with ANTHROPIC_MODEL.
 DEFAULT_MODEL = "claude-sonnet-5-5"
 
@@ -52,6 +56,14 @@ class Settings(BaseSettings):
     wp_cli_bin: str = "wp"
     wp_cli_timeout: int = Field(default=60_000, ge=100, le=900_000, description="milliseconds")
     wp_agent_sandbox_site: Path | None = None
+    # WordPress user for every command (WP-CLI --user); set by the operator, never by the model.
+    wp_agent_wp_user: str | None = None
+    # Local mode: extra variable names WP-CLI may see (e.g. ones wp-config.php reads).
+    wp_agent_local_env_passthrough: str = ""
+    # Media the agent downloads for `media import` (never WordPress itself).
+    wp_agent_media_max_bytes: int = Field(default=DEFAULT_MAX_BYTES, ge=1024, le=200 * 1024 * 1024)
+    # Tests only: `ip:port` servers that may be fetched although private (never set in production).
+    wp_agent_media_test_hosts: str = ""
 
     # SSH (FR-2.1, FR-6.2)
     vps_host: str | None = None
@@ -101,6 +113,23 @@ class Settings(BaseSettings):
     wp_agent_model_calls_per_minute: int = Field(default=60, ge=1)
     wp_agent_commands_per_user_per_minute: int = Field(default=10, ge=1)
     wp_agent_ssh_slots_per_target: int = Field(default=5, ge=1)
+
+    @field_validator("wp_agent_wp_user")
+    @classmethod
+    def _wp_user(cls, value: str | None) -> str | None:
+        return validate_wp_user(value or None)
+
+    @field_validator("wp_agent_local_env_passthrough")
+    @classmethod
+    def _passthrough(cls, value: str) -> str:
+        parse_passthrough(value)
+        return value
+
+    @field_validator("wp_agent_media_test_hosts")
+    @classmethod
+    def _test_hosts(cls, value: str) -> str:
+        parse_test_hosts(value)
+        return value
 
     @field_validator("log_level", mode="before")
     @classmethod

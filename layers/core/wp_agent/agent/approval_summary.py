@@ -1,14 +1,28 @@
-"""One-line Japanese summary and impact of a destructive command, built from its argv alone.
+"""One-line Japanese summary and impact of a destructive command, built from its argv and, where
+the effect depends on the site's state, from what read-only commands show before approval.
 
-Never from the model's words: an approver must see what will actually run.
+Never from the model's words: an approver must see what will actually happen. WP-CLI facts that
+matter (checked on WordPress 6.1 / WP-CLI 2.10): `post delete <id>` of a post already in the trash
+deletes it for good; without --force it refuses every type but post and page; `comment delete`
+of a trashed or spam comment deletes it for good; `user set-role` replaces every role.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from typing import Any
+
 from wp_agent.policy.command_policy import PolicyDecision
-from wp_agent.policy.masking import mask_argv
+from wp_agent.policy.masking import is_secret_name, mask_argv
 from wp_agent.policy.parsed_command import ParsedCommand
 
+# Runs a read-only WP-CLI argv on the site; its stdout, or None when it failed or was refused.
+StateReader = Callable[[list[str]], str | None]
+
+IRREVERSIBLE = "元に戻せません。"
+_POST_STATUSES = "publish,future,draft,pending,private,trash,inherit,auto-draft"
+_ROLE_RANK = {"subscriber": 0, "contributor": 1, "author": 2, "editor": 3, "administrator": 4}
 _OBJECT_NAMES = {
     "post": "投稿",
     "comment": "コメント",
@@ -29,6 +43,18 @@ _IMPACT_BY_OPTION = {
     "default_role": "新規登録ユーザーの権限が変わります（管理者にすると重大な危険があります）。",
     "permalink_structure": "全ての記事のURLが変わり、既存のリンクが切れる可能性があります。",
 }
+_IRREVERSIBLE_PATHS = {
+    ("term", "delete"): "削除したカテゴリ・タグは元に戻せません。記事との関連付けも外れます。",
+    ("plugin", "delete"): "プラグインのファイルが削除されます。" + IRREVERSIBLE,
+    ("plugin", "uninstall"): "プラグインのファイルと設定データが削除されます。" + IRREVERSIBLE,
+    ("theme", "delete"): "テーマのファイルが削除されます。" + IRREVERSIBLE,
+    ("site", "delete"): "サイトの全ての投稿・設定・ユーザーとの関連付けが削除されます。" + IRREVERSIBLE,
+    ("menu", "delete"): "メニューと全てのメニュー項目が削除されます。" + IRREVERSIBLE,
+    ("post", "meta", "delete"): "削除したカスタムフィールドの値は" + IRREVERSIBLE,
+    ("term", "meta", "delete"): "削除したタームメタの値は" + IRREVERSIBLE,
+    ("comment", "meta", "delete"): "削除したコメントメタの値は" + IRREVERSIBLE,
+    ("user", "meta", "delete"): "削除したユーザーメタの値は" + IRREVERSIBLE,
+}
 
 
 def _list(values: list[str]) -> str:
@@ -37,78 +63,303 @@ def _list(values: list[str]) -> str:
     return "、".join(shown) + rest
 
 
-def describe(decision: PolicyDecision) -> tuple[str, str]:
+def _json(read: StateReader | None, argv: list[str]) -> Any:
+    """Parsed JSON of a read, or None (no reader, the read failed, or it was not JSON)."""
+    stdout = read(argv) if read is not None else None
+    if stdout is None:
+        return None
+    try:
+        return json.loads(stdout)
+    except ValueError:
+        return None
+
+
+def describe(decision: PolicyDecision, read: StateReader | None = None) -> tuple[str, str]:
     """(summary, impact) for the approval prompt."""
     argv = mask_argv(list(decision.argv))
     parsed = ParsedCommand.from_argv(tuple(argv))
     path = decision.command_path
     args = list(parsed.args_after(path))
-    everything = parsed.has_flag("all")
-    force = parsed.has_flag("force")
-    noun = _OBJECT_NAMES.get(path[0] if path else "", "対象")
-    label = decision.label_ja or "操作"
+    for matches, handler in _HANDLERS:
+        if matches(path, parsed):
+            described = handler(parsed, path, args, read)
+            if described is not None:
+                return described
+    return _generic(decision, parsed, path, args)
 
-    if path[-1:] == ("delete",) and path[0] in {"post", "comment"}:
-        targets = f"{noun}（ID: {_list(args)}）" if args else f"全ての{noun}"
-        if force:
-            return f"{targets}を完全に削除します", "ゴミ箱を経由せずに削除するため、元に戻せません。"
-        return f"{targets}をゴミ箱へ移動します", "ゴミ箱から復元できますが、サイトからは見えなくなります。"
-    if path == ("post", "update"):
+
+# -- posts and comments: trash, or gone for good -------------------------------------------------
+
+
+def _post_delete(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str]:
+    ids = [a for a in args if a.isdigit()]
+    if parsed.has_flag("force"):
         return (
-            f"投稿（ID: {_list(args)}）をゴミ箱へ移動します",
+            f"投稿（ID: {_list(args)}）を完全に削除します",
+            "ゴミ箱を経由せずに削除するため、" + IRREVERSIBLE,
+        )
+    rows = _json(read, ["post", "list", f"--post__in={','.join(ids)}", "--post_type=any",
+                        f"--post_status={_POST_STATUSES}", "--fields=ID,post_status,post_type",
+                        "--format=json"]) if ids and len(ids) == len(args) else None  # fmt: skip
+    if not isinstance(rows, list):
+        return (
+            f"投稿（ID: {_list(args)}）をゴミ箱へ移動します（既にゴミ箱にあるものは完全に削除されます）",
+            "現在の状態を確認できませんでした。ゴミ箱にある投稿は完全に削除され、"
+            + IRREVERSIBLE
+            + "それ以外はゴミ箱から復元できます。",
+        )
+    state = {
+        str(r.get("ID")): (r.get("post_status"), r.get("post_type")) for r in rows if isinstance(r, dict)
+    }
+    gone = [i for i in ids if state.get(i, (None, None))[0] == "trash"]
+    trashed = [i for i in ids if i not in gone and state.get(i, (None, None))[1] in {"post", "page"}]
+    refused = [i for i in ids if i not in gone and i not in trashed]
+    parts, impacts = [], []
+    if gone:
+        parts.append(f"ID {_list(gone)} はゴミ箱にあるため完全に削除")
+        impacts.append(f"ID {_list(gone)} は" + IRREVERSIBLE)
+    if trashed:
+        parts.append(f"ID {_list(trashed)} はゴミ箱へ移動")
+        impacts.append(f"ID {_list(trashed)} はゴミ箱から復元できますが、サイトからは見えなくなります。")
+    if refused:
+        parts.append(f"ID {_list(refused)} は削除されません（見つからないか、ゴミ箱に入れられない種類）")
+    if gone and not trashed and not refused:
+        return f"投稿（ID: {_list(gone)}）を完全に削除します（既にゴミ箱にあるため）", IRREVERSIBLE
+    if trashed and not gone and not refused:
+        return (
+            f"投稿（ID: {_list(trashed)}）をゴミ箱へ移動します",
             "ゴミ箱から復元できますが、サイトからは見えなくなります。",
         )
-    if path == ("term", "delete"):
-        taxonomy = args[0] if args else ""
+    return "投稿を削除します: " + "、".join(parts), " ".join(impacts) or "変更されるものはありません。"
+
+
+def _comment_delete(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str]:
+    if parsed.has_flag("force"):
         return (
-            f"{taxonomy} のターム（ID: {_list(args[1:])}）を削除します",
-            "削除したカテゴリ・タグは元に戻せません。記事との関連付けも外れます。",
+            f"コメント（ID: {_list(args)}）を完全に削除します",
+            "ゴミ箱を経由せずに削除するため、" + IRREVERSIBLE,
         )
-    if path == ("user", "delete"):
-        reassign = parsed.option_values("reassign")
-        impact = (
-            f"このユーザーの投稿はユーザーID {reassign[0]} に引き継がれます。"
-            if reassign
-            else "このユーザーの投稿も削除されます。元に戻せません。"
+    statuses = {}
+    for comment_id in args[:20]:
+        row = _json(
+            read, ["comment", "get", comment_id, "--fields=comment_ID,comment_approved", "--format=json"]
         )
-        return f"ユーザー（{_list(args)}）を削除します", impact
-    if path == ("theme", "activate") or (path == ("theme", "install") and parsed.has_flag("activate")):
+        if isinstance(row, dict):
+            statuses[comment_id] = str(row.get("comment_approved"))
+    if len(statuses) != len(args):
         return (
-            f"テーマを「{_list(args)}」に切り替えます",
-            "サイトの見た目やレイアウトが変わります。サイト表示に影響する可能性があります。",
+            f"コメント（ID: {_list(args)}）をゴミ箱へ移動します（ゴミ箱・スパムにあるものは完全に削除されます）",
+            "現在の状態を確認できませんでした。ゴミ箱・スパムのコメントは完全に削除され、" + IRREVERSIBLE,
         )
-    if path in {
-        ("plugin", "deactivate"),
-        ("plugin", "toggle"),
-        ("plugin", "uninstall"),
-        ("plugin", "delete"),
-    }:
+    gone = [i for i in args if statuses[i] in {"trash", "spam"}]
+    if gone:
+        return (
+            f"コメント（ID: {_list(args)}）を削除します（ID {_list(gone)} はゴミ箱・スパムにあるため完全に削除）",
+            f"ID {_list(gone)} は" + IRREVERSIBLE,
+        )
+    return (
+        f"コメント（ID: {_list(args)}）をゴミ箱へ移動します",
+        "ゴミ箱から復元できますが、サイトからは見えなくなります。",
+    )
+
+
+# -- users: roles, email, password, deletion -----------------------------------------------------
+
+
+def _user(read: StateReader | None, user: str) -> dict[str, Any] | None:
+    row = _json(read, ["user", "get", user, "--fields=ID,user_login,user_email,roles", "--format=json"])
+    return row if isinstance(row, dict) else None
+
+
+def _role_rank(role: str) -> int:
+    return _ROLE_RANK.get(role, 2)  # an unknown role is treated as one that can publish
+
+
+def _role_change(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str]:
+    user_ref = args[0] if args else "?"
+    new = parsed.option_values("role") if path == ("user", "update") else args[1:2]
+    target = new[0] if new else "（既定の権限グループ）"
+    current = _user(read, user_ref)
+    before = [r.strip() for r in str(current.get("roles", "")).split(",") if r.strip()] if current else []
+    who = f"ユーザー（{current.get('user_login', user_ref) if current else user_ref}）"
+    if current is None:
+        return (
+            f"{who}の権限グループを「{target}」に変更します（現在の権限グループは確認できませんでした）",
+            "権限が上がる（サイトの操作が増える）か、下がる（管理できなくなる）可能性があります。",
+        )
+    if before == [target]:
+        return f"{who}の権限グループは既に「{target}」です（変更はありません）", "変更はありません。"
+    was = "・".join(before) or "なし"
+    if target == "administrator":
+        return f"{who}の権限グループを「{was}」から「administrator」に変更し、管理者権限を付与します", (
+            "サイトの全ての操作（ユーザー・プラグイン・設定の変更）ができる権限になります。"
+        )
+    demoted = any(_role_rank(r) > _role_rank(target) for r in before)
+    impact = "できる操作が減ります。" if demoted else "できる操作が増えます。"
+    if "administrator" in before:
+        impact = "管理者の権限を失い、設定・プラグイン・ユーザーを管理できなくなります（最後の管理者なら誰もサイトを管理できなくなります）。"
+    change = "（降格）" if demoted else "（昇格）"
+    return f"{who}の権限グループを「{was}」から「{target}」に変更します{change}", impact
+
+
+def _add_role(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str]:
+    roles = args[1:]
+    grants_admin = "administrator" in roles
+    return (
+        f"ユーザー（{args[0] if args else '?'}）に権限グループ「{_list(roles)}」を追加します",
+        "サイトの全ての操作ができる権限になります。"
+        if grants_admin
+        else "投稿の公開など、できる操作が増えます。",
+    )
+
+
+def _user_credentials(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str] | None:
+    if parsed.has_flag("role"):
+        return _role_change(parsed, path, args, read)
+    emails, changes, impacts = parsed.option_values("user_email"), [], []
+    current = _user(read, args[0]) if args else None
+    who = f"ユーザー（{current.get('user_login', args[0]) if current else _list(args)}）"
+    if emails:
+        before = current.get("user_email") if current else None
+        changes.append(f"メールアドレスを{f'「{before}」から' if before else ''}「{emails[0]}」に変更")
+        impacts.append(
+            "パスワード再設定のメールは新しいアドレスに届くようになります（アカウントを引き継げるアドレスです）。"
+        )
+    if parsed.has_flag("user_pass"):
+        changes.append("パスワードを変更")
+        impacts.append("現在のパスワードではログインできなくなります。")
+    if parsed.has_flag("spam"):
+        changes.append("スパムに指定")
+        impacts.append("このユーザーはログインできなくなります。")
+    if not changes:
+        return None
+    return f"{who}の" + "、".join(changes) + "します", "".join(impacts)
+
+
+def _user_create(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str]:
+    login = args[0] if args else "?"
+    roles = parsed.option_values("role")
+    role = roles[0] if roles else (read(["option", "get", "default_role"]) if read else None)
+    role = (role or "").strip() or "（サイトの既定の権限グループ）"
+    impact = {
+        "administrator": "サイトの全ての操作ができる管理者アカウントになります。",
+        "editor": "全ての投稿・固定ページの編集と公開ができるアカウントになります。",
+        "author": "自分の投稿を公開できるアカウントになります。",
+    }.get(role, "このサイトにログインできるアカウントが増えます。")
+    source = "" if roles else "（指定がないためサイトの既定の権限グループ）"
+    return f"ユーザー（{login}）を「{role}」の権限で作成します{source}", impact
+
+
+def _user_delete(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str]:
+    reassign = parsed.option_values("reassign")
+    if reassign:
+        return (
+            f"ユーザー（{_list(args)}）を削除します",
+            f"このユーザーの投稿はユーザーID {reassign[0]} に引き継がれます。",
+        )
+    counts = []
+    for user_ref in args[:10]:
+        current = _user(read, user_ref)
+        count = read(["post", "list", f"--author={current['ID']}", "--post_type=any",
+                      f"--post_status={_POST_STATUSES}", "--format=count"]) if current and read else None  # fmt: skip
+        if count is not None and count.strip().isdigit():
+            counts.append(int(count.strip()))
+    posts = (
+        f"このユーザーの投稿 {sum(counts)} 件も削除されます。"
+        if len(counts) == len(args)
+        else "このユーザーの投稿も削除されます。"
+    )
+    return f"ユーザー（{_list(args)}）を削除します", posts + IRREVERSIBLE
+
+
+# -- settings and appearance ------------------------------------------------------------------------
+
+
+def _option(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str] | None:
+    key_at = 1 if path == ("option", "patch") else 0  # patch <action> <key> …
+    if len(args) <= key_at:
+        return None
+    key = args[key_at]
+    args = args[key_at:]
+    impact = _IMPACT_BY_OPTION.get(key, "サイト全体の動作に影響する可能性があります。")
+    if path[1] == "delete":
+        return f"サイト設定「{key}」を削除します", impact + "削除した値は" + IRREVERSIBLE
+    before = read(["option", "get", key]) if read is not None and not is_secret_name(key) else None
+    was = f"「{before.strip()}」から" if before is not None and len(before.strip()) <= 200 else ""
+    value = f"{was}「{args[1]}」に" if len(args) > 1 else ""
+    return f"サイト設定「{key}」を{value}変更します", impact
+
+
+def _theme_activate(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str]:
+    active = read(["theme", "list", "--status=active", "--field=name"]) if read else None
+    was = f"「{active.strip()}」から" if active and active.strip() else ""
+    return (
+        f"テーマを{was}「{_list(args)}」に切り替えます",
+        "サイトの見た目やレイアウトが変わります。ウィジェットやメニューの配置が外れることがあります。",
+    )
+
+
+def _generic(
+    decision: PolicyDecision, parsed: ParsedCommand, path: tuple[str, ...], args: list[str]
+) -> tuple[str, str]:
+    everything = parsed.has_flag("all")
+    label = decision.label_ja or "操作"
+    if path in _IRREVERSIBLE_PATHS:
+        target = f"全ての{_OBJECT_NAMES.get(path[0], '対象')}" if everything else f"（{_list(args)}）"
+        return f"{label}{target}を実行します", _IRREVERSIBLE_PATHS[path]
+    if path[:1] == ("plugin",) and path[1:] in {("deactivate",), ("toggle",)}:
         target = "全てのプラグイン" if everything else f"プラグイン「{_list(args)}」"
-        verb = {
-            "deactivate": "無効化します",
-            "toggle": "有効・無効を切り替えます",
-            "uninstall": "アンインストールします",
-            "delete": "削除します",
-        }[path[1]]
+        verb = "無効化します" if path[1] == "deactivate" else "有効・無効を切り替えます"
         return f"{target}を{verb}", "プラグインの機能が停止し、サイト表示や動作に影響する可能性があります。"
-    if path[:1] == ("option",) and args:
-        key = args[0]
-        value = f"「{args[1]}」に" if len(args) > 1 and path[1] != "delete" else ""
-        verb = "削除します" if path[1] == "delete" else "変更します"
-        return f"サイト設定「{key}」を{value}{verb}", _IMPACT_BY_OPTION.get(
-            key, "サイト全体の動作に影響する可能性があります。"
-        )
     if path == ("search-replace",) and len(args) >= 2:
         return (
             f"データベース内の「{args[0]}」を「{args[1]}」に置換します",
             "多数のデータが書き換わります。元に戻すにはバックアップが必要です。",
         )
-    if path in {("user", "create"), ("user", "update"), ("user", "set-role"), ("user", "add-role")}:
+    if path == ("post", "update"):
         return (
-            f"ユーザー（{_list(args[:1])}）に管理者権限を付与します",
-            "サイトの全ての操作ができる権限になります。",
+            f"投稿（ID: {_list(args)}）をゴミ箱へ移動します",
+            "ゴミ箱から復元できますが、サイトからは見えなくなります。",
         )
     if everything:
         return f"全ての対象に対して「{label}」を実行します", "一括操作のため、多数のデータに影響します。"
     target = f"（{_list(args)}）" if args else ""
     return f"{label}{target}を実行します", decision.reason_ja
+
+
+Handler = Callable[[ParsedCommand, tuple[str, ...], list[str], StateReader | None], tuple[str, str] | None]
+_HANDLERS: tuple[tuple[Callable[[tuple[str, ...], ParsedCommand], bool], Handler], ...] = (
+    (lambda p, c: p == ("post", "delete"), _post_delete),
+    (lambda p, c: p == ("comment", "delete"), _comment_delete),
+    (lambda p, c: p == ("user", "set-role"), _role_change),
+    (lambda p, c: p == ("user", "add-role"), _add_role),
+    (lambda p, c: p == ("user", "update"), _user_credentials),
+    (lambda p, c: p == ("user", "create"), _user_create),
+    (lambda p, c: p == ("user", "delete"), _user_delete),
+    (
+        lambda p, c: p[:1] == ("option",) and p[1:] in {("update",), ("add",), ("delete",), ("patch",)},
+        _option,
+    ),
+    (
+        lambda p, c: p == ("theme", "activate") or (p == ("theme", "install") and c.has_flag("activate")),
+        _theme_activate,
+    ),
+)

@@ -16,7 +16,7 @@ from wp_agent.models.agent_io import (
     PartialSuccessDetail,
 )
 from wp_agent.policy.categories import PolicyCategory
-from wp_agent.policy.masking import mask_command_output, mask_text
+from wp_agent.policy.masking import mask_argv, mask_command_output, mask_text
 
 SANDBOX_LABEL = "【サンドボックス】この結果はサンドボックス（サンプルデータ入りのローカルWordPress）での実行結果です（実際のサイトは変更されていません）。"
 
@@ -31,7 +31,7 @@ def executed_commands(state: SessionState) -> list[ExecutedCommand]:
         if record.status in {CommandStatus.UNKNOWN, CommandStatus.STARTED}:
             error = "結果不明（処理が中断されました）"
         elif record.error_code is not None or record.exit_code != 0:
-            error = mask_text(record.stderr.strip()) or (
+            error = mask_command_output(record.stderr.strip()) or (
                 record.error_code.value if record.error_code else None
             )
         executed.append(
@@ -61,13 +61,14 @@ def operations(state: SessionState) -> list[Operation]:
         if record.status is not CommandStatus.FINISHED:
             continue
         if record.error_code is not None:
-            op = Operation(mask_text(" ".join(record.argv)), False, record.stderr or record.error_code.value)
+            error_text = mask_command_output(record.stderr) or record.error_code.value
+            op = Operation(" ".join(mask_argv(record.argv)), False, error_text)
             latest[op.operation] = op
             continue
         for op in split_operations(
-            record.argv, tuple(record.command_path), record.exit_code, record.stdout, record.stderr
+            mask_argv(record.argv), tuple(record.command_path), record.exit_code, record.stdout, record.stderr
         ):
-            masked = Operation(mask_text(op.operation), op.success, mask_text(op.error) if op.error else None)
+            masked = Operation(op.operation, op.success, mask_command_output(op.error) if op.error else None)
             latest[masked.operation] = masked
     return list(latest.values())
 
@@ -149,8 +150,8 @@ def build_output(
             message="セキュリティ上の理由でこのコマンドは実行できません",
             details={
                 "command": blocked.command,
-                "reason": blocked.policy_reason,
-                "blockedPattern": blocked.pattern or blocked.command,
+                "reason": mask_text(blocked.policy_reason),
+                "blockedPattern": mask_text(blocked.pattern or blocked.command),
             },
         )
     elif (unreached := _site_never_reached(state)) is not None and unreached.error_code is not None:
@@ -158,7 +159,7 @@ def build_output(
             code=unreached.error_code,
             message=mask_text(unreached.stderr.strip()) or DEFAULT_MESSAGES_JA[unreached.error_code],
         )
-    text = response
+    text = mask_text(response)
     if not text and error is not None:
         text = error.message_ja
     if simulated and any(r.status is CommandStatus.FINISHED for r in state.run_commands()):

@@ -6,56 +6,15 @@ import contextlib
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from wp_agent.agent.audit_events import AuditEvent
 from wp_agent.agent.session_state import PendingApproval, SessionState
-from wp_agent.models.agent_io import utc_now_iso
-
-
-class AuditEventType(StrEnum):
-    COMMAND_EXECUTED = "command_executed"
-    COMMAND_BLOCKED = "command_blocked"
-    COMMAND_OUTCOME_UNKNOWN = "command_outcome_unknown"
-    APPROVAL_REQUESTED = "approval_requested"
-    APPROVAL_APPROVED = "approval_approved"
-    APPROVAL_REJECTED = "approval_rejected"
-    APPROVAL_EXPIRED = "approval_expired"
-
-
-class AuditEvent(BaseModel):
-    """One append-only audit record; `command` is always masked."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    type: AuditEventType
-    timestamp: str = Field(default_factory=utc_now_iso)
-    user_id: str
-    session_id: str
-    target_id: str
-    command: str | None = None
-    reason: str | None = None
-    category: str | None = None
-    rule: str | None = None
-    policy_reason: str | None = None
-    success: bool | None = None
-    exit_code: int | None = None
-    duration_ms: int | None = None
-    error: str | None = None
-    approval_id: str | None = None
-    approver: str | None = None
-    comment: str | None = None
-
-    @property
-    def long_retention(self) -> bool:
-        """Destructive commands and approval records are kept 1 year, the rest 90 days (spec §10.1)."""
-        return self.type.value.startswith("approval_") or self.category == "destructive"
 
 
 class AuditLog(Protocol):
-    """Appends audit events; never updates or deletes them."""
+    """Appends audit events; never updates or deletes them. Appending the same record (same
+    `record_id`) again is harmless: it is stored once."""
 
     def append(self, event: AuditEvent) -> None: ...
 
@@ -151,4 +110,5 @@ class MemoryAuditLog:
 
     def append(self, event: AuditEvent) -> None:
         with self._lock:
-            self.events.append(event)
+            if all(e.record_id != event.record_id for e in self.events):
+                self.events.append(event)

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from wp_agent.agent.audit_events import AuditEvent
 from wp_agent.errors import AgentErrorCode
 from wp_agent.models.agent_io import AgentInput, AgentOutput
 from wp_agent.policy.categories import PolicyCategory
@@ -89,6 +90,15 @@ class ApprovalStatus(StrEnum):
     CANCELLED = "cancelled"  # the run ended (cancel, failure) while it waited
 
 
+class DecisionDelivery(StrEnum):
+    """Where a decision is on its way to the run (see agent/approval_protocol.py)."""
+
+    NONE = "none"  # no decision yet, or the approval ended without one
+    STORED = "stored"  # saved; not known to have reached the run's wait
+    HANDED_OVER = "handed_over"  # the wait took it (or the turn acted on it)
+    HANDOVER_FAILED = "handover_failed"  # the wait could not be reached: the decision may be resent
+
+
 class PendingApproval(StateModel):
     approval_id: str
     requested_by: str
@@ -101,9 +111,7 @@ class PendingApproval(StateModel):
     comment: str | None = None
     # Step Functions task token of the approval wait; a capability, never shown in views or logs.
     task_token: str | None = None
-    # The decision was recorded but could not be handed to the wait (503): the same decision may
-    # be sent again. Any other repeat is "already decided" without asking Step Functions.
-    handover_failed: bool = False
+    delivery: DecisionDelivery = DecisionDelivery.NONE
 
 
 class ModelUsage(StateModel):
@@ -137,6 +145,9 @@ class SessionState(StateModel):
     network_admin: bool = False
     stop_reason: Literal["repeated_command", "command_cap", "iteration_cap"] | None = None
     result: AgentOutput | None = None
+    # Audit records saved with the state they describe and not yet known to be in the audit log;
+    # every later checkpoint, turn and failure path delivers them (the log stores each once).
+    audit_outbox: list[AuditEvent] = Field(default_factory=list)
     version: int = 0
 
     def record(self, tool_use_id: str) -> CommandRecord | None:

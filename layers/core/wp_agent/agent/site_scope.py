@@ -38,7 +38,9 @@ def normalise_site_url(url: str) -> str:
 def network_commands_allowed(state: SessionState) -> bool:
     options = state.input.multisite
     if options is not None and options.network_wide:
-        return True  # the API only accepts networkWide from a network administrator
+        # The API accepts networkWide only from a network administrator; every turn rechecks it
+        # (state.network_admin), so a removed administrator loses it at the next turn.
+        return state.network_admin
     if options is not None and (options.site_id is not None or options.site_url is not None):
         return False  # scoped to one site
     return state.network_admin

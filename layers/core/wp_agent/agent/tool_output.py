@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from wp_agent.agent.untrusted_markers import neutralise_markers
 from wp_agent.policy.masking import mask_command_output
 
 MODEL_OUTPUT_LIMIT_CHARS = 6_000
@@ -19,8 +20,8 @@ _ID_KEYS = ("ID", "id", "term_id", "comment_ID", "comment_id", "blog_id", "user_
 
 
 def _escape(text: str) -> str:
-    # The wrapper must not be closable from inside the data.
-    return text.replace("</tool_output", "<\\/tool_output").replace("<tool_output", "<\\tool_output")
+    # The wrapper must not be closable (or re-openable) from inside the data, in any spelling.
+    return neutralise_markers(text)
 
 
 def _clip(value: Any) -> Any:

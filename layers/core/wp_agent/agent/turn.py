@@ -20,12 +20,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from wp_agent.agent import lifecycle
-from wp_agent.agent.approval_summary import describe
+from wp_agent.agent import approval_protocol, audit_outbox, lifecycle
+from wp_agent.agent.approval_summary import StateReader, describe
+from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.model_client import ModelClient
 from wp_agent.agent.ports import (
     ApprovalDecision,
-    AuditEventType,
     AuditLog,
     RateLimiter,
     SessionStore,
@@ -47,7 +47,7 @@ from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import WpCli
 from wp_agent.models.agent_io import AgentInput, utc_now_iso
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
-from wp_agent.policy.masking import mask_text
+from wp_agent.policy.masking import mask_command, mask_command_output, mask_text
 from wp_agent.telemetry import (
     API_CALLS_TOTAL,
     APPROVALS_REQUESTED_TOTAL,
@@ -62,6 +62,7 @@ from wp_agent.telemetry import (
 logger = logging.getLogger(__name__)
 
 MAX_TOOL_CALLS_PER_RESPONSE = 10
+_OBSERVE_REASON = "承認の要約のために現在の状態を確認（読み取りのみ）"
 REPEAT_LIMIT = 2  # the same argv may run twice (e.g. check before and after); a third time is a loop
 
 
@@ -198,7 +199,7 @@ def continue_session(
         )
     # A run that ended mid-way (expiry, cancel, failure) may have left tool calls unanswered.
     close_open_tool_calls(state, timeout_ms=timeout_ms)
-    lifecycle.archive_pending_approval(state)
+    approval_protocol.cancel(state)
     if state.messages and state.messages[-1]["role"] == "user":
         # The previous run ended without an assistant reply (e.g. an error); keep roles alternating.
         state.messages.append({"role": "assistant", "content": "（前回の処理は途中で終了しました）"})
@@ -223,6 +224,7 @@ class AgentTurn:
 
     def advance(self, state: SessionState) -> TurnResult:
         started = time.perf_counter()
+        audit_outbox.deliver(state, self._deps.audit)  # what earlier steps could not write
         try:
             return self._advance(state)
         except WpAgentError as exc:
@@ -239,11 +241,11 @@ class AgentTurn:
 
     def decide(self, state: SessionState, decision: ApprovalDecision) -> None:
         """Record the requester's decision on the pending approval (the next advance acts on it)."""
-        lifecycle.record_decision(state, decision, self._deps.audit)
+        lifecycle.record_decision(state, decision)
         self._checkpoint(state)
 
     def expire_approval(self, state: SessionState) -> None:
-        if lifecycle.expire_approval(state, self._deps.audit, simulated=self._deps.wp_cli.simulated):
+        if lifecycle.expire_approval(state, simulated=self._deps.wp_cli.simulated):
             self._checkpoint(state)
 
     def cancel(self, state: SessionState) -> None:
@@ -459,10 +461,11 @@ class AgentTurn:
         try:
             with self._deps.limiter.command_slot(state.target_id):
                 result = self._deps.wp_cli.run(record.argv)
+            # Records (session store, API views, AgentOutput) never hold a secret the site printed.
             outcome_fields: dict[str, Any] = {
                 "exit_code": result.exit_code,
-                "stdout": result.stdout,
-                "stderr": result.stderr,
+                "stdout": mask_command_output(result.stdout),
+                "stderr": mask_command_output(result.stderr),
                 "truncated": result.truncated,
             }
         except WpAgentError as exc:
@@ -472,18 +475,20 @@ class AgentTurn:
                 "stderr": exc.message_ja,
                 "error_code": exc.code,
             }
-        try:
-            with self._lock:
-                for key, value in outcome_fields.items():
-                    setattr(record, key, value)
-                record.status = CommandStatus.FINISHED
-                record.finished_at = utc_now_iso()
-                record.duration_ms = int((time.perf_counter() - started) * 1000)
+        with self._lock:
+            for key, value in outcome_fields.items():
+                setattr(record, key, value)
+            record.status = CommandStatus.FINISHED
+            record.finished_at = utc_now_iso()
+            record.duration_ms = int((time.perf_counter() - started) * 1000)
+            self._audit_record(state, AuditEventType.COMMAND_EXECUTED, record)  # saved with the result
+            try:
                 self._checkpoint(state)  # result after
-        finally:
-            # The command ran: its audit record is written even when the session could not be
-            # saved (e.g. a cancel changed it meanwhile).
-            self._audit_record(state, AuditEventType.COMMAND_EXECUTED, record)
+            except Exception:
+                # The command ran: its audit record is written even when the session could not be
+                # saved (e.g. a cancel changed it meanwhile).
+                audit_outbox.deliver(state, self._deps.audit)
+                raise
         self._deps.telemetry.count(COMMANDS_EXECUTED_TOTAL)
         if record.error_code is AgentErrorCode.SSH_CONNECTION_FAILED:
             self._deps.telemetry.count(SSH_CONNECTION_FAILURES_TOTAL)
@@ -514,9 +519,10 @@ class AgentTurn:
             return  # a retried turn: the approval already exists
         approval_id = f"apr_{uuid.uuid4().hex[:20]}"
         items: list[ApprovalItem] = []
+        read = self._state_reader(state)
         for record in held:
             decision = self._deps.policy.classify_argv(record.argv)
-            summary, impact = describe(decision)
+            summary, impact = describe(decision, read)
             record.approval_id = approval_id
             items.append(
                 ApprovalItem(
@@ -528,23 +534,47 @@ class AgentTurn:
                     model_reason=mask_text(record.reason),
                 )
             )
-        now = datetime.now(UTC)
-        state.pending_approval = PendingApproval(
+        expires_at = datetime.now(UTC) + timedelta(
+            seconds=self._deps.settings.wp_agent_approval_timeout_seconds
+        )
+        approval_protocol.request(
+            state,
             approval_id=approval_id,
-            requested_by=state.user_id,
-            requested_at=utc_now_iso(),
-            expires_at=(now + timedelta(seconds=self._deps.settings.wp_agent_approval_timeout_seconds))
-            .isoformat(timespec="seconds")
-            .replace("+00:00", "Z"),
             items=items,
+            expires_at=expires_at.isoformat(timespec="seconds").replace("+00:00", "Z"),
         )
         for record in held:
             self._audit_record(state, AuditEventType.APPROVAL_REQUESTED, record, approval_id=approval_id)
         self._deps.telemetry.count(APPROVALS_REQUESTED_TOTAL)
 
+    def _state_reader(self, state: SessionState) -> StateReader:
+        """Read-only commands the approval summary runs to say what will really happen (is the
+        post already in the trash? which role does the user have now?). Policy-checked, scoped to
+        the session's site and audited like any command; a refused or failed read gives None."""
+
+        def read(argv: list[str]) -> str | None:
+            decision = apply_site_scope(self._deps.policy.classify_argv(argv), state)
+            if decision.category is not PolicyCategory.READ:
+                return None
+            command = mask_command(" ".join(decision.argv))
+            try:
+                with self._deps.limiter.command_slot(state.target_id):
+                    result = self._deps.wp_cli.run(list(decision.argv))
+            except WpAgentError as exc:
+                self._audit(state, AuditEventType.COMMAND_EXECUTED, command=command, reason=_OBSERVE_REASON,
+                            category=decision.category.value, rule=decision.rule, success=False,
+                            error=exc.code.value)  # fmt: skip
+                return None
+            self._audit(state, AuditEventType.COMMAND_EXECUTED, command=command, reason=_OBSERVE_REASON,
+                        category=decision.category.value, rule=decision.rule, success=result.ok,
+                        exit_code=result.exit_code, duration_ms=result.duration_ms)  # fmt: skip
+            return result.stdout if result.ok else None
+
+        return read
+
     def _resolve_approval(self, state: SessionState, pending: PendingApproval) -> None:
-        if pending.status is ApprovalStatus.EXPIRED:
-            return
+        if not approval_protocol.decided(pending):
+            return  # expired: nothing held runs (the run has ended)
         held = [r for r in state.commands if r.approval_id == pending.approval_id]
         results = {r["tool_use_id"]: r for r in state.held_results}
         if pending.status is ApprovalStatus.APPROVED:
@@ -553,8 +583,9 @@ class AgentTurn:
                 if record.status is not CommandStatus.HELD:
                     results[record.tool_use_id] = self._result_for(self._settle_after_retry(state, record))
                     continue
-                # Defence in depth: the approved argv must still pass the current policy.
-                recheck = self._deps.policy.classify_argv(record.argv)
+                # Defence in depth: the approved argv must still pass the current policy and the
+                # requester's current rights (a network administrator may have been removed).
+                recheck = apply_site_scope(self._deps.policy.classify_argv(record.argv), state)
                 if recheck.blocked:
                     record.status = CommandStatus.BLOCKED
                     record.policy_reason = recheck.reason_ja
@@ -574,9 +605,7 @@ class AgentTurn:
         order = self._last_tool_use_order(state)
         state.messages.append({"role": "user", "content": [results[i] for i in order if i in results]})
         state.held_results = []
-        pending.task_token = None
-        state.approval_history.append(pending)
-        state.pending_approval = None
+        approval_protocol.resolve(state)
         if not state.status.terminal:  # an SSH failure while running the approved commands ends the run
             state.status = SessionStatus.EXECUTING
 
@@ -712,7 +741,7 @@ class AgentTurn:
         return CommandRecord(
             tool_use_id=tool_use_id,
             run_id=state.run_id,
-            command=mask_text(tool_input.command.strip()),
+            command=mask_command(tool_input.command.strip()),
             argv=list(decision.argv),
             reason=tool_input.reason,
             category=decision.category,
@@ -725,8 +754,10 @@ class AgentTurn:
         )
 
     def _checkpoint(self, state: SessionState) -> None:
+        """Save the state, then deliver the audit records it holds (they are true once saved)."""
         with self._lock:
             self._deps.store.save(state)
+            audit_outbox.deliver(state, self._deps.audit)
 
     def _emit(self, kind: str, message: str, command: str | None = None) -> None:
         if self._deps.progress is not None:
@@ -745,7 +776,7 @@ class AgentTurn:
         if record.error_code is not None:
             error = record.error_code.value
         elif record.status is CommandStatus.FINISHED and record.exit_code not in (0, None):
-            error = mask_text(record.stderr[:1_000])
+            error = mask_command_output(record.stderr[:1_000])
         self._audit(
             state,
             event_type,
@@ -763,4 +794,4 @@ class AgentTurn:
         )
 
     def _audit(self, state: SessionState, event_type: AuditEventType, **fields: Any) -> None:
-        lifecycle.audit(self._deps.audit, state, event_type, **fields)
+        audit_outbox.audit(state, event_type, **fields)

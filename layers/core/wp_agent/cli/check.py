@@ -11,7 +11,6 @@ import sys
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import Settings
 from wp_agent.policy import CommandPolicy
-from wp_agent.policy.masking import mask_text
 
 _ONLY_OPERATORS = re.compile(r"^[;&|<>()]+$")
 _NEEDS_QUOTING = re.compile(r"[\s;&|<>()'\"]")
@@ -59,11 +58,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         print(json.dumps(decision.check_json(), ensure_ascii=False))
     else:
+        shown = decision.check_json()
         print(f"判定: {decision.decision}（{decision.category.value}）")
-        print(f"理由: {decision.reason_ja}")
+        print(f"理由: {shown['reason']}")
         print(f"ルール: {decision.rule}")
         if decision.argv:
-            print(f"実行引数: wp {mask_text(shlex.join(decision.argv))}")
+            print(f"実行引数: wp {shlex.join(shown['argv'])}")
     if not args.exit_code:
         return ExitCode.OK
     return {"allow": ExitCode.OK, "confirm": ExitCode.AWAITING_APPROVAL, "block": ExitCode.BLOCKED}[

@@ -16,6 +16,7 @@ from wp_agent.config import Settings
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.factory import build_wp_cli
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput
+from wp_agent.models.target import validate_wp_user
 from wp_agent.policy import CommandPolicy
 from wp_agent.publishing import (
     ArticlePublisher,
@@ -50,7 +51,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--site-url", help="multisite: the site to post to when the file has no siteUrl")
     parser.add_argument(
         "--wp-user",
-        help="WordPress user to run as (WP-CLI --user): the post author; needed to keep <script>/<iframe>",
+        help="WordPress user to run as (WP-CLI --user; overrides WP_AGENT_WP_USER): the post author;"
+        " needed to keep <script>/<iframe>",
     )
     parser.add_argument("--user", default="local-user", help="requester id recorded in the audit log")
     parser.set_defaults(handler=run)
@@ -99,6 +101,14 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         article = PublishArticleInput.model_validate(document)
     except ValidationError as exc:
         return _refuse_input(args, input_problems(exc))
+    if args.wp_user:
+        try:
+            settings = settings.model_copy(update={"wp_agent_wp_user": validate_wp_user(args.wp_user)})
+        except ValueError:
+            return _refuse_input(
+                args,
+                [InputProblem("--wp-user", "WordPressのユーザー名・メールアドレス・IDを指定してください")],
+            )
     try:
         wp_cli = build_wp_cli(settings)
     except WpAgentError as exc:
@@ -111,7 +121,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             audit=JsonlAuditLog(settings.wp_agent_audit_file.expanduser()),
             user_id=args.user,
             site_url=args.site_url,
-            wp_user=args.wp_user,
         )
         output = publisher.publish(article)
     finally:

@@ -39,6 +39,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add.add_argument("--port", type=int, default=22)
     add.add_argument("--user", default="root", help="SSH user (a dedicated non-root user is recommended)")
     add.add_argument("--wp-path", default="/var/www/wordpress")
+    add.add_argument(
+        "--wp-user", help="WordPress user every command runs as (WP-CLI --user; login, email or ID)"
+    )
     source = add.add_mutually_exclusive_group(required=True)
     source.add_argument("--secret-arn", help="an existing secret under wp-agent/targets/")
     source.add_argument("--private-key-file", type=Path, help="create the secret from this private key file")
@@ -106,6 +109,8 @@ def _show(target: Target) -> str:
     ]
     if target.network_admins:
         lines.append(f"  ネットワーク管理者: {', '.join(target.network_admins)}")
+    if target.wp_user:
+        lines.append(f"  WordPressユーザー: {target.wp_user}")
     return "\n".join(lines)
 
 
@@ -117,6 +122,7 @@ def run_add(args: argparse.Namespace, settings: Settings) -> int:
         "port": args.port,
         "user": args.user,
         "wp_path": args.wp_path,
+        "wp_user": args.wp_user,
         "secret_arn": args.secret_arn or "arn:aws:secretsmanager:pending:000000000000:secret:pending",
         "owners": args.owner,
         "network_admins": args.network_admin,

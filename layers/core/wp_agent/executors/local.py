@@ -16,6 +16,8 @@ from typing import IO
 
 from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.executors.environment import minimal_environment, parse_passthrough
+from wp_agent.executors.media_staging import MediaImporter, StagedFile, local_staged_files
 from wp_agent.executors.output import CappedOutput, finished_result
 from wp_agent.executors.port import OUTPUT_LIMIT_BYTES, CommandResult
 from wp_agent.policy.masking import command_label
@@ -45,6 +47,9 @@ class LocalWpCli:
         simulated: bool = False,
         env: Mapping[str, str] | None = None,
         output_limit: int = OUTPUT_LIMIT_BYTES,
+        wp_user: str | None = None,
+        env_passthrough: Sequence[str] = (),
+        media: MediaImporter | None = None,
     ) -> None:
         base = shlex.split(wp_cli_bin) if isinstance(wp_cli_bin, str) else list(wp_cli_bin)
         if not base:
@@ -54,15 +59,18 @@ class LocalWpCli:
             )
         self._base_command = base
         self._wp_path = str(wp_path)
+        self._wp_user = wp_user
         self._timeout_seconds = timeout_seconds
         self._max_concurrency = max_concurrency
         self._simulated = simulated
-        self._env = {**os.environ, **(env or {})}
+        # Never os.environ: WordPress's plugins would read the agent's keys (environment.py).
+        self._env = minimal_environment(env, env_passthrough)
         if os.geteuid() == 0:
             # WP-CLI refuses root unless told; the environment says so without changing the argv.
             self._env.setdefault("WP_CLI_ALLOW_ROOT", "1")
         self._output_limit = output_limit
         self._slots = threading.BoundedSemaphore(max_concurrency)
+        self._media = media or MediaImporter()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LocalWpCli:
@@ -83,6 +91,9 @@ class LocalWpCli:
             wordpress,
             wp_cli_bin=settings.wp_cli_bin,
             timeout_seconds=settings.command_timeout_seconds,
+            wp_user=settings.wp_agent_wp_user,
+            env_passthrough=parse_passthrough(settings.wp_agent_local_env_passthrough),
+            media=MediaImporter.from_settings(settings),
         )
 
     @property
@@ -94,10 +105,20 @@ class LocalWpCli:
         return self._simulated
 
     def command_line(self, argv: Sequence[str]) -> list[str]:
-        """The exact argv handed to the OS."""
-        return [*self._base_command, f"--path={self._wp_path}", *argv]
+        """The exact argv handed to the OS: our --path and --user first (the policy refuses both
+        from the model)."""
+        user = [f"--user={self._wp_user}"] if self._wp_user else []
+        return [*self._base_command, f"--path={self._wp_path}", *user, *argv]
 
     def run(self, argv: Sequence[str]) -> CommandResult:
+        # `media import <URL>` is downloaded by the agent and imported from a staged file.
+        return self._media.run(argv, self._run_command, self)
+
+    def staged_files(self, files: Sequence[StagedFile]) -> contextlib.AbstractContextManager[list[str]]:
+        """A private temporary directory on this machine (WP-CLI runs here)."""
+        return local_staged_files(files)
+
+    def _run_command(self, argv: Sequence[str]) -> CommandResult:
         with self._slots:
             return self._run(list(argv))
 

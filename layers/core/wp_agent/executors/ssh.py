@@ -10,13 +10,16 @@ on the host sees only literal arguments and nothing outlives the time limit.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
+import secrets
 import selectors
 import shlex
 import socket
+import stat
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NoReturn
 
@@ -24,6 +27,7 @@ import paramiko
 
 from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.executors.media_staging import MediaImporter, StagedFile, unique_names
 from wp_agent.executors.output import CappedOutput, finished_result
 from wp_agent.executors.port import OUTPUT_LIMIT_BYTES, CommandResult
 from wp_agent.executors.ssh_keys import (
@@ -49,6 +53,8 @@ _READ_CHUNK = 64 * 1024
 # A connection unused for this long may have been dropped silently (NAT, frozen Lambda): probe briefly.
 _IDLE_PROBE_AFTER_SECONDS = 60.0
 _KEEPALIVE_SECONDS = 30
+# Media staged for `media import` goes into a fresh 0700 directory here on the WordPress host.
+REMOTE_STAGING_PARENT = "/tmp"  # noqa: S108 - a private subdirectory is created with mkdir 0700
 
 
 class HostKeyRejectedError(paramiko.SSHException):
@@ -207,11 +213,19 @@ atexit.register(DEFAULT_POOL.close_all)
 
 
 def build_remote_command(
-    wp_cli_bin: str, wp_path: str, argv: Sequence[str], timeout_seconds: float, *, allow_root: bool = False
+    wp_cli_bin: str,
+    wp_path: str,
+    argv: Sequence[str],
+    timeout_seconds: float,
+    *,
+    allow_root: bool = False,
+    wp_user: str | None = None,
 ) -> str:
-    """`timeout -k 5 <secs> <wp…> --path=<wp_path> [--allow-root] <argv…>`, every word shell-quoted.
+    """`timeout -k 5 <secs> <wp…> --path=<wp_path> [--user=…] [--allow-root] <argv…>`, every word
+    shell-quoted.
 
     WP-CLI refuses to run as root unless told; `allow_root` is set when we log in as root.
+    `wp_user` is the target's configured WordPress user (the policy refuses --user from the model).
     """
     words = [
         "timeout",
@@ -220,6 +234,7 @@ def build_remote_command(
         f"{timeout_seconds:g}",
         *shlex.split(wp_cli_bin),
         f"--path={wp_path}",
+        *([f"--user={wp_user}"] if wp_user else []),
         *(["--allow-root"] if allow_root else []),
         *argv,
     ]
@@ -240,6 +255,7 @@ class SshWpCli:
         sleep: Callable[[float], None] = time.sleep,
         local_grace_seconds: float = LOCAL_GRACE_SECONDS,
         output_limit: int = OUTPUT_LIMIT_BYTES,
+        media: MediaImporter | None = None,
     ) -> None:
         if not settings.vps_host:
             raise WpAgentError(
@@ -261,6 +277,7 @@ class SshWpCli:
         self._sleep = sleep
         self._local_grace = local_grace_seconds
         self._output_limit = output_limit
+        self._media = media or MediaImporter.from_settings(settings)
         self._init_lock = threading.Lock()
         self._connection: PooledConnection | None = None
 
@@ -284,9 +301,67 @@ class SshWpCli:
             argv,
             self._timeout_seconds,
             allow_root=self._settings.vps_ssh_user == "root",
+            wp_user=self._settings.wp_agent_wp_user,
         )
 
     def run(self, argv: Sequence[str]) -> CommandResult:
+        # `media import <URL>` is downloaded here and imported from a file staged over SFTP.
+        return self._media.run(argv, self._run_command, self)
+
+    @contextlib.contextmanager
+    def staged_files(self, files: Sequence[StagedFile]) -> Iterator[list[str]]:
+        """Uploads the files over SFTP into a new 0700 directory on the host; removed on exit."""
+        directory = f"{REMOTE_STAGING_PARENT}/wp-agent-media-{secrets.token_hex(16)}"
+        names = unique_names(files)
+        with self._sftp() as sftp:
+            sftp.mkdir(directory, mode=0o700)  # fails if anything (a symlink too) has that name
+            sftp.chmod(directory, 0o700)  # mkdir's mode is subject to the server's umask
+            created = sftp.lstat(directory)
+            if not stat.S_ISDIR(created.st_mode or 0) or stat.S_IMODE(created.st_mode or 0) != 0o700:
+                raise self._staging_error("the staging directory is not a private directory")
+            for name, (_original, data) in zip(names, files, strict=True):
+                with sftp.open(f"{directory}/{name}", "wbx") as handle:
+                    handle.chmod(0o600)
+                    handle.write(data)
+        try:
+            yield [f"{directory}/{name}" for name in names]
+        finally:
+            with self._sftp() as sftp:
+                for name in names:
+                    with contextlib.suppress(OSError):
+                        sftp.remove(f"{directory}/{name}")
+                with contextlib.suppress(OSError):
+                    sftp.rmdir(directory)
+
+    @contextlib.contextmanager
+    def _sftp(self) -> Iterator[paramiko.SFTPClient]:
+        connection = self._pooled()
+        failures_seen = connection.failed_connects
+        with connection.channel_slots:
+            transport = connection.transport(self._connect_with_retries, failures_seen=failures_seen)
+            try:
+                client = paramiko.SFTPClient.from_transport(transport)
+            except (paramiko.SSHException, EOFError, OSError) as exc:
+                raise self._staging_error(f"sftp unavailable ({type(exc).__name__})") from exc
+            if client is None:  # pragma: no cover - paramiko returns None only without a channel
+                raise self._staging_error("sftp unavailable")
+            connection.channel_started()
+            try:
+                yield client
+            except (paramiko.SSHException, EOFError) as exc:
+                raise self._staging_error(f"sftp failed ({type(exc).__name__})") from exc
+            finally:
+                client.close()
+                connection.channel_finished()
+
+    def _staging_error(self, cause: str) -> WpAgentError:
+        return WpAgentError(
+            AgentErrorCode.SSH_CONNECTION_FAILED,
+            f"{self._host}:{self._port} に画像ファイルを転送できませんでした（SFTP）。サーバーでSFTPが使えるか確認してください。",
+            details={"cause": "media_staging", "reason": cause},
+        )
+
+    def _run_command(self, argv: Sequence[str]) -> CommandResult:
         argv = list(argv)
         command = self.remote_command(argv)
         connection = self._pooled()

@@ -3,29 +3,50 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, model_validator
+from pydantic.config import JsonDict
 
 from wp_agent.errors import DEFAULT_MESSAGES_JA, AgentErrorCode, WpAgentError
-from wp_agent.models.base import CamelModel
+from wp_agent.models import field_rules
+from wp_agent.models.base import WHOLE_NUMBER, CamelModel, RequestModel
 
 MAX_MESSAGE_CHARS = 8_000
 MAX_HISTORY_MESSAGES = 100
 MAX_ITERATIONS_LIMIT = 50
 
 
-class MultisiteOptions(CamelModel):
-    site_id: int | None = Field(default=None, ge=1)
-    site_url: str | None = Field(default=None, min_length=1, max_length=2_048)
-    network_wide: bool = False
+# Exclusivity of the site selectors, stated for the OpenAPI document (a validator below enforces it):
+# not (siteId and siteUrl), not (networkWide and either).
+_ONE_SITE_SELECTOR: JsonDict = {
+    "not": {
+        "anyOf": [
+            {
+                "required": ["siteId", "siteUrl"],
+                "properties": {"siteId": {"type": "integer"}, "siteUrl": {"type": "string"}},
+            },
+            {
+                "required": ["networkWide", "siteId"],
+                "properties": {"networkWide": {"const": True}, "siteId": {"type": "integer"}},
+            },
+            {
+                "required": ["networkWide", "siteUrl"],
+                "properties": {"networkWide": {"const": True}, "siteUrl": {"type": "string"}},
+            },
+        ]
+    }
+}
+MAX_SITE_ID = 2**63 - 1  # WordPress blog_id is a BIGINT
 
-    @field_validator("site_url")
-    @classmethod
-    def _url_is_http(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith(("http://", "https://")):
-            raise ValueError("siteUrl must start with http:// or https://")
-        return value
+
+class MultisiteOptions(RequestModel):
+    """One site of a multisite network (siteId or siteUrl), or the whole network — never two."""
+
+    model_config = ConfigDict(json_schema_extra=_ONE_SITE_SELECTOR)
+    site_id: Annotated[int, Field(ge=1, le=MAX_SITE_ID), WHOLE_NUMBER] | None = None
+    site_url: str | None = Field(default=None, min_length=1, max_length=2_048, pattern=field_rules.HTTP_URL)
+    network_wide: bool = False
 
     @model_validator(mode="after")
     def _one_site_selector(self) -> MultisiteOptions:
@@ -36,35 +57,19 @@ class MultisiteOptions(CamelModel):
         return self
 
 
-class HistoryMessage(CamelModel):
+class HistoryMessage(RequestModel):
     """One prior turn of a conversation, in the Anthropic Messages shape."""
 
     role: Literal["user", "assistant"]
-    content: str | list[dict[str, Any]]
-
-    @field_validator("content")
-    @classmethod
-    def _not_empty(cls, value: str | list[dict[str, Any]]) -> str | list[dict[str, Any]]:
-        if not value:
-            raise ValueError("content must not be empty")
-        return value
+    content: Annotated[str, Field(min_length=1)] | Annotated[list[dict[str, Any]], Field(min_length=1)]
 
 
-class AgentInput(CamelModel):
-    message: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
+class AgentInput(RequestModel):
+    message: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS, pattern=field_rules.VISIBLE_TEXT)
     multisite: MultisiteOptions | None = None
     conversation_history: list[HistoryMessage] | None = Field(default=None, max_length=MAX_HISTORY_MESSAGES)
-    max_iterations: int | None = Field(default=None, ge=1, le=MAX_ITERATIONS_LIMIT)
+    max_iterations: Annotated[int, Field(ge=1, le=MAX_ITERATIONS_LIMIT), WHOLE_NUMBER] | None = None
     skip_destructive_confirmation: bool = False
-
-    @field_validator("message")
-    @classmethod
-    def _has_text(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("message must contain non-whitespace text")
-        if "\x00" in value:
-            raise ValueError("message must not contain NUL characters")
-        return value
 
 
 class ExecutedCommand(CamelModel):

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
+from wp_agent.models import field_rules
 from wp_agent.models.agent_io import AgentInput, AgentOutput, ExecutedCommand
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput
-from wp_agent.models.base import CamelModel
+from wp_agent.models.base import CamelModel, RequestModel
 from wp_agent.models.target import Target
 
 # Documented limits (README): request bodies, and how much command output a view carries.
@@ -19,19 +20,12 @@ VIEW_OUTPUT_LIMIT_CHARS = 65_536
 class SessionMessageRequest(AgentInput):
     """POST /v1/sessions/{sessionId}/messages — AgentInput plus the target (required on the first message)."""
 
-    target_id: str | None = Field(default=None, min_length=2, max_length=63)
+    target_id: str | None = Field(default=None, pattern=field_rules.TARGET_ID)
 
 
-class ApprovalDecisionRequest(CamelModel):
+class ApprovalDecisionRequest(RequestModel):
     decision: Literal["approve", "reject"]
-    comment: str | None = Field(default=None, max_length=1_000)
-
-    @field_validator("comment")
-    @classmethod
-    def _no_control(cls, value: str | None) -> str | None:
-        if value is not None and "\x00" in value:
-            raise ValueError("comment must not contain NUL")
-        return value
+    comment: str | None = Field(default=None, max_length=1_000, pattern=field_rules.NO_NUL)
 
 
 class RunAccepted(CamelModel):
@@ -95,7 +89,7 @@ class ApiErrorResponse(CamelModel):
 class ArticlePublishRequest(PublishArticleInput):
     """POST /v1/articles — spec §4.4 PublishArticleInput plus the target to publish on."""
 
-    target_id: str = Field(min_length=2, max_length=63)
+    target_id: str = Field(pattern=field_rules.TARGET_ID)
 
 
 class ArticleAccepted(CamelModel):

@@ -2,28 +2,38 @@
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import AfterValidator, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic.config import JsonDict
 
-from wp_agent.models.base import CamelModel
+from wp_agent.models import field_rules
+from wp_agent.models.base import CamelModel, RequestModel
 
 DEFAULT_PUBLISH_TIMEZONE = ZoneInfo("Asia/Tokyo")
 MAX_CONTENT_CHARS = 1_000_000
-_META_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_\-]{0,99}$")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+MAX_META_ENTRIES = 50
+
+# A label (title, category, tag) is one line of visible text; surrounding white space is dropped.
+Label = Annotated[str, Field(pattern=field_rules.LABEL), AfterValidator(str.strip)]
+MetaKey = Annotated[str, Field(pattern=field_rules.META_KEY)]
+MetaValue = Annotated[str, Field(max_length=10_000, pattern=field_rules.NO_NUL)]
+# status "future" needs a publishDate; stated for the OpenAPI document (a validator enforces it)
+_FUTURE_NEEDS_A_DATE: JsonDict = {
+    "anyOf": [
+        {"properties": {"status": {"enum": ["draft", "publish"]}}},
+        {"required": ["publishDate"], "properties": {"publishDate": {"type": "string"}}},
+    ]
+}
 
 
-def _clean_label(value: str) -> str:
-    stripped = value.strip()
-    if not stripped:
-        raise ValueError("must not be empty")
-    if _CONTROL.search(stripped) or "\n" in stripped:
-        raise ValueError("must not contain control characters or newlines")
-    return stripped
+def _only_the_keys_it_names(schema: dict[str, Any]) -> None:
+    """A key that does not follow META_KEY is refused, so the document says no other keys."""
+    for branch in schema.get("anyOf", [schema]):
+        if branch.get("type") == "object":
+            branch["additionalProperties"] = False
 
 
 def parse_publish_date(value: str) -> datetime:
@@ -34,73 +44,30 @@ def parse_publish_date(value: str) -> datetime:
     return parsed
 
 
-class PublishArticleInput(CamelModel):
-    title: str = Field(min_length=1, max_length=500)
-    content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
-    categories: list[str] | None = Field(default=None, max_length=50)
-    tags: list[str] | None = Field(default=None, max_length=100)
+class PublishArticleInput(RequestModel):
+    model_config = ConfigDict(json_schema_extra=_FUTURE_NEEDS_A_DATE)
+    title: Label = Field(max_length=500)
+    content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS, pattern=field_rules.NO_NUL)
+    categories: list[Annotated[Label, Field(max_length=200)]] | None = Field(default=None, max_length=50)
+    tags: list[Annotated[Label, Field(max_length=200)]] | None = Field(default=None, max_length=100)
     status: Literal["draft", "publish", "future"]
-    publish_date: str | None = Field(default=None, validate_default=True)
-    featured_image_url: str | None = Field(default=None, max_length=2_048)
-    meta: dict[str, str | None] | None = None
-    site_url: str | None = Field(default=None, max_length=2_048)
-
-    @field_validator("title")
-    @classmethod
-    def _title(cls, value: str) -> str:
-        return _clean_label(value)
-
-    @field_validator("content")
-    @classmethod
-    def _content(cls, value: str) -> str:
-        if "\x00" in value:
-            raise ValueError("must not contain NUL characters")
-        return value
+    publish_date: str | None = Field(default=None, validate_default=True, pattern=field_rules.LOCAL_DATETIME)
+    featured_image_url: str | None = Field(default=None, max_length=2_048, pattern=field_rules.HTTP_URL)
+    meta: dict[MetaKey, MetaValue | None] | None = Field(
+        default=None, max_length=MAX_META_ENTRIES, json_schema_extra=_only_the_keys_it_names
+    )
+    site_url: str | None = Field(default=None, max_length=2_048, pattern=field_rules.HTTP_URL)
 
     @field_validator("categories", "tags")
     @classmethod
-    def _labels(cls, values: list[str] | None) -> list[str] | None:
-        if values is None:
-            return None
-        cleaned = [_clean_label(v) for v in values]
-        if any(len(v) > 200 for v in cleaned):
-            raise ValueError("each entry must be at most 200 characters")
-        return list(dict.fromkeys(cleaned))
+    def _each_once(cls, values: list[str] | None) -> list[str] | None:
+        return None if values is None else list(dict.fromkeys(values))
 
     @field_validator("publish_date")
     @classmethod
     def _date(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if value is None:
-            if info.data.get("status") == "future":  # named on the field, so errors point at it
-                raise ValueError("publishDate is required when status is 'future'")
-            return None
-        try:
-            parse_publish_date(value)
-        except ValueError as exc:
-            raise ValueError(
-                "publishDate must be an ISO 8601 date-time, e.g. 2026-11-23T09:00:00+09:00"
-            ) from exc
-        return value
-
-    @field_validator("featured_image_url", "site_url")
-    @classmethod
-    def _http_url(cls, value: str | None) -> str | None:
-        if value is not None and not re.match(r"^https?://[^\s/?#]+", value):
-            raise ValueError("must be an http:// or https:// URL")
-        return value
-
-    @field_validator("meta")
-    @classmethod
-    def _meta(cls, value: dict[str, str | None] | None) -> dict[str, str | None] | None:
-        if value is None:
-            return None
-        if len(value) > 50:
-            raise ValueError("at most 50 meta entries")
-        for key, item in value.items():
-            if not _META_KEY.match(key):
-                raise ValueError(f"meta key {key!r} must be letters, digits, '_' or '-' (max 100)")
-            if item is not None and (len(item) > 10_000 or "\x00" in item):
-                raise ValueError(f"meta value for {key!r} is too long or contains NUL")
+        if value is None and info.data.get("status") == "future":  # named on the field, so errors point at it
+            raise ValueError("publishDate is required when status is 'future'")
         return value
 
     def publish_datetime(self) -> datetime | None:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import AfterValidator, Field, field_validator
 
+from wp_agent.models import field_rules
 from wp_agent.models.agent_io import AgentInput
-from wp_agent.models.base import CamelModel
+from wp_agent.models.base import CamelModel, RequestModel
 
-SCHEDULE_ID = r"^sch_[0-9a-f]{20}$"
+SCHEDULE_ID = field_rules.SCHEDULE_ID
 
 
 class ScheduledRunInput(CamelModel):
@@ -44,27 +45,31 @@ MAX_SCHEDULE_NAME_CHARS = 64
 MAX_PROPOSAL_TEXT_CHARS = 2_000
 
 
-def _printable(value: str, what: str) -> str:
-    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
-        raise ValueError(f"{what} must not contain control characters")
-    if not value.strip():
-        raise ValueError(f"{what} must contain non-whitespace text")
-    return value
+def _known_zone(name: str) -> str:
+    if name not in field_rules.TIME_ZONES:
+        raise ValueError("timezone must be an IANA time zone name such as Asia/Tokyo")
+    return name
 
 
-class ScheduleCreateRequest(CamelModel):
+# An IANA time zone name; the document lists them all.
+TimeZoneName = Annotated[
+    str, AfterValidator(_known_zone), Field(json_schema_extra={"enum": list(field_rules.TIME_ZONES)})
+]
+
+
+class ScheduleCreateRequest(RequestModel):
     """POST /v1/schedules — run `agentInput` on `targetId` whenever `expression` fires."""
 
-    name: str | None = Field(default=None, min_length=1, max_length=MAX_SCHEDULE_NAME_CHARS)
-    expression: str = Field(min_length=1, max_length=256)
-    timezone: str = Field(default=DEFAULT_SCHEDULE_TIMEZONE, min_length=1, max_length=50)
-    target_id: str = Field(min_length=2, max_length=63)
+    name: str | None = Field(default=None, max_length=MAX_SCHEDULE_NAME_CHARS, pattern=field_rules.LABEL)
+    expression: str = Field(max_length=256, pattern=field_rules.SCHEDULE_EXPRESSION)
+    timezone: TimeZoneName = DEFAULT_SCHEDULE_TIMEZONE
+    target_id: str = Field(pattern=field_rules.TARGET_ID)
     agent_input: AgentInput
 
     @field_validator("name")
     @classmethod
     def _name(cls, value: str | None) -> str | None:
-        return None if value is None else _printable(value, "name").strip()
+        return None if value is None else value.strip()
 
 
 class ScheduleView(CamelModel):
@@ -83,19 +88,12 @@ class ScheduleList(CamelModel):
     schedules: list[ScheduleView]
 
 
-class ScheduleProposalRequest(CamelModel):
+class ScheduleProposalRequest(RequestModel):
     """POST /v1/schedules/proposals — a Japanese request such as 「毎週月曜9時に下書きを一覧して」."""
 
-    text: str = Field(min_length=1, max_length=MAX_PROPOSAL_TEXT_CHARS)
-    target_id: str = Field(min_length=2, max_length=63)
-    timezone: str = Field(default=DEFAULT_SCHEDULE_TIMEZONE, min_length=1, max_length=50)
-
-    @field_validator("text")
-    @classmethod
-    def _text(cls, value: str) -> str:
-        if "\x00" in value or not value.strip():
-            raise ValueError("text must contain non-whitespace text and no NUL")
-        return value
+    text: str = Field(min_length=1, max_length=MAX_PROPOSAL_TEXT_CHARS, pattern=field_rules.VISIBLE_TEXT)
+    target_id: str = Field(pattern=field_rules.TARGET_ID)
+    timezone: TimeZoneName = DEFAULT_SCHEDULE_TIMEZONE
 
 
 class ScheduleProposal(CamelModel):

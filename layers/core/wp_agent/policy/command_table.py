@@ -20,6 +20,7 @@ class CommandEntry:
     path: tuple[str, ...]
     category: PolicyCategory
     label_ja: str
+    custom: bool = False  # added by an FR-5.2 allow rule
 
 
 def _table(rows: dict[str, tuple[PolicyCategory, str]]) -> dict[tuple[str, ...], CommandEntry]:
@@ -167,7 +168,6 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "user set-role": (W, "ユーザー権限の設定"),
         "user add-role": (W, "ユーザー権限の追加"),
         "user remove-role": (D, "ユーザー権限の削除"),
-        "user add-cap": (D, "ユーザーへの個別権限付与"),
         "user remove-cap": (D, "ユーザーの個別権限削除"),
         "user reset-password": (D, "ユーザーのパスワードリセット"),
         "user session destroy": (D, "ログインセッションの破棄"),
@@ -178,7 +178,6 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "role exists": (R, "権限グループの存在確認"),
         "cap list": (R, "権限の一覧取得"),
         "super-admin list": (R, "特権管理者の一覧取得"),
-        "super-admin add": (D, "特権管理者の追加"),
         "super-admin remove": (D, "特権管理者の削除"),
         # Options
         "option get": (R, "設定値の取得"),
@@ -212,7 +211,6 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "rewrite list": (R, "リライトルールの一覧取得"),
         "rewrite structure": (D, "パーマリンク構造の変更"),
         "cron event list": (R, "予約イベントの一覧取得"),
-        "cron event schedule": (W, "予約イベントの登録"),
         "cron event unschedule": (D, "予約イベントの登録解除"),
         "cron event delete": (D, "予約イベントの削除"),
         "cron schedule list": (R, "予約スケジュールの一覧取得"),
@@ -319,4 +317,38 @@ HARD_BLOCKS: tuple[HardBlock, ...] = (
     ),
     HardBlock(("user", "check-password"), "blocked.credentials", "パスワードの照合は実行できません"),
     HardBlock(("cron", "event", "run"), "blocked.code_execution", "予約イベントの強制実行は実行できません"),
+    HardBlock(
+        ("cron", "event", "schedule"),
+        "blocked.arbitrary_hook",
+        "予約イベントの登録（cron event schedule）は、任意の処理（フック）を任意の引数で実行できるため使用できません",
+    ),
+    # Role definitions and individual grants change what users can do beyond any approval summary;
+    # see account_rules.py for the decisions.
+    HardBlock(
+        ("super-admin", "add"),
+        "blocked.privilege_grant",
+        "ネットワークの特権管理者（super-admin）の追加は実行できません",
+    ),
+    HardBlock(
+        ("user", "add-cap"),
+        "blocked.privilege_grant",
+        "ユーザーへの個別権限の付与（user add-cap）は実行できません。権限グループ（user set-role）で設定してください",
+    ),
+    HardBlock(
+        ("role", "create"), "blocked.role_definitions", "権限グループの作成（role create）は実行できません"
+    ),
+    HardBlock(
+        ("role", "delete"), "blocked.role_definitions", "権限グループの削除（role delete）は実行できません"
+    ),
+    HardBlock(
+        ("role", "reset"), "blocked.role_definitions", "権限グループの初期化（role reset）は実行できません"
+    ),
+    HardBlock(
+        ("cap", "add"), "blocked.role_definitions", "権限グループへの権限追加（cap add）は実行できません"
+    ),
+    HardBlock(
+        ("cap", "remove"),
+        "blocked.role_definitions",
+        "権限グループからの権限削除（cap remove）は実行できません",
+    ),
 )

@@ -4,7 +4,8 @@ Format (both sources are merged; deny wins over everything, hard blocks cannot b
     {"allow":   ["widget list", {"command": "widget add", "category": "write"}],
      "deny":    ["plugin install", {"command": "user create", "reason": "…"}],
      "confirm": ["plugin activate"]}
-A rule's command is a WP-CLI command path prefix ("plugin" matches every plugin subcommand).
+A rule's command is a WP-CLI command path prefix ("plugin" matches every plugin subcommand),
+resolved to WP-CLI's canonical words like every command ("option set" is the rule "option update").
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from wp_agent.errors import ConfigurationError
+from wp_agent.policy.aliases import canonical_path
 
 _PATH_WORD = re.compile(r"^[a-z][a-z0-9\-]*$")
 
@@ -36,7 +38,7 @@ class _Rule(BaseModel):
 
     @property
     def path(self) -> tuple[str, ...]:
-        return tuple(self.command.split())
+        return canonical_path(self.command.split())
 
 
 class AllowRule(_Rule):

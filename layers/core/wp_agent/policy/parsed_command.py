@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+
+# WP-CLI's Configurator::extract_assoc(): `--name`, `--name=value` (name without `=`, at least one
+# character); `--`, `--=x` and `-x` are positional words.
+_ASSOC = re.compile(r"^--([^=]+)(?:(=)(.*))?$", re.S)
 
 
 @dataclass(frozen=True)
@@ -24,9 +29,11 @@ class ParsedCommand:
         options: list[CliOption] = []
         for token in argv:
             # WP-CLI treats `--x` / `--x=v` as associative args anywhere; everything else is positional.
-            if token.startswith("--") and len(token) > 2:
-                name, sep, value = token[2:].partition("=")
-                options.append(CliOption(name.lower(), value if sep else None, token))
+            match = _ASSOC.match(token)
+            if match:
+                options.append(
+                    CliOption(match.group(1).lower(), match.group(3) if match.group(2) else None, token)
+                )
             else:
                 positionals.append(token)
         return cls(argv, tuple(positionals), tuple(options))
@@ -36,6 +43,10 @@ class ParsedCommand:
 
     def option_values(self, *names: str) -> list[str]:
         return [o.value for o in self.options if o.name in names and o.value is not None]
+
+    @staticmethod
+    def is_option(token: str) -> bool:
+        return _ASSOC.match(token) is not None
 
     def args_after(self, path: tuple[str, ...]) -> tuple[str, ...]:
         return self.positionals[len(path) :]

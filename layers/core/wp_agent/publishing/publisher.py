@@ -27,12 +27,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from wp_agent.agent.ports import AuditEvent, AuditEventType, AuditLog
+from wp_agent.agent.audit_events import AuditEvent, AuditEventType
+from wp_agent.agent.ports import AuditLog
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput, PublishedArticle
 from wp_agent.policy import CommandPolicy, PolicyDecision
-from wp_agent.policy.masking import mask_argv, mask_text
+from wp_agent.policy.masking import mask_argv, mask_command_output, mask_text
 from wp_agent.publishing.outcome import CleanupReport, PublishErrorCode, Resource, failure_output
 from wp_agent.publishing.schedule import PostDates, SiteTimezoneError, post_dates, site_timezone
 from wp_agent.publishing.terms import SiteTerm, Taxonomy, WantedTerm, find_term, parse_term_list, wanted_terms
@@ -134,9 +135,9 @@ def _audit_command(argv: Sequence[str]) -> str:
 class ArticlePublisher:
     """Publishes one article with a deterministic WP-CLI sequence; every command passes the policy.
 
-    `site_url` is the default `--url` (multisite) when the article has no `siteUrl`; `wp_user` is
-    passed as `--user` (the post author, and WordPress keeps `<script>`/`<iframe>` in the content
-    only for users with `unfiltered_html`).
+    `site_url` is the default `--url` (multisite) when the article has no `siteUrl`. The WordPress
+    user (the post author; WordPress keeps `<script>`/`<iframe>` only for users with
+    `unfiltered_html`) is the executor's, from WP_AGENT_WP_USER or the target's wpUser.
     """
 
     def __init__(
@@ -149,7 +150,6 @@ class ArticlePublisher:
         session_id: str | None = None,
         target_id: str = "default",
         site_url: str | None = None,
-        wp_user: str | None = None,
         clock: Callable[[], datetime] = _utc_now,
     ) -> None:
         self._wp = wp_cli
@@ -159,7 +159,6 @@ class ArticlePublisher:
         self._session_id = session_id
         self._target_id = target_id
         self._site_url = site_url
-        self._wp_user = wp_user
         self._clock = clock
 
     # -- public API -----------------------------------------------------------------------------
@@ -521,8 +520,6 @@ class ArticlePublisher:
         words = list(argv)
         if run.site_url:
             words.append(f"--url={run.site_url}")
-        if self._wp_user:
-            words.append(f"--user={self._wp_user}")
         return words
 
     def _check_policy(
@@ -593,7 +590,7 @@ class ArticlePublisher:
         if self._audit is None:
             return
         if result is not None and not result.ok:
-            error = mask_text(result.stderr[:1_000])
+            error = mask_command_output(result.stderr[:1_000])
         executed = event_type is AuditEventType.COMMAND_EXECUTED
         self._audit.append(
             AuditEvent(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -10,23 +11,12 @@ from pydantic import ValidationError
 from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails
 
+from wp_agent.models import field_rules
 from wp_agent.models.article import PublishArticleError, PublishArticleOutput
 from wp_agent.publishing.outcome import PublishErrorCode
 
 # Our own validators' messages (models/article.py), by leading text.
 _VALUE_ERRORS_JA: tuple[tuple[str, str], ...] = (
-    ("must not be empty", "空にできません"),
-    ("must not contain control characters", "制御文字や改行は使えません"),
-    ("must not contain NUL", "NUL文字は使えません"),
-    ("each entry must be at most", "各要素は200文字以内にしてください"),
-    (
-        "publishDate must be an ISO 8601",
-        "ISO 8601形式の日時で指定してください（例: 2026-11-23T09:00:00+09:00）",
-    ),
-    ("must be an http:// or https:// URL", "http:// または https:// で始まるURLを指定してください"),
-    ("at most 50 meta entries", "最大50件までです"),
-    ("meta key", "キーは英字で始まり、英数字・_・- の100文字以内にしてください"),
-    ("meta value for", "値が長すぎる（最大10,000文字）か、NUL文字を含みます"),
     ("publishDate is required", "status が future のときは必須です"),
 )
 
@@ -40,13 +30,17 @@ class InputProblem:
 
 
 def _location(loc: Sequence[int | str]) -> str:
+    """The field as the input names it: `title`, `tags[1]`, `meta["description"]`. The input is flat,
+    so only the first part is a field (defaults validated without input come by the Python name);
+    later strings are meta keys, and a bad key itself is reported on `meta`."""
+    if "[key]" in loc:
+        loc = loc[: loc.index("[key]") - 1]
     text = ""
     for part in loc:
         if isinstance(part, int):
             text += f"[{part}]"
         else:
-            name = to_camel(part)  # defaults validated without input are reported by the Python name
-            text += f".{name}" if text else name
+            text += json.dumps(part, ensure_ascii=False).join("[]") if text else to_camel(part)
     return text
 
 
@@ -65,6 +59,8 @@ def _type_reason(error: ErrorDetails) -> str:
     }
     if kind in simple:
         return simple[kind]
+    if kind == "string_pattern_mismatch":
+        return field_rules.REASONS_JA.get(str(context.get("pattern")), str(error["msg"]))
     if kind == "string_too_long":
         return f"長すぎます（最大{context.get('max_length')}文字）"
     if kind == "too_long":

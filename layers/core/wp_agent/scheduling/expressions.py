@@ -31,9 +31,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from functools import cache
 from typing import Literal
-from zoneinfo import ZoneInfo, available_timezones
+from zoneinfo import ZoneInfo
+
+from wp_agent.models.field_rules import TIME_ZONES
 
 DEFAULT_TIMEZONE = "Asia/Tokyo"
 MIN_INTERVAL = timedelta(minutes=15)
@@ -41,6 +42,7 @@ DEFAULT_RUN_COUNT = 5
 MAX_EXPRESSION_CHARS = 256  # CreateSchedule's limit
 MAX_TIMEZONE_CHARS = 50  # CreateSchedule's limit
 MIN_YEAR, MAX_YEAR = 1970, 2199
+_ZONE_NAMES = frozenset(TIME_ZONES)
 
 MONTH_NAMES = {
     name: number
@@ -346,7 +348,14 @@ _RATE_UNITS: dict[str, tuple[RateUnit, bool]] = {
 }
 
 
+# The longest rate EventBridge Scheduler could ever fire on (about 27 years); beyond it a
+# timedelta overflows.
+MAX_RATE_VALUE = 10_000
+
+
 def _parse_rate(value_text: str, unit: str) -> RateExpression:
+    if len(value_text) > len(str(MAX_RATE_VALUE)) or int(value_text) > MAX_RATE_VALUE:
+        raise ScheduleExpressionError(f"rate 式の値は{MAX_RATE_VALUE}以下の整数にしてください。")
     value = int(value_text)
     if value < 1:
         raise ScheduleExpressionError("rate 式の値は1以上の整数にしてください（例: rate(30 minutes)）。")
@@ -388,14 +397,9 @@ def parse_expression(text: str) -> ScheduleExpression:
     )
 
 
-@cache
-def _zone_names() -> frozenset[str]:
-    return frozenset(available_timezones())
-
-
 def parse_timezone(name: str) -> ZoneInfo:
     """An IANA time zone by name; raises ScheduleExpressionError(parameter="timezone")."""
-    if not name or len(name) > MAX_TIMEZONE_CHARS or name not in _zone_names():
+    if name not in _ZONE_NAMES:
         raise ScheduleExpressionError(
             f"タイムゾーン「{name[:MAX_TIMEZONE_CHARS]}」は使えません。Asia/Tokyo のような IANA のタイムゾーン名で指定してください。",
             parameter="timezone",

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -29,6 +28,7 @@ from wp_agent.adapters.aws.registry import TargetRegistry
 from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
 from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, ConfigurationError, WpAgentError
+from wp_agent.models import field_rules
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.schedule import (
     SCHEDULE_ID,
@@ -67,7 +67,6 @@ MAX_TARGET_INPUT_BYTES = 32 * 1024
 # would surprise people, and every firing maps to one session anyway.
 RETRY_POLICY = {"MaximumEventAgeInSeconds": 3_600, "MaximumRetryAttempts": 3}
 _DEFAULT_NAME_CHARS = 40
-_SCHEDULE_ID = re.compile(SCHEDULE_ID)
 
 
 def new_schedule_id() -> str:
@@ -295,7 +294,7 @@ class ScheduleService:
         return target
 
     def _owned(self, owner_id: str, schedule_id: str) -> ScheduleRecord:
-        record = self._store.get(schedule_id) if _SCHEDULE_ID.match(schedule_id) else None
+        record = self._store.get(schedule_id) if field_rules.matches(SCHEDULE_ID, schedule_id) else None
         if record is None or record.owner_id != owner_id:
             raise not_found("スケジュール", "SCHEDULE_NOT_FOUND")
         return record

@@ -4,12 +4,12 @@ target's SSH access), and whose PublishArticleOutput the caller polls."""
 from __future__ import annotations
 
 import logging
-import re
 import uuid
 from typing import Any
 
 from wp_agent.adapters.aws.article_jobs import ArticleJobStore, ArticleTooLargeError
 from wp_agent.adapters.aws.events import ARTICLE_FAILED, ARTICLE_PUBLISHED
+from wp_agent.models import field_rules
 from wp_agent.models.api import ArticleAccepted, ArticleJobView, ArticlePublishRequest
 from wp_agent.models.article import PublishArticleError, PublishArticleInput, PublishArticleOutput
 from wp_agent.publishing import ArticlePublisher
@@ -18,8 +18,6 @@ from wp_agent.service.runtime import AwsRuntime, required_setting
 from wp_agent.telemetry import ERRORS_TOTAL, REQUESTS_TOTAL
 
 logger = logging.getLogger(__name__)
-
-ARTICLE_ID = re.compile(r"^art_[0-9a-f]{20}$")
 
 
 def _failure(code: str, message_ja: str) -> PublishArticleOutput:
@@ -83,7 +81,9 @@ class ArticleService:
         )
 
     def view(self, user_id: str, article_id: str) -> ArticleJobView:
-        found = self._jobs.get(article_id) if ARTICLE_ID.match(article_id) else None
+        found = (
+            self._jobs.get(article_id) if field_rules.matches(field_rules.ARTICLE_ID, article_id) else None
+        )
         if found is None or found[0] != user_id:
             raise not_found("記事の公開リクエスト", "ARTICLE_NOT_FOUND")
         return found[1]

@@ -7,13 +7,11 @@ Errors are not stored, so a failed request can be retried with the same key.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable
 from typing import Any
 
+from wp_agent.models import field_rules
 from wp_agent.service.api_errors import ApiError
-
-_KEY = re.compile(r"^[\x21-\x7e]{1,128}$")
 
 
 class IdempotentRequests:
@@ -58,7 +56,7 @@ class IdempotentRequests:
         """`compute` returns a JSON-able response ({"status", "body"}); run once per key."""
         if key is None:
             return compute()
-        if not _KEY.match(key):
+        if not field_rules.matches(field_rules.IDEMPOTENCY_KEY, key):
             raise ApiError(
                 400,
                 "INVALID_IDEMPOTENCY_KEY",

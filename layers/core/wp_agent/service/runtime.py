@@ -99,6 +99,7 @@ class AwsRuntime:
                 "vps_port": target.port,
                 "vps_ssh_user": target.user,
                 "wp_path": target.wp_path,
+                "wp_agent_wp_user": target.wp_user,
                 "vps_ssh_key_secret_arn": target.secret_arn,
                 "vps_ssh_key_path": None,
                 "vps_ssh_key_secret_id": None,

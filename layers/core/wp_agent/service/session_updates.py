@@ -1,7 +1,8 @@
 """Read-change-write of a session that another writer (a turn, the API, the workflow) may be changing
 at the same time: the session store's version check refuses a stale save, so the change is applied
-again to a fresh load. Its audit events are written only once its save succeeded: a retried change
-must not leave its trail twice, and a refused one none."""
+again to a fresh load. The audit records a change makes go into the session's outbox and are
+delivered after the save that makes them true: a retried change leaves its trail once, a refused
+one none, and a record the audit log could not take waits in the session for the next delivery."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from wp_agent.adapters.aws.session_store import DynamoSessionStore, StaleSessionError
-from wp_agent.agent.ports import AuditLog, MemoryAuditLog
+from wp_agent.agent import audit_outbox
+from wp_agent.agent.ports import AuditLog
 from wp_agent.agent.session_state import SessionState
 
 T = TypeVar("T")
@@ -17,31 +19,35 @@ T = TypeVar("T")
 SAVE_ATTEMPTS = 3
 
 
+def save_and_deliver(store: DynamoSessionStore, audit: AuditLog, state: SessionState) -> bool:
+    """Save, then deliver the outbox; False when some audit record still waits in the session."""
+    store.save(state)
+    return audit_outbox.deliver(state, audit)
+
+
 def update_session(
     store: DynamoSessionStore,
     audit: AuditLog,
     load: Callable[[], SessionState],
-    change: Callable[[SessionState, AuditLog], T],
+    change: Callable[[SessionState], T],
     *,
     unchanged: Callable[[T], bool] = lambda result: result is False,
     attempts: int = SAVE_ATTEMPTS,
 ) -> tuple[SessionState, T]:
     """Apply `change` and save. A change whose result is `unchanged` (by default: False) changed
-    nothing and is not saved; one that raises is not saved either. StaleSessionError when every
-    attempt lost the race."""
+    nothing and is not saved (what waits in the outbox is still delivered); one that raises is not
+    saved either. StaleSessionError when every attempt lost the race."""
     for attempt in range(attempts):
         state = load()
-        trail = MemoryAuditLog()
-        result = change(state, trail)
+        result = change(state)
         if unchanged(result):
+            audit_outbox.deliver(state, audit)
             return state, result
         try:
-            store.save(state)
+            save_and_deliver(store, audit, state)
         except StaleSessionError:
             if attempt + 1 < attempts:
                 continue
             raise
-        for event in trail.events:
-            audit.append(event)
         return state, result
     raise AssertionError("unreachable")  # pragma: no cover

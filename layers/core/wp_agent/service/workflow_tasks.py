@@ -6,13 +6,14 @@ import logging
 from typing import Any
 
 from wp_agent.adapters.aws.session_store import StaleSessionError
-from wp_agent.agent import lifecycle
-from wp_agent.agent.ports import AuditLog
-from wp_agent.agent.session_state import ApprovalStatus, SessionState, SessionStatus
+from wp_agent.agent import approval_protocol, audit_outbox, lifecycle
+from wp_agent.agent.session_state import SessionState, SessionStatus
 from wp_agent.agent.turn import TurnResult
+from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.models.target import Target
 from wp_agent.service import notifications
 from wp_agent.service.runtime import AwsRuntime
-from wp_agent.service.session_updates import update_session
+from wp_agent.service.session_updates import save_and_deliver, update_session
 from wp_agent.telemetry import APPROVALS_RESOLVED_TOTAL, REQUESTS_TOTAL
 
 logger = logging.getLogger(__name__)
@@ -54,15 +55,36 @@ def _load_run(runtime: AwsRuntime, session_id: str, run_id: str) -> SessionState
     return state
 
 
+def refresh_rights(state: SessionState, target: Target) -> bool:
+    """Rights come from the registry as it is now, every turn: a removed owner's run ends, a
+    removed network administrator loses network-level commands (False: the run was ended)."""
+    if not target.owned_by(state.user_id):
+        error = WpAgentError(
+            AgentErrorCode.COMMAND_BLOCKED,
+            "このサイトを操作する権限がなくなったため、処理を中止しました。",
+            details={"reason": "not_owner"},
+        )
+        lifecycle.finish(state, SessionStatus.FAILED, error=error)
+        return False
+    state.network_admin = target.multisite and target.network_admin(state.user_id)
+    return True
+
+
 def run_turn(runtime: AwsRuntime, session_id: str, run_id: str) -> dict[str, Any]:
     """One agent turn; the answer tells the state machine where to go next."""
     for attempt in range(_STALE_ATTEMPTS):
         state = _load_run(runtime, session_id, run_id)
         if state.status.terminal:
+            # Ended by someone else (a cancel): write what its audit trail still holds.
+            audit_outbox.deliver(state, runtime.audit)
             return _route(state, _ended(state))
         target = runtime.registry.get(state.target_id)
         if target is None:
             lifecycle.fail_run(state, "target_missing")
+            save_and_deliver(runtime.sessions, runtime.audit, state)
+            notifications.run_finished(runtime.events, state, runtime.telemetry)
+            return _route(state, TurnResult.FAILED)
+        if not refresh_rights(state, target):
             runtime.sessions.save(state)
             notifications.run_finished(runtime.events, state, runtime.telemetry)
             return _route(state, TurnResult.FAILED)
@@ -90,18 +112,16 @@ def wait_for_approval(
     A decision that arrived before the token (a fast requester) is answered here."""
     for _ in range(_STALE_ATTEMPTS):
         state = _load_run(runtime, session_id, run_id)
-        pending = state.pending_approval
-        if pending is None or pending.approval_id != approval_id:
-            raise WorkflowTaskError(f"approval {approval_id} is not pending")
-        if pending.status is not ApprovalStatus.PENDING:
-            # The requester answered before the wait began: still announce it (with its status), then go on.
+        try:
+            came_first = approval_protocol.attach_token(state, approval_id, task_token)
+        except approval_protocol.ApprovalRefusedError as refused:
+            raise WorkflowTaskError(f"approval {approval_id}: {refused.refusal.value}") from None
+        if came_first is not None:
+            # The requester answered before the wait began: still announce it (with its status),
+            # then hand the stored decision to this wait.
             notifications.approval_requested(runtime.events, state)
-            decision = (
-                "approve" if pending.status is ApprovalStatus.APPROVED else "reject"
-            )  # as the API sends
-            runtime.workflow.resume(task_token, {"approvalId": approval_id, "decision": decision})
+            runtime.workflow.resume(task_token, came_first)
             return
-        pending.task_token = task_token
         try:
             runtime.sessions.save(state)
         except StaleSessionError:
@@ -142,7 +162,7 @@ def record_failure(
     if state is None or state.run_id != run_id:
         return {"recorded": False}
 
-    def fail(current: SessionState, log: AuditLog) -> bool:
+    def fail(current: SessionState) -> bool:
         return lifecycle.fail_run(current, f"workflow_error:{name}")
 
     state, recorded = update_session(

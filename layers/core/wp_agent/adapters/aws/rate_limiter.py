@@ -129,6 +129,8 @@ class DynamoRateLimiter:
     # -- SSH slots ------------------------------------------------------------------------------
 
     def _try_slot(self, target_id: str, slot: int, lease_id: str, now: float) -> bool:
+        """Take the slot when it is free or its lease ran out. The condition also accepts our own
+        lease: the SDK retries a put whose answer was lost, and that retry meets our own write."""
         try:
             self._table.put_item(
                 Item={
@@ -138,12 +140,15 @@ class DynamoRateLimiter:
                     "lease_until": int(now + self._lease_seconds) + 1,
                     "expires_at": int(now + self._lease_seconds) + 3_600,
                 },
-                ConditionExpression="attribute_not_exists(pk) OR lease_until < :now",
-                ExpressionAttributeValues={":now": int(now)},
+                ConditionExpression="attribute_not_exists(pk) OR lease_until < :now OR lease = :mine",
+                ExpressionAttributeValues={":now": int(now), ":mine": lease_id},
             )
         except Exception as exc:
             if _conditional_failed(exc):
                 return False
+            # The put may have landed before the error (its retries ran out after a lost answer):
+            # give back whatever we may hold, so the slot is not held by nobody until it expires.
+            self._release(target_id, slot, lease_id)
             raise
         return True
 

@@ -40,7 +40,7 @@ class TargetRegistry:
         item = self._table.get_item(Key={"pk": f"TARGET#{target_id}", "sk": "TARGET"}).get("Item")
         if item is None:
             return None
-        return Target.model_validate({k: v for k, v in item.items() if k not in {"pk", "sk"}})
+        return Target.model_validate({k: v for k, v in item.items() if k not in {"pk", "sk"}}, strict=False)
 
     def list(self) -> list[Target]:
         from boto3.dynamodb.conditions import Attr
@@ -50,7 +50,7 @@ class TargetRegistry:
         while True:
             page = self._table.scan(**kwargs)
             targets.extend(
-                Target.model_validate({k: v for k, v in i.items() if k not in {"pk", "sk"}})
+                Target.model_validate({k: v for k, v in i.items() if k not in {"pk", "sk"}}, strict=False)
                 for i in page["Items"]
             )
             if "LastEvaluatedKey" not in page:

@@ -5,18 +5,12 @@ from __future__ import annotations
 import json
 import logging
 import time
-from enum import StrEnum
 from typing import Any
 
 from wp_agent.adapters.aws.clients import client
+from wp_agent.agent.approval_protocol import ResumeOutcome
 
 logger = logging.getLogger(__name__)
-
-
-class ResumeOutcome(StrEnum):
-    RESUMED = "resumed"
-    TIMED_OUT = "timed_out"  # the wait's TimeoutSeconds passed: the workflow expires the approval
-    UNKNOWN_TOKEN = "unknown_token"  # noqa: S105 - a state, not a secret: answered, restarted or stopped
 
 
 class RunWorkflow:
@@ -50,11 +44,20 @@ class RunWorkflow:
         except sfn.exceptions.ExecutionDoesNotExist:
             logger.info("execution already gone", extra={"execution_arn": execution_arn})
 
+    def has_ended(self, execution_arn: str) -> bool:
+        """Whether the execution exists and is no longer running (False when it cannot be told)."""
+        sfn = client("stepfunctions")
+        try:
+            status = sfn.describe_execution(executionArn=execution_arn)["status"]
+        except sfn.exceptions.ExecutionDoesNotExist:
+            return False  # not started yet (the API saves the session first)
+        return str(status) != "RUNNING"
+
     def resume(
         self, task_token: str, decision: dict[str, Any], *, attempts: int = 3, pause: float = 0.3
     ) -> ResumeOutcome:
-        """Answer the approval wait. A token written a moment ago may not be accepted yet, so
-        "unknown token" is retried briefly before it is reported."""
+        """Answer the approval wait (approval_protocol.hand_over calls this). A token written a moment
+        ago may not be accepted yet, so "unknown token" is retried briefly before it is reported."""
         sfn = client("stepfunctions")
         for attempt in range(attempts):
             try:

@@ -1,0 +1,65 @@
+"""Audit records: what they say, and the id that makes writing one twice harmless."""
+
+from __future__ import annotations
+
+import hashlib
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from wp_agent.models.agent_io import utc_now_iso
+
+
+class AuditEventType(StrEnum):
+    COMMAND_EXECUTED = "command_executed"
+    COMMAND_BLOCKED = "command_blocked"
+    COMMAND_OUTCOME_UNKNOWN = "command_outcome_unknown"
+    APPROVAL_REQUESTED = "approval_requested"
+    APPROVAL_APPROVED = "approval_approved"
+    APPROVAL_REJECTED = "approval_rejected"
+    APPROVAL_EXPIRED = "approval_expired"
+    RUN_CANCELLED = "run_cancelled"
+
+
+class AuditEvent(BaseModel):
+    """One append-only audit record; `command` is always masked. `record_id` is derived from the
+    content (time included), so a retried write of the same record is recognised as the same."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: AuditEventType
+    timestamp: str = Field(default_factory=utc_now_iso)
+    record_id: str = ""
+    user_id: str
+    session_id: str
+    target_id: str
+    run_id: str | None = None
+    command: str | None = None
+    reason: str | None = None
+    category: str | None = None
+    rule: str | None = None
+    policy_reason: str | None = None
+    success: bool | None = None
+    exit_code: int | None = None
+    duration_ms: int | None = None
+    error: str | None = None
+    approval_id: str | None = None
+    approver: str | None = None
+    comment: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derive_record_id(cls, data: Any) -> Any:
+        if isinstance(data, dict) and not data.get("record_id"):
+            content = {k: v for k, v in data.items() if v is not None}
+            content.setdefault("timestamp", utc_now_iso())
+            canonical = repr(sorted((k, str(v)) for k, v in content.items()))
+            content["record_id"] = hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+            return content
+        return data
+
+    @property
+    def long_retention(self) -> bool:
+        """Destructive commands and approval records are kept 1 year, the rest 90 days (spec §10.1)."""
+        return self.type.value.startswith("approval_") or self.category == "destructive"

@@ -1,0 +1,262 @@
+"""Accounts and privileges, judged by their effect on a real site.
+
+Decisions (README, "The policy"):
+- Granting rights needs the requester's approval: creating or promoting a user to a role that can
+  publish or more (author, editor, administrator, and any role not known to stay below that), every
+  role change of an existing user, email and password changes, marking a user spam.
+- Raw writes of privilege or secret user meta (`*capabilities`, `*user_level`, session tokens,
+  activation keys, 2FA material, application passwords) are refused in any table prefix: the
+  proper commands (`user set-role`, `user session destroy`, `user reset-password`) exist and go
+  through approval. Reading them is refused too (`user get <id> --field=roles` shows roles).
+- `user update` passes every flag to wp_update_user(), which also writes user_activation_key: a
+  password-reset takeover. Only the profile fields below are accepted; everything else is refused.
+- Role definitions are never changed by the agent: `role create|delete|reset`, `cap add|remove`,
+  `user add-cap` and writes of the `*user_roles` option are refused (hard blocks in
+  command_table.py), and so is `super-admin add`; `super-admin remove` and `user remove-cap` need
+  approval.
+"""
+
+from __future__ import annotations
+
+from wp_agent.policy.categories import PolicyCategory
+from wp_agent.policy.parsed_command import ParsedCommand
+from wp_agent.policy.rule import Verdict, argument_rule, written_option
+from wp_agent.policy.secret_names import folded, is_privilege_key, is_secret_key
+
+B = PolicyCategory.BLOCKED
+D = PolicyCategory.DESTRUCTIVE
+
+# Roles that cannot publish; any other role (incl. custom ones) is treated as publishing or above.
+LOW_ROLES = frozenset({"subscriber", "contributor"})
+# Global parameters WP-CLI accepts on every command (the forbidden ones never get this far).
+_GLOBALS = frozenset(
+    {"url", "quiet", "skip-plugins", "skip-themes", "skip-packages", "no-color", "color", "debug"}
+)
+_GLOBALS |= {"context", "allow-root", "format", "porcelain"}
+_PROFILE_FIELDS = frozenset(
+    {
+        "display_name",
+        "nickname",
+        "first_name",
+        "last_name",
+        "description",
+        "user_url",
+        "user_nicename",
+        "rich_editing",
+        "syntax_highlighting",
+        "comment_shortcuts",
+        "admin_color",
+        "use_ssl",
+        "show_admin_bar_front",
+        "locale",
+        "user_registered",
+        "skip-email",
+        "send-email",
+    }
+)
+# Fields WordPress accepts that change who can log in or what they may do: approval.
+_APPROVAL_FIELDS = {
+    "user_pass": "パスワード",
+    "user_email": "メールアドレス",
+    "role": "権限グループ",
+    "spam": "スパム指定（ログイン不可）",
+}
+# WP-CLI resolves `pass` to `user_pass` in --field(s) (Formatter tries `<prefix>_<field>`).
+SECRET_USER_FIELDS = frozenset({"user_pass", "pass", "user_activation_key", "activation_key"})
+_USER_META_READS = {("user", "meta", "get"), ("user", "meta", "pluck"), ("user", "meta", "list")}
+_USER_META_WRITES = {
+    ("user", "meta", "add"),
+    ("user", "meta", "update"),
+    ("user", "meta", "patch"),
+    ("user", "meta", "delete"),
+}
+
+
+def _roles_named(cmd: ParsedCommand, path: tuple[str, ...]) -> list[str]:
+    if path in {("user", "add-role"), ("user", "set-role")}:
+        return list(cmd.args_after(path)[1:])
+    return cmd.option_values("role")
+
+
+@argument_rule(
+    match=(
+        "user create eve eve@example.com --role=editor",
+        "user create eve eve@example.com --role=author",
+        "user create eve eve@example.com --role=shop_manager",
+        "user create eve eve@example.com",
+        "user add-role 2 editor",
+        "user set-role 1 subscriber",
+        "user update 2 --role=contributor",
+        "user update 1 --user_email=attacker@evil.example",
+        "user update 1 --user_pass=hunter2",
+        "user update 3 --spam=1",
+    ),
+    not_match=(
+        "user create taro taro@example.com --role=subscriber",
+        "user create hana hana@example.com --role=contributor --display_name=花子",
+        "user add-role 2 contributor",
+        "user update 3 --display_name='山田 太郎'",
+    ),
+)
+def account_grants(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """New rights for someone: a publishing role, any role change, a new email or password."""
+    roles = [folded(r) for r in _roles_named(cmd, path)]
+    if path == ("user", "create") and not cmd.has_flag("role"):
+        return Verdict(
+            D,
+            "confirm.user.default_role",
+            "権限グループを指定せずにユーザーを作成します（サイトの既定の権限グループになります）。承認が必要です",
+            "user create",
+        )
+    if path in {("user", "create"), ("user", "add-role")} and any(r not in LOW_ROLES for r in roles):
+        shown = next(r for r in roles if r not in LOW_ROLES)
+        return Verdict(
+            D,
+            "confirm.user.publishing_role",
+            f"投稿を公開できる以上の権限（{shown}）を付与します。承認が必要です",
+            shown,
+        )
+    if path == ("user", "set-role"):
+        return Verdict(
+            D,
+            "confirm.user.role_change",
+            "既存ユーザーの権限グループを変更します（昇格・降格・締め出しを含む）。承認が必要です",
+            "user set-role",
+        )
+    changed = [name for name in _APPROVAL_FIELDS if cmd.has_flag(name)] if path == ("user", "update") else []
+    if changed:
+        return Verdict(
+            D,
+            "confirm.user.role_change" if "role" in changed else "confirm.user.credentials",
+            f"既存ユーザーの{'・'.join(_APPROVAL_FIELDS[n] for n in changed)}を変更します。承認が必要です",
+            ", ".join(f"--{n}" for n in changed),
+        )
+    return None
+
+
+@argument_rule(
+    match=(
+        "user update admin '--user_activation_key=1700000000:$P$Bxxxxxxxx'",
+        "user update 2 --meta_input=x",
+        "user update 2 --ID=1",
+        "user create eve eve@example.com --role=subscriber --user_activation_key=x",
+        "user reset-password admin --show-password",
+        "user reset-password admin --porcelain",
+    ),
+    not_match=(
+        "user update 2 --first_name=太郎 --last_name=山田 --user_url=https://example.com",
+        "user create eve eve@example.com --role=subscriber --porcelain",
+        "user reset-password admin --skip-email",
+    ),
+)
+def account_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """Only known profile fields reach wp_insert_user(); a reset never prints the new password."""
+    if path == ("user", "reset-password"):
+        shown = next((o for o in cmd.options if o.name in {"show-password", "porcelain"}), None)
+        if shown is not None:
+            return Verdict(
+                B,
+                "blocked.secret_output",
+                "新しいパスワードを出力するオプション（--show-password / --porcelain）は使用できません",
+                shown.token,
+            )
+        return None
+    if path not in {("user", "update"), ("user", "create")}:
+        return None
+    accepted = _PROFILE_FIELDS | _APPROVAL_FIELDS.keys() | _GLOBALS
+    odd = next((o for o in cmd.options if o.name not in accepted), None)
+    if odd is None:
+        return None
+    return Verdict(
+        B,
+        "blocked.user_field",
+        f"ユーザーの項目 --{odd.name} は変更できません（パスワードリセット用キーなど、ログインを乗っ取れる項目を含むため、"
+        "表示名・氏名・URL などのプロフィール項目と、承認付きのパスワード・メールアドレス・権限だけを扱えます）",
+        f"--{odd.name}",
+    )
+
+
+@argument_rule(
+    match=(
+        "user meta update 2 wp_capabilities '{\"administrator\":true}' --format=json",
+        "user meta set 2 wp_2_capabilities x",
+        "user meta add 2 xyz_user_level 10",
+        "user meta delete 2 WP_CAPABILITIES",
+        "user meta patch insert 2 wp_capabilities administrator 1",
+        "user meta update 1 session_tokens x",
+        "user meta update 1 _two_factor_totp_key ABCDEF",
+        "user meta delete 1 _two_factor_enabled_providers",
+        "user meta get 1 _two_factor_totp_key",
+        "user meta get 1 wp_capabilities",
+        "user meta list 1 --keys=session_tokens",
+        "user meta pluck 1 _application_passwords 0",
+        "user get 1 --field=user_activation_key",
+        "user list --fields=ID,pass",
+    ),
+    not_match=(
+        "user meta update 2 description 自己紹介",
+        "user meta get 1 nickname",
+        "user meta list 1",
+        "user meta list 1 --keys=nickname,first_name",
+        "user get 1 --field=roles",
+        "user list --fields=ID,user_login,user_email",
+    ),
+)
+def privileged_user_data(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """Privilege and secret user data in any prefix: never written raw, never read."""
+    args = cmd.args_after(path)
+    if path in _USER_META_WRITES or path in _USER_META_READS:
+        if path == ("user", "meta", "patch"):
+            keys = args[2:3]
+        elif path == ("user", "meta", "list"):
+            keys = tuple(k for v in cmd.option_values("keys") for k in v.split(","))
+        else:
+            keys = args[1:2]
+        for key in keys:
+            if is_privilege_key(key) or is_secret_key(key):
+                writing = path in _USER_META_WRITES
+                return Verdict(
+                    B,
+                    "blocked.privileged_user_meta",
+                    f"ユーザーの権限・認証情報（{key}）を{'直接書き換える' if writing else '読み出す'}ことはできません。"
+                    + (
+                        "権限の変更は user set-role / user add-role（承認が必要）で行ってください"
+                        if writing
+                        else "権限グループは user get <ID> --field=roles で確認できます"
+                    ),
+                    key,
+                )
+        return None
+    if path[0] != "user":
+        return None
+    names = {folded(part) for v in cmd.option_values("field", "fields") for part in v.split(",")}
+    if path == ("user", "get"):
+        names |= {folded(a) for a in args[1:]}
+    secret = sorted(n for n in names if n in SECRET_USER_FIELDS or is_secret_key(n))
+    if secret:
+        return Verdict(
+            B, "blocked.secret_field", f"パスワード等の認証情報（{secret[0]}）は出力できません", secret[0]
+        )
+    return None
+
+
+@argument_rule(
+    match=(
+        "option update wp_user_roles '{}' --format=json",
+        "option patch insert wp_user_roles subscriber capabilities manage_options 1",
+        "option set wp_2_user_roles x",
+        "option delete wp_user_roles",
+    ),
+    not_match=("option get wp_user_roles --format=json", "option update default_comment_status closed"),
+)
+def role_definitions(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """`*user_roles` holds every role's capabilities: writing it is `role create` / `cap add`."""
+    key = written_option(cmd, path)
+    if key is None or not folded(key).endswith("user_roles"):
+        return None
+    return Verdict(
+        B,
+        "blocked.role_definitions",
+        f"権限グループの定義（{key}）は変更できません（権限グループや個別権限の追加・変更は行えません）",
+        key,
+    )

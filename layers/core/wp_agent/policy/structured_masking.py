@@ -1,0 +1,307 @@
+"""Secrets in structured WP-CLI output, masked by key at any depth and by value shape.
+
+Covers what WP-CLI prints: JSON (`--format=json`, nested option values), PHP-serialized values
+(option and meta values as stored), tab-separated tables (`--format=table` without a terminal),
+CSV, YAML, and PHP var_export() (`option get` of an array). A value is masked when its key is a
+secret name (`secret`, `client_secret`, `api_key`, `password`, `pass`, `token`, `license`, …), when
+it is the value of a name/value row whose name is secret (`option_name` + `option_value`,
+`meta_key` + `meta_value`, `key` + `value`), or when it has a secret's shape (`sk_live_…`, PEM).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from typing import Any
+
+from wp_agent.policy.secret_names import is_secret_key
+from wp_agent.policy.secret_values import MASK, mask_pem_blocks
+
+_NAME_FIELDS = frozenset({"option_name", "meta_key", "key", "name", "setting", "field"})
+_VALUE_FIELDS = frozenset({"option_value", "meta_value", "value"})
+_MAX_DEPTH = 64
+_SERIALIZED_START = re.compile(r"^(?:a:\d+:\{|O:\d+:\"|s:\d+:\"|i:-?\d+;|b:[01];|d:|N;)")
+_HEADER_CELL = re.compile(r"^[A-Za-z_][A-Za-z0-9_\- ]{0,63}$")
+_YAML_PAIR = re.compile(r"^(\s*(?:-[ \t]+)?)([A-Za-z_][A-Za-z0-9_\-.]{0,79}):([ \t]*)(.*)$")
+
+
+def _has_content(value: Any) -> bool:
+    return value not in (None, "", [], {}) and not isinstance(value, bool)
+
+
+# -- values: JSON, serialized PHP, plain strings ---------------------------------------------------
+
+
+def mask_value(text: str, depth: int = 0) -> str:
+    """One value (a cell, a JSON string, an argument): JSON and serialized PHP inside it are
+    walked by key. Shapes (`sk_live_…`) are left to mask_text(), which callers run once over the
+    whole text."""
+    if depth > _MAX_DEPTH or not text:
+        return text
+    stripped = text.strip()
+    if stripped[:1] in "[{":
+        try:
+            parsed = json.loads(stripped)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict | list):
+            masked = _mask_json(parsed, depth + 1)
+            return text if masked == parsed else json.dumps(masked, ensure_ascii=False, separators=(",", ":"))
+    if _SERIALIZED_START.match(stripped):
+        rewritten = _mask_serialized(stripped, depth + 1)
+        if rewritten is not None:
+            return rewritten
+    return text
+
+
+def _pair_is_secret(row: dict[str, Any]) -> bool:
+    names = [row[k] for k in _NAME_FIELDS if isinstance(row.get(k), str)]
+    return any(is_secret_key(name) for name in names) and any(k in row for k in _VALUE_FIELDS)
+
+
+def _mask_json(value: Any, depth: int) -> Any:
+    if depth > _MAX_DEPTH:
+        return MASK
+    if isinstance(value, dict):
+        secret_pair = _pair_is_secret(value)
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            hidden = is_secret_key(str(key)) or (secret_pair and key in _VALUE_FIELDS)
+            out[key] = MASK if hidden and _has_content(item) else _mask_json(item, depth + 1)
+        return out
+    if isinstance(value, list):
+        return [_mask_json(item, depth + 1) for item in value]
+    if isinstance(value, str):
+        return mask_value(value, depth + 1)
+    return value
+
+
+class _SerializedError(ValueError):
+    pass
+
+
+class _Serialized:
+    """Rewrites a PHP serialize() string, replacing values under secret keys; lengths are bytes."""
+
+    def __init__(self, data: bytes, depth: int) -> None:
+        self.data = data
+        self.pos = 0
+        self.depth = depth
+
+    def _expect(self, token: bytes) -> None:
+        if not self.data.startswith(token, self.pos):
+            raise _SerializedError(f"expected {token!r} at {self.pos}")
+        self.pos += len(token)
+
+    def _until(self, stop: bytes) -> bytes:
+        end = self.data.find(stop, self.pos)
+        if end < 0:
+            raise _SerializedError(f"missing {stop!r}")
+        chunk = self.data[self.pos : end]
+        self.pos = end + len(stop)
+        return chunk
+
+    def _string(self) -> bytes:
+        length = int(self._until(b":"))
+        self._expect(b'"')
+        raw = self.data[self.pos : self.pos + length]
+        if len(raw) != length:
+            raise _SerializedError("short string")
+        self.pos += length
+        self._expect(b'";')
+        return raw
+
+    @staticmethod
+    def _emit_string(raw: bytes) -> bytes:
+        return b's:%d:"%s";' % (len(raw), raw)
+
+    def value(self, level: int = 0) -> tuple[bytes, str | None]:
+        """(rewritten bytes, the string value when it was a scalar string/int key)."""
+        if level > _MAX_DEPTH:
+            raise _SerializedError("too deep")
+        kind = self.data[self.pos : self.pos + 2]
+        if kind == b"N;":
+            self.pos += 2
+            return b"N;", None
+        if kind in (b"b:", b"i:", b"d:", b"r:", b"R:"):
+            start = self.pos
+            self.pos += 2
+            scalar = self._until(b";")
+            return self.data[start : self.pos], scalar.decode("utf-8", "replace")
+        if kind == b"s:":
+            self.pos += 2
+            raw = self._string()
+            text = raw.decode("utf-8", "replace")
+            masked = mask_value(text, self.depth + level + 1)
+            return self._emit_string(masked.encode("utf-8") if masked != text else raw), text
+        if kind == b"E:":
+            self.pos += 2
+            return b"E:" + self._quoted_raw(b'";'), None
+        if kind == b"a:":
+            self.pos += 2
+            count = int(self._until(b":"))
+            return b"a:%d:" % count + self._members(count, level), None
+        if kind == b"O:":
+            self.pos += 2
+            name = self._quoted_raw(b'":')
+            count = int(self._until(b":"))
+            return b"O:" + name + b"%d:" % count + self._members(count, level), None
+        if kind == b"C:":  # custom serialization: opaque, masked whole when it could hold anything
+            raise _SerializedError("custom serialized object")
+        raise _SerializedError(f"unknown type {kind!r}")
+
+    def _quoted_raw(self, end: bytes) -> bytes:
+        """`<len>:"<bytes>"` plus `end`, copied as is (enum and class names)."""
+        start = self.pos
+        length = int(self._until(b":"))
+        self._expect(b'"')
+        self.pos += length
+        self._expect(end)
+        return self.data[start : self.pos]
+
+    def _members(self, count: int, level: int) -> bytes:
+        self._expect(b"{")
+        parts: list[bytes] = []
+        for _ in range(count):
+            key_bytes, key = self.value(level + 1)
+            value_bytes, _scalar = self.value(level + 1)
+            # Object property names carry \0Class\0 / \0*\0 prefixes: the last part is the name.
+            name = (key or "").rsplit("\0", 1)[-1]
+            if is_secret_key(name) and value_bytes not in (b"N;", b's:0:"";', b"b:0;", b"a:0:{}"):
+                value_bytes = self._emit_string(MASK.encode())
+            parts.append(key_bytes + value_bytes)
+        self._expect(b"}")
+        return b"{" + b"".join(parts) + b"}"
+
+
+def _mask_serialized(text: str, depth: int) -> str | None:
+    parser = _Serialized(text.encode("utf-8"), depth)
+    try:
+        rewritten, _ = parser.value()
+    except (_SerializedError, ValueError):
+        return None
+    if parser.pos != len(parser.data):
+        return None
+    return rewritten.decode("utf-8", "replace")
+
+
+# -- documents: whole outputs -----------------------------------------------------------------------
+
+
+def mask_document(text: str) -> tuple[str, bool]:
+    """A whole WP-CLI output (JSON, serialized PHP, TSV/CSV tables, YAML, var_export, plain text)
+    masked by key; the flag says whether it was one structured document (then no key/value pairs
+    are left for text patterns to find)."""
+    if not text:
+        return text, False
+    text = mask_pem_blocks(text)
+    stripped = text.strip()
+    whole: str | None = None
+    if stripped[:1] in "[{" and _parses(stripped):
+        whole = mask_value(stripped)
+    elif _SERIALIZED_START.match(stripped):
+        whole = _mask_serialized(stripped, 0)
+    if whole is not None:
+        return text.replace(stripped, whole, 1), True
+    lines = text.split("\n")
+    first = next((line for line in lines if line.strip()), "")
+    if "\t" in first and _is_header(first.split("\t")):
+        return _mask_table(lines, "\t"), False
+    if "," in first and _is_header(next(csv.reader([first]))):
+        masked = _mask_csv(text)
+        if masked is not None:
+            return masked, False
+    return "\n".join(_mask_lines(lines)), False
+
+
+def _parses(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_header(cells: list[str]) -> bool:
+    return len(cells) >= 2 and all(_HEADER_CELL.match(c.strip()) for c in cells)
+
+
+def _masked_row(header: list[str], row: list[str]) -> list[str]:
+    names = {h.strip(): cell for h, cell in zip(header, row, strict=False)}
+    secret_pair = any(is_secret_key(names.get(f, "")) for f in _NAME_FIELDS) and any(
+        f in names for f in _VALUE_FIELDS
+    )
+    out: list[str] = []
+    for index, cell in enumerate(row):
+        column = header[index].strip() if index < len(header) else ""
+        hidden = is_secret_key(column) or (secret_pair and column in _VALUE_FIELDS)
+        out.append(MASK if hidden and cell else mask_value(cell))
+    return out
+
+
+def _mask_table(lines: list[str], separator: str) -> str:
+    header: list[str] | None = None
+    out: list[str] = []
+    for line in lines:
+        if not line.strip():
+            out.append(line)
+            continue
+        cells = line.split(separator)
+        if header is None:
+            header = cells
+            out.append(line)
+            continue
+        out.append(separator.join(_masked_row(header, cells)))
+    return "\n".join(out)
+
+
+def _mask_csv(text: str) -> str | None:
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error:
+        return None
+    if not rows:
+        return None
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(rows[0])
+    for row in rows[1:]:
+        writer.writerow(_masked_row(rows[0], row))
+    result = buffer.getvalue()
+    return result if text.endswith("\n") else result.rstrip("\n")
+
+
+def _mask_lines(lines: list[str]) -> list[str]:
+    """Line by line: JSON lines, and YAML `key: value` rows with name/value pairing per item."""
+    out: list[str] = []
+    pending_name_secret = False
+    for line in lines:
+        stripped = line.strip()
+        if stripped[:1] in "[{" and _parses(stripped):
+            out.append(line.replace(stripped, mask_value(stripped), 1))
+            continue
+        match = _YAML_PAIR.match(line)
+        if match is None:
+            out.append(mask_value(line) if stripped else line)
+            continue
+        indent, key, space, value = match.groups()
+        if indent.strip().startswith("-"):
+            pending_name_secret = False  # a new list item
+        if key in _NAME_FIELDS:
+            pending_name_secret = is_secret_key(value.strip().strip("'\""))
+        hidden = is_secret_key(key) or (pending_name_secret and key in _VALUE_FIELDS)
+        masked = MASK if hidden and value.strip() else _mask_yaml_scalar(value)
+        out.append(f"{indent}{key}:{space}{masked}")
+    return out
+
+
+def _mask_yaml_scalar(value: str) -> str:
+    """A YAML scalar, unquoted first (`'a:1:{…}'` holds a serialized value; '' is a quote)."""
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        inner = value[1:-1].replace("''", "'")
+        return "'" + mask_value(inner).replace("'", "''") + "'"
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        return '"' + mask_value(value[1:-1]) + '"'
+    return mask_value(value)

@@ -1,0 +1,173 @@
+"""Approval summaries tell the truth: where the effect depends on the site's state, the agent reads
+the state first and says what will really happen, including 「元に戻せません」 for permanent loss.
+
+The WP-CLI behaviour behind each case was checked on WordPress 6.1 / WP-CLI 2.10: `post delete 11`
+of a trashed post printed "Deleted post 11." and the post was gone; `user set-role 1 subscriber`
+replaced administrator.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from wp_agent.agent.approval_summary import IRREVERSIBLE, describe
+from wp_agent.policy import CommandPolicy
+
+POLICY = CommandPolicy()
+
+
+def site(answers: dict[tuple[str, ...], Any]) -> tuple[Callable[[list[str]], str | None], list[list[str]]]:
+    """A reader answering by argv prefix; every read must be a read-only command."""
+    asked: list[list[str]] = []
+
+    def read(argv: list[str]) -> str | None:
+        assert POLICY.classify_argv(argv).category.value == "read", argv
+        asked.append(argv)
+        for prefix, answer in answers.items():
+            if tuple(argv[: len(prefix)]) == prefix:
+                return answer if isinstance(answer, str) or answer is None else json.dumps(answer)
+        return None
+
+    return read, asked
+
+
+def summary(command: str, read: Callable[[list[str]], str | None] | None) -> tuple[str, str]:
+    decision = POLICY.classify(command)
+    assert decision.needs_approval, decision
+    return describe(decision, read)
+
+
+def test_deleting_an_already_trashed_post_says_it_is_gone_for_good() -> None:
+    read, asked = site({("post", "list"): [{"ID": 41, "post_status": "trash", "post_type": "post"}]})
+    text, impact = summary("post delete 41", read)
+    assert text == "投稿（ID: 41）を完全に削除します（既にゴミ箱にあるため）"
+    assert impact == IRREVERSIBLE
+    assert "--post__in=41" in asked[0]
+
+
+def test_a_published_post_goes_to_the_trash() -> None:
+    read, _ = site({("post", "list"): [{"ID": 45, "post_status": "publish", "post_type": "post"}]})
+    assert summary("post delete 45", read) == (
+        "投稿（ID: 45）をゴミ箱へ移動します",
+        "ゴミ箱から復元できますが、サイトからは見えなくなります。",
+    )
+
+
+def test_mixed_states_are_told_per_id() -> None:
+    rows = [
+        {"ID": 41, "post_status": "trash", "post_type": "post"},
+        {"ID": 45, "post_status": "draft", "post_type": "page"},
+        {"ID": 7, "post_status": "inherit", "post_type": "attachment"},
+    ]
+    read, _ = site({("post", "list"): rows})
+    text, impact = summary("post delete 41 45 7", read)
+    assert "ID 41 はゴミ箱にあるため完全に削除" in text
+    assert "ID 45 はゴミ箱へ移動" in text
+    assert "ID 7 は削除されません" in text
+    assert "ID 41 は" + IRREVERSIBLE in impact
+
+
+def test_unknown_state_is_described_conservatively() -> None:
+    for read in (None, site({})[0]):
+        text, impact = summary("post delete 45", read)
+        assert "既にゴミ箱にあるものは完全に削除" in text
+        assert IRREVERSIBLE in impact
+
+
+def test_forced_delete_and_spam_comments_are_permanent() -> None:
+    assert summary("post delete 45 --force", None)[1].endswith(IRREVERSIBLE)
+    read, _ = site({("comment", "get"): {"comment_ID": "3", "comment_approved": "spam"}})
+    text, impact = summary("comment delete 3", read)
+    assert "完全に削除" in text
+    assert IRREVERSIBLE in impact
+
+
+def test_a_demotion_is_not_described_as_an_administrator_grant() -> None:
+    read, _ = site({("user", "get"): {"ID": 1, "user_login": "admin", "roles": "administrator"}})
+    text, impact = summary("user set-role 1 subscriber", read)
+    assert text == "ユーザー（admin）の権限グループを「administrator」から「subscriber」に変更します（降格）"
+    assert "管理者の権限を失い" in impact
+    assert "付与" not in text
+
+
+def test_a_promotion_to_administrator_says_so() -> None:
+    read, _ = site({("user", "get"): {"ID": 2, "user_login": "taro", "roles": "editor"}})
+    text, impact = summary("user update 2 --role=administrator", read)
+    assert "管理者権限を付与" in text
+    assert "全ての操作" in impact
+
+
+def test_an_email_change_shows_the_old_and_new_address() -> None:
+    read, _ = site({("user", "get"): {"ID": 1, "user_login": "admin", "user_email": "admin@example.com"}})
+    text, impact = summary("user update 1 --user_email=attacker@evil.example", read)
+    assert (
+        text
+        == "ユーザー（admin）のメールアドレスを「admin@example.com」から「attacker@evil.example」に変更します"
+    )
+    assert "パスワード再設定" in impact
+
+
+def test_a_password_change_never_shows_the_password() -> None:
+    text, impact = summary("user update 1 --user_pass=Secret-99", None)
+    assert "Secret-99" not in text + impact
+    assert "パスワードを変更" in text
+
+
+@pytest.mark.parametrize(
+    ("command", "answers", "expected"),
+    [
+        (
+            "user create eve eve@example.com --role=editor",
+            {},
+            "ユーザー（eve）を「editor」の権限で作成します",
+        ),
+        (
+            "user create eve eve@example.com",
+            {("option", "get"): "administrator\n"},
+            "ユーザー（eve）を「administrator」の権限で作成します（指定がないためサイトの既定の権限グループ）",
+        ),
+    ],
+)
+def test_new_accounts_name_their_real_role(
+    command: str, answers: dict[tuple[str, ...], Any], expected: str
+) -> None:
+    read, _ = site(answers)
+    assert summary(command, read)[0] == expected
+
+
+def test_deleting_a_user_counts_their_posts() -> None:
+    read, _ = site({("user", "get"): {"ID": 3, "user_login": "hanako"}, ("post", "list"): "12\n"})
+    _, impact = summary("user delete hanako --yes", read)
+    assert impact == "このユーザーの投稿 12 件も削除されます。" + IRREVERSIBLE
+
+
+def test_an_option_change_shows_the_current_value() -> None:
+    read, _ = site({("option", "get"): "https://example.com\n"})
+    assert summary("option update siteurl https://evil.example", read)[0] == (
+        "サイト設定「siteurl」を「https://example.com」から「https://evil.example」に変更します"
+    )
+
+
+def test_a_theme_switch_names_the_theme_it_replaces() -> None:
+    read, _ = site({("theme", "list"): "twentytwentythree\n"})
+    assert (
+        summary("theme activate astra", read)[0] == "テーマを「twentytwentythree」から「astra」に切り替えます"
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "term delete category 5",
+        "plugin delete akismet",
+        "theme delete astra",
+        "site delete 3 --yes",
+        "menu delete 2",
+    ],
+)
+def test_permanent_losses_say_so(command: str) -> None:
+    assert IRREVERSIBLE in summary(command, None)[1]
