@@ -44,6 +44,7 @@ class RecordingWpCli:
     """A WpCli on the test WordPress that records every argv and can fail on cue."""
 
     site: TestWordPress
+    wp_user: str | None = None  # the target's WordPress user, added to every command as the executors do
     rules: list[Rule] = field(default_factory=list)
     calls: list[list[str]] = field(default_factory=list)
 
@@ -54,7 +55,7 @@ class RecordingWpCli:
         self.rules.append(Rule(tuple(prefix), **kwargs))
 
     def run(self, argv: Sequence[str]) -> CommandResult:
-        words = list(argv)
+        words = [*argv, *([f"--user={self.wp_user}"] if self.wp_user else [])]
         self.calls.append(words)
         rule = next((r for r in self.rules if tuple(words[: len(r.prefix)]) == r.prefix), None)
         if rule is not None and rule.times is not None:
@@ -232,10 +233,11 @@ def test_publish_with_a_future_date_is_scheduled_by_wordpress(
     assert site.status_of(output.data.post_id) == "future"
 
 
-def test_site_url_and_wp_user_go_on_every_command(site: TestWordPress, wp: RecordingWpCli) -> None:
+def test_site_url_and_wp_user_go_on_every_command(site: TestWordPress) -> None:
     english = "https://example.test/en/"
     article = _article(status="publish", siteUrl=english, categories=["ai-katsuyou"])
-    output = _publisher(wp, site_url="https://example.test/shop/", wp_user="admin").publish(article)
+    wp = RecordingWpCli(site, wp_user="admin")
+    output = _publisher(wp, site_url="https://example.test/shop/").publish(article)
     assert output.data is not None
     assert all(call[-2:] == [f"--url={english}", "--user=admin"] for call in wp.calls)
     assert output.data.edit_url.startswith(f"{english}wp-admin/post.php?post=")
@@ -276,7 +278,7 @@ def test_wordpress_filters_html_only_for_a_wordpress_user(site: TestWordPress, w
     user without unfiltered_html (on a network, everyone but super admins) WordPress removes it."""
     content = '<p>本文</p><script>alert("x")</script>'
     as_nobody = _publisher(wp).publish(_article(content=content))
-    as_editor = _publisher(RecordingWpCli(site), wp_user="hanako").publish(_article(content=content))
+    as_editor = _publisher(RecordingWpCli(site, wp_user="hanako")).publish(_article(content=content))
     assert as_nobody.data is not None
     assert as_editor.data is not None
     assert site.post(as_nobody.data.post_id)["post_content"] == content  # type: ignore[index]

@@ -73,7 +73,7 @@ def sample_positionals(facts: dict[str, Any]) -> dict[tuple[str, ...], list[list
         ("user", "list-caps"): [["hanako"]],
         ("user", "meta", "list"): [["hanako"]],
         ("user", "meta", "get"): [["hanako", "nickname"]],
-        ("user", "meta", "pluck"): [["2", "wp_capabilities", "editor"]],
+        ("user", "meta", "pluck"): [["hanako", "nickname", "0"]],  # privilege keys are refused even to read
         ("user", "session", "list"): [["hanako"]],
         ("role", "exists"): [["editor"]],
         ("cap", "list"): [["editor"]],

@@ -90,11 +90,13 @@ def test_behaviour_only_a_real_wordpress_has(sandbox: SandboxWpCli, cli_sandbox:
     assert _json(sandbox, "post", "list", "--post_type=revision", "--post_parent=12", "--fields=ID") == []
     assert sandbox.run(["post", "update", "12", "--post_content=<p>書き直しました</p>"]).ok
     assert len(_json(sandbox, "post", "list", "--post_type=revision", "--post_parent=12", "--fields=ID")) == 1
-    # media import really downloads: an address that cannot be fetched fails as on a real site.
+    # media import really downloads (the agent's own downloader, then WordPress imports the staged file):
+    # an address that cannot be fetched fails as on a real site, and nothing is imported.
+    attachments = _json(sandbox, "post", "list", "--post_type=attachment", "--fields=ID")
     failed = sandbox.run(["media", "import", "https://cdn.example.test/no-such-image.jpg"])
     assert failed.exit_code == 1
-    assert "Unable to import file 'https://cdn.example.test/no-such-image.jpg'" in failed.stderr
-    assert failed.stderr.endswith("Error: No items imported.\n")
+    assert failed.stderr == "Error: ホスト名を解決できませんでした: cdn.example.test\n"
+    assert _json(sandbox, "post", "list", "--post_type=attachment", "--fields=ID") == attachments
     # Trashing a post trashes its comments.
     assert sandbox.run(["post", "delete", "10"]).ok
     trashed = _json(sandbox, "comment", "list", "--status=post-trashed", "--fields=comment_post_ID")

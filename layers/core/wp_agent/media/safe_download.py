@@ -262,5 +262,7 @@ def _file_name(url: str, media_type: MediaType) -> str:
 
 
 def _shown(url: str) -> str:
+    """The URL as people may see it: no credentials, query or fragment (they can carry tokens)."""
     parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.hostname or ''}{parts.path}"[:200]
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"[:200]
