@@ -43,7 +43,13 @@ from wp_agent.agent.session_state import (
 from wp_agent.agent.site_scope import apply_site_scope
 from wp_agent.agent.tool_results import close_open_tool_calls, result_for, tool_result
 from wp_agent.config import Settings
-from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.errors import (
+    AgentErrorCode,
+    SessionBusyError,
+    SiteLookupIncompleteError,
+    SiteNotFoundError,
+    WpAgentError,
+)
 from wp_agent.executors.port import WpCli
 from wp_agent.models.agent_io import AgentInput, utc_now_iso
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
@@ -192,11 +198,7 @@ def continue_session(
 ) -> None:
     """Start a follow-up run in a finished session: the conversation so far stays the context."""
     if not state.status.terminal and state.status is not SessionStatus.IDLE:
-        raise WpAgentError(
-            AgentErrorCode.UNKNOWN_ERROR,
-            "このセッションでは別の処理が実行中です。",
-            details={"reason": "session_busy"},
-        )
+        raise SessionBusyError()
     # A run that ended mid-way (expiry, cancel, failure) may have left tool calls unanswered.
     close_open_tool_calls(state, timeout_ms=timeout_ms)
     approval_protocol.cancel(state)
@@ -670,17 +672,15 @@ class AgentTurn:
             raise WpAgentError(found.error_code, found.stderr, details={"siteId": site_id})
         if found.status is not CommandStatus.FINISHED:  # held back (rate limit) or outcome unknown
             why = found.policy_reason if found.status is CommandStatus.BLOCKED else "処理が中断されました"
-            raise WpAgentError(
-                AgentErrorCode.UNKNOWN_ERROR,
+            raise SiteLookupIncompleteError(
                 f"サイトID {site_id} の確認を完了できませんでした（{why}）。もう一度お試しください。",
-                details={"reason": "site_lookup_incomplete", "siteId": site_id},
+                siteId=site_id,
             )
         first_line = found.stdout.strip().splitlines()[0].strip() if found.stdout.strip() else ""
         if found.exit_code != 0 or not first_line.startswith(("http://", "https://")):
-            raise WpAgentError(
-                AgentErrorCode.UNKNOWN_ERROR,
+            raise SiteNotFoundError(
                 f"マルチサイトのサイトID {site_id} が見つかりません。site list で存在するサイトを確認してください。",
-                details={"reason": "site_not_found", "siteId": site_id},
+                siteId=site_id,
             )
         return first_line
 

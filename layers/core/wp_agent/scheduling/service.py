@@ -52,7 +52,7 @@ from wp_agent.scheduling.expressions import (
 from wp_agent.scheduling.proposal import ScheduleClarification, ScheduleProposalError, propose_schedule
 from wp_agent.scheduling.store import ScheduleRecord, ScheduleStore
 from wp_agent.scheduling.summary import summarize
-from wp_agent.service.api_errors import ApiError, not_found
+from wp_agent.service.api_errors import ApiError, ApiErrorCode
 from wp_agent.service.runtime import required_setting
 from wp_agent.service.targets import check_multisite_access
 
@@ -135,8 +135,7 @@ class ScheduleService:
         schedule = _validated(request.expression, request.timezone, now)
         if self._store.count_for_owner(owner_id) >= MAX_SCHEDULES_PER_OWNER:
             raise ApiError(
-                409,
-                "SCHEDULE_LIMIT_REACHED",
+                ApiErrorCode.SCHEDULE_LIMIT_REACHED,
                 f"登録できるスケジュールは1人あたり{MAX_SCHEDULES_PER_OWNER}件までです。不要なスケジュールを削除してから登録してください。",
             )
         record = ScheduleRecord(
@@ -157,9 +156,7 @@ class ScheduleService:
         except Exception as exc:
             logger.exception("could not store a schedule", extra={"schedule_id": record.schedule_id})
             raise ApiError(
-                503,
-                "SCHEDULE_STORE_UNAVAILABLE",
-                "スケジュールを保存できませんでした。しばらくしてから再度お試しください。",
+                ApiErrorCode.SCHEDULE_STORE_UNAVAILABLE,
             ) from exc
         try:
             self._scheduler.create_schedule(**arguments)
@@ -211,8 +208,7 @@ class ScheduleService:
                 "could not remove a schedule's registry items", extra={"schedule_id": schedule_id}
             )
             raise ApiError(
-                503,
-                "SCHEDULE_STORE_UNAVAILABLE",
+                ApiErrorCode.SCHEDULE_STORE_UNAVAILABLE,
                 "スケジュールは停止しましたが、一覧から削除できませんでした。もう一度削除してください。",
             ) from exc
         logger.info("schedule deleted", extra={"schedule_id": schedule_id, "user_id": owner_id})
@@ -230,13 +226,13 @@ class ScheduleService:
                 self._model, request.text, timezone=request.timezone, now=self._clock()
             )
         except ScheduleExpressionError as exc:
-            raise ApiError(400, "INVALID_TIMEZONE", exc.message_ja, fields=[exc.parameter]) from exc
+            raise ApiError(ApiErrorCode.INVALID_TIMEZONE, exc.message_ja, fields=[exc.parameter]) from exc
         except ScheduleProposalError as exc:
-            raise ApiError(422, "PROPOSAL_FAILED", exc.message_ja) from exc
+            raise ApiError(ApiErrorCode.PROPOSAL_FAILED, exc.message_ja) from exc
         except WpAgentError as exc:
             if exc.code is AgentErrorCode.API_RATE_LIMITED:
-                raise ApiError(429, "MODEL_RATE_LIMITED", exc.message_ja) from exc
-            raise ApiError(502, "MODEL_ERROR", exc.message_ja) from exc
+                raise ApiError(ApiErrorCode.MODEL_RATE_LIMITED, exc.message_ja) from exc
+            raise ApiError(ApiErrorCode.MODEL_ERROR, exc.message_ja) from exc
         if isinstance(outcome, ScheduleClarification):
             return ScheduleProposalView(status="NEEDS_CLARIFICATION", question=outcome.question)
         create_request = ScheduleCreateRequest(
@@ -264,8 +260,7 @@ class ScheduleService:
         input_json = json.dumps(run_input, ensure_ascii=False, separators=(",", ":"))
         if len(input_json.encode()) > MAX_TARGET_INPUT_BYTES:
             raise ApiError(
-                400,
-                "AGENT_INPUT_TOO_LARGE",
+                ApiErrorCode.AGENT_INPUT_TOO_LARGE,
                 f"agentInput が大きすぎます（{MAX_TARGET_INPUT_BYTES // 1024}KB まで）。会話履歴を減らしてください。",
                 fields=["agentInput"],
             )
@@ -290,13 +285,13 @@ class ScheduleService:
     def _owned_target(self, owner_id: str, target_id: str) -> Target:
         target = self._targets.get(target_id)
         if target is None or not target.owned_by(owner_id):
-            raise not_found("対象サイト", "TARGET_NOT_FOUND")
+            raise ApiError(ApiErrorCode.TARGET_NOT_FOUND)
         return target
 
     def _owned(self, owner_id: str, schedule_id: str) -> ScheduleRecord:
         record = self._store.get(schedule_id) if field_rules.matches(SCHEDULE_ID, schedule_id) else None
         if record is None or record.owner_id != owner_id:
-            raise not_found("スケジュール", "SCHEDULE_NOT_FOUND")
+            raise ApiError(ApiErrorCode.SCHEDULE_NOT_FOUND)
         return record
 
     def _remove_record_after_failure(self, record: ScheduleRecord) -> None:
@@ -314,8 +309,12 @@ def _validated(expression: str, timezone: str, now: datetime) -> ValidatedSchedu
     try:
         return validate_schedule(expression, timezone, now=now)
     except ScheduleExpressionError as exc:
-        code = "INVALID_TIMEZONE" if exc.parameter == "timezone" else "INVALID_SCHEDULE_EXPRESSION"
-        raise ApiError(400, code, exc.message_ja, fields=[exc.parameter]) from exc
+        code = (
+            ApiErrorCode.INVALID_TIMEZONE
+            if exc.parameter == "timezone"
+            else ApiErrorCode.INVALID_SCHEDULE_EXPRESSION
+        )
+        raise ApiError(code, exc.message_ja, fields=[exc.parameter]) from exc
 
 
 def _default_name(message: str) -> str:
@@ -331,9 +330,7 @@ def _scheduler_error(exc: Exception, group: str) -> Exception:
     logger.error("scheduler call failed", extra={"error_code": code})
     if code == "ValidationException":
         return ApiError(
-            400,
-            "SCHEDULE_REJECTED",
-            "EventBridge Scheduler がこのスケジュールを受け付けませんでした。式とタイムゾーンを確認してください。",
+            ApiErrorCode.SCHEDULE_REJECTED,
             fields=["expression", "timezone"],
         )
     if code == "ResourceNotFoundException":
@@ -342,9 +339,7 @@ def _scheduler_error(exc: Exception, group: str) -> Exception:
             setting="WP_AGENT_SCHEDULE_GROUP",
         )
     return ApiError(
-        503,
-        "SCHEDULER_UNAVAILABLE",
-        "スケジュールの登録・削除ができませんでした。しばらくしてから再度お試しください。",
+        ApiErrorCode.SCHEDULER_UNAVAILABLE,
     )
 
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from wp_agent.adapters.aws.session_store import DynamoSessionStore, StaleSessionError
+from wp_agent.adapters.aws.session_store import DynamoSessionStore
 from wp_agent.agent import audit_outbox
 from wp_agent.agent.ports import AuditLog
 from wp_agent.agent.session_state import SessionState
+from wp_agent.errors import StaleSessionError
 
 T = TypeVar("T")
 
