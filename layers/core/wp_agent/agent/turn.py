@@ -15,7 +15,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -52,6 +51,7 @@ from wp_agent.errors import (
 )
 from wp_agent.executors.port import WpCli
 from wp_agent.models.agent_io import AgentInput, utc_now_iso
+from wp_agent.models.workflow import Route
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
 from wp_agent.policy.masking import mask_command, mask_command_output, mask_text
 from wp_agent.telemetry import (
@@ -72,11 +72,8 @@ _OBSERVE_REASON = "承認の要約のために現在の状態を確認（読み�
 REPEAT_LIMIT = 2  # the same argv may run twice (e.g. check before and after); a third time is a loop
 
 
-class TurnResult(StrEnum):
-    CONTINUE = "CONTINUE"
-    AWAITING_APPROVAL = "AWAITING_APPROVAL"
-    COMPLETED = "COMPLETED"
-    FAILED = "FAILED"
+# What a turn answers is the workflow's route (one definition, read by the state machine too).
+TurnResult = Route
 
 
 @dataclass(frozen=True)
