@@ -52,7 +52,7 @@ def test_tool_use_reply_and_the_cached_prefix(scripted_anthropic: ScriptedAnthro
     )
     reply = call(client_for(scripted_anthropic))
     assert reply.stop_reason == "tool_use"
-    assert reply.tool_uses[0]["input"] == {"command": "post list --format=json", "reason": "一覧"}
+    assert reply.tool_uses[0].input == {"command": "post list --format=json", "reason": "一覧"}
     body = scripted_anthropic.last_request.json
     assert body["model"] == DEFAULT_MODEL
     assert body["system"][0]["cache_control"] == {"type": "ephemeral"}

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from wp_agent.agent.messages import ToolUseBlock, text_of, tool_uses
 from wp_agent.config import ModelProvider, Settings
 from wp_agent.errors import AgentErrorCode, ConfigurationError, WpAgentError
 
@@ -35,12 +36,12 @@ class ModelReply:
     duration_ms: int = 0
 
     @property
-    def tool_uses(self) -> list[dict[str, Any]]:
-        return [b for b in self.content if b.get("type") == "tool_use"]
+    def tool_uses(self) -> list[ToolUseBlock]:
+        return tool_uses(self.content)
 
     @property
     def text(self) -> str:
-        return "\n".join(b.get("text", "") for b in self.content if b.get("type") == "text").strip()
+        return text_of(self.content)
 
 
 class ModelClient(Protocol):
