@@ -42,7 +42,6 @@ from wp_agent.models.schedule import (
     ScheduleView,
 )
 from wp_agent.models.target import Target
-from wp_agent.scheduling.service import ScheduleService
 from wp_agent.service import api_contract
 from wp_agent.service.api_errors import ApiError, ApiErrorCode
 from wp_agent.service.api_identity import is_admin, user_id_from
@@ -50,6 +49,7 @@ from wp_agent.service.api_requests import unreadable_body, validation_refusal
 from wp_agent.service.articles import ArticleService
 from wp_agent.service.idempotency import IdempotentRequests
 from wp_agent.service.lambda_setup import handler_tools
+from wp_agent.service.schedules import ScheduleService
 from wp_agent.service.sessions import SessionService
 from wp_agent.service.targets import TargetService
 from wp_agent.telemetry import REQUESTS_DURATION_SECONDS

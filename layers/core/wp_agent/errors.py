@@ -128,6 +128,10 @@ class SessionReadThrottledError(RunStoppedError):
     default_message_ja = "セッションの読み込みが混み合っています。時間をおいて再度お試しください。"
 
 
+class ArticleTooLargeError(ValueError):
+    """The article does not compress enough to be stored as one publish job (nothing was stored)."""
+
+
 class ConfigurationError(Exception):
     """The deployment is misconfigured (missing or invalid setting); fail closed with a clear message."""
 

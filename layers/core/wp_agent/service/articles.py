@@ -7,14 +7,14 @@ import logging
 import uuid
 from typing import Any
 
-from wp_agent.adapters.aws.article_jobs import ArticleJobStore, ArticleTooLargeError
-from wp_agent.adapters.aws.events import ARTICLE_FAILED, ARTICLE_PUBLISHED
+from wp_agent.errors import ArticleTooLargeError
 from wp_agent.models import field_rules
 from wp_agent.models.api import ArticleAccepted, ArticleJobView, ArticlePublishRequest
 from wp_agent.models.article import PublishArticleError, PublishArticleInput, PublishArticleOutput
+from wp_agent.models.events import ARTICLE_FAILED, ARTICLE_PUBLISHED
 from wp_agent.publishing import ArticlePublisher
 from wp_agent.service.api_errors import ApiError, ApiErrorCode
-from wp_agent.service.runtime import AwsRuntime, required_setting
+from wp_agent.service.runtime import AwsRuntime
 from wp_agent.telemetry import ERRORS_TOTAL, REQUESTS_TOTAL
 
 logger = logging.getLogger(__name__)
@@ -27,10 +27,7 @@ def _failure(code: str, message_ja: str) -> PublishArticleOutput:
 class ArticleService:
     def __init__(self, runtime: AwsRuntime) -> None:
         self._rt = runtime
-        self._jobs = ArticleJobStore(
-            required_setting(runtime.settings.wp_agent_sessions_table, "WP_AGENT_SESSIONS_TABLE"),
-            ttl_days=runtime.settings.wp_agent_session_ttl_days,
-        )
+        self._jobs = runtime.article_jobs
 
     # -- API ------------------------------------------------------------------------------------
 

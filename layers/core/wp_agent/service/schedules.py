@@ -23,8 +23,6 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
-from wp_agent.adapters.aws.clients import client
-from wp_agent.adapters.aws.registry import TargetRegistry
 from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
 from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, ConfigurationError, WpAgentError
@@ -50,10 +48,17 @@ from wp_agent.scheduling.expressions import (
     validate_schedule,
 )
 from wp_agent.scheduling.proposal import ScheduleClarification, ScheduleProposalError, propose_schedule
-from wp_agent.scheduling.store import ScheduleRecord, ScheduleStore
 from wp_agent.scheduling.summary import summarize
 from wp_agent.service.api_errors import ApiError, ApiErrorCode
-from wp_agent.service.runtime import required_setting
+from wp_agent.service.runtime import (
+    ScheduleRecord,
+    ScheduleStore,
+    TargetRegistry,
+    read_secret,
+    required_setting,
+    scheduler_client,
+    scheduler_failure_code,
+)
 from wp_agent.service.targets import check_multisite_access
 
 logger = logging.getLogger(__name__)
@@ -112,13 +117,13 @@ class ScheduleService:
     @property
     def _scheduler(self) -> Any:
         if self._scheduler_client is None:
-            self._scheduler_client = client("scheduler")
+            self._scheduler_client = scheduler_client()
         return self._scheduler_client
 
     @property
     def _model(self) -> ModelClient:
         if self._model_client is None:
-            self._model_client = AnthropicModelClient(self._settings)
+            self._model_client = AnthropicModelClient(self._settings, read_secret=read_secret)
         return self._model_client
 
     # -- routes -------------------------------------------------------------------------------------
@@ -187,20 +192,16 @@ class ScheduleService:
 
     def delete(self, owner_id: str, schedule_id: str) -> None:
         """DELETE /v1/schedules/{scheduleId} → 204, or 404 when missing or someone else's."""
-        from botocore.exceptions import ClientError
-
         record = self._owned(owner_id, schedule_id)
         try:
             self._scheduler.delete_schedule(
                 Name=schedule_id, GroupName=self._settings.wp_agent_schedule_group
             )
-        except ClientError as exc:
+        except Exception as exc:
             # Already gone: an at() schedule deletes itself after running; or an earlier delete
             # removed the schedule but not the registry items.
-            if exc.response["Error"]["Code"] != "ResourceNotFoundException":
+            if scheduler_failure_code(exc) != "ResourceNotFoundException":
                 raise _scheduler_error(exc, self._settings.wp_agent_schedule_group) from exc
-        except Exception as exc:
-            raise _scheduler_error(exc, self._settings.wp_agent_schedule_group) from exc
         try:
             self._store.delete(record)
         except Exception as exc:
@@ -324,9 +325,7 @@ def _default_name(message: str) -> str:
 
 def _scheduler_error(exc: Exception, group: str) -> Exception:
     """What the caller is told when Scheduler fails; never the service's own message."""
-    from botocore.exceptions import ClientError
-
-    code = exc.response["Error"]["Code"] if isinstance(exc, ClientError) else type(exc).__name__
+    code = scheduler_failure_code(exc)
     logger.error("scheduler call failed", extra={"error_code": code})
     if code == "ValidationException":
         return ApiError(
