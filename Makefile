@@ -22,6 +22,7 @@ test: setup lint
 	$(BIN)/pytest -q
 
 lint: setup
+	$(BIN)/lint-imports
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy $(wildcard layers/core functions infra tests bench)

@@ -1,4 +1,4 @@
-"""The four Lambda functions, their two layers, and each function's least-privilege role.
+"""The five Lambda functions, their two layers, and each function's least-privilege role.
 
 Every function: Python 3.12 on arm64, code = functions/<name>/, handler `handler.lambda_handler`,
 layers core + dependencies, X-Ray active, its own log group and its own role. Roles get no AWS
@@ -20,6 +20,7 @@ SnapStart (ON_PUBLISHED_VERSIONS), decided per function:
   ~$3.90/month per version at 1 GB and put the SSH pool, the HTTP client pool and random state
   under restore hooks whose bugs are security bugs, for no user-visible gain.
 - approval, workflow_tasks: OFF. Small, asynchronous, latency does not matter.
+- publish_article: OFF. Asynchronous under Step Functions like the turn; its cost is SSH and WP-CLI.
 """
 
 from __future__ import annotations
@@ -86,6 +87,13 @@ SPECS: dict[names.FunctionName, FunctionSpec] = {
         description="wp-agent: small workflow tasks (scheduled-run start, failure, approval expiry)",
         memory_mb=256,
         timeout=Duration.seconds(60),
+    ),
+    names.FunctionName.PUBLISH_ARTICLE: FunctionSpec(
+        description="wp-agent: one publishArticle job (a fixed WP-CLI sequence over SSH, no model)",
+        memory_mb=1024,
+        # The same bound as a turn's commands: a featured-image import and up to a dozen WP-CLI
+        # steps (60 s each, SSH connect 30 s x 3 tries) plus their clean-up on failure.
+        timeout=Duration.seconds(900),
     ),
 }
 
@@ -165,12 +173,25 @@ class FunctionsConstruct(Construct):
                 resources=[secret_arn, secrets.target_secrets_arn_pattern],
             )
         )
-        acknowledge_wildcard_resource(
-            self._role(self.turn),
-            secrets.target_secrets_arn_pattern,
-            "Per-target SSH secrets are created by operators at run time under the name prefix "
-            f"{names.TARGET_SECRET_PREFIX}<targetId>; the prefix is the narrowest possible scope.",
+        # publishArticle reaches the target over SSH like a turn, but never calls the model.
+        publisher = self.publish_article
+        publisher.add_environment(names.Env.TARGET_SECRET_PREFIX, names.TARGET_SECRET_PREFIX)
+        publisher.add_environment(names.Env.WP_CLI_MODE, names.WP_CLI_MODE)
+        publisher.add_environment(names.Env.WP_CLI_TIMEOUT, str(names.WP_CLI_TIMEOUT_MS))
+        publisher.add_to_role_policy(
+            iam.PolicyStatement(
+                sid="ReadTargetSshSecrets",
+                actions=["secretsmanager:GetSecretValue"],
+                resources=[secrets.target_secrets_arn_pattern],
+            )
         )
+        for function in (self.turn, publisher):
+            acknowledge_wildcard_resource(
+                self._role(function),
+                secrets.target_secrets_arn_pattern,
+                "Per-target SSH secrets are created by operators at run time under the name prefix "
+                f"{names.TARGET_SECRET_PREFIX}<targetId>; the prefix is the narrowest possible scope.",
+            )
 
         self.api.add_environment(names.Env.ADMIN_PRINCIPALS, ",".join(settings.admin_principals))
         self.api.add_environment(names.Env.SCHEDULE_GROUP, names.SCHEDULE_GROUP_NAME)
@@ -199,6 +220,10 @@ class FunctionsConstruct(Construct):
     @property
     def workflow_tasks(self) -> lambda_.Function:
         return self.functions[names.FunctionName.WORKFLOW_TASKS]
+
+    @property
+    def publish_article(self) -> lambda_.Function:
+        return self.functions[names.FunctionName.PUBLISH_ARTICLE]
 
     # --- wiring that needs the state machine ------------------------------------------------------
     def connect_workflow(
@@ -355,6 +380,12 @@ class FunctionsConstruct(Construct):
                 names.Table.REGISTRY,
                 names.Table.RATE_LIMITS,
             ),
+            # article jobs live in the sessions table (pk ARTICLE#<id>)
+            names.FunctionName.PUBLISH_ARTICLE: (
+                names.Table.SESSIONS,
+                names.Table.AUDIT,
+                names.Table.REGISTRY,
+            ),
         }
         for function_name, table_names in visible.items():
             for table in table_names:
@@ -365,7 +396,7 @@ class FunctionsConstruct(Construct):
     def _grant_tables(self) -> None:
         storage = self._storage
         api, turn, approval, workflow_tasks = self.api, self.turn, self.approval, self.workflow_tasks
-        for function in (api, turn, approval, workflow_tasks):
+        for function in (api, turn, approval, workflow_tasks, self.publish_article):
             storage.sessions.grant_read_write_data(function)
             # The audit trail is append-only: PutItem, never UpdateItem/DeleteItem.
             function.add_to_role_policy(
@@ -385,7 +416,7 @@ class FunctionsConstruct(Construct):
         )
         storage.registry.grant_read_write_data(api)
         storage.idempotency.grant_read_write_data(api)
-        for function in (turn, workflow_tasks):
+        for function in (turn, workflow_tasks, self.publish_article):
             storage.registry.grant_read_data(function)
         storage.rate_limits.grant_read_write_data(turn)
 

@@ -8,6 +8,8 @@ through the environment variables below, so two stacks never fight over a name t
 from enum import StrEnum
 from typing import Final
 
+from wp_agent.models import workflow as workflow_contract
+
 # --- Stack and context ----------------------------------------------------------------------------
 STACK_ID: Final = "WpAgent"
 
@@ -36,6 +38,7 @@ class FunctionName(StrEnum):
     TURN = "turn"
     APPROVAL = "approval"
     WORKFLOW_TASKS = "workflow_tasks"
+    PUBLISH_ARTICLE = "publish_article"
 
 
 HANDLER: Final = "handler.lambda_handler"
@@ -147,26 +150,10 @@ class State(StrEnum):
     RECORD_ARTICLE_FAILURE = "RecordArticleFailure"
 
 
-class Route(StrEnum):
-    """`route` values returned by the turn function."""
-
-    CONTINUE = "CONTINUE"
-    AWAITING_APPROVAL = "AWAITING_APPROVAL"
-    COMPLETED = "COMPLETED"
-    FAILED = "FAILED"
-
-
-class WorkflowAction(StrEnum):
-    """`action` values understood by the workflow_tasks function."""
-
-    START_SCHEDULED_RUN = "start_scheduled_run"
-    RECORD_FAILURE = "record_failure"
-    EXPIRE_APPROVAL = "expire_approval"
-    RECORD_ARTICLE_FAILURE = "record_article_failure"
-
-
-# `action` the turn function takes besides a turn (publishArticle needs the same SSH access).
-PUBLISH_ARTICLE_ACTION = "publish_article"
+# What a turn answers and the workflow_tasks actions: defined once, in the core (the handlers
+# return/read exactly these), and used by the state machine definition.
+Route = workflow_contract.Route
+WorkflowAction = workflow_contract.WorkflowAction
 
 
 # --- API Gateway ----------------------------------------------------------------------------------

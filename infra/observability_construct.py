@@ -254,7 +254,8 @@ class ObservabilityConstruct(Construct):
             self._alarm(
                 f"LambdaErrors{name.value.title().replace('_', '')}",
                 Severity.CRITICAL
-                if name in {names.FunctionName.API, names.FunctionName.TURN}
+                if name
+                in {names.FunctionName.API, names.FunctionName.TURN, names.FunctionName.PUBLISH_ARTICLE}
                 else Severity.WARNING,
                 fn.metric_errors(period=PERIOD),
                 threshold=1,

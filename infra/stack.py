@@ -51,6 +51,7 @@ class WpAgentStack(Stack):
             turn=self.functions.turn,
             approval=self.functions.approval,
             workflow_tasks=self.functions.workflow_tasks,
+            publish_article=self.functions.publish_article,
             approval_timeout=Duration.seconds(settings.approval_timeout_seconds),
         )
         self.schedules = SchedulesConstruct(self, "Schedules", state_machine=self.workflow.state_machine)

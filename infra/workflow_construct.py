@@ -61,6 +61,7 @@ class WorkflowConstruct(Construct):
         turn: lambda_.IFunction,
         approval: lambda_.IFunction,
         workflow_tasks: lambda_.IFunction,
+        publish_article: lambda_.IFunction,
         approval_timeout: Duration,
     ) -> None:
         super().__init__(scope, construct_id)
@@ -82,6 +83,7 @@ class WorkflowConstruct(Construct):
                     turn=turn,
                     approval=approval,
                     workflow_tasks=workflow_tasks,
+                    publish_article=publish_article,
                     approval_timeout=approval_timeout,
                 )
             ),
@@ -104,7 +106,7 @@ class WorkflowConstruct(Construct):
             "DescribeResourcePolicies, PutResourcePolicy) and X-Ray tracing: these actions support "
             "no resource-level permissions.",
         )
-        for function in (turn, approval, workflow_tasks):
+        for function in (turn, approval, workflow_tasks, publish_article):
             acknowledge_wildcard_resource(
                 role,
                 f"{function.function_arn}:*",
@@ -119,6 +121,7 @@ def build_definition(
     turn: lambda_.IFunction,
     approval: lambda_.IFunction,
     workflow_tasks: lambda_.IFunction,
+    publish_article: lambda_.IFunction,
     approval_timeout: Duration,
 ) -> sfn.IChainable:
     """The state graph (state names from names.State; see the module docstring)."""
@@ -246,8 +249,8 @@ def build_definition(
     )
     prepare_scheduled_run.next(agent_turn)
 
-    # publishArticle (no model): one deterministic task on the turn function, which holds the SSH
-    # access. Not retried after it started: a publish is not idempotent (only service errors, which
+    # publishArticle (no model): one deterministic task on its own function, which holds the SSH
+    # access (not the model key). Not retried after it started: a publish is not idempotent (only service errors, which
     # mean the function never ran, are retried).
     record_article_failure = _invoke(
         scope,
@@ -259,15 +262,15 @@ def build_definition(
             "error": sfn.JsonPath.object_at("$.error"),
         },
     ).next(run_failed)
-    publish_article = _invoke(
+    publish = _invoke(
         scope,
         state.PUBLISH_ARTICLE,
-        turn,
-        {"action": names.PUBLISH_ARTICLE_ACTION, "articleId": sfn.JsonPath.string_at("$.articleId")},
+        publish_article,
+        {"articleId": sfn.JsonPath.string_at("$.articleId")},
         task_timeout=AGENT_TURN_TASK_TIMEOUT,
     )
-    publish_article.add_catch(record_article_failure, errors=[sfn.Errors.ALL], result_path="$.error")
-    publish_article.next(
+    publish.add_catch(record_article_failure, errors=[sfn.Errors.ALL], result_path="$.error")
+    publish.next(
         sfn.Choice(scope, state.ARTICLE_ROUTE)
         .when(sfn.Condition.boolean_equals("$.success", True), run_succeeded)
         .otherwise(run_failed)
@@ -276,7 +279,7 @@ def build_definition(
     return (
         sfn.Choice(scope, state.HAS_SESSION)
         .when(sfn.Condition.is_present("$.sessionId"), agent_turn)
-        .when(sfn.Condition.is_present("$.articleId"), publish_article)
+        .when(sfn.Condition.is_present("$.articleId"), publish)
         .otherwise(prepare_scheduled_run)
     )
 

@@ -42,14 +42,14 @@ from wp_agent.models.schedule import (
     ScheduleView,
 )
 from wp_agent.models.target import Target
-from wp_agent.scheduling.service import ScheduleService
 from wp_agent.service import api_contract
-from wp_agent.service.api_errors import ApiError
+from wp_agent.service.api_errors import ApiError, ApiErrorCode
 from wp_agent.service.api_identity import is_admin, user_id_from
 from wp_agent.service.api_requests import unreadable_body, validation_refusal
 from wp_agent.service.articles import ArticleService
 from wp_agent.service.idempotency import IdempotentRequests
 from wp_agent.service.lambda_setup import handler_tools
+from wp_agent.service.schedules import ScheduleService
 from wp_agent.service.sessions import SessionService
 from wp_agent.service.targets import TargetService
 from wp_agent.telemetry import REQUESTS_DURATION_SECONDS
@@ -128,6 +128,7 @@ def _idempotent(
     )
 
 
+# Services raise domain refusals (ApiError with an ApiErrorCode); the code carries the HTTP status.
 @app.exception_handler(ApiError)  # type: ignore[untyped-decorator]
 def _api_error(error: ApiError) -> Response[str]:
     return _error(error)
@@ -144,29 +145,25 @@ def _no_route(error: Exception) -> Response[str]:
     # A declared method that still found no route: a path parameter no resource can have.
     if allowed and app.current_event.http_method.upper() not in allowed:
         response = _error(
-            ApiError(405, "METHOD_NOT_ALLOWED", f"このURLで使えるメソッドは {', '.join(allowed)} です。")
+            ApiError(
+                ApiErrorCode.METHOD_NOT_ALLOWED, f"このURLで使えるメソッドは {', '.join(allowed)} です。"
+            )
         )
         response.headers["Allow"] = ", ".join(allowed)
         return response
-    return _error(ApiError(404, "ROUTE_NOT_FOUND", "そのURLとメソッドの組み合わせは提供していません。"))
+    return _error(ApiError(ApiErrorCode.ROUTE_NOT_FOUND))
 
 
 @app.exception_handler(Exception)  # type: ignore[untyped-decorator]
 def _unexpected(error: Exception) -> Response[str]:
     logger.exception("unhandled error", extra={"type": "error"})
-    return _error(
-        ApiError(
-            500, "INTERNAL_ERROR", "サーバー内部でエラーが発生しました。時間をおいて再度お試しください。"
-        )
-    )
+    return _error(ApiError(ApiErrorCode.INTERNAL_ERROR))
 
 
 @app.exception_handler(ConfigurationError)  # type: ignore[untyped-decorator]
 def _configuration_error(error: ConfigurationError) -> Response[str]:
     logger.error("configuration error", extra={"setting": error.setting})
-    return _error(
-        ApiError(500, "CONFIGURATION_ERROR", "サーバーの設定に問題があります。管理者に連絡してください。")
-    )
+    return _error(ApiError(ApiErrorCode.CONFIGURATION_ERROR))
 
 
 # -- sessions ------------------------------------------------------------------------------------

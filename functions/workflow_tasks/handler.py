@@ -6,7 +6,7 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from wp_agent.models.workflow import WorkflowTaskInput
+from wp_agent.models.workflow import WorkflowAction, WorkflowTaskInput
 from wp_agent.service import workflow_tasks
 from wp_agent.service.articles import ArticleService
 from wp_agent.service.lambda_setup import handler_tools
@@ -19,10 +19,10 @@ logger, tracer, runtime = handler_tools()
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     task = WorkflowTaskInput.model_validate(event)
     logger.append_keys(action=task.action, session_id=task.session_id, run_id=task.run_id)
-    if task.action == "expire_approval" and task.session_id and task.run_id:
+    if task.action is WorkflowAction.EXPIRE_APPROVAL and task.session_id and task.run_id:
         return workflow_tasks.expire_approval(runtime(), task.session_id, task.run_id)
-    if task.action == "record_article_failure" and task.article_id:
+    if task.action is WorkflowAction.RECORD_ARTICLE_FAILURE and task.article_id:
         return ArticleService(runtime()).record_failure(task.article_id, task.error)
-    if task.action == "start_scheduled_run":
+    if task.action is WorkflowAction.START_SCHEDULED_RUN:
         return workflow_tasks.start_scheduled_run(runtime(), task.input or {})
     return workflow_tasks.record_failure(runtime(), task.session_id, task.run_id, task.error)

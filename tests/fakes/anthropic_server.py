@@ -672,6 +672,17 @@ def _validate_messages_request(headers: Mapping[str, str], body: Any) -> str | N
         return "anthropic-version: header is required"
     if not isinstance(body, dict):
         return "request body must be a JSON object"
+    messages = body.get("messages")
+    problems = _top_level_problems(body)
+    if not isinstance(messages, list) or not messages:
+        messages = []
+    problems += _message_shape_problems(messages)
+    if problems:
+        return "; ".join(problems)
+    return _pairing_problem(messages) or _cache_control_problem(body, messages)
+
+
+def _top_level_problems(body: dict[str, Any]) -> list[str]:
     problems: list[str] = []
     if not isinstance(body.get("model"), str) or not body["model"]:
         problems.append("model: Field required")
@@ -681,7 +692,6 @@ def _validate_messages_request(headers: Mapping[str, str], body: Any) -> str | N
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         problems.append("messages: at least one message is required")
-        messages = []
     system = body.get("system")
     if system is not None and not isinstance(system, (str, list)):
         problems.append("system: Input should be a valid string or list of text blocks")
@@ -701,6 +711,11 @@ def _validate_messages_request(headers: Mapping[str, str], body: Any) -> str | N
             problems.append(f"tools.{i}.name: Field required")
         elif tool.get("type") in (None, "custom") and not isinstance(tool.get("input_schema"), dict):
             problems.append(f"tools.{i}.input_schema: Field required")
+    return problems
+
+
+def _message_shape_problems(messages: list[Any]) -> list[str]:
+    problems: list[str] = []
     for i, msg in enumerate(messages):
         if not isinstance(msg, dict) or msg.get("role") not in ("user", "assistant"):
             problems.append(f"messages.{i}.role: Input should be 'user' or 'assistant'")
@@ -712,10 +727,11 @@ def _validate_messages_request(headers: Mapping[str, str], body: Any) -> str | N
                     problems.append(f"messages.{i}.content.{j}: Input should be a content block")
         elif not isinstance(content, str):
             problems.append(f"messages.{i}.content: Input should be a valid string or list")
-    if problems:
-        return "; ".join(problems)
+    return problems
 
-    # tool_use / tool_result pairing
+
+def _pairing_problem(messages: list[dict[str, Any]]) -> str | None:
+    """Every tool_result answers a tool_use of the message before; every tool_use is answered."""
     for i, msg in enumerate(messages):
         content = msg["content"] if isinstance(msg["content"], list) else []
         if msg["role"] == "user":
@@ -746,8 +762,11 @@ def _validate_messages_request(headers: Mapping[str, str], body: Any) -> str | N
                     f"{', '.join(map(str, missing))}. Each `tool_use` block must have a corresponding "
                     "`tool_result` block in the next message."
                 )
+    return None
 
-    breakpoints = _count_cache_control(body.get("tools")) + _count_cache_control(system)
+
+def _cache_control_problem(body: dict[str, Any], messages: list[dict[str, Any]]) -> str | None:
+    breakpoints = _count_cache_control(body.get("tools")) + _count_cache_control(body.get("system"))
     breakpoints += sum(_count_cache_control(m.get("content")) for m in messages)
     if breakpoints > 4:
         return f"A maximum of 4 blocks with cache_control may be provided. Found {breakpoints}."

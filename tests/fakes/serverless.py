@@ -24,6 +24,7 @@ from moto.stepfunctions.parser.models import stepfunctions_parser_backends
 
 import functions.api.handler as api_handler
 import functions.approval.handler as approval_handler
+import functions.publish_article.handler as publish_article_handler
 import functions.turn.handler as turn_handler
 import functions.workflow_tasks.handler as workflow_tasks_handler
 from infra import names
@@ -49,6 +50,7 @@ HANDLERS: dict[str, Any] = {
     "turn": turn_handler,
     "approval": approval_handler,
     "workflow_tasks": workflow_tasks_handler,
+    "publish_article": publish_article_handler,
 }
 TARGET_ID = "site-a"
 ANTHROPIC_TEST_KEY = "sk-ant-api03-TESTONLY-0123456789abcdefghijklmnopqrstuvwxyz"

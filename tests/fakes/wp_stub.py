@@ -45,6 +45,21 @@ def main(argv: list[str]) -> int:
             ],
             stdin=subprocess.DEVNULL,
         )
+    answered = _answer(argv, flags)
+    if answered is not None:
+        return answered
+    _behave(flags)
+    if not flags:
+        sys.stdout.write(json.dumps(argv) + "\n")
+    sys.stdout.flush()
+    if log:
+        with open(log, "a") as handle:
+            handle.write(f"end {time.time():.6f} {os.getpid()}\n")
+    return int(flags.get("exit", "0") or 0)
+
+
+def _answer(argv: list[str], flags: dict[str, str]) -> int | None:
+    """The stub modes that print a report and end (exit code), or None."""
     if "stat-args" in flags:
         files = [a for a in argv if not a.startswith("--") and os.path.isfile(a)]
         report = [
@@ -61,6 +76,11 @@ def main(argv: list[str]) -> int:
     if "env" in flags:
         sys.stdout.write(json.dumps(dict(os.environ)))
         return 0
+    return None
+
+
+def _behave(flags: dict[str, str]) -> None:
+    """The stub modes that act like a command (read, write, ignore signals, sleep) and go on."""
     if "read-stdin" in flags:
         sys.stdout.write(f"stdin-bytes={len(sys.stdin.buffer.read())}\n")
     if "raw-hex" in flags:
@@ -75,13 +95,6 @@ def main(argv: list[str]) -> int:
         time.sleep(float(flags["sleep"]))
     if "stderr" in flags:
         sys.stderr.write(flags["stderr"] + "\n")
-    if not flags:
-        sys.stdout.write(json.dumps(argv) + "\n")
-    sys.stdout.flush()
-    if log:
-        with open(log, "a") as handle:
-            handle.write(f"end {time.time():.6f} {os.getpid()}\n")
-    return int(flags.get("exit", "0") or 0)
 
 
 def _flood(stream: object, total: int) -> None:

@@ -27,6 +27,7 @@ KEYS = [
     "LatencyWarning", "LatencyCritical", "ErrorRateWarning", "ErrorRateCritical", "SshConnectionFailures",
     "RateLimitModelCalls", "RateLimitCommandsPerUser", "WorkflowFailed", "WorkflowTimedOut",
     "LambdaErrorsApi", "LambdaErrorsTurn", "LambdaErrorsApproval", "LambdaErrorsWorkflowTasks",
+    "LambdaErrorsPublishArticle",
 ]  # fmt: skip
 
 
@@ -119,10 +120,12 @@ def test_workflow_alarms(template: dict[str, Any], key: str, metric: str) -> Non
 
 def test_lambda_error_alarms(template: dict[str, Any]) -> None:
     found = alarms(template)
-    for key in ("LambdaErrorsApi", "LambdaErrorsTurn", "LambdaErrorsApproval", "LambdaErrorsWorkflowTasks"):
-        assert found[key]["Namespace"] == "AWS/Lambda"
-        assert found[key]["MetricName"] == "Errors"
+    for key in KEYS:
+        if key.startswith("LambdaErrors"):
+            assert found[key]["Namespace"] == "AWS/Lambda"
+            assert found[key]["MetricName"] == "Errors"
     assert "Critical" in topic_of(found["LambdaErrorsTurn"])
+    assert "Critical" in topic_of(found["LambdaErrorsPublishArticle"])  # it ran on the turn function
 
 
 def _render(value: Any) -> str:

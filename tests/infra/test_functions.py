@@ -11,7 +11,13 @@ from tests.infra.conftest import ADMIN_PRINCIPALS
 from tests.infra.template_queries import flatten, function, logical_id_of_table, only, resources
 
 N = names.FunctionName
-SIZING = {N.API: (512, 29), N.TURN: (1024, 900), N.APPROVAL: (256, 30), N.WORKFLOW_TASKS: (256, 60)}
+SIZING = {
+    N.API: (512, 29),
+    N.TURN: (1024, 900),
+    N.APPROVAL: (256, 30),
+    N.WORKFLOW_TASKS: (256, 60),
+    N.PUBLISH_ARTICLE: (1024, 900),
+}
 COMMON_ENV = {
     "POWERTOOLS_SERVICE_NAME": "wp-agent",
     "POWERTOOLS_METRICS_NAMESPACE": "WpAgent",
@@ -28,6 +34,7 @@ TABLE_ENV = {
         names.Table.REGISTRY,
         names.Table.RATE_LIMITS,
     },
+    N.PUBLISH_ARTICLE: {names.Table.SESSIONS, names.Table.AUDIT, names.Table.REGISTRY},
 }
 OTHER_ENV_KEYS = {
     N.API: {
@@ -49,6 +56,13 @@ OTHER_ENV_KEYS = {
     },
     N.APPROVAL: {"WP_AGENT_EVENT_BUS"},
     N.WORKFLOW_TASKS: {"WP_AGENT_EVENT_BUS"},
+    # SSH to the target like a turn, but no model key
+    N.PUBLISH_ARTICLE: {
+        "WP_AGENT_EVENT_BUS",
+        "WP_AGENT_TARGET_SECRET_PREFIX",
+        "WP_CLI_MODE",
+        "WP_CLI_TIMEOUT",
+    },
 }
 
 
@@ -57,8 +71,8 @@ def _environment(template: dict[str, Any], name: N) -> dict[str, Any]:
     return variables
 
 
-def test_exactly_four_functions(template: dict[str, Any]) -> None:
-    assert len(resources(template, "AWS::Lambda::Function")) == 4
+def test_exactly_the_contract_functions(template: dict[str, Any]) -> None:
+    assert len(resources(template, "AWS::Lambda::Function")) == len(N)
     for name in N:
         function(template, name)
 

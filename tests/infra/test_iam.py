@@ -93,6 +93,12 @@ def _expected(template: dict[str, Any], name: N) -> set[tuple[str, str]]:
         )
     if name is N.APPROVAL:
         return common | task_response
+    if name is N.PUBLISH_ARTICLE:  # the target's SSH secrets, never the model key
+        return (
+            common
+            | _pairs(DYNAMODB_READ, _table(template, T.REGISTRY))
+            | _pairs(("secretsmanager:GetSecretValue",), TARGET_SECRETS)
+        )
     return common | _pairs(DYNAMODB_READ, _table(template, T.REGISTRY))
 
 
@@ -176,7 +182,9 @@ def test_state_machine_role_invokes_only_the_workflow_functions(template: dict[s
     _, machine = only(template, "AWS::StepFunctions::StateMachine")
     statements = role_statements(template, machine["Properties"]["RoleArn"]["Fn::GetAtt"][0])
     invoked = {target for action, target in grants(statements) if action == "lambda:InvokeFunction"}
-    workflow_functions = [function(template, name)[0] for name in (N.TURN, N.APPROVAL, N.WORKFLOW_TASKS)]
+    workflow_functions = [
+        function(template, name)[0] for name in (N.TURN, N.APPROVAL, N.WORKFLOW_TASKS, N.PUBLISH_ARTICLE)
+    ]
     assert invoked == {f"<{fid}.Arn>" for fid in workflow_functions} | {
         f"<{fid}.Arn>:*" for fid in workflow_functions
     }

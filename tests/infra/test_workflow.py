@@ -194,10 +194,10 @@ def test_definition_needs_every_referenced_arn(template: dict[str, Any]) -> None
         state_machine_definition(template, {"turn": ARNS["turn"]})
 
 
-def test_publish_article_runs_once_on_the_turn_function(states: dict[str, Any]) -> None:
+def test_publish_article_runs_once_on_its_own_function(states: dict[str, Any]) -> None:
     publish = states[S.PUBLISH_ARTICLE]
-    assert publish["Resource"] == ARNS["turn"]
-    assert publish["Parameters"] == {"action": "publish_article", "articleId.$": "$.articleId"}
+    assert publish["Resource"] == ARNS["publish_article"]
+    assert publish["Parameters"] == {"articleId.$": "$.articleId"}
     assert publish["Next"] == S.ARTICLE_ROUTE
     # only "the function never ran" errors are retried: a publish is not idempotent
     assert all("Sandbox.Timedout" not in r["ErrorEquals"] for r in publish.get("Retry", []))

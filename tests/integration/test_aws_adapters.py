@@ -18,13 +18,12 @@ from wp_agent.adapters.aws.registry import TargetRegistry
 from wp_agent.adapters.aws.session_store import (
     PART_BYTES,
     DynamoSessionStore,
-    SessionDataMissingError,
-    StaleSessionError,
 )
 from wp_agent.agent import lifecycle
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionStatus
 from wp_agent.agent.turn import AgentTurn, TurnResult, continue_session, new_session
+from wp_agent.errors import SessionDataMissingError, StaleSessionError
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.target import Target
 from wp_agent.policy import PolicyCategory

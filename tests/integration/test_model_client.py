@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-from types import SimpleNamespace
 from typing import Any
 
 import anthropic
@@ -52,7 +51,7 @@ def test_tool_use_reply_and_the_cached_prefix(scripted_anthropic: ScriptedAnthro
     )
     reply = call(client_for(scripted_anthropic))
     assert reply.stop_reason == "tool_use"
-    assert reply.tool_uses[0]["input"] == {"command": "post list --format=json", "reason": "一覧"}
+    assert reply.tool_uses[0].input == {"command": "post list --format=json", "reason": "一覧"}
     body = scripted_anthropic.last_request.json
     assert body["model"] == DEFAULT_MODEL
     assert body["system"][0]["cache_control"] == {"type": "ephemeral"}
@@ -111,10 +110,13 @@ def test_backoff_waits_base_times_two_to_the_n(scripted_anthropic: ScriptedAnthr
 
 
 def test_default_schedule_is_one_two_four_seconds() -> None:
-    client = build_sdk_client(Settings(anthropic_api_key="k"))
-    options = SimpleNamespace(get_max_retries=lambda default: default)
-    delays = [client._calculate_retry_timeout(remaining, options, None) for remaining in (3, 2, 1)]  # type: ignore[arg-type]
-    assert delays == [1.0, 2.0, 4.0]
+    client = AnthropicModelClient(Settings(anthropic_api_key="k"))
+    assert [client.retry.delay(attempt) for attempt in range(client.retry.max_retries)] == [1.0, 2.0, 4.0]
+
+
+def test_the_sdk_itself_never_retries() -> None:
+    # our RetryPolicy is the only retry loop (the SDK's documented max_retries=0)
+    assert build_sdk_client(Settings(anthropic_api_key="k")).max_retries == 0
 
 
 def test_retry_after_is_honoured(scripted_anthropic: ScriptedAnthropicServer) -> None:
@@ -161,8 +163,9 @@ def test_bedrock_client_uses_the_same_retry_policy(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("AWS_REGION", "ap-northeast-1")
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    client = build_sdk_client(Settings(wp_agent_model_provider="bedrock"))
+    settings = Settings(wp_agent_model_provider="bedrock")
+    client = build_sdk_client(settings)
     assert isinstance(client, anthropic.AnthropicBedrock)
-    assert client.max_retries == 3
-    options = SimpleNamespace(get_max_retries=lambda default: default)
-    assert client._calculate_retry_timeout(3, options, None) == 1.0  # type: ignore[arg-type]
+    assert client.max_retries == 0
+    model = AnthropicModelClient(settings, client)
+    assert (model.retry.max_retries, model.retry.delay(0)) == (3, 1.0)

@@ -20,6 +20,7 @@ from tests.fakes.agent_doubles import ModelStep, ScriptedModel
 from tests.fakes.anthropic_server import ScriptedAnthropicServer, reply_text, reply_tool_use, tool_results
 from tests.fakes.aws import REGION, TABLES
 from wp_agent.adapters.aws.registry import TargetRegistry
+from wp_agent.adapters.aws.schedule_store import ScheduleStore
 from wp_agent.agent.model_client import AnthropicModelClient, ModelReply
 from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, ConfigurationError, WpAgentError
@@ -30,10 +31,9 @@ from wp_agent.models.schedule import (
     ScheduleProposalRequest,
 )
 from wp_agent.models.target import Target
-from wp_agent.scheduling import service as service_module
-from wp_agent.scheduling.service import RETRY_POLICY, SCHEDULED_TIME_PLACEHOLDER, ScheduleService
-from wp_agent.scheduling.store import ScheduleStore
+from wp_agent.service import schedules as service_module
 from wp_agent.service.api_errors import ApiError
+from wp_agent.service.schedules import RETRY_POLICY, SCHEDULED_TIME_PLACEHOLDER, ScheduleService
 
 STATE_MACHINE_ARN = "arn:aws:states:ap-northeast-1:123456789012:stateMachine:wp-agent-runs"
 ROLE_ARN = "arn:aws:iam::123456789012:role/wp-agent-scheduler"

@@ -11,6 +11,7 @@ import pytest
 
 from wp_agent.agent.site_scope import apply_site_scope
 from wp_agent.agent.turn import new_session
+from wp_agent.executors.ssh import SshWpCli
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.target import Target
 from wp_agent.policy import CommandPolicy
@@ -63,7 +64,8 @@ def test_the_target_names_the_wordpress_user_the_executor_uses() -> None:
             "wpUser": "editor1",
         }
     )
-    settings = AwsRuntime().target_settings(target)
-    assert settings.wp_agent_wp_user == "editor1"
+    wp_cli = AwsRuntime().wp_cli_for(target)
+    assert isinstance(wp_cli, SshWpCli)
+    assert "--user=editor1" in wp_cli.remote_command(["post", "list"])
     with pytest.raises(ValueError, match="wpUser"):
         Target.model_validate({**target.model_dump(by_alias=True), "wpUser": "--exec=x"})

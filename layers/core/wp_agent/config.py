@@ -2,18 +2,36 @@
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from pathlib import Path
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from wp_agent.executors.environment import parse_passthrough
 from wp_agent.media.safe_download import DEFAULT_MAX_BYTES, parse_test_hosts
 from wp_agent.models.target import validate_wp_user
 
 # Current, non-deprecated Claude model; override with ANTHROPIC_MODEL.
 DEFAULT_MODEL = "claude-sonnet-5-5"
+
+
+# Never passed on, even when an operator lists them (credentials of the agent itself).
+_NEVER = re.compile(
+    r"^(ANTHROPIC_|AWS_|VAULT_|VPS_SSH_|GOOGLE_|AZURE_|WP_AGENT_|OPENAI_)|(KEY|SECRET|TOKEN|PASSPHRASE)$|"
+    r"^WP_CLI_STRICT_ARGS_MODE$",
+    re.IGNORECASE,
+)
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def parse_passthrough(value: str) -> tuple[str, ...]:
+    """`WP_AGENT_LOCAL_ENV_PASSTHROUGH`: comma-separated variable names wp-config.php reads."""
+    names = tuple(n.strip() for n in value.split(",") if n.strip())
+    bad = [n for n in names if not _NAME.match(n) or _NEVER.search(n)]
+    if bad:
+        raise ValueError(f"these variables cannot be passed to WP-CLI: {', '.join(bad)}")
+    return names
 
 
 class WpCliMode(StrEnum):

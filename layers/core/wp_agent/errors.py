@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 
 class AgentErrorCode(StrEnum):
@@ -46,6 +46,90 @@ class WpAgentError(Exception):
         self.message_ja = message_ja or DEFAULT_MESSAGES_JA[code]
         self.details = details or {}
         super().__init__(f"{code.value}: {self.message_ja}")
+
+
+class RunStoppedError(WpAgentError):
+    """A run ended for a reason the spec's codes do not tell apart (it reports UNKNOWN_ERROR): each
+    situation is its own type, and its `reason` (also in `details`, for clients) names it."""
+
+    code_for_reason: ClassVar[AgentErrorCode] = AgentErrorCode.UNKNOWN_ERROR
+    reason: ClassVar[str]
+    default_message_ja: ClassVar[str]
+
+    def __init__(self, message_ja: str | None = None, **details: Any) -> None:
+        super().__init__(
+            self.code_for_reason,
+            message_ja or self.default_message_ja,
+            details={"reason": self.reason, **details},
+        )
+
+
+class SessionBusyError(RunStoppedError):
+    reason = "session_busy"
+    default_message_ja = "このセッションでは別の処理が実行中です。"
+
+
+class RunCancelledError(RunStoppedError):
+    reason = "cancelled"
+    default_message_ja = "利用者の指示により処理を中止しました。"
+
+
+class RunInfrastructureError(RunStoppedError):
+    """Infrastructure ended the run (the workflow failed to start or ended, the target is gone);
+    `reason` is the situation, chosen by the caller from a fixed set of names."""
+
+    reason = "infrastructure"
+    default_message_ja = "処理中にシステムエラーが発生したため中断しました。時間をおいて再度お試しください。"
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason  # type: ignore[misc]  # the instance's own situation
+        super().__init__()
+
+
+class SiteLookupIncompleteError(RunStoppedError):
+    reason = "site_lookup_incomplete"
+    default_message_ja = "サイトの確認を完了できませんでした。もう一度お試しください。"
+
+
+class SiteNotFoundError(RunStoppedError):
+    reason = "site_not_found"
+    default_message_ja = (
+        "マルチサイトのサイトが見つかりません。site list で存在するサイトを確認してください。"
+    )
+
+
+class OwnerRemovedError(RunStoppedError):
+    code_for_reason = AgentErrorCode.COMMAND_BLOCKED
+    reason = "not_owner"
+    default_message_ja = "このサイトを操作する権限がなくなったため、処理を中止しました。"
+
+
+class StaleSessionError(RunStoppedError):
+    """Another writer changed the session since it was loaded (e.g. it was cancelled); raised by any
+    SessionStore whose save lost the race."""
+
+    reason = "stale_session"
+    default_message_ja = "セッションが他の処理によって更新されました。"
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(sessionId=session_id)
+
+
+class SessionDataMissingError(RunStoppedError):
+    reason = "session_data_missing"
+    default_message_ja = "セッションのデータの一部が見つかりません（保存期間を過ぎた可能性があります）。新しいセッションで指示してください。"
+
+    def __init__(self, session_id: str, name: str) -> None:
+        super().__init__(sessionId=session_id, part=name)
+
+
+class SessionReadThrottledError(RunStoppedError):
+    reason = "session_read_throttled"
+    default_message_ja = "セッションの読み込みが混み合っています。時間をおいて再度お試しください。"
+
+
+class ArticleTooLargeError(ValueError):
+    """The article does not compress enough to be stored as one publish job (nothing was stored)."""
 
 
 class ConfigurationError(Exception):

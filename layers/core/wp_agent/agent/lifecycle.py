@@ -10,7 +10,7 @@ from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.audit_outbox import audit
 from wp_agent.agent.ports import ApprovalDecision
 from wp_agent.agent.session_state import SessionState, SessionStatus
-from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.errors import AgentErrorCode, RunCancelledError, RunInfrastructureError, WpAgentError
 
 
 def finish(
@@ -63,12 +63,7 @@ def cancel_run(state: SessionState, *, simulated: bool = False) -> bool:
         return False
     approval_protocol.cancel(state)
     audit(state, AuditEventType.RUN_CANCELLED)
-    error = WpAgentError(
-        AgentErrorCode.UNKNOWN_ERROR,
-        "利用者の指示により処理を中止しました。",
-        details={"reason": "cancelled"},
-    )
-    finish(state, SessionStatus.CANCELLED, error=error, simulated=simulated)
+    finish(state, SessionStatus.CANCELLED, error=RunCancelledError(), simulated=simulated)
     return True
 
 
@@ -77,10 +72,5 @@ def fail_run(state: SessionState, reason: str, *, simulated: bool = False) -> bo
     if state.status.terminal:
         return False
     approval_protocol.cancel(state)
-    error = WpAgentError(
-        AgentErrorCode.UNKNOWN_ERROR,
-        "処理中にシステムエラーが発生したため中断しました。時間をおいて再度お試しください。",
-        details={"reason": reason},
-    )
-    finish(state, SessionStatus.FAILED, error=error, simulated=simulated)
+    finish(state, SessionStatus.FAILED, error=RunInfrastructureError(reason), simulated=simulated)
     return True

@@ -1,17 +1,23 @@
 """The ModelClient port and its Anthropic SDK adapter (Anthropic API or Amazon Bedrock).
 
-Retries use the SDK's own machinery (NFR-2.2: 3 retries on 5xx/529/429/timeouts/network errors),
-with two adjustments made in a small subclass: the backoff is base·2^n (1 s, 2 s, 4 s by default)
-instead of the SDK's 0.5 s start, and 409 is not retried (spec: no retry on other 4xx).
+Retries (NFR-2.2: 3 retries on 408/429/5xx/529, timeouts and network errors; no retry on other
+4xx, 409 included) are our own small loop around `messages.create`, on the SDK's public API only:
+the SDK client is built with its documented `max_retries=0` and `timeout`, and `RetryPolicy` reads
+the public `APIStatusError.status_code`/`.response.headers`. The wait is base·2^n (1 s, 2 s, 4 s by
+default), or what the server's retry-after asks, up to 60 s.
 """
 
 from __future__ import annotations
 
+import email.utils
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Protocol
 
+from wp_agent.agent.messages import ToolUseBlock, text_of, tool_uses
 from wp_agent.config import ModelProvider, Settings
 from wp_agent.errors import AgentErrorCode, ConfigurationError, WpAgentError
 
@@ -35,12 +41,12 @@ class ModelReply:
     duration_ms: int = 0
 
     @property
-    def tool_uses(self) -> list[dict[str, Any]]:
-        return [b for b in self.content if b.get("type") == "tool_use"]
+    def tool_uses(self) -> list[ToolUseBlock]:
+        return tool_uses(self.content)
 
     @property
     def text(self) -> str:
-        return "\n".join(b.get("text", "") for b in self.content if b.get("type") == "text").strip()
+        return text_of(self.content)
 
 
 class ModelClient(Protocol):
@@ -51,57 +57,88 @@ class ModelClient(Protocol):
     ) -> ModelReply: ...
 
 
-def _backoff_client_class(base: type[Any], base_delay: float) -> type[Any]:
-    """Subclass the SDK client so its retry loop waits base·2^n and never retries 409."""
-
-    class BackoffClient(base):  # type: ignore[misc]
-        def _calculate_retry_timeout(
-            self, remaining_retries: int, options: Any, response_headers: Any = None
-        ) -> float:
-            retry_after = self._parse_retry_after_header(response_headers)
-            if retry_after is not None and retry_after > 0:
-                return float(min(retry_after, MAX_HONOURED_RETRY_AFTER_SECONDS))
-            attempt = options.get_max_retries(self.max_retries) - remaining_retries
-            return float(base_delay * (2**attempt))
-
-        def _should_retry(self, response: Any) -> bool:
-            if response.status_code == 409:
-                return False
-            return bool(super()._should_retry(response))
-
-    return BackoffClient
+_RETRIED_STATUSES = frozenset({408, 429})
 
 
-def build_sdk_client(settings: Settings) -> anthropic.Anthropic | anthropic.AnthropicBedrock:
+@dataclass(frozen=True)
+class RetryPolicy:
+    """When and how long to wait before calling the model again."""
+
+    base_delay: float = 1.0
+    max_retries: int = API_MAX_RETRIES
+
+    def should_retry(self, exc: Exception) -> bool:
+        import anthropic
+
+        if isinstance(exc, anthropic.APIConnectionError):  # includes APITimeoutError
+            return True
+        if not isinstance(exc, anthropic.APIStatusError):
+            return False
+        advice = exc.response.headers.get("x-should-retry")  # the API's own hint, when it gives one
+        if advice in ("true", "false"):
+            return advice == "true"
+        return exc.status_code in _RETRIED_STATUSES or exc.status_code >= 500
+
+    def delay(self, attempt: int, exc: Exception | None = None) -> float:
+        """Seconds before retry number `attempt` (0-based)."""
+        retry_after = _retry_after_seconds(exc)
+        if retry_after is not None and retry_after > 0:
+            return min(retry_after, MAX_HONOURED_RETRY_AFTER_SECONDS)
+        return float(self.base_delay * (2**attempt))
+
+
+def _retry_after_seconds(exc: Exception | None) -> float | None:
+    import anthropic
+
+    if not isinstance(exc, anthropic.APIStatusError):
+        return None
+    headers = exc.response.headers
+    try:
+        if "retry-after-ms" in headers:
+            return float(headers["retry-after-ms"]) / 1000
+        if "retry-after" in headers:
+            return float(headers["retry-after"])
+    except ValueError:
+        pass
+    when = headers.get("retry-after")
+    if when:
+        try:
+            return (email.utils.parsedate_to_datetime(when) - datetime.now(UTC)).total_seconds()
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+def retry_policy(settings: Settings) -> RetryPolicy:
+    return RetryPolicy(base_delay=settings.wp_agent_api_retry_base_seconds)
+
+
+SecretReader = Callable[[str], str]
+
+
+def build_sdk_client(
+    settings: Settings, *, read_secret: SecretReader | None = None
+) -> anthropic.Anthropic | anthropic.AnthropicBedrock:
+    """The SDK client; the key is ANTHROPIC_API_KEY, or read with `read_secret` from the secret
+    named by ANTHROPIC_API_KEY_SECRET_ARN (the Lambda wiring passes a Secrets Manager reader)."""
     import anthropic
 
     timeout = settings.anthropic_timeout_seconds
     if settings.wp_agent_model_provider is ModelProvider.BEDROCK:
-        bedrock_cls = _backoff_client_class(
-            anthropic.AnthropicBedrock, settings.wp_agent_api_retry_base_seconds
-        )
-        return cast("anthropic.AnthropicBedrock", bedrock_cls(max_retries=API_MAX_RETRIES, timeout=timeout))
+        return anthropic.AnthropicBedrock(max_retries=0, timeout=timeout)
     api_key = settings.anthropic_api_key.get_secret_value() if settings.anthropic_api_key else None
-    if not api_key and settings.anthropic_api_key_secret_arn:
-        api_key = _api_key_from_secret(settings.anthropic_api_key_secret_arn)
+    if not api_key and settings.anthropic_api_key_secret_arn and read_secret is not None:
+        api_key = read_secret(settings.anthropic_api_key_secret_arn).strip()
     if not api_key:
         raise ConfigurationError(
             "ANTHROPIC_API_KEY が設定されていません。`export ANTHROPIC_API_KEY=sk-ant-...` を設定してください"
             "（Amazon Bedrock を使う場合は WP_AGENT_MODEL_PROVIDER=bedrock と AWS の認証情報・リージョンを設定）。",
             setting="ANTHROPIC_API_KEY",
         )
-    client_cls = _backoff_client_class(anthropic.Anthropic, settings.wp_agent_api_retry_base_seconds)
-    client = client_cls(
-        api_key=api_key, base_url=settings.anthropic_base_url, max_retries=API_MAX_RETRIES, timeout=timeout
+    # Retries are RetryPolicy's (AnthropicModelClient.create), not the SDK's.
+    return anthropic.Anthropic(
+        api_key=api_key, base_url=settings.anthropic_base_url, max_retries=0, timeout=timeout
     )
-    return cast("anthropic.Anthropic", client)
-
-
-def _api_key_from_secret(secret_arn: str) -> str:
-    from aws_lambda_powertools.utilities import parameters
-
-    value = parameters.get_secret(secret_arn, max_age=300)
-    return str(value).strip()
 
 
 _AUTH_HINT = (
@@ -163,10 +200,16 @@ class AnthropicModelClient:
     """ModelClient on the anthropic SDK; the SDK client is built lazily and reused (warm Lambdas)."""
 
     def __init__(
-        self, settings: Settings, client: anthropic.Anthropic | anthropic.AnthropicBedrock | None = None
+        self,
+        settings: Settings,
+        client: anthropic.Anthropic | anthropic.AnthropicBedrock | None = None,
+        *,
+        read_secret: SecretReader | None = None,
     ) -> None:
         self._settings = settings
         self._client = client
+        self._read_secret = read_secret
+        self.retry = retry_policy(settings)
 
     @property
     def model(self) -> str:
@@ -174,7 +217,7 @@ class AnthropicModelClient:
 
     def _sdk(self) -> anthropic.Anthropic | anthropic.AnthropicBedrock:
         if self._client is None:
-            self._client = build_sdk_client(self._settings)
+            self._client = build_sdk_client(self._settings, read_secret=self._read_secret)
         return self._client
 
     def create(
@@ -183,18 +226,25 @@ class AnthropicModelClient:
         import anthropic
 
         started = time.perf_counter()
-        try:
-            message = self._sdk().messages.create(
-                model=self.model,
-                max_tokens=self._settings.anthropic_max_tokens,
-                system=system,  # type: ignore[arg-type]
-                tools=tools,  # type: ignore[arg-type]
-                messages=messages,  # type: ignore[arg-type]
-            )
-        except anthropic.APIError as exc:
-            error = translate_sdk_error(exc, self.model)
-            logger.warning("model call failed", extra={"error_code": error.code.value, **error.details})
-            raise error from exc
+        attempt = 0
+        while True:
+            try:
+                message = self._sdk().messages.create(
+                    model=self.model,
+                    max_tokens=self._settings.anthropic_max_tokens,
+                    system=system,  # type: ignore[arg-type]
+                    tools=tools,  # type: ignore[arg-type]
+                    messages=messages,  # type: ignore[arg-type]
+                )
+                break
+            except anthropic.APIError as exc:
+                if attempt < self.retry.max_retries and self.retry.should_retry(exc):
+                    time.sleep(self.retry.delay(attempt, exc))
+                    attempt += 1
+                    continue
+                error = translate_sdk_error(exc, self.model)
+                logger.warning("model call failed", extra={"error_code": error.code.value, **error.details})
+                raise error from exc
         usage = message.usage
         return ModelReply(
             content=[block.model_dump(mode="json", exclude_none=True) for block in message.content],

@@ -33,7 +33,8 @@ class RateLimiter(Protocol):
 
 
 class SessionStore(Protocol):
-    """Loads and saves session state; `save` fails on a stale version (one writer at a time)."""
+    """Loads and saves session state; `save` raises wp_agent.errors.StaleSessionError on a stale
+    version (one writer at a time)."""
 
     def load(self, session_id: str) -> SessionState | None: ...
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from wp_agent.agent.messages import ToolResultBlock, tool_uses
 from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionState
 from wp_agent.agent.tool_output import render_tool_result
 from wp_agent.errors import AgentErrorCode
@@ -19,10 +20,7 @@ OUTCOME_UNKNOWN_JA = (
 
 
 def tool_result(tool_use_id: str, content: str, *, is_error: bool = False) -> dict[str, Any]:
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
-    if is_error:
-        block["is_error"] = True
-    return block
+    return ToolResultBlock(tool_use_id, content, is_error).to_param()
 
 
 def result_for(record: CommandRecord, *, timeout_ms: int, simulated: bool) -> dict[str, Any]:
@@ -66,8 +64,7 @@ def open_tool_use_ids(state: SessionState) -> list[str]:
     """Tool calls of the last message when it is an assistant message (i.e. not yet answered)."""
     if not state.messages or state.messages[-1]["role"] != "assistant":
         return []
-    content = state.messages[-1]["content"]
-    return [str(b["id"]) for b in content if b.get("type") == "tool_use"] if isinstance(content, list) else []
+    return [call.id for call in tool_uses(state.messages[-1]["content"])]
 
 
 def close_open_tool_calls(state: SessionState, *, timeout_ms: int, simulated: bool = False) -> None:

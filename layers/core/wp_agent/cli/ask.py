@@ -8,13 +8,13 @@ from typing import TextIO
 
 from pydantic import ValidationError
 
-from wp_agent.agent.factory import build_local_deps
 from wp_agent.agent.model_client import build_sdk_client
 from wp_agent.agent.ports import ApprovalDecision, Approvals, AutoApprove, NoApprovals
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import PendingApproval, SessionState
 from wp_agent.agent.turn import ProgressEvent
 from wp_agent.cli.exit_codes import ExitCode
+from wp_agent.cli.wiring import build_local_deps
 from wp_agent.config import ModelProvider, Settings, WpCliMode
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.models.agent_io import (

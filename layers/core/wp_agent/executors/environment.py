@@ -7,8 +7,11 @@ mu-plugin read ANTHROPIC_API_KEY from a local-mode run). So nothing is inherited
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping, Sequence
+
+from wp_agent.config import parse_passthrough
+
+__all__ = ["DEFAULT_PATH", "INHERITED", "minimal_environment", "parse_passthrough"]
 
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 # Inherited when set: the search path, home (WP-CLI's cache and config), locale and time zone,
@@ -31,22 +34,6 @@ INHERITED = (
     "WP_CLI_CACHE_DIR",
     "WP_CLI_CONFIG_PATH",
 )
-# Never passed on, even when an operator lists them (credentials of the agent itself).
-_NEVER = re.compile(
-    r"^(ANTHROPIC_|AWS_|VAULT_|VPS_SSH_|GOOGLE_|AZURE_|WP_AGENT_|OPENAI_)|(KEY|SECRET|TOKEN|PASSPHRASE)$|"
-    r"^WP_CLI_STRICT_ARGS_MODE$",
-    re.IGNORECASE,
-)
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def parse_passthrough(value: str) -> tuple[str, ...]:
-    """`WP_AGENT_LOCAL_ENV_PASSTHROUGH`: comma-separated variable names wp-config.php reads."""
-    names = tuple(n.strip() for n in value.split(",") if n.strip())
-    bad = [n for n in names if not _NAME.match(n) or _NEVER.search(n)]
-    if bad:
-        raise ValueError(f"these variables cannot be passed to WP-CLI: {', '.join(bad)}")
-    return names
 
 
 def minimal_environment(

@@ -9,7 +9,6 @@ on the host sees only literal arguments and nothing outlives the time limit.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import logging
 import secrets
@@ -20,8 +19,6 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import NoReturn
 
 import paramiko
 
@@ -36,6 +33,16 @@ from wp_agent.executors.ssh_keys import (
     known_hosts_name,
     load_ssh_credentials,
 )
+from wp_agent.executors.ssh_pool import (
+    DEFAULT_POOL,
+    HostKeyRejectedError,
+    PinnedOnlyPolicy,
+    PooledConnection,
+    PoolKey,
+    SshConnectionPool,
+    close_pooled_connections,
+)
+from wp_agent.executors.ssh_target import SshTarget
 from wp_agent.executors.ssh_timing import (
     CONNECT_RETRIES,
     IDLE_PROBE_TIMEOUT_SECONDS,
@@ -44,6 +51,18 @@ from wp_agent.executors.ssh_timing import (
     RETRY_BASE_SECONDS,
 )
 from wp_agent.policy.masking import command_label, mask_argv
+
+__all__ = [  # the pool's names stay importable from here (tests, benchmarks, the serverless fakes)
+    "REMOTE_STAGING_PARENT",
+    "HostKeyRejectedError",
+    "PoolKey",
+    "PooledConnection",
+    "SshConnectionPool",
+    "SshTarget",
+    "SshWpCli",
+    "build_remote_command",
+    "close_pooled_connections",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -57,159 +76,7 @@ _KEEPALIVE_SECONDS = 30
 REMOTE_STAGING_PARENT = "/tmp"  # noqa: S108 - a private subdirectory is created with mkdir 0700
 
 
-class HostKeyRejectedError(paramiko.SSHException):
-    """The server presented a host key that is not pinned for it (unknown or changed)."""
-
-    def __init__(self, hostname: str, presented: paramiko.PKey) -> None:
-        super().__init__(f"host key for {hostname} is not pinned: {describe_key(presented)}")
-        self.presented = presented
-
-
-class _PinnedOnlyPolicy(paramiko.RejectPolicy):
-    """RejectPolicy that keeps the presented key so the error can show its fingerprint."""
-
-    def missing_host_key(self, client: paramiko.SSHClient, hostname: str, key: paramiko.PKey) -> NoReturn:
-        raise HostKeyRejectedError(hostname, key)
-
-
-@dataclass(frozen=True)
-class PoolKey:
-    host: str
-    port: int
-    user: str
-    host_keys: tuple[str, ...]
-    client_key: str
-
-    @property
-    def endpoint(self) -> tuple[str, int, str]:
-        return (self.host, self.port, self.user)
-
-
-class PooledConnection:
-    """One SSH connection shared by every SshWpCli with the same PoolKey; reconnects when it dropped."""
-
-    def __init__(self, key: PoolKey, max_channels: int) -> None:
-        self.key = key
-        self.channel_slots = threading.BoundedSemaphore(max_channels)
-        self.connects = 0
-        self._lock = threading.Lock()
-        self._client: paramiko.SSHClient | None = None
-        self._last_used = 0.0
-        self._active_channels = 0
-        self._retired = False
-        self._failed_connects = 0
-        self._last_connect_error: WpAgentError | None = None
-
-    @property
-    def failed_connects(self) -> int:
-        return self._failed_connects
-
-    def transport(
-        self, connect: Callable[[], paramiko.SSHClient], *, failures_seen: int | None = None
-    ) -> paramiko.Transport:
-        """The live transport, connecting (with the caller's retry policy) when there is none.
-        A caller that queued (since it saw `failures_seen`) behind a connect that failed gets its
-        error at once: five commands to an unreachable host fail after one round of retries, not
-        after five rounds in a row."""
-        with self._lock:
-            failed = self._last_connect_error  # of the latest connect: a success clears it
-            queued_behind_it = failures_seen is not None and self._failed_connects != failures_seen
-            if failed is not None and queued_behind_it and self._client is None:
-                # A copy: the same exception object raised in several threads mixes their tracebacks.
-                raise WpAgentError(failed.code, failed.message_ja, details=dict(failed.details))
-            if self._client is not None:
-                transport = self._client.get_transport()
-                if transport is not None and transport.is_active():
-                    return transport
-                logger.info("ssh connection is no longer active; reconnecting", extra=self._log_fields())
-                self._client.close()
-                self._client = None
-            try:
-                client = connect()
-            except WpAgentError as exc:
-                self._failed_connects += 1
-                self._last_connect_error = exc
-                raise
-            self._client = client
-            self._last_connect_error = None
-            self.connects += 1
-            transport = client.get_transport()
-            if transport is None:  # pragma: no cover - connect() returned, so a transport exists
-                raise WpAgentError(AgentErrorCode.SSH_CONNECTION_FAILED)
-            return transport
-
-    def discard(self, transport: paramiko.Transport) -> None:
-        """Drop the connection if it is still the one given (it failed in use)."""
-        with self._lock:
-            if self._client is not None and self._client.get_transport() is transport:
-                self._client.close()
-                self._client = None
-
-    def idle_seconds(self) -> float:
-        with self._lock:
-            return time.monotonic() - self._last_used if self._last_used else 0.0
-
-    def channel_started(self) -> None:
-        with self._lock:
-            self._active_channels += 1
-
-    def channel_finished(self) -> None:
-        with self._lock:
-            self._active_channels -= 1
-            self._last_used = time.monotonic()
-            close_now = self._retired and self._active_channels == 0
-        if close_now:
-            self.close()
-
-    def retire(self) -> None:
-        """Close once the channels in flight are done (the pinned keys or client key changed)."""
-        with self._lock:
-            self._retired = True
-            close_now = self._active_channels == 0
-        if close_now:
-            self.close()
-
-    def close(self) -> None:
-        with self._lock:
-            if self._client is not None:
-                self._client.close()
-                self._client = None
-
-    def _log_fields(self) -> dict[str, object]:
-        return {"host": self.key.host, "port": self.key.port, "user": self.key.user}
-
-
-class SshConnectionPool:
-    """Connections by PoolKey; a new key for the same host/port/user retires the old connection."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._connections: dict[PoolKey, PooledConnection] = {}
-
-    def get(self, key: PoolKey, max_channels: int) -> PooledConnection:
-        stale: list[PooledConnection] = []
-        with self._lock:
-            connection = self._connections.get(key)
-            if connection is None:
-                for other in [k for k in self._connections if k.endpoint == key.endpoint]:
-                    stale.append(self._connections.pop(other))
-                connection = PooledConnection(key, max_channels)
-                self._connections[key] = connection
-        for old in stale:
-            old.retire()
-        return connection
-
-    def close_all(self) -> None:
-        with self._lock:
-            connections = list(self._connections.values())
-            self._connections.clear()
-        for connection in connections:
-            connection.close()
-
-
-DEFAULT_POOL = SshConnectionPool()
 # paramiko's transport threads can hang interpreter exit when a client is never closed.
-atexit.register(DEFAULT_POOL.close_all)
 
 
 def build_remote_command(
@@ -248,6 +115,7 @@ class SshWpCli:
         self,
         settings: Settings,
         *,
+        target: SshTarget | None = None,
         credentials: SshCredentials | None = None,
         pool: SshConnectionPool | None = None,
         connect_retries: int = CONNECT_RETRIES,
@@ -257,16 +125,13 @@ class SshWpCli:
         output_limit: int = OUTPUT_LIMIT_BYTES,
         media: MediaImporter | None = None,
     ) -> None:
-        if not settings.vps_host:
-            raise WpAgentError(
-                AgentErrorCode.SSH_CONNECTION_FAILED,
-                "WP_CLI_MODE=ssh には VPS_HOST（接続先ホスト）の設定が必要です。",
-                details={"cause": "ssh_config", "variables": ["VPS_HOST"]},
-            )
+        # Where to connect comes from the target (VPS_* settings by default); timeouts, limits and
+        # the WP-CLI binary from the settings.
+        self._target = target or SshTarget.from_settings(settings)
         self._settings = settings
-        self._host = settings.vps_host
-        self._port = settings.vps_port
-        self._user = settings.vps_ssh_user
+        self._host = self._target.host
+        self._port = self._target.port
+        self._user = self._target.user
         self._connect_timeout = settings.vps_ssh_connect_timeout
         self._timeout_seconds = settings.command_timeout_seconds
         self._max_channels = settings.vps_ssh_max_channels
@@ -297,11 +162,11 @@ class SshWpCli:
     def remote_command(self, argv: Sequence[str]) -> str:
         return build_remote_command(
             self._settings.wp_cli_bin,
-            self._settings.wp_path,
+            self._target.wp_path,
             argv,
             self._timeout_seconds,
-            allow_root=self._settings.vps_ssh_user == "root",
-            wp_user=self._settings.wp_agent_wp_user,
+            allow_root=self._target.user == "root",
+            wp_user=self._target.wp_user,
         )
 
     def run(self, argv: Sequence[str]) -> CommandResult:
@@ -384,7 +249,7 @@ class SshWpCli:
         with self._init_lock:
             if self._connection is None:
                 if self._credentials is None:
-                    self._credentials = load_ssh_credentials(self._settings)
+                    self._credentials = load_ssh_credentials(self._settings, self._target)
                 key = PoolKey(
                     host=self._host,
                     port=self._port,
@@ -470,7 +335,7 @@ class SshWpCli:
         credentials = self._credentials
         assert credentials is not None  # noqa: S101 - _pooled() loaded them
         client = paramiko.SSHClient()
-        client.set_missing_host_key_policy(_PinnedOnlyPolicy())
+        client.set_missing_host_key_policy(PinnedOnlyPolicy())
         name = known_hosts_name(self._host, self._port)
         for host_key in credentials.host_keys:
             client.get_host_keys().add(name, host_key.get_name(), host_key)
@@ -617,8 +482,3 @@ class SshWpCli:
             f"コマンドが制限時間（{self._timeout_seconds:g}秒）内に終わらなかったため中断しました。",
             details={"timeoutSeconds": self._timeout_seconds, "durationMs": duration_ms},
         )
-
-
-def close_pooled_connections() -> None:
-    """Close every pooled SSH connection (tests, or a process about to exit)."""
-    DEFAULT_POOL.close_all()

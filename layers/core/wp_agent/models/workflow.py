@@ -1,14 +1,36 @@
-"""Step Functions task payloads: ids only (the session store holds everything else)."""
+"""The workflow contract, one source for the core, the handlers and infra/ (the state machine):
+what a turn answers (`Route`), the actions of the workflow_tasks function (`WorkflowAction`) and the
+task payloads (ids only; the session store holds everything else)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from enum import StrEnum
+from typing import Any
 
 from pydantic import Field
 
 from wp_agent.models.base import CamelModel
 
 _ID = r"^[A-Za-z0-9_\-]{1,80}$"
+
+
+class Route(StrEnum):
+    """Where the run goes after one agent turn: the turn function returns it as `route` and the
+    state machine's Route choice branches on exactly these values."""
+
+    CONTINUE = "CONTINUE"  # another turn (the model asked for more, or results are pending)
+    AWAITING_APPROVAL = "AWAITING_APPROVAL"  # wait for the requester (task token)
+    COMPLETED = "COMPLETED"  # the run ended with an answer
+    FAILED = "FAILED"  # the run ended with an error (recorded on the session)
+
+
+class WorkflowAction(StrEnum):
+    """`action` of a workflow_tasks invocation (the state machine's small tasks)."""
+
+    START_SCHEDULED_RUN = "start_scheduled_run"
+    RECORD_FAILURE = "record_failure"
+    EXPIRE_APPROVAL = "expire_approval"
+    RECORD_ARTICLE_FAILURE = "record_article_failure"
 
 
 class TurnTaskInput(CamelModel):
@@ -24,7 +46,7 @@ class ApprovalTaskInput(TurnTaskInput):
 
 class WorkflowTaskInput(CamelModel):
     model_config = CamelModel.model_config | {"extra": "ignore"}
-    action: Literal["start_scheduled_run", "record_failure", "expire_approval", "record_article_failure"]
+    action: WorkflowAction
     session_id: str | None = Field(default=None, pattern=_ID)
     article_id: str | None = Field(default=None, pattern=_ID)
     run_id: str | None = Field(default=None, pattern=_ID)
@@ -33,6 +55,7 @@ class WorkflowTaskInput(CamelModel):
 
 
 class PublishArticleTaskInput(CamelModel):
+    """The publish_article function's input (its own function: it needs the target's SSH access)."""
+
     model_config = CamelModel.model_config | {"extra": "ignore"}
-    action: Literal["publish_article"]
     article_id: str = Field(pattern=_ID)

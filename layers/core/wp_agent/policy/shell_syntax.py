@@ -62,66 +62,66 @@ def find_shell_hazards(command: str) -> list[ShellHazard]:
     state = "plain"  # plain | single | double
     quote_start = 0
     i = 0
-    length = len(command)
-    while i < length:
+    while i < len(command):
         char = command[i]
         if _is_control(char):
             hazards.append(ShellHazard(HazardKind.CONTROL_CHARACTER, repr(char), i))
             i += 1
-            continue
-        if state == "single":
-            if char == "'":
-                state = "plain"
+        elif state == "single":
+            state = "plain" if char == "'" else "single"
             i += 1
-            continue
-        if state == "double":
-            substitution = _substitution_at(command, i)
-            if substitution:
-                hazards.append(ShellHazard(HazardKind.SUBSTITUTION, substitution, i))
-                i += len(substitution)
-            elif char == "\\" and i + 1 < length:
-                # `\$(` is literal to a shell; we still flag it (below) because nothing legitimate needs it.
-                if _substitution_at(command, i + 1):
-                    hazards.append(ShellHazard(HazardKind.SUBSTITUTION, command[i : i + 3], i))
-                i += 2
-            elif char == '"':
-                state = "plain"
-                i += 1
-            else:
-                i += 1
-            continue
-        # plain (unquoted) text
-        if char == "'":
-            state, quote_start = "single", i
-            i += 1
-        elif char == '"':
-            state, quote_start = "double", i
-            i += 1
-        elif char == "\\":
-            if i + 1 >= length:
-                hazards.append(ShellHazard(HazardKind.UNBALANCED_QUOTE, "\\", i))
-                i += 1
-                continue
-            escaped = command[i + 1]
-            if escaped in _OPERATOR_CHARS or escaped in "\n\r`$":
-                hazards.append(ShellHazard(HazardKind.ESCAPED_OPERATOR, command[i : i + 2], i))
-            i += 2
-        elif char in "\n\r":
-            hazards.append(ShellHazard(HazardKind.NEWLINE, repr(char), i))
-            i += 1
-        elif (substitution := _substitution_at(command, i)) is not None:
-            hazards.append(ShellHazard(HazardKind.SUBSTITUTION, substitution, i))
-            i += len(substitution)
-        elif char in _OPERATOR_CHARS:
-            pair = command[i : i + 2]
-            text = pair if pair in _TWO_CHAR_OPERATORS else char
-            hazards.append(ShellHazard(HazardKind.OPERATOR, text, i))
-            i += len(text)
+        elif state == "double":
+            state, i = _double_quoted(command, i, hazards)
         else:
-            i += 1
+            if char in "'\"":
+                quote_start = i
+            state, i = _unquoted(command, i, hazards)
     if state != "plain":
         hazards.append(ShellHazard(HazardKind.UNBALANCED_QUOTE, command[quote_start], quote_start))
     return hazards
+
+
+def _double_quoted(command: str, i: int, hazards: list[ShellHazard]) -> tuple[str, int]:
+    """One step inside double quotes: only substitutions stay active. (state, next index)"""
+    char = command[i]
+    substitution = _substitution_at(command, i)
+    if substitution:
+        hazards.append(ShellHazard(HazardKind.SUBSTITUTION, substitution, i))
+        return "double", i + len(substitution)
+    if char == "\\" and i + 1 < len(command):
+        # `\$(` is literal to a shell; we still flag it because nothing legitimate needs it.
+        if _substitution_at(command, i + 1):
+            hazards.append(ShellHazard(HazardKind.SUBSTITUTION, command[i : i + 3], i))
+        return "double", i + 2
+    return ("plain" if char == '"' else "double"), i + 1
+
+
+def _unquoted(command: str, i: int, hazards: list[ShellHazard]) -> tuple[str, int]:
+    """One step of unquoted text. (state, next index)"""
+    char = command[i]
+    if char == "'":
+        return "single", i + 1
+    if char == '"':
+        return "double", i + 1
+    if char == "\\":
+        if i + 1 >= len(command):
+            hazards.append(ShellHazard(HazardKind.UNBALANCED_QUOTE, "\\", i))
+            return "plain", i + 1
+        if command[i + 1] in _OPERATOR_CHARS or command[i + 1] in "\n\r`$":
+            hazards.append(ShellHazard(HazardKind.ESCAPED_OPERATOR, command[i : i + 2], i))
+        return "plain", i + 2
+    if char in "\n\r":
+        hazards.append(ShellHazard(HazardKind.NEWLINE, repr(char), i))
+        return "plain", i + 1
+    if (substitution := _substitution_at(command, i)) is not None:
+        hazards.append(ShellHazard(HazardKind.SUBSTITUTION, substitution, i))
+        return "plain", i + len(substitution)
+    if char in _OPERATOR_CHARS:
+        pair = command[i : i + 2]
+        text = pair if pair in _TWO_CHAR_OPERATORS else char
+        hazards.append(ShellHazard(HazardKind.OPERATOR, text, i))
+        return "plain", i + len(text)
+    return "plain", i + 1
 
 
 def split_words(command: str) -> list[str]:

@@ -22,20 +22,18 @@ import logging
 import shlex
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.ports import AuditLog
-from wp_agent.errors import AgentErrorCode, WpAgentError
-from wp_agent.executors.port import CommandResult, WpCli
+from wp_agent.executors.port import WpCli
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput, PublishedArticle
-from wp_agent.policy import CommandPolicy, PolicyDecision
-from wp_agent.policy.masking import mask_argv, mask_command_output, mask_text
+from wp_agent.policy import CommandPolicy
 from wp_agent.publishing.outcome import CleanupReport, PublishErrorCode, Resource, failure_output
 from wp_agent.publishing.schedule import PostDates, SiteTimezoneError, post_dates, site_timezone
+from wp_agent.publishing.steps import PublishRun, StepError, StepRunner
 from wp_agent.publishing.terms import SiteTerm, Taxonomy, WantedTerm, find_term, parse_term_list, wanted_terms
 from wp_agent.publishing.validation import InputProblem, describe_problems_ja
 
@@ -49,34 +47,7 @@ MIN_SCHEDULE_LEAD = timedelta(minutes=2)
 # The remote shell receives the whole command as one argument, and Linux caps one argument at
 # 128 KiB (MAX_ARG_STRLEN); the executors add their own words (timeout, --path).
 MAX_COMMAND_BYTES = 120_000
-_AUDIT_VALUE_CHARS = 300
 _EXPECTED_STATUSES = {"draft": {"draft"}, "publish": {"publish", "future"}, "future": {"future"}}
-_WP_CLI_FAILURE_CODES = {
-    AgentErrorCode.COMMAND_TIMEOUT: PublishErrorCode.COMMAND_TIMEOUT,
-    AgentErrorCode.SSH_CONNECTION_FAILED: PublishErrorCode.SSH_CONNECTION_FAILED,
-}
-
-
-class _StepError(Exception):
-    def __init__(self, code: PublishErrorCode, message_ja: str) -> None:
-        self.code = code
-        self.message_ja = message_ja
-        super().__init__(f"{code.value}: {message_ja}")
-
-
-@dataclass
-class _Run:
-    """State of one publish() call."""
-
-    article: PublishArticleInput
-    token: str
-    session_id: str
-    site_url: str | None
-    created: list[Resource] = field(default_factory=list)
-    unconfirmed: list[str] = field(default_factory=list)
-    terms_before: dict[Taxonomy, list[SiteTerm]] = field(default_factory=dict)
-    cleaning: bool = False
-    connection_lost: bool = False
 
 
 @dataclass(frozen=True)
@@ -110,28 +81,6 @@ def _ids(stdout: str) -> list[int]:
     return [int(word) for word in stdout.split() if word.isdigit()]
 
 
-def _wp_error_text(result: CommandResult) -> str:
-    """WP-CLI's own error line(s), masked and short, for the Japanese message."""
-    lines = [line.strip() for line in result.stderr.splitlines() if line.strip()]
-    wanted = [line for line in lines if line.startswith(("Error:", "Warning:"))] or lines
-    text = mask_text(" ".join(wanted))[:300]
-    return text or f"終了コード {result.exit_code}"
-
-
-def _audit_command(argv: Sequence[str]) -> str:
-    """Masked command for the audit record, long values (the article body) shortened."""
-    shown: list[str] = []
-    for word in mask_argv(argv):
-        name, sep, value = word.partition("=")
-        if len(word) <= _AUDIT_VALUE_CHARS:
-            shown.append(word)
-        elif sep and name.startswith("--"):
-            shown.append(f"{name}=<{len(value)} chars>")
-        else:
-            shown.append(f"<{len(word)} chars>")
-    return shlex.join(shown)
-
-
 class ArticlePublisher:
     """Publishes one article with a deterministic WP-CLI sequence; every command passes the policy.
 
@@ -160,12 +109,13 @@ class ArticlePublisher:
         self._target_id = target_id
         self._site_url = site_url
         self._clock = clock
+        self._steps = StepRunner(wp_cli, policy, audit, user_id=user_id, target_id=target_id)
 
     # -- public API -----------------------------------------------------------------------------
 
     def publish(self, article: PublishArticleInput) -> PublishArticleOutput:
         token = uuid.uuid4().hex
-        run = _Run(
+        run = PublishRun(
             article=article,
             token=token,
             session_id=self._session_id or f"publish_{token[:20]}",
@@ -173,7 +123,7 @@ class ArticlePublisher:
         )
         try:
             data = self._publish(run)
-        except _StepError as failure:
+        except StepError as failure:
             return self._fail(run, failure.code, failure.message_ja)
         except Exception:  # whatever broke (a bug), what this call created must still be removed
             logger.exception("publishArticle failed unexpectedly", extra={"session_id": run.session_id})
@@ -186,7 +136,7 @@ class ArticlePublisher:
 
     # -- the sequence ---------------------------------------------------------------------------
 
-    def _publish(self, run: _Run) -> PublishedArticle:
+    def _publish(self, run: PublishRun) -> PublishedArticle:
         article = run.article
         wanted = wanted_terms("category", article.categories) + wanted_terms("post_tag", article.tags)
         self._preflight(run, wanted)
@@ -204,25 +154,25 @@ class ArticlePublisher:
             term_ids[term] = self._create_term(run, term)
         for taxonomy in dict.fromkeys(term.taxonomy for term in wanted):
             ids = list(dict.fromkeys(str(term_ids[term]) for term in wanted if term.taxonomy == taxonomy))
-            self._run(
+            self._steps.run(
                 run,
                 self._post_term_set_argv(post_id, taxonomy, ids),
                 "カテゴリの設定" if taxonomy == "category" else "タグの設定",
             )
         if article.status != "draft":
-            self._run(run, self._post_update_argv(post_id, article.status, site.dates), "投稿の公開・予約")
+            self._steps.run(
+                run, self._post_update_argv(post_id, article.status, site.dates), "投稿の公開・予約"
+            )
         status, url = self._read_post(run, post_id)
         if status not in _EXPECTED_STATUSES[article.status]:
-            raise _StepError(
-                PublishErrorCode.PUBLISH_FAILED, self._status_mismatch_ja(article.status, status)
-            )
+            raise StepError(PublishErrorCode.PUBLISH_FAILED, self._status_mismatch_ja(article.status, status))
         edit_url = f"{site.siteurl}/wp-admin/post.php?post={post_id}&action=edit"
         return PublishedArticle(post_id=post_id, post_url=url, edit_url=edit_url)
 
-    def _read_site(self, run: _Run) -> _Site:
+    def _read_site(self, run: PublishRun) -> _Site:
         siteurl = self._read_option(run, "siteurl").rstrip("/")
         if not siteurl.startswith(("http://", "https://")):
-            raise _StepError(
+            raise StepError(
                 PublishErrorCode.PUBLISH_FAILED, f"サイトURL（siteurl）の値を解釈できません: {siteurl!r}"
             )
         if run.site_url and not _same_site(run.site_url, siteurl):
@@ -233,7 +183,7 @@ class ArticlePublisher:
                     "siteUrl",
                     f"{run.site_url} に一致するサイトがありません（WordPressは {home or siteurl} のサイトとして応答しました）",
                 )
-                raise _StepError(PublishErrorCode.VALIDATION_ERROR, describe_problems_ja([problem]))
+                raise StepError(PublishErrorCode.VALIDATION_ERROR, describe_problems_ja([problem]))
         instant = run.article.publish_datetime()
         if instant is None:
             return _Site(siteurl, None)
@@ -242,28 +192,28 @@ class ArticlePublisher:
         try:
             zone = site_timezone(timezone_string, gmt_offset)
         except SiteTimezoneError:
-            raise _StepError(
+            raise StepError(
                 PublishErrorCode.PUBLISH_FAILED,
                 "サイトのタイムゾーン設定（timezone_string / gmt_offset）を解釈できないため、"
                 f"公開日時を変換できません: {timezone_string or gmt_offset!r}",
             ) from None
         return _Site(siteurl, post_dates(instant, zone))
 
-    def _read_option(self, run: _Run, name: str) -> str:
-        result = self._run(run, ["option", "get", name], f"サイト設定（{name}）の取得")
+    def _read_option(self, run: PublishRun, name: str) -> str:
+        result = self._steps.run(run, ["option", "get", name], f"サイト設定（{name}）の取得")
         return result.stdout.strip()
 
-    def _list_terms(self, run: _Run, taxonomy: Taxonomy, purpose_ja: str) -> list[SiteTerm]:
+    def _list_terms(self, run: PublishRun, taxonomy: Taxonomy, purpose_ja: str) -> list[SiteTerm]:
         argv = ["term", "list", taxonomy, "--fields=term_id,name,slug", "--format=json"]
-        result = self._run(run, argv, purpose_ja)
+        result = self._steps.run(run, argv, purpose_ja)
         try:
             return parse_term_list(result.stdout)
         except (ValueError, KeyError, TypeError):
-            raise _StepError(
+            raise StepError(
                 PublishErrorCode.PUBLISH_FAILED, f"{taxonomy} の一覧を読み取れませんでした"
             ) from None
 
-    def _post_create_argv(self, run: _Run, dates: PostDates | None) -> list[str]:
+    def _post_create_argv(self, run: PublishRun, dates: PostDates | None) -> list[str]:
         article = run.article
         meta = {key: value for key, value in (article.meta or {}).items() if value is not None}
         meta[MARKER_META_KEY] = run.token
@@ -303,7 +253,7 @@ class ArticlePublisher:
             argv += [f"--post_date={dates.local}", f"--post_date_gmt={dates.gmt}"]
         return argv
 
-    def _preflight(self, run: _Run, wanted: Sequence[WantedTerm]) -> None:
+    def _preflight(self, run: PublishRun, wanted: Sequence[WantedTerm]) -> None:
         """Refuse before any command runs: a date WordPress would not schedule, an article too large
         for one command, or a step the policy refuses (checked with placeholder IDs)."""
         article = run.article
@@ -313,10 +263,10 @@ class ArticlePublisher:
             problem = InputProblem(
                 "publishDate", f"予約公開には現在時刻より{minutes}分以上先の日時を指定してください"
             )
-            raise _StepError(PublishErrorCode.VALIDATION_ERROR, describe_problems_ja([problem]))
+            raise StepError(PublishErrorCode.VALIDATION_ERROR, describe_problems_ja([problem]))
         sample_dates = PostDates("2000-01-01 00:00:00", "2000-01-01 00:00:00") if instant else None
         create_argv = self._post_create_argv(run, sample_dates)
-        size = len(shlex.join(self._with_globals(run, create_argv)).encode("utf-8"))
+        size = len(shlex.join(self._steps.with_globals(run, create_argv)).encode("utf-8"))
         if size > MAX_COMMAND_BYTES:
             meta_size = sum(len(k) + len(v or "") for k, v in (article.meta or {}).items())
             problem = InputProblem(
@@ -324,7 +274,7 @@ class ArticlePublisher:
                 "本文とメタデータが大きすぎます（WP-CLIに1コマンドで渡せるのは約"
                 f"{MAX_COMMAND_BYTES // 1000}KBまで、この記事は約{size // 1000}KB）",
             )
-            raise _StepError(PublishErrorCode.VALIDATION_ERROR, describe_problems_ja([problem]))
+            raise StepError(PublishErrorCode.VALIDATION_ERROR, describe_problems_ja([problem]))
         placeholder = 1
         planned: list[tuple[list[str], str]] = [(create_argv, "投稿の作成")]
         if article.featured_image_url:
@@ -339,50 +289,50 @@ class ArticlePublisher:
             (self._post_update_argv(placeholder, article.status, sample_dates), "投稿の公開・予約")
         )
         for argv, purpose in planned:
-            self._check_policy(run, self._with_globals(run, argv), purpose)
+            self._steps.check_policy(run, self._steps.with_globals(run, argv), purpose)
 
     # -- creating steps (each records what it made, and looks for it when the outcome is unknown) --
 
-    def _create_post(self, run: _Run, argv: list[str]) -> int:
+    def _create_post(self, run: PublishRun, argv: list[str]) -> int:
         try:
-            result = self._run(run, argv, "投稿を下書きとして作成")
-        except _StepError:
+            result = self._steps.run(run, argv, "投稿を下書きとして作成")
+        except StepError:
             self._find_marked_post(run)
             raise
         post_id = _porcelain_id(result.stdout)
         if post_id is None:
             self._find_marked_post(run)
-            raise _StepError(PublishErrorCode.PUBLISH_FAILED, "作成した投稿のIDを読み取れませんでした")
+            raise StepError(PublishErrorCode.PUBLISH_FAILED, "作成した投稿のIDを読み取れませんでした")
         run.created.append(Resource("post", post_id))
         return post_id
 
-    def _import_featured_image(self, run: _Run, post_id: int, url: str) -> None:
+    def _import_featured_image(self, run: PublishRun, post_id: int, url: str) -> None:
         try:
-            result = self._run(run, self._media_import_argv(post_id, url), "アイキャッチ画像の取り込み")
-        except _StepError:
+            result = self._steps.run(run, self._media_import_argv(post_id, url), "アイキャッチ画像の取り込み")
+        except StepError:
             self._find_attachments(run, post_id)
             raise
         attachment_id = _porcelain_id(result.stdout)
         if attachment_id is None:
             self._find_attachments(run, post_id)
-            raise _StepError(PublishErrorCode.PUBLISH_FAILED, "取り込んだ画像のIDを読み取れませんでした")
+            raise StepError(PublishErrorCode.PUBLISH_FAILED, "取り込んだ画像のIDを読み取れませんでした")
         run.created.append(Resource("attachment", attachment_id))
 
-    def _create_term(self, run: _Run, term: WantedTerm) -> int:
+    def _create_term(self, run: PublishRun, term: WantedTerm) -> int:
         purpose = f"{'カテゴリ' if term.taxonomy == 'category' else 'タグ'}「{term.label}」の作成"
         try:
-            result = self._run(run, self._term_create_argv(term), purpose)
-        except _StepError:
+            result = self._steps.run(run, self._term_create_argv(term), purpose)
+        except StepError:
             self._find_new_term(run, term)
             raise
         term_id = _porcelain_id(result.stdout)
         if term_id is None:
             self._find_new_term(run, term)
-            raise _StepError(PublishErrorCode.PUBLISH_FAILED, f"{purpose}の結果（ID）を読み取れませんでした")
+            raise StepError(PublishErrorCode.PUBLISH_FAILED, f"{purpose}の結果（ID）を読み取れませんでした")
         run.created.append(Resource(term.taxonomy, term_id, term.label))
         return term_id
 
-    def _find_marked_post(self, run: _Run) -> None:
+    def _find_marked_post(self, run: PublishRun) -> None:
         argv = [
             "post",
             "list",
@@ -397,7 +347,7 @@ class ArticlePublisher:
             run, argv, "作成途中の投稿の確認", note, lambda out: [Resource("post", i) for i in _ids(out)]
         )
 
-    def _find_attachments(self, run: _Run, post_id: int) -> None:
+    def _find_attachments(self, run: PublishRun, post_id: int) -> None:
         argv = [
             "post",
             "list",
@@ -415,7 +365,7 @@ class ArticlePublisher:
             lambda out: [Resource("attachment", i) for i in _ids(out)],
         )
 
-    def _find_new_term(self, run: _Run, term: WantedTerm) -> None:
+    def _find_new_term(self, run: PublishRun, term: WantedTerm) -> None:
         before = {t.term_id for t in run.terms_before.get(term.taxonomy, [])}
         argv = ["term", "list", term.taxonomy, "--fields=term_id,name,slug", "--format=json"]
         note = f"{'カテゴリ' if term.taxonomy == 'category' else 'タグ'}「{term.label}」が作成されたかどうか確認できませんでした。"
@@ -428,7 +378,7 @@ class ArticlePublisher:
 
     def _discover(
         self,
-        run: _Run,
+        run: PublishRun,
         argv: list[str],
         purpose_ja: str,
         unconfirmed_ja: str,
@@ -437,34 +387,34 @@ class ArticlePublisher:
         """After a creating step failed: find what it may have made anyway, or say we could not."""
         run.cleaning = True
         try:
-            found = parse(self._run(run, argv, purpose_ja).stdout)
-        except (_StepError, ValueError, KeyError, TypeError):
+            found = parse(self._steps.run(run, argv, purpose_ja).stdout)
+        except (StepError, ValueError, KeyError, TypeError):
             run.unconfirmed.append(unconfirmed_ja)
             return
         run.created += [resource for resource in found if resource not in run.created]
 
-    def _read_post(self, run: _Run, post_id: int) -> tuple[str, str]:
+    def _read_post(self, run: PublishRun, post_id: int) -> tuple[str, str]:
         """Status and permalink. `post get` has the `url` field since WP-CLI 2.8 (entity-command
         #383); older servers answer "Invalid field: url.", so `post list --post__in` is asked then."""
         argv = ["post", "get", str(post_id), "--fields=post_status,url", "--format=json"]
         listed = False
         try:
-            stdout = self._run(run, argv, "公開URLの取得").stdout
-        except _StepError as failure:
+            stdout = self._steps.run(run, argv, "公開URLの取得").stdout
+        except StepError as failure:
             if "Invalid field: url" not in failure.message_ja:
                 raise
             argv = ["post", "list", f"--post__in={post_id}", "--post_type=post", "--post_status=any"]
             argv += ["--fields=post_status,url", "--format=json"]
-            stdout = self._run(run, argv, "公開URLの取得（WP-CLI 2.8より前）").stdout
+            stdout = self._steps.run(run, argv, "公開URLの取得（WP-CLI 2.8より前）").stdout
             listed = True
         try:
             data: Any = json.loads(stdout)
             row = data[0] if listed else data
             status, url = str(row["post_status"]), str(row["url"])
         except (ValueError, KeyError, IndexError, TypeError):
-            raise _StepError(PublishErrorCode.PUBLISH_FAILED, "投稿のURLを読み取れませんでした") from None
+            raise StepError(PublishErrorCode.PUBLISH_FAILED, "投稿のURLを読み取れませんでした") from None
         if not url.startswith(("http://", "https://")):
-            raise _StepError(PublishErrorCode.PUBLISH_FAILED, f"投稿のURLを解釈できません: {url!r}")
+            raise StepError(PublishErrorCode.PUBLISH_FAILED, f"投稿のURLを解釈できません: {url!r}")
         return status, url
 
     @staticmethod
@@ -475,7 +425,7 @@ class ArticlePublisher:
 
     # -- failure and cleanup --------------------------------------------------------------------
 
-    def _fail(self, run: _Run, code: PublishErrorCode, cause_ja: str) -> PublishArticleOutput:
+    def _fail(self, run: PublishRun, code: PublishErrorCode, cause_ja: str) -> PublishArticleOutput:
         report = self._clean_up(run)
         output = failure_output(code, cause_ja, report)
         logger.warning(
@@ -489,7 +439,7 @@ class ArticlePublisher:
         )
         return output
 
-    def _clean_up(self, run: _Run) -> CleanupReport:
+    def _clean_up(self, run: PublishRun) -> CleanupReport:
         """Delete what this call created: media first, then the post, then new terms."""
         run.cleaning = True
         report = CleanupReport(unconfirmed=list(run.unconfirmed))
@@ -501,7 +451,7 @@ class ArticlePublisher:
                 report.remaining.append(resource)
         return report
 
-    def _delete(self, run: _Run, resource: Resource) -> bool:
+    def _delete(self, run: PublishRun, resource: Resource) -> bool:
         if resource.kind in ("post", "attachment"):
             argv = ["post", "delete", str(resource.object_id), "--force"]
             expected = f"Deleted post {resource.object_id}."
@@ -509,103 +459,9 @@ class ArticlePublisher:
             argv = ["term", "delete", resource.kind, str(resource.object_id)]
             expected = f"Deleted {resource.kind} {resource.object_id}."
         try:
-            result = self._run(run, argv, f"作成途中の{resource.describe_ja()}の削除", cleanup=True)
-        except _StepError:
+            result = self._steps.run(run, argv, f"作成途中の{resource.describe_ja()}の削除", cleanup=True)
+        except StepError:
             return False
         return expected in result.stdout
 
     # -- running one command --------------------------------------------------------------------
-
-    def _with_globals(self, run: _Run, argv: Sequence[str]) -> list[str]:
-        words = list(argv)
-        if run.site_url:
-            words.append(f"--url={run.site_url}")
-        return words
-
-    def _check_policy(
-        self, run: _Run, argv: list[str], purpose_ja: str, *, cleanup: bool = False
-    ) -> PolicyDecision:
-        """The policy's decision; blocked (or approval-needing, except for cleanup) raises _StepError."""
-        decision = self._policy.classify_argv(argv)
-        refusal: tuple[PublishErrorCode, str] | None = None
-        if decision.blocked:
-            refusal = (
-                PublishErrorCode.COMMAND_BLOCKED,
-                f"{purpose_ja}のコマンドがポリシーで拒否されました: {decision.reason_ja}",
-            )
-        elif decision.argv != tuple(argv):
-            refusal = (
-                PublishErrorCode.COMMAND_BLOCKED,
-                f"{purpose_ja}のコマンドを安全に引数へ分解できませんでした",
-            )
-        elif decision.needs_approval and not cleanup:
-            # Deleting what this very call created needs no approval; anything else the site's
-            # policy wants approved cannot run in a request without a human in the loop.
-            refusal = (
-                PublishErrorCode.CONFIRMATION_REQUIRED,
-                f"{purpose_ja}はこのサイトのポリシーで承認が必要なため、記事公開では実行できません: {decision.reason_ja}",
-            )
-        if refusal is not None:
-            self._record(
-                run, AuditEventType.COMMAND_BLOCKED, argv, purpose_ja, decision, error=refusal[0].value
-            )
-            raise _StepError(*refusal)
-        return decision
-
-    def _run(
-        self, run: _Run, argv: Sequence[str], purpose_ja: str, *, cleanup: bool = False
-    ) -> CommandResult:
-        """Policy check, run, audit; a non-zero exit or executor error becomes _StepError."""
-        words = self._with_globals(run, argv)
-        decision = self._check_policy(run, words, purpose_ja, cleanup=cleanup)
-        try:
-            result = self._wp.run(words)
-        except WpAgentError as exc:
-            self._record(
-                run, AuditEventType.COMMAND_EXECUTED, words, purpose_ja, decision, error=exc.code.value
-            )
-            if run.cleaning and exc.code is AgentErrorCode.SSH_CONNECTION_FAILED:
-                run.connection_lost = True  # later cleanup commands would only wait for the same failure
-            code = _WP_CLI_FAILURE_CODES.get(exc.code, PublishErrorCode.PUBLISH_FAILED)
-            raise _StepError(code, f"{purpose_ja}に失敗しました: {exc.message_ja}") from None
-        self._record(run, AuditEventType.COMMAND_EXECUTED, words, purpose_ja, decision, result=result)
-        if not result.ok:
-            raise _StepError(
-                PublishErrorCode.PUBLISH_FAILED,
-                f"{purpose_ja}に失敗しました（WP-CLI: {_wp_error_text(result)}）",
-            )
-        return result
-
-    def _record(
-        self,
-        run: _Run,
-        event_type: AuditEventType,
-        argv: Sequence[str],
-        purpose_ja: str,
-        decision: PolicyDecision,
-        *,
-        result: CommandResult | None = None,
-        error: str | None = None,
-    ) -> None:
-        if self._audit is None:
-            return
-        if result is not None and not result.ok:
-            error = mask_command_output(result.stderr[:1_000])
-        executed = event_type is AuditEventType.COMMAND_EXECUTED
-        self._audit.append(
-            AuditEvent(
-                type=event_type,
-                user_id=self._user_id,
-                session_id=run.session_id,
-                target_id=self._target_id,
-                command=_audit_command(argv),
-                reason=f"記事公開（publishArticle）: {purpose_ja}",
-                category=decision.category.value,
-                rule=decision.rule,
-                policy_reason=decision.reason_ja,
-                success=(result is not None and result.ok) if executed else None,
-                exit_code=result.exit_code if result is not None else None,
-                duration_ms=result.duration_ms if result is not None else None,
-                error=error,
-            )
-        )

@@ -240,6 +240,38 @@ def _options(blog: int) -> list[list[str]]:
     return steps
 
 
+def _comment_steps() -> list[list[str]]:
+    steps: list[list[str]] = []
+    for comment in COMMENTS:
+        approved = "1" if comment.approved == "trash" else comment.approved
+        argv = ["comment", "create", f"--comment_post_ID={comment.post}", f"--comment_author={comment.author}",
+                f"--comment_author_email={comment.email}", f"--comment_content={comment.content}",
+                f"--comment_date={comment.date}", f"--comment_approved={approved}",
+                "--comment_author_IP=203.0.113.10", "--porcelain"]  # fmt: skip
+        if comment.user:
+            argv.append(f"--user_id={USER_IDS[comment.user]}")
+        steps.append(argv)
+        if comment.approved == "trash":
+            steps.append(["comment", "trash", "{{last}}"])
+    return steps
+
+
+def _menu_steps() -> list[list[str]]:
+    steps: list[list[str]] = []
+    for slug, name, location, items in MENUS:
+        steps += [
+            ["menu", "create", name, "--porcelain"],
+            ["term", "update", "nav_menu", "{{last}}", f"--slug={slug}"],
+        ]
+        for item in items:
+            if isinstance(item, int):
+                steps.append(["menu", "item", "add-post", slug, str(item), "--porcelain"])
+            else:
+                steps.append(["menu", "item", "add-custom", slug, item[0], item[1], "--porcelain"])
+        steps.append(["menu", "location", "assign", slug, location])
+    return steps
+
+
 def _main_site() -> list[list[str]]:
     steps = _options(1)
     for user in USERS:
@@ -269,28 +301,8 @@ def _main_site() -> list[list[str]]:
         if media.featured:
             argv.append("--featured_image")
         steps.append(argv)
-    for comment in COMMENTS:
-        approved = "1" if comment.approved == "trash" else comment.approved
-        argv = ["comment", "create", f"--comment_post_ID={comment.post}", f"--comment_author={comment.author}",
-                f"--comment_author_email={comment.email}", f"--comment_content={comment.content}",
-                f"--comment_date={comment.date}", f"--comment_approved={approved}",
-                "--comment_author_IP=203.0.113.10", "--porcelain"]  # fmt: skip
-        if comment.user:
-            argv.append(f"--user_id={USER_IDS[comment.user]}")
-        steps.append(argv)
-        if comment.approved == "trash":
-            steps.append(["comment", "trash", "{{last}}"])
-    for slug, name, location, items in MENUS:
-        steps += [
-            ["menu", "create", name, "--porcelain"],
-            ["term", "update", "nav_menu", "{{last}}", f"--slug={slug}"],
-        ]
-        for item in items:
-            if isinstance(item, int):
-                steps.append(["menu", "item", "add-post", slug, str(item), "--porcelain"])
-            else:
-                steps.append(["menu", "item", "add-custom", slug, item[0], item[1], "--porcelain"])
-        steps.append(["menu", "location", "assign", slug, location])
+    steps += _comment_steps()
+    steps += _menu_steps()
     steps += [
         ["plugin", "activate", "akismet"],
         ["transient", "set", "argo_note_feed_cache", "cached-feed-body"],

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from wp_agent.agent.messages import TextBlock, ToolResultBlock, ToolUseBlock, parse_content, to_params
 from wp_agent.agent.model_client import ModelClient, ModelReply
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.models.agent_io import MAX_MESSAGE_CHARS
@@ -175,12 +176,12 @@ def propose_schedule(
     raise ScheduleProposalError(max_corrections + 1, last_error)
 
 
-def _check(call: dict[str, Any], now: datetime) -> ScheduleProposal | str:
+def _check(call: ToolUseBlock, now: datetime) -> ScheduleProposal | str:
     """The validated proposal, or the error text to send back to the model."""
-    if call.get("name") != TOOL_NAME:
-        return f"{call.get('name')} というツールはありません。{TOOL_NAME} を使ってください。"
+    if call.name != TOOL_NAME:
+        return f"{call.name} というツールはありません。{TOOL_NAME} を使ってください。"
     try:
-        proposed = _ProposedSchedule.model_validate(call.get("input") or {})
+        proposed = _ProposedSchedule.model_validate(call.input)
         schedule = validate_schedule(proposed.expression, proposed.timezone, now=now)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'input'}: {e['msg']}" for e in exc.errors())
@@ -197,28 +198,17 @@ def _check(call: dict[str, Any], now: datetime) -> ScheduleProposal | str:
     )
 
 
-def _correction(reply: ModelReply, calls: list[dict[str, Any]], error: str) -> list[dict[str, Any]]:
-    """The assistant turn as sent back, and one is_error tool_result per tool call in it."""
-    assistant: list[dict[str, Any]] = []
-    for block in reply.content:
-        if block.get("type") == "text" and block.get("text"):
-            assistant.append({"type": "text", "text": block["text"]})
-        elif block.get("type") == "tool_use":
-            assistant.append(
-                {
-                    "type": "tool_use",
-                    "id": block["id"],
-                    "name": block["name"],
-                    "input": block.get("input", {}),
-                }
-            )
-    results = [
-        {
-            "type": "tool_result",
-            "tool_use_id": call["id"],
-            "content": error if i == 0 else f"{TOOL_NAME} は1回だけ呼び出してください。",
-            "is_error": True,
-        }
-        for i, call in enumerate(calls)
+def _correction(reply: ModelReply, calls: list[ToolUseBlock], error: str) -> list[dict[str, Any]]:
+    """The assistant turn as sent back (text and tool calls), and one is_error tool_result per call."""
+    assistant = [
+        block.to_param()
+        for block in parse_content(reply.content)
+        if isinstance(block, ToolUseBlock) or (isinstance(block, TextBlock) and block.text)
     ]
+    results = to_params(
+        ToolResultBlock(
+            call.id, error if i == 0 else f"{TOOL_NAME} は1回だけ呼び出してください。", is_error=True
+        )
+        for i, call in enumerate(calls)
+    )
     return [{"role": "assistant", "content": assistant}, {"role": "user", "content": results}]

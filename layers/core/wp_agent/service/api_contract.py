@@ -8,6 +8,8 @@ import copy
 import re
 from typing import Any
 
+from wp_agent.service.api_errors import ApiErrorCode
+
 ERROR_SCHEMA = {"$ref": "#/components/schemas/ApiErrorResponse"}
 _DESCRIPTIONS = {
     400: "invalid input",
@@ -30,42 +32,43 @@ _POWERTOOLS_ONLY = ("HTTPValidationError", "ValidationError")
 
 # What a request that follows the schema can still be refused for: rules that depend on stored
 # state, the clock or another service, or that JSON Schema cannot state. Each is listed on its
-# operation's response as `x-error-codes` (code -> when), so a client (and the contract test) can
-# tell a documented refusal from a rule the document forgot.
-_MULTISITE_ONLY = {"NOT_MULTISITE": "multisite options (or siteUrl) for a target that is not a multisite"}
-_BODY_LIMITS = {
-    413: {"BODY_TOO_LARGE": "the body is over 1 MiB"},
-    400: {"BODY_TOO_DEEP": "the body nests deeper than 32 levels (free-form history content blocks)"},
+# operation's response for the code's status as `x-error-codes` (code -> when), so a client (and the
+# contract test) can tell a documented refusal from a rule the document forgot.
+Refusals = dict[ApiErrorCode, str]
+_MULTISITE_ONLY: Refusals = {
+    ApiErrorCode.NOT_MULTISITE: "multisite options (or siteUrl) for a target that is not a multisite"
 }
-_IDEMPOTENT = {422: {"IDEMPOTENCY_KEY_REUSED": "the Idempotency-Key was used before with another body"}}
-REFUSALS: dict[tuple[str, str], dict[int, dict[str, str]]] = {
+_BODY_LIMITS: Refusals = {
+    ApiErrorCode.BODY_TOO_LARGE: "the body is over 1 MiB",
+    ApiErrorCode.BODY_TOO_DEEP: "the body nests deeper than 32 levels (free-form history content blocks)",
+}
+_IDEMPOTENT: Refusals = {
+    ApiErrorCode.IDEMPOTENCY_KEY_REUSED: "the Idempotency-Key was used before with another body"
+}
+REFUSALS: dict[tuple[str, str], Refusals] = {
     ("post", "/v1/sessions/{session_id}/messages"): {
-        400: {
-            "TARGET_REQUIRED": "the session's first message has no targetId",
-            "TARGET_MISMATCH": "targetId differs from the session's target",
-            **_MULTISITE_ONLY,
-        },
+        ApiErrorCode.TARGET_REQUIRED: "the session's first message has no targetId",
+        ApiErrorCode.TARGET_MISMATCH: "targetId differs from the session's target",
+        **_MULTISITE_ONLY,
     },
     ("post", "/v1/targets"): {
-        400: {"SECRET_OUTSIDE_PREFIX": "secretArn names a secret outside the deployment's target prefix"},
+        ApiErrorCode.SECRET_OUTSIDE_PREFIX: "secretArn names a secret outside the deployment's target prefix",
     },
     ("post", "/v1/articles"): {
-        400: _MULTISITE_ONLY,
-        413: {"ARTICLE_TOO_LARGE": "the article is too large to keep for its publish job (over ~350 KB)"},
+        **_MULTISITE_ONLY,
+        ApiErrorCode.ARTICLE_TOO_LARGE: "the article is too large to keep for its publish job (over ~350 KB)",
     },
     ("post", "/v1/schedules"): {
-        400: {
-            "INVALID_SCHEDULE_EXPRESSION": (
-                "the expression has cron field values EventBridge does not take, fires more often than "
-                "every 15 minutes, or never fires again (a past at() or year)"
-            ),
-            "AGENT_INPUT_TOO_LARGE": "agentInput is over the 8 KB a scheduled run can carry",
-            "SCHEDULE_REJECTED": "EventBridge Scheduler refused the schedule",
-            **_MULTISITE_ONLY,
-        },
+        ApiErrorCode.INVALID_SCHEDULE_EXPRESSION: (
+            "the expression has cron field values EventBridge does not take, fires more often than "
+            "every 15 minutes, or never fires again (a past at() or year)"
+        ),
+        ApiErrorCode.AGENT_INPUT_TOO_LARGE: "agentInput is over the 8 KB a scheduled run can carry",
+        ApiErrorCode.SCHEDULE_REJECTED: "EventBridge Scheduler refused the schedule",
+        **_MULTISITE_ONLY,
     },
     ("post", "/v1/schedules/proposals"): {
-        422: {"PROPOSAL_FAILED": "the model gave no valid schedule for the text after its corrections"},
+        ApiErrorCode.PROPOSAL_FAILED: "the model gave no valid schedule for the text after its corrections",
     },
 }
 
@@ -102,15 +105,15 @@ def _takes_idempotency_key(operation: dict[str, Any]) -> bool:
 
 
 def _refusals(method: str, path: str, operation: dict[str, Any]) -> dict[int, dict[str, str]]:
-    found: dict[int, dict[str, str]] = {}
-    parts = [REFUSALS.get((method, path), {})]
+    """The operation's documented refusals grouped by their codes' HTTP status."""
+    listed: Refusals = dict(REFUSALS.get((method, path), {}))
     if "requestBody" in operation:
-        parts.append(_BODY_LIMITS)
+        listed |= _BODY_LIMITS
     if _takes_idempotency_key(operation):
-        parts.append(_IDEMPOTENT)
-    for part in parts:
-        for status, codes in part.items():
-            found[status] = {**found.get(status, {}), **codes}
+        listed |= _IDEMPOTENT
+    found: dict[int, dict[str, str]] = {}
+    for code, when in listed.items():
+        found.setdefault(code.status, {})[code.value] = when
     return found
 
 

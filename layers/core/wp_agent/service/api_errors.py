@@ -1,22 +1,175 @@
-"""Errors the API returns: an HTTP status, a stable code and a Japanese message; never internals."""
+"""Errors the API returns, as types: every code once, with its HTTP status and Japanese message.
+
+Services raise `ApiError(ApiErrorCode.X)` (a domain refusal; never internals); the API handler maps
+it to `{"error": {"code", "message", "fields"?}}` with the code's status through Powertools'
+`exception_handler`. A call site passes its own message only when it says something more specific
+(a limit, a name) than the code's default.
+"""
 
 from __future__ import annotations
 
+from enum import StrEnum
+
+
+class ApiErrorCode(StrEnum):
+    """A stable API error code; `.status` is its HTTP status, `.message_ja` its default message."""
+
+    status: int
+    message_ja: str
+
+    def __new__(cls, value: str, status: int, message_ja: str) -> ApiErrorCode:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.status = status
+        member.message_ja = message_ja
+        return member
+
+    # -- the request itself ----------------------------------------------------------------------
+    VALIDATION_ERROR = "VALIDATION_ERROR", 400, "入力内容が正しくありません。"
+    BODY_TOO_DEEP = "BODY_TOO_DEEP", 400, "本文の入れ子が深すぎます。"
+    BODY_TOO_LARGE = "BODY_TOO_LARGE", 413, "リクエスト本文が大きすぎます。"
+    UNSUPPORTED_MEDIA_TYPE = (
+        "UNSUPPORTED_MEDIA_TYPE",
+        415,
+        "本文は Content-Type: application/json（UTF-8）で送ってください。",
+    )
+    USER_ID_REQUIRED = "USER_ID_REQUIRED", 401, "X-Argo-User-Id ヘッダーで利用者IDを指定してください。"
+    INVALID_USER_ID = "INVALID_USER_ID", 400, "X-Argo-User-Id の値が正しくありません。"
+    INVALID_SESSION_ID = (
+        "INVALID_SESSION_ID",
+        400,
+        "セッションIDは英数字・-・_ の8〜64文字で指定してください。",
+    )
+    INVALID_IDEMPOTENCY_KEY = (
+        "INVALID_IDEMPOTENCY_KEY",
+        400,
+        "Idempotency-Key は1〜128文字の表示可能なASCII文字で指定してください。",
+    )
+    IDEMPOTENCY_KEY_REUSED = (
+        "IDEMPOTENCY_KEY_REUSED",
+        422,
+        "同じ Idempotency-Key が別の内容のリクエストに使われています。",
+    )
+    REQUEST_IN_PROGRESS = (
+        "REQUEST_IN_PROGRESS",
+        409,
+        "同じリクエストを処理中です。少し待ってから結果を確認してください。",
+    )
+    ROUTE_NOT_FOUND = "ROUTE_NOT_FOUND", 404, "そのURLとメソッドの組み合わせは提供していません。"
+    METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED", 405, "このURLではそのメソッドは使えません。"
+    ADMIN_REQUIRED = "ADMIN_REQUIRED", 403, "対象サイトの登録は管理者だけが行えます。"
+    # -- sessions and approvals ------------------------------------------------------------------
+    SESSION_NOT_FOUND = "SESSION_NOT_FOUND", 404, "セッションが見つかりません。"
+    SESSION_BUSY = (
+        "SESSION_BUSY",
+        409,
+        "このセッションでは処理が実行中です。完了するか中止してから送信してください。",
+    )
+    SESSION_CHANGED = "SESSION_CHANGED", 409, "セッションが更新中です。もう一度お試しください。"
+    TARGET_REQUIRED = (
+        "TARGET_REQUIRED",
+        400,
+        "最初のメッセージでは targetId（操作するサイト）を指定してください。",
+    )
+    TARGET_MISMATCH = "TARGET_MISMATCH", 400, "このセッションは別のサイトを対象にしています。"
+    RUN_NOT_ACTIVE = "RUN_NOT_ACTIVE", 409, "実行中の処理はありません。"
+    RUN_ENDED = (
+        "RUN_ENDED",
+        409,
+        "この承認リクエストの処理は既に終了しています。もう一度指示を送ってください。",
+    )
+    APPROVAL_NOT_FOUND = "APPROVAL_NOT_FOUND", 404, "承認リクエストが見つかりません。"
+    APPROVAL_ALREADY_DECIDED = "APPROVAL_ALREADY_DECIDED", 409, "この承認リクエストは既に判断されています。"
+    APPROVAL_EXPIRED = (
+        "APPROVAL_EXPIRED",
+        409,
+        "承認の期限が切れています。もう一度指示を送ってください。",
+    )
+    WORKFLOW_UNAVAILABLE = (
+        "WORKFLOW_UNAVAILABLE",
+        503,
+        "処理を開始できませんでした。しばらくしてから再度お試しください。",
+    )
+    # -- targets -----------------------------------------------------------------------------------
+    TARGET_NOT_FOUND = "TARGET_NOT_FOUND", 404, "対象サイトが見つかりません。"
+    TARGET_EXISTS = "TARGET_EXISTS", 409, "対象サイトは既に登録されています。"
+    SECRET_OUTSIDE_PREFIX = (
+        "SECRET_OUTSIDE_PREFIX",
+        400,
+        "SSH鍵のシークレット名がこのデプロイの接頭辞で始まっていません。",
+    )
+    NOT_MULTISITE = "NOT_MULTISITE", 400, "対象サイトはマルチサイトではありません。"
+    NETWORK_ADMIN_REQUIRED = (
+        "NETWORK_ADMIN_REQUIRED",
+        403,
+        "ネットワーク全体の操作はネットワーク管理者だけが行えます。",
+    )
+    # -- articles ----------------------------------------------------------------------------------
+    ARTICLE_NOT_FOUND = "ARTICLE_NOT_FOUND", 404, "記事の公開リクエストが見つかりません。"
+    ARTICLE_TOO_LARGE = (
+        "ARTICLE_TOO_LARGE",
+        413,
+        "記事が大きすぎて受け付けられません。埋め込み画像（data: URL）などはメディアとして"
+        "アップロードし、本文からはURLで参照してください。",
+    )
+    # -- schedules ---------------------------------------------------------------------------------
+    SCHEDULE_NOT_FOUND = "SCHEDULE_NOT_FOUND", 404, "スケジュールが見つかりません。"
+    SCHEDULE_LIMIT_REACHED = "SCHEDULE_LIMIT_REACHED", 409, "登録できるスケジュールの上限に達しています。"
+    SCHEDULE_REJECTED = (
+        "SCHEDULE_REJECTED",
+        400,
+        "EventBridge Scheduler がこのスケジュールを受け付けませんでした。式とタイムゾーンを確認してください。",
+    )
+    SCHEDULE_STORE_UNAVAILABLE = (
+        "SCHEDULE_STORE_UNAVAILABLE",
+        503,
+        "スケジュールを保存できませんでした。しばらくしてから再度お試しください。",
+    )
+    SCHEDULER_UNAVAILABLE = (
+        "SCHEDULER_UNAVAILABLE",
+        503,
+        "スケジュールの登録・削除ができませんでした。しばらくしてから再度お試しください。",
+    )
+    INVALID_SCHEDULE_EXPRESSION = "INVALID_SCHEDULE_EXPRESSION", 400, "スケジュールの式が正しくありません。"
+    INVALID_TIMEZONE = "INVALID_TIMEZONE", 400, "タイムゾーンが正しくありません。"
+    AGENT_INPUT_TOO_LARGE = "AGENT_INPUT_TOO_LARGE", 400, "agentInput が大きすぎます。"
+    PROPOSAL_FAILED = "PROPOSAL_FAILED", 422, "スケジュールの案を作れませんでした。"
+    MODEL_RATE_LIMITED = (
+        "MODEL_RATE_LIMITED",
+        429,
+        "AIモデルの呼び出し回数の上限に達しました。少し時間をおいてから再度お試しください。",
+    )
+    MODEL_ERROR = "MODEL_ERROR", 502, "AIモデルの呼び出しに失敗しました。しばらくしてから再度お試しください。"
+    # -- the server --------------------------------------------------------------------------------
+    CONFIGURATION_ERROR = (
+        "CONFIGURATION_ERROR",
+        500,
+        "サーバーの設定に問題があります。管理者に連絡してください。",
+    )
+    INTERNAL_ERROR = (
+        "INTERNAL_ERROR",
+        500,
+        "サーバー内部でエラーが発生しました。時間をおいて再度お試しください。",
+    )
+
 
 class ApiError(Exception):
-    def __init__(self, status: int, code: str, message_ja: str, *, fields: list[str] | None = None) -> None:
-        self.status = status
+    """A service's refusal: a stable code (status and default message from the code), never internals."""
+
+    def __init__(
+        self, code: ApiErrorCode, message_ja: str | None = None, *, fields: list[str] | None = None
+    ) -> None:
         self.code = code
-        self.message_ja = message_ja
+        self.message_ja = message_ja or code.message_ja
         self.fields = fields
-        super().__init__(f"{status} {code}")
+        super().__init__(f"{code.status} {code.value}")
+
+    @property
+    def status(self) -> int:
+        return self.code.status
 
     def body(self) -> dict[str, object]:
-        error: dict[str, object] = {"code": self.code, "message": self.message_ja}
+        error: dict[str, object] = {"code": self.code.value, "message": self.message_ja}
         if self.fields:
             error["fields"] = self.fields
         return {"error": error}
-
-
-def not_found(what: str, code: str) -> ApiError:
-    return ApiError(404, code, f"{what}が見つかりません。")

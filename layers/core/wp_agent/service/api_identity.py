@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from wp_agent.models.target import validate_user_id
-from wp_agent.service.api_errors import ApiError
+from wp_agent.service.api_errors import ApiError, ApiErrorCode
 
 USER_HEADER = "X-Argo-User-Id"
 
@@ -11,8 +11,7 @@ USER_HEADER = "X-Argo-User-Id"
 def user_id_from(header_value: str | None) -> str:
     if not header_value:
         raise ApiError(
-            401,
-            "USER_ID_REQUIRED",
+            ApiErrorCode.USER_ID_REQUIRED,
             f"{USER_HEADER} ヘッダーで利用者IDを指定してください。",
             fields=[USER_HEADER],
         )
@@ -20,7 +19,7 @@ def user_id_from(header_value: str | None) -> str:
         return validate_user_id(header_value)
     except ValueError as exc:
         raise ApiError(
-            400, "INVALID_USER_ID", f"{USER_HEADER} の値が正しくありません。", fields=[USER_HEADER]
+            ApiErrorCode.INVALID_USER_ID, f"{USER_HEADER} の値が正しくありません。", fields=[USER_HEADER]
         ) from exc
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from wp_agent.models import field_rules
 from wp_agent.models.api import MAX_BODY_BYTES
-from wp_agent.service.api_errors import ApiError
+from wp_agent.service.api_errors import ApiError, ApiErrorCode
 
 MAX_JSON_DEPTH = 32
 METHODS_WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
@@ -23,16 +23,14 @@ def unreadable_body(method: str, headers: Mapping[str, str] | None, body: str | 
         return None
     if len(body.encode("utf-8", "surrogatepass")) > MAX_BODY_BYTES:
         return ApiError(
-            413, "BODY_TOO_LARGE", f"リクエスト本文が大きすぎます（最大{MAX_BODY_BYTES // 1024}KB）。"
+            ApiErrorCode.BODY_TOO_LARGE, f"リクエスト本文が大きすぎます（最大{MAX_BODY_BYTES // 1024}KB）。"
         )
     content_type = next((v for k, v in (headers or {}).items() if k.lower() == "content-type"), "")
     media_type, _, parameters = content_type.partition(";")
     charset = parameters.strip().lower().removeprefix("charset=").strip('"')
     if media_type.strip().lower() != "application/json" or charset not in ("", "utf-8"):
         return ApiError(
-            415,
-            "UNSUPPORTED_MEDIA_TYPE",
-            "本文は Content-Type: application/json（UTF-8）で送ってください。",
+            ApiErrorCode.UNSUPPORTED_MEDIA_TYPE,
             fields=["Content-Type"],
         )
     try:
@@ -56,12 +54,12 @@ def _too_deep() -> ApiError:
     # Its own code: free-form parts of a valid body (history content blocks) may nest this deep,
     # a limit JSON Schema cannot state (the document lists it among the operations' refusals).
     return ApiError(
-        400, "BODY_TOO_DEEP", f"本文の入れ子が深すぎます（最大{MAX_JSON_DEPTH}段）。", fields=["body"]
+        ApiErrorCode.BODY_TOO_DEEP, f"本文の入れ子が深すぎます（最大{MAX_JSON_DEPTH}段）。", fields=["body"]
     )
 
 
 def _invalid(message: str) -> ApiError:
-    return ApiError(400, "VALIDATION_ERROR", message, fields=["body"])
+    return ApiError(ApiErrorCode.VALIDATION_ERROR, message, fields=["body"])
 
 
 def _depth(value: Any) -> int:
@@ -80,11 +78,11 @@ def _depth(value: Any) -> int:
 
 # A parameter or field whose refusal keeps the code it had before the document stated its rule.
 _OWN_CODES = {
-    ("header", "x-argo-user-id"): "INVALID_USER_ID",
-    ("header", "idempotency-key"): "INVALID_IDEMPOTENCY_KEY",
-    ("path", "session_id"): "INVALID_SESSION_ID",
-    ("body", "timezone"): "INVALID_TIMEZONE",
-    ("body", "expression"): "INVALID_SCHEDULE_EXPRESSION",
+    ("header", "x-argo-user-id"): ApiErrorCode.INVALID_USER_ID,
+    ("header", "idempotency-key"): ApiErrorCode.INVALID_IDEMPOTENCY_KEY,
+    ("path", "session_id"): ApiErrorCode.INVALID_SESSION_ID,
+    ("body", "timezone"): ApiErrorCode.INVALID_TIMEZONE,
+    ("body", "expression"): ApiErrorCode.INVALID_SCHEDULE_EXPRESSION,
 }
 _LOCATIONS = ("body", "header", "path", "query")
 
@@ -104,5 +102,5 @@ def validation_refusal(errors: Iterable[Mapping[str, Any]]) -> ApiError:
     code = _OWN_CODES.get(next(iter(places))) if len(places) == 1 else None
     listed = ", ".join(f"{field}（{reason}）" if reason else field for field, reason in sorted(named.items()))
     return ApiError(
-        400, code or "VALIDATION_ERROR", f"入力内容が正しくありません: {listed}", fields=sorted(named)
+        (code or ApiErrorCode.VALIDATION_ERROR), f"入力内容が正しくありません: {listed}", fields=sorted(named)
     )

@@ -7,14 +7,14 @@ import logging
 import uuid
 from typing import Any
 
-from wp_agent.adapters.aws.article_jobs import ArticleJobStore, ArticleTooLargeError
-from wp_agent.adapters.aws.events import ARTICLE_FAILED, ARTICLE_PUBLISHED
+from wp_agent.errors import ArticleTooLargeError
 from wp_agent.models import field_rules
 from wp_agent.models.api import ArticleAccepted, ArticleJobView, ArticlePublishRequest
 from wp_agent.models.article import PublishArticleError, PublishArticleInput, PublishArticleOutput
+from wp_agent.models.events import ARTICLE_FAILED, ARTICLE_PUBLISHED
 from wp_agent.publishing import ArticlePublisher
-from wp_agent.service.api_errors import ApiError, not_found
-from wp_agent.service.runtime import AwsRuntime, required_setting
+from wp_agent.service.api_errors import ApiError, ApiErrorCode
+from wp_agent.service.runtime import AwsRuntime
 from wp_agent.telemetry import ERRORS_TOTAL, REQUESTS_TOTAL
 
 logger = logging.getLogger(__name__)
@@ -27,30 +27,22 @@ def _failure(code: str, message_ja: str) -> PublishArticleOutput:
 class ArticleService:
     def __init__(self, runtime: AwsRuntime) -> None:
         self._rt = runtime
-        self._jobs = ArticleJobStore(
-            required_setting(runtime.settings.wp_agent_sessions_table, "WP_AGENT_SESSIONS_TABLE"),
-            ttl_days=runtime.settings.wp_agent_session_ttl_days,
-        )
+        self._jobs = runtime.article_jobs
 
     # -- API ------------------------------------------------------------------------------------
 
     def submit(self, user_id: str, body: ArticlePublishRequest) -> ArticleAccepted:
         target = self._rt.registry.get(body.target_id)
         if target is None or not target.owned_by(user_id):
-            raise not_found("対象サイト", "TARGET_NOT_FOUND")
+            raise ApiError(ApiErrorCode.TARGET_NOT_FOUND)
         if body.site_url is not None and not target.multisite:
-            raise ApiError(
-                400, "NOT_MULTISITE", "対象サイトはマルチサイトではありません。", fields=["siteUrl"]
-            )
+            raise ApiError(ApiErrorCode.NOT_MULTISITE, fields=["siteUrl"])
         article_id = f"art_{uuid.uuid4().hex[:20]}"
         try:
             self._jobs.create(article_id, user_id, body)
         except ArticleTooLargeError:
             raise ApiError(
-                413,
-                "ARTICLE_TOO_LARGE",
-                "記事が大きすぎて受け付けられません。埋め込み画像（data: URL）などはメディアとして"
-                "アップロードし、本文からはURLで参照してください。",
+                ApiErrorCode.ARTICLE_TOO_LARGE,
                 fields=["content"],
             ) from None
         try:
@@ -62,8 +54,7 @@ class ArticleService:
                 result=_failure("WORKFLOW_UNAVAILABLE", "公開処理を開始できませんでした。記事は作成されていません。"),
             )  # fmt: skip
             raise ApiError(
-                503,
-                "WORKFLOW_UNAVAILABLE",
+                ApiErrorCode.WORKFLOW_UNAVAILABLE,
                 "公開処理を開始できませんでした。しばらくしてから再度お試しください。",
             ) from exc
         self._rt.telemetry.count(REQUESTS_TOTAL)
@@ -85,7 +76,7 @@ class ArticleService:
             self._jobs.get(article_id) if field_rules.matches(field_rules.ARTICLE_ID, article_id) else None
         )
         if found is None or found[0] != user_id:
-            raise not_found("記事の公開リクエスト", "ARTICLE_NOT_FOUND")
+            raise ApiError(ApiErrorCode.ARTICLE_NOT_FOUND)
         return found[1]
 
     # -- the workflow's tasks -------------------------------------------------------------------

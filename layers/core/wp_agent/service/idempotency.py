@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from wp_agent.models import field_rules
-from wp_agent.service.api_errors import ApiError
+from wp_agent.service.api_errors import ApiError, ApiErrorCode
 
 
 class IdempotentRequests:
@@ -31,7 +31,7 @@ class IdempotentRequests:
 
             if not self._table_name:
                 raise ApiError(
-                    500, "CONFIGURATION_ERROR", "サーバーの設定に問題があります（冪等性テーブル）。"
+                    ApiErrorCode.CONFIGURATION_ERROR, "サーバーの設定に問題があります（冪等性テーブル）。"
                 )
             config = IdempotencyConfig(
                 event_key_jmespath="scope",
@@ -58,9 +58,7 @@ class IdempotentRequests:
             return compute()
         if not field_rules.matches(field_rules.IDEMPOTENCY_KEY, key):
             raise ApiError(
-                400,
-                "INVALID_IDEMPOTENCY_KEY",
-                "Idempotency-Key は1〜128文字の表示可能なASCII文字で指定してください。",
+                ApiErrorCode.INVALID_IDEMPOTENCY_KEY,
                 fields=["Idempotency-Key"],
             )
         from aws_lambda_powertools.utilities.idempotency.exceptions import (
@@ -72,12 +70,8 @@ class IdempotentRequests:
         try:
             return self._handler()(request=request, call=compute)
         except IdempotencyValidationError as exc:
-            raise ApiError(
-                422, "IDEMPOTENCY_KEY_REUSED", "同じ Idempotency-Key が別の内容のリクエストに使われています。"
-            ) from exc
+            raise ApiError(ApiErrorCode.IDEMPOTENCY_KEY_REUSED) from exc
         except IdempotencyAlreadyInProgressError as exc:
             raise ApiError(
-                409,
-                "REQUEST_IN_PROGRESS",
-                "同じリクエストを処理中です。少し待ってから結果を確認してください。",
+                ApiErrorCode.REQUEST_IN_PROGRESS,
             ) from exc

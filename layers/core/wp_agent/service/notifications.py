@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from wp_agent.adapters.aws.events import APPROVAL_REQUESTED, RUN_COMPLETED, RUN_FAILED, EventPublisher
 from wp_agent.agent.session_state import SessionState, SessionStatus
+from wp_agent.models.events import APPROVAL_REQUESTED, RUN_COMPLETED, RUN_FAILED
+from wp_agent.service.ports import EventSink
 from wp_agent.telemetry import ERRORS_TOTAL, FAILED_REQUESTS_TOTAL, SERVICE_FAULT_CODES, Telemetry
 
 
@@ -19,7 +20,7 @@ def _base(state: SessionState) -> dict[str, Any]:
     }
 
 
-def approval_requested(events: EventPublisher, state: SessionState) -> None:
+def approval_requested(events: EventSink, state: SessionState) -> None:
     pending = state.pending_approval
     if pending is None:
         return
@@ -34,7 +35,7 @@ def approval_requested(events: EventPublisher, state: SessionState) -> None:
     events.publish(APPROVAL_REQUESTED, detail)
 
 
-def run_finished(events: EventPublisher, state: SessionState, telemetry: Telemetry) -> None:
+def run_finished(events: EventSink, state: SessionState, telemetry: Telemetry) -> None:
     """Tell the backend the run ended, and count its error (spec §10.3 errors by code)."""
     result = state.result
     code = result.error.code.value if result is not None and result.error is not None else None

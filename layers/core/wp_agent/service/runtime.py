@@ -4,20 +4,39 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from wp_agent.adapters.aws.article_jobs import ArticleJobStore
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
 from wp_agent.adapters.aws.events import EventPublisher
 from wp_agent.adapters.aws.registry import TargetRegistry
+from wp_agent.adapters.aws.schedule_store import ScheduleRecord, ScheduleStore
+from wp_agent.adapters.aws.scheduler import failure_code as scheduler_failure_code
+from wp_agent.adapters.aws.scheduler import scheduler_client
+from wp_agent.adapters.aws.secrets import read_secret
 from wp_agent.adapters.aws.session_store import DynamoSessionStore
 from wp_agent.adapters.aws.workflow import RunWorkflow
 from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
 from wp_agent.agent.ports import NoRateLimits, RateLimiter
 from wp_agent.agent.turn import AgentDeps, AgentTurn
-from wp_agent.config import Settings, WpCliMode
+from wp_agent.config import Settings
 from wp_agent.errors import ConfigurationError
 from wp_agent.executors.port import WpCli
+from wp_agent.executors.ssh_target import SshTarget
 from wp_agent.models.target import Target
 from wp_agent.policy import CommandPolicy
 from wp_agent.telemetry import RATE_LIMIT_UTILISATION_PERCENT, Telemetry
+
+# The adapters the services may use are the ones wired here (import-linter keeps it so).
+__all__ = [
+    "AwsRuntime",
+    "LazyRuntime",
+    "ScheduleRecord",
+    "ScheduleStore",
+    "TargetRegistry",
+    "read_secret",
+    "required_setting",
+    "scheduler_client",
+    "scheduler_failure_code",
+]
 
 
 def required_setting(value: str | None, name: str) -> str:
@@ -49,6 +68,14 @@ class AwsRuntime:
     def registry(self) -> TargetRegistry:
         return TargetRegistry(
             required_setting(self.settings.wp_agent_registry_table, "WP_AGENT_REGISTRY_TABLE")
+        )
+
+    @cached_property
+    def article_jobs(self) -> ArticleJobStore:
+        """publishArticle jobs (kept in the sessions table)."""
+        return ArticleJobStore(
+            required_setting(self.settings.wp_agent_sessions_table, "WP_AGENT_SESSIONS_TABLE"),
+            ttl_days=self.settings.wp_agent_session_ttl_days,
         )
 
     @cached_property
@@ -84,36 +111,25 @@ class AwsRuntime:
 
     @cached_property
     def model(self) -> ModelClient:
-        return AnthropicModelClient(self.settings)
+        return AnthropicModelClient(self.settings, read_secret=read_secret)
 
     @cached_property
     def policy(self) -> CommandPolicy:
         return CommandPolicy.from_settings(self.settings)
 
-    def target_settings(self, target: Target) -> Settings:
-        """Settings for SSH to this target: key and pinned host key come from its secret only."""
-        return self.settings.model_copy(
-            update={
-                "wp_cli_mode": WpCliMode.SSH,
-                "vps_host": target.host,
-                "vps_port": target.port,
-                "vps_ssh_user": target.user,
-                "wp_path": target.wp_path,
-                "wp_agent_wp_user": target.wp_user,
-                "vps_ssh_key_secret_arn": target.secret_arn,
-                "vps_ssh_key_path": None,
-                "vps_ssh_key_secret_id": None,
-                "vps_ssh_key_vault_path": None,
-                "vps_ssh_private_key": None,
-                "vps_ssh_host_key": None,
-                "vps_ssh_known_hosts": None,
-            }
-        )
-
     def wp_cli_for(self, target: Target) -> WpCli:
+        """WP-CLI over SSH to a registered target: its key and pinned host key come from its secret only."""
         from wp_agent.executors.ssh import SshWpCli
 
-        return SshWpCli(self.target_settings(target))
+        ssh_target = SshTarget(
+            host=target.host,
+            port=target.port,
+            user=target.user,
+            wp_path=target.wp_path,
+            wp_user=target.wp_user,
+            key_secret_arn=target.secret_arn,
+        )
+        return SshWpCli(self.settings, target=ssh_target)
 
     def agent_turn(self, target: Target, wp_cli: WpCli | None = None) -> AgentTurn:
         return AgentTurn(

@@ -9,24 +9,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from wp_agent.adapters.aws.session_store import DynamoSessionStore, StaleSessionError
 from wp_agent.agent import audit_outbox
-from wp_agent.agent.ports import AuditLog
+from wp_agent.agent.ports import AuditLog, SessionStore
 from wp_agent.agent.session_state import SessionState
+from wp_agent.errors import StaleSessionError
 
 T = TypeVar("T")
 
 SAVE_ATTEMPTS = 3
 
 
-def save_and_deliver(store: DynamoSessionStore, audit: AuditLog, state: SessionState) -> bool:
+def save_and_deliver(store: SessionStore, audit: AuditLog, state: SessionState) -> bool:
     """Save, then deliver the outbox; False when some audit record still waits in the session."""
     store.save(state)
     return audit_outbox.deliver(state, audit)
 
 
 def update_session(
-    store: DynamoSessionStore,
+    store: SessionStore,
     audit: AuditLog,
     load: Callable[[], SessionState],
     change: Callable[[SessionState], T],

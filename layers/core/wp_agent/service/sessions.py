@@ -6,11 +6,11 @@ import logging
 from collections.abc import Callable
 from typing import TypeVar
 
-from wp_agent.adapters.aws.session_store import StaleSessionError
 from wp_agent.agent import approval_protocol, lifecycle
 from wp_agent.agent.approval_protocol import ApprovalRefusedError, Refusal, ResumeOutcome
 from wp_agent.agent.session_state import ApprovalStatus, SessionState, SessionStatus
 from wp_agent.agent.turn import continue_session, new_session
+from wp_agent.errors import StaleSessionError
 from wp_agent.models import field_rules
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.api import (
@@ -23,7 +23,7 @@ from wp_agent.models.api import (
 from wp_agent.models.target import Target
 from wp_agent.policy.masking import mask_text
 from wp_agent.service import notifications
-from wp_agent.service.api_errors import ApiError, not_found
+from wp_agent.service.api_errors import ApiError, ApiErrorCode
 from wp_agent.service.runtime import AwsRuntime
 from wp_agent.service.session_updates import save_and_deliver, update_session
 from wp_agent.service.targets import check_multisite_access
@@ -38,9 +38,7 @@ T = TypeVar("T")
 def check_session_id(session_id: str) -> None:
     if not field_rules.matches(field_rules.SESSION_ID, session_id):
         raise ApiError(
-            400,
-            "INVALID_SESSION_ID",
-            "セッションIDは英数字・-・_ の8〜64文字で指定してください。",
+            ApiErrorCode.INVALID_SESSION_ID,
             fields=["sessionId"],
         )
 
@@ -55,7 +53,7 @@ class SessionService:
         check_session_id(session_id)
         state = self._rt.sessions.load(session_id)
         if state is None or state.user_id != user_id:
-            raise not_found("セッション", "SESSION_NOT_FOUND")
+            raise ApiError(ApiErrorCode.SESSION_NOT_FOUND)
         return state
 
     def view(self, session_id: str, user_id: str) -> SessionView:
@@ -67,18 +65,14 @@ class SessionService:
         target_id = body.target_id or (state.target_id if state else None)
         if target_id is None:
             raise ApiError(
-                400,
-                "TARGET_REQUIRED",
-                "最初のメッセージでは targetId（操作するサイト）を指定してください。",
+                ApiErrorCode.TARGET_REQUIRED,
                 fields=["targetId"],
             )
         if state is not None and body.target_id and body.target_id != state.target_id:
-            raise ApiError(
-                400, "TARGET_MISMATCH", "このセッションは別のサイトを対象にしています。", fields=["targetId"]
-            )
+            raise ApiError(ApiErrorCode.TARGET_MISMATCH, fields=["targetId"])
         target = self._rt.registry.get(target_id)
         if target is None or not target.owned_by(user_id):
-            raise not_found("対象サイト", "TARGET_NOT_FOUND")
+            raise ApiError(ApiErrorCode.TARGET_NOT_FOUND)
         check_multisite_access(target, user_id, body.multisite, field="multisite")
         return target
 
@@ -86,7 +80,7 @@ class SessionService:
         check_session_id(session_id)
         state = self._rt.sessions.load(session_id)
         if state is not None and state.user_id != user_id:
-            raise not_found("セッション", "SESSION_NOT_FOUND")
+            raise ApiError(ApiErrorCode.SESSION_NOT_FOUND)
         if state is not None and not state.status.terminal:
             state = self._end_abandoned_run(state)
         target = self._target_for(body, state, user_id)
@@ -104,9 +98,7 @@ class SessionService:
         else:
             if not state.status.terminal:
                 raise ApiError(
-                    409,
-                    "SESSION_BUSY",
-                    "このセッションでは処理が実行中です。完了するか中止してから送信してください。",
+                    ApiErrorCode.SESSION_BUSY,
                 )
             continue_session(state, agent_input, timeout_ms=self._rt.settings.wp_cli_timeout)
             state.site_url = site_url
@@ -121,7 +113,7 @@ class SessionService:
             save_and_deliver(self._rt.sessions, self._rt.audit, state)
         except StaleSessionError as exc:
             raise ApiError(
-                409, "SESSION_BUSY", "このセッションには同時に別のメッセージが送信されました。"
+                ApiErrorCode.SESSION_BUSY, "このセッションには同時に別のメッセージが送信されました。"
             ) from exc
         try:
             self._rt.workflow.start(state.session_id, state.run_id)
@@ -132,9 +124,7 @@ class SessionService:
             lifecycle.fail_run(state, "workflow_start_failed")
             save_and_deliver(self._rt.sessions, self._rt.audit, state)
             raise ApiError(
-                503,
-                "WORKFLOW_UNAVAILABLE",
-                "処理を開始できませんでした。しばらくしてから再度お試しください。",
+                ApiErrorCode.WORKFLOW_UNAVAILABLE,
             ) from exc
         self._rt.telemetry.count(REQUESTS_TOTAL)
         logger.info(
@@ -189,11 +179,11 @@ class SessionService:
         The API never ends a run here: only the workflow's own timeout expires an approval."""
         check_session_id(session_id)
         if not field_rules.matches(field_rules.APPROVAL_ID, approval_id):
-            raise not_found("承認リクエスト", "APPROVAL_NOT_FOUND")
+            raise ApiError(ApiErrorCode.APPROVAL_NOT_FOUND)
 
         def store(state: SessionState) -> approval_protocol.Decision:
             if state.user_id != user_id:
-                raise not_found("セッション", "SESSION_NOT_FOUND")
+                raise ApiError(ApiErrorCode.SESSION_NOT_FOUND)
             try:
                 return approval_protocol.decide(
                     state,
@@ -214,8 +204,7 @@ class SessionService:
             self._record_hand_over(session_id, approval_id, outcome)
             if outcome is ResumeOutcome.FAILED:
                 raise ApiError(
-                    503,
-                    "WORKFLOW_UNAVAILABLE",
+                    ApiErrorCode.WORKFLOW_UNAVAILABLE,
                     "判断は記録しましたが、処理を再開できませんでした。同じ操作をもう一度送ってください。",
                 )
             state = self._load_existing(session_id)
@@ -247,10 +236,10 @@ class SessionService:
         def stop(state: SessionState) -> str | None:
             """Cancel; the token of the approval wait the run was in, if any."""
             if state.user_id != user_id:
-                raise not_found("セッション", "SESSION_NOT_FOUND")
+                raise ApiError(ApiErrorCode.SESSION_NOT_FOUND)
             token = state.pending_approval.task_token if state.pending_approval else None
             if not lifecycle.cancel_run(state):
-                raise ApiError(409, "RUN_NOT_ACTIVE", "実行中の処理はありません。")
+                raise ApiError(ApiErrorCode.RUN_NOT_ACTIVE)
             return token
 
         state, waiting_token = self._update(session_id, stop)
@@ -284,7 +273,7 @@ class SessionService:
     def _load_existing(self, session_id: str) -> SessionState:
         state = self._rt.sessions.load(session_id)
         if state is None:
-            raise not_found("セッション", "SESSION_NOT_FOUND")
+            raise ApiError(ApiErrorCode.SESSION_NOT_FOUND)
         return state
 
     def _update(
@@ -306,24 +295,20 @@ class SessionService:
                 unchanged=unchanged,
             )
         except StaleSessionError:
-            raise ApiError(
-                409, "SESSION_CHANGED", "セッションが更新中です。もう一度お試しください。"
-            ) from None
+            raise ApiError(ApiErrorCode.SESSION_CHANGED) from None
 
 
 def _already_decided(status: ApprovalStatus) -> ApiError:
     done = "承認" if status is ApprovalStatus.APPROVED else "却下"
-    return ApiError(409, "APPROVAL_ALREADY_DECIDED", f"この承認リクエストは既に{done}されています。")
+    return ApiError(ApiErrorCode.APPROVAL_ALREADY_DECIDED, f"この承認リクエストは既に{done}されています。")
 
 
 def _run_ended() -> ApiError:
-    return ApiError(
-        409, "RUN_ENDED", "この承認リクエストの処理は既に終了しています。もう一度指示を送ってください。"
-    )
+    return ApiError(ApiErrorCode.RUN_ENDED)
 
 
 def _approval_expired() -> ApiError:
-    return ApiError(409, "APPROVAL_EXPIRED", "承認の期限が切れています。もう一度指示を送ってください。")
+    return ApiError(ApiErrorCode.APPROVAL_EXPIRED)
 
 
 def _refused(refusal: Refusal, status: ApprovalStatus | None) -> ApiError:
@@ -333,4 +318,4 @@ def _refused(refusal: Refusal, status: ApprovalStatus | None) -> ApiError:
         return _run_ended()
     if refusal is Refusal.ALREADY_DECIDED and status is not None:
         return _already_decided(status)
-    return not_found("承認リクエスト", "APPROVAL_NOT_FOUND")
+    return ApiError(ApiErrorCode.APPROVAL_NOT_FOUND)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from wp_agent.models.agent_io import MultisiteOptions, utc_now_iso
 from wp_agent.models.api import TargetList, TargetRegistration
 from wp_agent.models.target import Target
-from wp_agent.service.api_errors import ApiError, not_found
+from wp_agent.service.api_errors import ApiError, ApiErrorCode
 from wp_agent.service.runtime import AwsRuntime
 
 
@@ -16,12 +16,10 @@ def check_multisite_access(
     if options is None:
         return
     if not target.multisite:
-        raise ApiError(400, "NOT_MULTISITE", "対象サイトはマルチサイトではありません。", fields=[field])
+        raise ApiError(ApiErrorCode.NOT_MULTISITE, fields=[field])
     if options.network_wide and not target.network_admin(user_id):
         raise ApiError(
-            403,
-            "NETWORK_ADMIN_REQUIRED",
-            "ネットワーク全体の操作はネットワーク管理者だけが行えます。",
+            ApiErrorCode.NETWORK_ADMIN_REQUIRED,
             fields=[f"{field}.networkWide"],
         )
 
@@ -32,12 +30,11 @@ class TargetService:
 
     def register(self, body: TargetRegistration, *, admin: bool, caller: str) -> Target:
         if not admin:
-            raise ApiError(403, "ADMIN_REQUIRED", "対象サイトの登録は管理者だけが行えます。")
+            raise ApiError(ApiErrorCode.ADMIN_REQUIRED)
         secret_name = body.secret_arn.split(":secret:", 1)[-1]
         if not secret_name.startswith(self._rt.settings.wp_agent_target_secret_prefix):
             raise ApiError(
-                400,
-                "SECRET_OUTSIDE_PREFIX",
+                ApiErrorCode.SECRET_OUTSIDE_PREFIX,
                 f"SSH鍵のシークレット名は {self._rt.settings.wp_agent_target_secret_prefix} で始まる必要があります。",
                 fields=["secretArn"],
             )
@@ -45,7 +42,9 @@ class TargetService:
             body.model_dump() | {"created_by": caller, "created_at": utc_now_iso()}
         )
         if not self._rt.registry.put(target):
-            raise ApiError(409, "TARGET_EXISTS", f"対象サイト「{target.target_id}」は既に登録されています。")
+            raise ApiError(
+                ApiErrorCode.TARGET_EXISTS, f"対象サイト「{target.target_id}」は既に登録されています。"
+            )
         return target
 
     def list(self, user_id: str | None, *, admin: bool) -> TargetList:
@@ -55,5 +54,5 @@ class TargetService:
     def get(self, target_id: str, user_id: str | None, *, admin: bool) -> Target:
         target = self._rt.registry.get(target_id)
         if target is None or not (admin or (user_id and target.owned_by(user_id))):
-            raise not_found("対象サイト", "TARGET_NOT_FOUND")
+            raise ApiError(ApiErrorCode.TARGET_NOT_FOUND)
         return target

@@ -5,11 +5,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from wp_agent.adapters.aws.session_store import StaleSessionError
 from wp_agent.agent import approval_protocol, audit_outbox, lifecycle
 from wp_agent.agent.session_state import SessionState, SessionStatus
 from wp_agent.agent.turn import TurnResult
-from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.errors import OwnerRemovedError, StaleSessionError
 from wp_agent.models.target import Target
 from wp_agent.service import notifications
 from wp_agent.service.runtime import AwsRuntime
@@ -59,12 +58,7 @@ def refresh_rights(state: SessionState, target: Target) -> bool:
     """Rights come from the registry as it is now, every turn: a removed owner's run ends, a
     removed network administrator loses network-level commands (False: the run was ended)."""
     if not target.owned_by(state.user_id):
-        error = WpAgentError(
-            AgentErrorCode.COMMAND_BLOCKED,
-            "このサイトを操作する権限がなくなったため、処理を中止しました。",
-            details={"reason": "not_owner"},
-        )
-        lifecycle.finish(state, SessionStatus.FAILED, error=error)
+        lifecycle.finish(state, SessionStatus.FAILED, error=OwnerRemovedError())
         return False
     state.network_admin = target.multisite and target.network_admin(state.user_id)
     return True

@@ -9,6 +9,7 @@ import zlib
 from typing import Any
 
 from wp_agent.adapters.aws.clients import resource
+from wp_agent.errors import ArticleTooLargeError
 from wp_agent.models.agent_io import utc_now_iso
 from wp_agent.models.api import ArticleJobView, ArticlePublishRequest
 from wp_agent.models.article import PublishArticleOutput
@@ -16,10 +17,6 @@ from wp_agent.models.article import PublishArticleOutput
 JOB_SK = "JOB"
 # DynamoDB items stop at 400 KB; the rest of the item (ids, status, result) needs far less than 50 KB.
 MAX_PACKED_REQUEST_BYTES = 350_000
-
-
-class ArticleTooLargeError(ValueError):
-    """The article does not compress enough to be stored as one job (nothing was stored)."""
 
 
 class ArticleJobStore:

@@ -10,16 +10,28 @@ import logging
 from typing import Any
 
 from wp_agent.adapters.aws.clients import client
+from wp_agent.models.events import (
+    APPROVAL_REQUESTED,
+    ARTICLE_FAILED,
+    ARTICLE_PUBLISHED,
+    DETAIL_TYPES,
+    RUN_COMPLETED,
+    RUN_FAILED,
+    SOURCE,
+)
 
 logger = logging.getLogger(__name__)
 
-SOURCE = "argo.wp-agent"
-APPROVAL_REQUESTED = "Approval Requested"
-RUN_COMPLETED = "Run Completed"
-RUN_FAILED = "Run Failed"
-ARTICLE_PUBLISHED = "Article Published"
-ARTICLE_FAILED = "Article Failed"
-DETAIL_TYPES = (APPROVAL_REQUESTED, RUN_COMPLETED, RUN_FAILED, ARTICLE_PUBLISHED, ARTICLE_FAILED)
+__all__ = [
+    "APPROVAL_REQUESTED",
+    "ARTICLE_FAILED",
+    "ARTICLE_PUBLISHED",
+    "DETAIL_TYPES",
+    "RUN_COMPLETED",
+    "RUN_FAILED",
+    "SOURCE",
+    "EventPublisher",
+]
 
 
 class EventPublisher:

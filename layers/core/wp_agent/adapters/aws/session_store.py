@@ -26,7 +26,7 @@ from typing import Any
 
 from wp_agent.adapters.aws.clients import resource
 from wp_agent.agent.session_state import SessionState
-from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.errors import SessionDataMissingError, SessionReadThrottledError, StaleSessionError
 
 logger = logging.getLogger(__name__)
 
@@ -37,26 +37,6 @@ BATCH_GET_KEYS = 100  # DynamoDB's limit per BatchGetItem
 _UNPROCESSED_ATTEMPTS = 8
 
 Ref = tuple[str, int, str, int]  # (write id, number of parts, content digest, blob expiry)
-
-
-class StaleSessionError(WpAgentError):
-    """Another writer changed the session since it was loaded (e.g. it was cancelled)."""
-
-    def __init__(self, session_id: str) -> None:
-        super().__init__(
-            AgentErrorCode.UNKNOWN_ERROR,
-            "セッションが他の処理によって更新されました。",
-            details={"reason": "stale_session", "sessionId": session_id},
-        )
-
-
-class SessionDataMissingError(WpAgentError):
-    def __init__(self, session_id: str, name: str) -> None:
-        super().__init__(
-            AgentErrorCode.UNKNOWN_ERROR,
-            "セッションのデータの一部が見つかりません（保存期間を過ぎた可能性があります）。新しいセッションで指示してください。",
-            details={"reason": "session_data_missing", "sessionId": session_id, "part": name},
-        )
 
 
 def _pk(session_id: str) -> str:
@@ -140,11 +120,7 @@ class DynamoSessionStore:
                     break
                 time.sleep(0.05 * 2**attempt)  # throttled: DynamoDB asks to retry the rest
             else:
-                raise WpAgentError(
-                    AgentErrorCode.UNKNOWN_ERROR,
-                    "セッションの読み込みが混み合っています。時間をおいて再度お試しください。",
-                    details={"reason": "session_read_throttled"},
-                )
+                raise SessionReadThrottledError()
         return blobs
 
     @staticmethod

@@ -1,11 +1,12 @@
-"""Wire the agent's real adapters from Settings (local CLI; the Lambda handlers wire AWS ones)."""
+"""The CLI's wiring: the agent's real local adapters from Settings (the Lambda handlers wire AWS ones in
+service/runtime.py)."""
 
 from __future__ import annotations
 
 from wp_agent.adapters.jsonl_audit import JsonlAuditLog
 from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
 from wp_agent.agent.ports import AuditLog, InMemorySessionStore, NoRateLimits, RateLimiter, SessionStore
-from wp_agent.agent.turn import AgentDeps, ProgressListener
+from wp_agent.agent.turn_io import AgentDeps, ProgressListener
 from wp_agent.config import Settings
 from wp_agent.executors.factory import build_wp_cli
 from wp_agent.executors.port import WpCli

@@ -23,8 +23,6 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
-from wp_agent.adapters.aws.clients import client
-from wp_agent.adapters.aws.registry import TargetRegistry
 from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
 from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, ConfigurationError, WpAgentError
@@ -50,10 +48,17 @@ from wp_agent.scheduling.expressions import (
     validate_schedule,
 )
 from wp_agent.scheduling.proposal import ScheduleClarification, ScheduleProposalError, propose_schedule
-from wp_agent.scheduling.store import ScheduleRecord, ScheduleStore
 from wp_agent.scheduling.summary import summarize
-from wp_agent.service.api_errors import ApiError, not_found
-from wp_agent.service.runtime import required_setting
+from wp_agent.service.api_errors import ApiError, ApiErrorCode
+from wp_agent.service.runtime import (
+    ScheduleRecord,
+    ScheduleStore,
+    TargetRegistry,
+    read_secret,
+    required_setting,
+    scheduler_client,
+    scheduler_failure_code,
+)
 from wp_agent.service.targets import check_multisite_access
 
 logger = logging.getLogger(__name__)
@@ -112,13 +117,13 @@ class ScheduleService:
     @property
     def _scheduler(self) -> Any:
         if self._scheduler_client is None:
-            self._scheduler_client = client("scheduler")
+            self._scheduler_client = scheduler_client()
         return self._scheduler_client
 
     @property
     def _model(self) -> ModelClient:
         if self._model_client is None:
-            self._model_client = AnthropicModelClient(self._settings)
+            self._model_client = AnthropicModelClient(self._settings, read_secret=read_secret)
         return self._model_client
 
     # -- routes -------------------------------------------------------------------------------------
@@ -135,8 +140,7 @@ class ScheduleService:
         schedule = _validated(request.expression, request.timezone, now)
         if self._store.count_for_owner(owner_id) >= MAX_SCHEDULES_PER_OWNER:
             raise ApiError(
-                409,
-                "SCHEDULE_LIMIT_REACHED",
+                ApiErrorCode.SCHEDULE_LIMIT_REACHED,
                 f"登録できるスケジュールは1人あたり{MAX_SCHEDULES_PER_OWNER}件までです。不要なスケジュールを削除してから登録してください。",
             )
         record = ScheduleRecord(
@@ -157,9 +161,7 @@ class ScheduleService:
         except Exception as exc:
             logger.exception("could not store a schedule", extra={"schedule_id": record.schedule_id})
             raise ApiError(
-                503,
-                "SCHEDULE_STORE_UNAVAILABLE",
-                "スケジュールを保存できませんでした。しばらくしてから再度お試しください。",
+                ApiErrorCode.SCHEDULE_STORE_UNAVAILABLE,
             ) from exc
         try:
             self._scheduler.create_schedule(**arguments)
@@ -190,20 +192,16 @@ class ScheduleService:
 
     def delete(self, owner_id: str, schedule_id: str) -> None:
         """DELETE /v1/schedules/{scheduleId} → 204, or 404 when missing or someone else's."""
-        from botocore.exceptions import ClientError
-
         record = self._owned(owner_id, schedule_id)
         try:
             self._scheduler.delete_schedule(
                 Name=schedule_id, GroupName=self._settings.wp_agent_schedule_group
             )
-        except ClientError as exc:
+        except Exception as exc:
             # Already gone: an at() schedule deletes itself after running; or an earlier delete
             # removed the schedule but not the registry items.
-            if exc.response["Error"]["Code"] != "ResourceNotFoundException":
+            if scheduler_failure_code(exc) != "ResourceNotFoundException":
                 raise _scheduler_error(exc, self._settings.wp_agent_schedule_group) from exc
-        except Exception as exc:
-            raise _scheduler_error(exc, self._settings.wp_agent_schedule_group) from exc
         try:
             self._store.delete(record)
         except Exception as exc:
@@ -211,8 +209,7 @@ class ScheduleService:
                 "could not remove a schedule's registry items", extra={"schedule_id": schedule_id}
             )
             raise ApiError(
-                503,
-                "SCHEDULE_STORE_UNAVAILABLE",
+                ApiErrorCode.SCHEDULE_STORE_UNAVAILABLE,
                 "スケジュールは停止しましたが、一覧から削除できませんでした。もう一度削除してください。",
             ) from exc
         logger.info("schedule deleted", extra={"schedule_id": schedule_id, "user_id": owner_id})
@@ -230,13 +227,13 @@ class ScheduleService:
                 self._model, request.text, timezone=request.timezone, now=self._clock()
             )
         except ScheduleExpressionError as exc:
-            raise ApiError(400, "INVALID_TIMEZONE", exc.message_ja, fields=[exc.parameter]) from exc
+            raise ApiError(ApiErrorCode.INVALID_TIMEZONE, exc.message_ja, fields=[exc.parameter]) from exc
         except ScheduleProposalError as exc:
-            raise ApiError(422, "PROPOSAL_FAILED", exc.message_ja) from exc
+            raise ApiError(ApiErrorCode.PROPOSAL_FAILED, exc.message_ja) from exc
         except WpAgentError as exc:
             if exc.code is AgentErrorCode.API_RATE_LIMITED:
-                raise ApiError(429, "MODEL_RATE_LIMITED", exc.message_ja) from exc
-            raise ApiError(502, "MODEL_ERROR", exc.message_ja) from exc
+                raise ApiError(ApiErrorCode.MODEL_RATE_LIMITED, exc.message_ja) from exc
+            raise ApiError(ApiErrorCode.MODEL_ERROR, exc.message_ja) from exc
         if isinstance(outcome, ScheduleClarification):
             return ScheduleProposalView(status="NEEDS_CLARIFICATION", question=outcome.question)
         create_request = ScheduleCreateRequest(
@@ -264,8 +261,7 @@ class ScheduleService:
         input_json = json.dumps(run_input, ensure_ascii=False, separators=(",", ":"))
         if len(input_json.encode()) > MAX_TARGET_INPUT_BYTES:
             raise ApiError(
-                400,
-                "AGENT_INPUT_TOO_LARGE",
+                ApiErrorCode.AGENT_INPUT_TOO_LARGE,
                 f"agentInput が大きすぎます（{MAX_TARGET_INPUT_BYTES // 1024}KB まで）。会話履歴を減らしてください。",
                 fields=["agentInput"],
             )
@@ -290,13 +286,13 @@ class ScheduleService:
     def _owned_target(self, owner_id: str, target_id: str) -> Target:
         target = self._targets.get(target_id)
         if target is None or not target.owned_by(owner_id):
-            raise not_found("対象サイト", "TARGET_NOT_FOUND")
+            raise ApiError(ApiErrorCode.TARGET_NOT_FOUND)
         return target
 
     def _owned(self, owner_id: str, schedule_id: str) -> ScheduleRecord:
         record = self._store.get(schedule_id) if field_rules.matches(SCHEDULE_ID, schedule_id) else None
         if record is None or record.owner_id != owner_id:
-            raise not_found("スケジュール", "SCHEDULE_NOT_FOUND")
+            raise ApiError(ApiErrorCode.SCHEDULE_NOT_FOUND)
         return record
 
     def _remove_record_after_failure(self, record: ScheduleRecord) -> None:
@@ -314,8 +310,12 @@ def _validated(expression: str, timezone: str, now: datetime) -> ValidatedSchedu
     try:
         return validate_schedule(expression, timezone, now=now)
     except ScheduleExpressionError as exc:
-        code = "INVALID_TIMEZONE" if exc.parameter == "timezone" else "INVALID_SCHEDULE_EXPRESSION"
-        raise ApiError(400, code, exc.message_ja, fields=[exc.parameter]) from exc
+        code = (
+            ApiErrorCode.INVALID_TIMEZONE
+            if exc.parameter == "timezone"
+            else ApiErrorCode.INVALID_SCHEDULE_EXPRESSION
+        )
+        raise ApiError(code, exc.message_ja, fields=[exc.parameter]) from exc
 
 
 def _default_name(message: str) -> str:
@@ -325,15 +325,11 @@ def _default_name(message: str) -> str:
 
 def _scheduler_error(exc: Exception, group: str) -> Exception:
     """What the caller is told when Scheduler fails; never the service's own message."""
-    from botocore.exceptions import ClientError
-
-    code = exc.response["Error"]["Code"] if isinstance(exc, ClientError) else type(exc).__name__
+    code = scheduler_failure_code(exc)
     logger.error("scheduler call failed", extra={"error_code": code})
     if code == "ValidationException":
         return ApiError(
-            400,
-            "SCHEDULE_REJECTED",
-            "EventBridge Scheduler がこのスケジュールを受け付けませんでした。式とタイムゾーンを確認してください。",
+            ApiErrorCode.SCHEDULE_REJECTED,
             fields=["expression", "timezone"],
         )
     if code == "ResourceNotFoundException":
@@ -342,9 +338,7 @@ def _scheduler_error(exc: Exception, group: str) -> Exception:
             setting="WP_AGENT_SCHEDULE_GROUP",
         )
     return ApiError(
-        503,
-        "SCHEDULER_UNAVAILABLE",
-        "スケジュールの登録・削除ができませんでした。しばらくしてから再度お試しください。",
+        ApiErrorCode.SCHEDULER_UNAVAILABLE,
     )
 
 
