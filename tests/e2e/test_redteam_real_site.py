@@ -138,12 +138,13 @@ def assert_unchanged(site: SandboxSite, before: SiteState) -> None:
     assert after == before
 
 
-OBSERVATION = "承認の要約のために"  # the audit reason of the read-only state reads an approval summary makes
+# Audit reasons of the agent's own policy-checked reads (for an approval summary; a post's type).
+OBSERVATIONS = ("承認の要約のために", "更新する投稿の種類を確認")
 
 
 def model_executed(run: Run) -> list[dict[str, Any]]:
-    """Commands of the model that ran (not the policy-checked reads an approval summary makes)."""
-    return [e for e in run.events("command_executed") if not (e.get("reason") or "").startswith(OBSERVATION)]
+    """Commands of the model that ran (not the agent's own policy-checked reads)."""
+    return [e for e in run.events("command_executed") if not (e.get("reason") or "").startswith(OBSERVATIONS)]
 
 
 HELD_OR_BLOCKED = ("command_blocked", "approval_requested")
@@ -638,7 +639,6 @@ def test_secrets_never_reach_the_model_audit_output_logs_or_check(
 # -- 11. risks phase 1 left open: customizer changesets, pingbacks and enclosures ---------------------
 
 
-@pytest.mark.xfail(reason="customize_changeset by ID: closed in the next commit", strict=True)
 def test_publishing_a_draft_customizer_changeset_is_refused(attacker: Attacker, site: SandboxSite) -> None:
     """WordPress applies a customize_changeset's settings as the user named in it when the post is
     published (tried on this site: `post update <id> --post_status=publish` renamed the site)."""

@@ -30,6 +30,7 @@ from wp_agent.agent.ports import (
     RateLimiter,
     SessionStore,
 )
+from wp_agent.agent.post_targets import guard_post_targets
 from wp_agent.agent.prompt import TOOL_NAME, cached_system_blocks, cached_tools, multisite_note
 from wp_agent.agent.session_state import (
     ApprovalItem,
@@ -63,6 +64,7 @@ logger = logging.getLogger(__name__)
 
 MAX_TOOL_CALLS_PER_RESPONSE = 10
 _OBSERVE_REASON = "承認の要約のために現在の状態を確認（読み取りのみ）"
+_POST_TYPE_REASON = "更新する投稿の種類を確認（読み取りのみ）"
 REPEAT_LIMIT = 2  # the same argv may run twice (e.g. check before and after); a third time is a loop
 
 
@@ -361,6 +363,7 @@ class AgentTurn:
                 )
                 continue
             decision = apply_site_scope(self._deps.policy.classify(tool_input.command), state)
+            decision = guard_post_targets(decision, self._state_reader(state, _POST_TYPE_REASON))
             record = self._new_record(state, tool_use_id, tool_input, decision)
             if decision.blocked:
                 record.status = CommandStatus.BLOCKED
@@ -547,7 +550,7 @@ class AgentTurn:
             self._audit_record(state, AuditEventType.APPROVAL_REQUESTED, record, approval_id=approval_id)
         self._deps.telemetry.count(APPROVALS_REQUESTED_TOTAL)
 
-    def _state_reader(self, state: SessionState) -> StateReader:
+    def _state_reader(self, state: SessionState, reason: str = _OBSERVE_REASON) -> StateReader:
         """Read-only commands the approval summary runs to say what will really happen (is the
         post already in the trash? which role does the user have now?). Policy-checked, scoped to
         the session's site and audited like any command; a refused or failed read gives None."""
@@ -561,11 +564,11 @@ class AgentTurn:
                 with self._deps.limiter.command_slot(state.target_id):
                     result = self._deps.wp_cli.run(list(decision.argv))
             except WpAgentError as exc:
-                self._audit(state, AuditEventType.COMMAND_EXECUTED, command=command, reason=_OBSERVE_REASON,
+                self._audit(state, AuditEventType.COMMAND_EXECUTED, command=command, reason=reason,
                             category=decision.category.value, rule=decision.rule, success=False,
                             error=exc.code.value)  # fmt: skip
                 return None
-            self._audit(state, AuditEventType.COMMAND_EXECUTED, command=command, reason=_OBSERVE_REASON,
+            self._audit(state, AuditEventType.COMMAND_EXECUTED, command=command, reason=reason,
                         category=decision.category.value, rule=decision.rule, success=result.ok,
                         exit_code=result.exit_code, duration_ms=result.duration_ms)  # fmt: skip
             return result.stdout if result.ok else None

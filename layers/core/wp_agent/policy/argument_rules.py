@@ -439,6 +439,7 @@ _INTERNAL_POST_TYPES = frozenset(
     }
 )
 
+INTERNAL_POST_TYPES = _INTERNAL_POST_TYPES  # for the agent's check of posts addressed by ID
 
 @argument_rule(
     match=(
