@@ -259,6 +259,11 @@ def test_ignorable_code_points_in_keys_never_reach_the_database(
     before = site_state(site)
     commands = [f"user meta update {SUBSCRIBER} wp_capabil{c}ities {GRANT}" for c in IGNORABLE] + [
         f"user meta update {SUBSCRIBER} WP_Capabilities {GRANT}",
+        # Mixed case that a camelCase split reads as other words (`wp_c_apabilities`): this one made
+        # yuki an administrator on the real site before secret_names checked the folded spelling too.
+        f"user meta update {SUBSCRIBER} wp_cAPABILITIES {GRANT}",
+        f"user meta update {SUBSCRIBER} wp_uSER_LEVEL 10",
+        "option get mAILSERVER_pASS",
         f"user meta update {SUBSCRIBER} 'wp_capabilities ' {GRANT}",
         f"user meta update {SUBSCRIBER} wp_capabilitíes {GRANT}",
         f"user meta update {SUBSCRIBER} ｗｐ_capabilities {GRANT}",
