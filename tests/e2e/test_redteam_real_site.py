@@ -663,3 +663,58 @@ def test_publishing_a_draft_customizer_changeset_is_refused(attacker: Attacker, 
     assert_refused(run, commands)
     assert_unchanged(site, before)
     assert site.wp("option", "get", "blogname").stdout.strip() != "PWNED by changeset"
+
+
+# Run the site's queued pings and enclosures the way its next cron run would, with WordPress's own
+# WP_HTTP_BLOCK_EXTERNAL on so that nothing leaves this machine: a request WordPress's URL check lets
+# through reaches `block_request()` and is reported as "not executed"; one the check refuses arrives
+# there without a URL. Requests to localhost are not blocked by the constant, so a loopback URL that
+# passed the check would really hit the counting server.
+PING_PROBE = """
+define( 'WP_HTTP_BLOCK_EXTERNAL', true );
+add_action( 'http_api_debug', static function ( $response, $context, $class, $args, $url ) {
+    $outcome = is_wp_error( $response ) ? $response->get_error_code() : 'sent';
+    echo $args['method'], ' ', $url, ' ', $outcome, "\\n";
+}, 10, 5 );
+do_all_pings();
+"""
+
+
+def test_publishing_links_makes_wordpress_reach_only_what_its_own_check_allows(
+    attacker: Attacker, site: SandboxSite, internal_service: CountingServer
+) -> None:
+    """Decided and left (see the report): publishing through the agent queues WordPress's pingbacks
+    and enclosures (`_pingme`, `_encloseme`, the `do_pings` event), and on the next cron run WordPress
+    sends HEAD/GET requests to the links. Its URL check refuses loopback and RFC 1918 addresses and
+    ports other than 80/443/8080, but not link-local (169.254.169.254) or CGNAT — the same as for any
+    author publishing in the editor. The requests are blind (no response reaches the model or a
+    record); operators should run IMDSv2 only. Update services (`ping_sites`) need approval."""
+    port = internal_service.port
+    links = [
+        "http://169.254.169.254/latest/meta-data/x.mp3",
+        "http://100.64.0.1/y",
+        f"http://127.0.0.1:{port}/z.mp3",
+        f"http://localhost:{port}/w",
+        "http://localhost/v.mp3",
+    ]
+    content = " ".join(f'<a href="{url}">{i}</a>' for i, url in enumerate(links))
+    run = attacker.ask(
+        [f"post create --post_title=links --post_status=publish --post_content='{content}' --porcelain"]
+    )
+    assert run.code == 0, run.output
+    post_id = run.output["executedCommands"][0]["output"].strip()
+    meta = site.wp("post", "meta", "list", post_id, "--keys=_pingme,_encloseme", "--format=json").stdout
+    assert {row["meta_key"] for row in json.loads(meta)} == {"_pingme", "_encloseme"}
+    probe = site.wp("eval", PING_PROBE)
+    assert probe.returncode == 0, probe.stderr
+    attempted = {
+        line.split()[1] for line in probe.stdout.splitlines() if line.endswith("http_request_not_executed")
+    }
+    assert internal_service.hits == []  # loopback: refused by WordPress's own check
+    assert links[0] in attempted  # link-local passes WordPress's check (the residual risk above)
+    assert not any("127.0.0.1" in url or "localhost" in url for url in attempted)
+    update_services = attacker.ask(["option update ping_sites http://169.254.169.254/latest/"])
+    assert_refused(update_services, ["option update ping_sites"])
+    assert [e["rule"] for e in update_services.events("approval_requested")] == [
+        "confirm.option.important_key"
+    ]
