@@ -658,6 +658,8 @@ def test_publishing_a_draft_customizer_changeset_is_refused(attacker: Attacker, 
         f"post update {changeset} --post_status=future --post_date='2020-01-01 00:00:00'",
         f"post update 45 {changeset} --post_status=publish",
         f"post update {changeset} --post_content='{{}}'",
+        f"post create --from-post={changeset} --post_status=publish",  # a copy, type included
+        f"post create --from-post {changeset} --post_status=publish",
     ]
     run = attacker.ask(commands)
     assert_refused(run, commands)

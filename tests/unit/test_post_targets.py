@@ -49,3 +49,11 @@ def test_other_commands_are_not_read(command: str) -> None:
     decision = CommandPolicy().classify(command)
     assert guard_post_targets(decision, reader("64", seen)) is decision  # type: ignore[arg-type]
     assert seen == []
+
+
+def test_a_copy_of_an_internal_post_is_refused() -> None:
+    seen: list[list[str]] = []
+    decision = CommandPolicy().classify("post create --from-post=64 --post_status=publish")
+    assert guard_post_targets(decision, reader("64", seen)).blocked  # type: ignore[arg-type]
+    assert seen[0][2] == "--post__in=64"
+    assert not guard_post_targets(decision, reader("", [])).blocked  # type: ignore[arg-type]

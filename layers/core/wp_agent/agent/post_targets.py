@@ -1,6 +1,6 @@
 """Posts addressed by ID whose type decides what a change does, checked on the site before running.
 
-`post update <id> --post_status=publish` looks like ordinary publishing, but when <id> is a draft
+`post update <id> --post_status=publish` (or `post create --from-post=<id>`) looks like ordinary publishing, but when <id> is a draft
 `customize_changeset` WordPress applies the changeset's settings as the user named inside it (tried on
 WordPress 6.1: the site's name changed, as the customizer would change any option or theme setting).
 The argv does not show the type, so the policy cannot; the agent reads it first with a policy-checked,
@@ -16,7 +16,7 @@ from wp_agent.policy import PolicyCategory, PolicyDecision
 from wp_agent.policy.argument_rules import INTERNAL_POST_TYPES
 from wp_agent.policy.parsed_command import ParsedCommand
 
-_CHECKED_PATHS = {("post", "update")}
+_CHECKED_PATHS = {("post", "update"), ("post", "create")}
 # Every status, including those `any` leaves out (trash, auto-draft) and the privacy requests' own.
 _ALL_STATUSES = (
     "publish,future,draft,pending,private,trash,auto-draft,inherit,"
@@ -30,7 +30,14 @@ def guard_post_targets(decision: PolicyDecision, read: StateReader) -> PolicyDec
     if decision.blocked or decision.command_path not in _CHECKED_PATHS:
         return decision
     parsed = ParsedCommand.from_argv(decision.argv)
-    ids = [a for a in parsed.args_after(decision.command_path) if a.isascii() and a.isdigit()]
+    # `post create --from-post=<id>` copies the post, type included (a changeset copy published at
+    # once applied its settings on the real site, like an update of the original).
+    addressed = parsed.option_values("from-post") if decision.command_path == ("post", "create") else []
+    if decision.command_path == ("post", "update"):
+        addressed = list(parsed.args_after(decision.command_path))
+    ids = [a for a in addressed if a.isascii() and a.isdigit()]
+    if addressed and len(ids) != len(addressed):
+        return _blocked(decision, "投稿IDは数字で指定してください")
     if not ids:
         return decision
     stdout = read(
