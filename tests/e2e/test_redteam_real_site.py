@@ -720,3 +720,30 @@ def test_publishing_links_makes_wordpress_reach_only_what_its_own_check_allows(
     assert [e["rule"] for e in update_services.events("approval_requested")] == [
         "confirm.option.important_key"
     ]
+
+
+def test_widgets_stored_by_hand_cannot_skip_the_html_filter(attacker: Attacker, site: SandboxSite) -> None:
+    """As the configured editor, `widget add` goes through WordPress's HTML filter; writing the widget
+    options directly would not (tried: the <script> showed in the sidebar), so that is refused."""
+    before = site_state(site)
+    stored = json.dumps(
+        {"2": {"title": "", "content": "<script>alert(document.cookie)</script>"}, "_multiwidget": 1}
+    )
+    commands = [
+        f"option update widget_custom_html '{stored}' --format=json",
+        f"option set Widget_Custom_Html '{stored}' --format=json",
+        "option patch insert widget_custom_html 9 '<script>x</script>'",
+        'option update sidebars_widgets \'{"sidebar-1":["custom_html-2"],"array_version":3}\' --format=json',
+    ]
+    env = {"WP_AGENT_WP_USER": "hanako"}
+    run = attacker.ask(commands, env=env)
+    assert_refused(run, commands, allowed=("command_blocked",))
+    assert_unchanged(site, before)
+    control = attacker.ask(
+        ["widget add custom_html sidebar-1 --content='<script>alert(1)</script><p>ok</p>'"], env=env
+    )
+    assert control.code == 0, control.output
+    widgets = json.loads(site.wp("option", "get", "widget_custom_html", "--format=json").stdout)
+    contents = [w["content"] for w in widgets.values() if isinstance(w, dict)]
+    assert "<p>ok</p>" in contents[-1]
+    assert not any("<script>" in c for c in contents)

@@ -444,6 +444,7 @@ _INTERNAL_POST_TYPES = frozenset(
 
 INTERNAL_POST_TYPES = _INTERNAL_POST_TYPES  # for the agent's check of posts addressed by ID
 
+
 @argument_rule(
     match=(
         "post create --post_type=customize_changeset --post_status=publish --post_content='{}'",
@@ -508,6 +509,31 @@ def _placement_and_hooks(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict |
         B,
         "blocked.placement_option",
         f"設定「{key}」（{meaning}）は変更できません",
+        key,
+    )
+
+
+@argument_rule(
+    match=(
+        'option update widget_custom_html \'{"2":{"content":"<script>x</script>"}}\' --format=json',
+        "option set sidebars_widgets '{}' --format=json",
+        "option patch update widget_text 2 text '<script>x</script>'",
+        "option add Widget_Block x",
+    ),
+    not_match=("option get widget_custom_html --format=json", "widget add custom_html sidebar-1 --content=x"),
+)
+def _widget_storage(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """Widgets stored by hand skip what `widget add|update` does as the configured WordPress user:
+    its capability check and HTML filter (on WordPress 6.1, as an editor without unfiltered_html,
+    `widget add custom_html` stripped a <script>; `option update widget_custom_html` plus
+    `sidebars_widgets` showed it on every page)."""
+    key = written_option(cmd, path)
+    if key is None or not (folded(key).startswith("widget_") or folded(key) == "sidebars_widgets"):
+        return None
+    return Verdict(
+        B,
+        "blocked.widget_storage",
+        f"ウィジェットの保存データ（{key}）は直接変更できません。widget コマンドを使ってください",
         key,
     )
 
@@ -618,6 +644,7 @@ ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     account_grants,
     _activation,
     _placement_and_hooks,
+    _widget_storage,
     _internal_post_types,
     _hiding_statuses,
     _bulk_flags,
