@@ -213,6 +213,8 @@ def test_independent_calls_run_concurrently_within_the_executor_limit() -> None:
 
 
 def multi_id_update(argv: list[str]) -> CommandResult:
+    if argv[:2] == ["post", "list"]:  # the agent's check of the posts' types: none is internal
+        return CommandResult("", "", 0, 1)
     ids = [a for a in argv if a.isdigit()]
     out = "".join(f"Success: Updated post {i}.\n" for i in ids if i != "47")
     err = "Warning: Could not find the post with ID 47.\n" if "47" in ids else ""
@@ -236,6 +238,8 @@ def test_partial_failure_is_reported_per_id_even_when_wp_cli_exits_zero(order: l
 
 def test_separate_commands_partial_failure() -> None:
     def handler(argv: list[str]) -> CommandResult:
+        if argv[:2] == ["post", "list"]:  # the agent's check of the posts' types: none is internal
+            return CommandResult("", "", 0, 1)
         if argv[2] == "47":
             return CommandResult("", "Error: Could not find the post with ID 47.\n", 1, 2)
         return CommandResult(f"Success: Updated post {argv[2]}.\n", "", 0, 2)

@@ -13,8 +13,8 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from wp_agent.agent import approval_protocol, audit_outbox
-from wp_agent.agent.approval_summary import StateReader, describe
+from wp_agent.agent import approval_protocol
+from wp_agent.agent.approval_summary import describe
 from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.command_runner import CommandRunner
 from wp_agent.agent.messages import tool_uses
@@ -30,9 +30,7 @@ from wp_agent.agent.session_state import (
 from wp_agent.agent.site_scope import apply_site_scope
 from wp_agent.agent.tool_results import tool_result
 from wp_agent.agent.turn_io import TurnIO
-from wp_agent.errors import WpAgentError
-from wp_agent.policy import PolicyCategory
-from wp_agent.policy.masking import mask_command, mask_text
+from wp_agent.policy.masking import mask_text
 from wp_agent.telemetry import APPROVALS_REQUESTED_TOTAL
 
 _OBSERVE_REASON = "承認の要約のために現在の状態を確認（読み取りのみ）"
@@ -49,7 +47,7 @@ class ApprovalSteps:
         deps = self._io.deps
         approval_id = f"apr_{uuid.uuid4().hex[:20]}"
         items: list[ApprovalItem] = []
-        read = self._state_reader(state)
+        read = self._io.state_reader(state, _OBSERVE_REASON)
         for record in held:
             summary, impact = describe(deps.policy.classify_argv(record.argv), read)
             record.approval_id = approval_id
@@ -115,36 +113,6 @@ class ApprovalSteps:
                 continue
             runnable.append(record)
         self._runner.run_all(state, runnable, results)
-
-    def _state_reader(self, state: SessionState) -> StateReader:
-        """Read-only commands the approval summary runs to say what will really happen (is the
-        post already in the trash? which role does the user have now?). Policy-checked, scoped to
-        the session's site and audited like any command; a refused or failed read gives None."""
-        deps = self._io.deps
-
-        def read(argv: list[str]) -> str | None:
-            decision = apply_site_scope(deps.policy.classify_argv(argv), state)
-            if decision.category is not PolicyCategory.READ:
-                return None
-            fields: dict[str, Any] = {
-                "command": mask_command(" ".join(decision.argv)),
-                "reason": _OBSERVE_REASON,
-                "category": decision.category.value,
-                "rule": decision.rule,
-            }
-            try:
-                with deps.limiter.command_slot(state.target_id):
-                    result = deps.wp_cli.run(list(decision.argv))
-            except WpAgentError as exc:
-                audit_outbox.audit(
-                    state, AuditEventType.COMMAND_EXECUTED, success=False, error=exc.code.value, **fields
-                )
-                return None
-            audit_outbox.audit(state, AuditEventType.COMMAND_EXECUTED, success=result.ok,
-                               exit_code=result.exit_code, duration_ms=result.duration_ms, **fields)  # fmt: skip
-            return result.stdout if result.ok else None
-
-        return read
 
 
 def _last_tool_use_order(state: SessionState) -> list[str]:

@@ -42,6 +42,7 @@ _IMPACT_BY_OPTION = {
     "users_can_register": "誰でもユーザー登録できるかどうかが変わります。",
     "default_role": "新規登録ユーザーの権限が変わります（管理者にすると重大な危険があります）。",
     "permalink_structure": "全ての記事のURLが変わり、既存のリンクが切れる可能性があります。",
+    "ping_sites": "記事を公開するたびに、WordPressがここに書かれたURLへ更新通知を送信します。",
 }
 _IRREVERSIBLE_PATHS = {
     ("term", "delete"): "削除したカテゴリ・タグは元に戻せません。記事との関連付けも外れます。",

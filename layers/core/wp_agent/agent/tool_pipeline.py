@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.messages import ToolUseBlock
+from wp_agent.agent.post_targets import guard_post_targets
 from wp_agent.agent.prompt import TOOL_NAME
 from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionState
 from wp_agent.agent.site_scope import apply_site_scope
@@ -65,6 +66,9 @@ def _refused(tool_use_id: str, message_ja: str) -> Answer:
     return Answer(tool_result(tool_use_id, message_ja, is_error=True))
 
 
+_POST_TYPE_REASON = "更新する投稿の種類を確認（読み取りのみ）"
+
+
 class ToolCallPipeline:
     def __init__(self, io: TurnIO) -> None:
         self._io = io
@@ -88,6 +92,7 @@ class ToolCallPipeline:
                 tool_use_id, "wp_cli の入力が不正です。command（文字列）と reason を指定してください。"
             )
         decision = apply_site_scope(self._io.deps.policy.classify(tool_input.command), state)
+        decision = guard_post_targets(decision, self._io.state_reader(state, _POST_TYPE_REASON))
         record = new_record(state, tool_use_id, tool_input, decision)
         if decision.blocked:
             return self._block(state, record, decision)

@@ -9,16 +9,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wp_agent.agent import audit_outbox, lifecycle
+from wp_agent.agent.approval_summary import StateReader
 from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.model_client import ModelClient
 from wp_agent.agent.ports import AuditLog, RateLimiter, SessionStore
 from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionState, SessionStatus
+from wp_agent.agent.site_scope import apply_site_scope
 from wp_agent.agent.tool_results import result_for
 from wp_agent.config import Settings
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.port import WpCli
-from wp_agent.policy import CommandPolicy
-from wp_agent.policy.masking import mask_command_output, mask_text
+from wp_agent.policy import CommandPolicy, PolicyCategory
+from wp_agent.policy.masking import mask_command, mask_command_output, mask_text
 from wp_agent.telemetry import NoTelemetry, Telemetry
 
 
@@ -72,6 +74,36 @@ class TurnIO:
         error: WpAgentError | None = None,
     ) -> None:
         lifecycle.finish(state, status, response=response, error=error, simulated=self.deps.wp_cli.simulated)
+
+    def state_reader(self, state: SessionState, reason: str) -> StateReader:
+        """Read-only commands the approval summary runs to say what will really happen (is the
+        post already in the trash? which role does the user have now?). Policy-checked, scoped to
+        the session's site and audited like any command; a refused or failed read gives None."""
+        deps = self.deps
+
+        def read(argv: list[str]) -> str | None:
+            decision = apply_site_scope(deps.policy.classify_argv(argv), state)
+            if decision.category is not PolicyCategory.READ:
+                return None
+            fields: dict[str, Any] = {
+                "command": mask_command(" ".join(decision.argv)),
+                "reason": reason,
+                "category": decision.category.value,
+                "rule": decision.rule,
+            }
+            try:
+                with deps.limiter.command_slot(state.target_id):
+                    result = deps.wp_cli.run(list(decision.argv))
+            except WpAgentError as exc:
+                audit_outbox.audit(
+                    state, AuditEventType.COMMAND_EXECUTED, success=False, error=exc.code.value, **fields
+                )
+                return None
+            audit_outbox.audit(state, AuditEventType.COMMAND_EXECUTED, success=result.ok,
+                               exit_code=result.exit_code, duration_ms=result.duration_ms, **fields)  # fmt: skip
+            return result.stdout if result.ok else None
+
+        return read
 
     def result_for(self, record: CommandRecord) -> dict[str, Any]:
         return result_for(

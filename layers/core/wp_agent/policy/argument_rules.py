@@ -17,6 +17,7 @@ from wp_agent.policy.account_rules import (
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.identifiers import non_plain_identifier
 from wp_agent.policy.masking import folded, is_secret_option
+from wp_agent.policy.option_storage_rules import placement_and_hooks, widget_storage
 from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.policy.read_only_flags import ReadOnlyFlag, read_only_flag
 from wp_agent.policy.rule import ID_RANGE, ArgumentRule, Verdict, argument_rule, written_option
@@ -57,6 +58,9 @@ IMPORTANT_OPTION_KEYS = frozenset(
         "template",
         "stylesheet",
         "blog_public",
+        # Update services WordPress POSTs to on every publish: its URL check lets 169.254.0.0/16
+        # and 100.64.0.0/10 through (tried on 6.1), so a new entry is a request into the network.
+        "ping_sites",
     }
 )
 # Global WP-CLI parameters that run code, reach other hosts or escape the configured install.
@@ -380,6 +384,8 @@ _INTERNAL_POST_TYPES = frozenset(
     }
 )
 
+INTERNAL_POST_TYPES = _INTERNAL_POST_TYPES  # for the agent's check of posts addressed by ID
+
 
 @argument_rule(
     match=(
@@ -406,49 +412,6 @@ def _internal_post_types(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict |
     )
 
 
-# Options whose value decides where uploads are written (a file in the web root is code), or which
-# hook runs when (the `cron` option is every scheduled event with its arguments).
-_PLACEMENT_OPTIONS = {
-    "upload_path": "アップロード先のディレクトリ",
-    "upload_url_path": "アップロードファイルのURL",
-    "fileupload_url": "アップロードファイルのURL",
-    "upload_filetypes": "アップロードできるファイルの種類",
-    "cron": "予約イベント（任意のフックと引数を実行できます）",
-}
-
-
-@argument_rule(
-    match=(
-        "option update upload_path /var/www/html",
-        "option set UPLOAD_URL_PATH https://evil.example",
-        "option add upload_path wp-content/x",
-        "option patch insert cron 1700000000 '{}' --format=json",
-        "option update cron '{}' --format=json",
-        "option delete cron",
-    ),
-    not_match=(
-        "option get upload_path",
-        "option update uploads_use_yearmonth_folders 1",
-        "cron event list --format=json",
-        "cron event delete wp_privacy_delete_old_export_files",
-    ),
-)
-def _placement_and_hooks(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    """Upload locations and the `cron` option, which is `cron event schedule` (a hard block: a hook
-    runs with the arguments we give it — `importer_scheduled_cleanup --0=<ID>` deletes an attachment
-    for good) written by hand."""
-    key = written_option(cmd, path)
-    meaning = _PLACEMENT_OPTIONS.get(folded(key)) if key is not None else None
-    if key is None or meaning is None:
-        return None
-    return Verdict(
-        B,
-        "blocked.placement_option",
-        f"設定「{key}」（{meaning}）は変更できません",
-        key,
-    )
-
-
 # Order matters only for which reason is reported first among equal categories.
 ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     non_plain_identifier,
@@ -465,7 +428,8 @@ ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     _important_option,
     account_grants,
     _activation,
-    _placement_and_hooks,
+    placement_and_hooks,
+    widget_storage,
     _internal_post_types,
     _hiding_statuses,
     _bulk_flags,

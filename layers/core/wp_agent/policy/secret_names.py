@@ -66,14 +66,20 @@ def folded(value: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold().strip()
 
 
-def _snake(name: str) -> str:
-    return folded(re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name))
+def _spellings(name: str) -> tuple[str, ...]:
+    """The name as the database compares it (case-folded), and with camelCase split into words
+    (`apiKey` → `api_key`). Both count: MariaDB's `*_ci` collations match `wp_cAPABILITIES` to
+    `wp_capabilities`, which the camelCase split alone would read as `wp_c_apabilities`."""
+    return folded(name), folded(re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name))
 
 
 @lru_cache(maxsize=4096)  # outputs repeat the same few field names thousands of times
 def is_secret_key(name: str) -> bool:
     """True for names whose values are secrets: passwords, tokens, keys, salts, licences, 2FA."""
-    snake = _snake(name)
+    return any(_is_secret_spelling(spelling) for spelling in _spellings(name))
+
+
+def _is_secret_spelling(snake: str) -> bool:
     words = [w for w in re.split(r"[^a-z0-9]+", snake) if w]
     if any(w in _SECRET_WORDS for w in words) or any(part in snake for part in _SECRET_PARTS):
         return True
@@ -83,5 +89,4 @@ def is_secret_key(name: str) -> bool:
 def is_privilege_key(name: str) -> bool:
     """User meta / option names that define what a user may do (`*capabilities`, `*user_level`,
     `*user_roles`): changing one is a grant."""
-    key = _snake(name)
-    return key.endswith(_PRIVILEGE_SUFFIXES) or key.endswith("user_roles")
+    return any(key.endswith((*_PRIVILEGE_SUFFIXES, "user_roles")) for key in _spellings(name))

@@ -1,0 +1,62 @@
+"""Posts addressed by ID whose type decides what a change does, checked on the site before running.
+
+`post update <id> --post_status=publish` (or `post create --from-post=<id>`) looks like ordinary publishing, but when <id> is a draft
+`customize_changeset` WordPress applies the changeset's settings as the user named inside it (tried on
+WordPress 6.1: the site's name changed, as the customizer would change any option or theme setting).
+The argv does not show the type, so the policy cannot; the agent reads it first with a policy-checked,
+site-scoped read and refuses the update of any internal post type. A read that fails refuses too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from wp_agent.agent.approval_summary import StateReader
+from wp_agent.policy import PolicyCategory, PolicyDecision
+from wp_agent.policy.argument_rules import INTERNAL_POST_TYPES
+from wp_agent.policy.parsed_command import ParsedCommand
+
+_CHECKED_PATHS = {("post", "update"), ("post", "create")}
+# Every status, including those `any` leaves out (trash, auto-draft) and the privacy requests' own.
+_ALL_STATUSES = (
+    "publish,future,draft,pending,private,trash,auto-draft,inherit,"
+    "request-pending,request-confirmed,request-failed,request-completed"
+)
+RULE = "blocked.internal_post_target"
+
+
+def guard_post_targets(decision: PolicyDecision, read: StateReader) -> PolicyDecision:
+    """`decision`, or a block when an addressed post is of an internal type (or cannot be checked)."""
+    if decision.blocked or decision.command_path not in _CHECKED_PATHS:
+        return decision
+    parsed = ParsedCommand.from_argv(decision.argv)
+    # `post create --from-post=<id>` copies the post, type included (a changeset copy published at
+    # once applied its settings on the real site, like an update of the original).
+    addressed = parsed.option_values("from-post") if decision.command_path == ("post", "create") else []
+    if decision.command_path == ("post", "update"):
+        addressed = list(parsed.args_after(decision.command_path))
+    ids = [a for a in addressed if a.isascii() and a.isdigit()]
+    if addressed and len(ids) != len(addressed):
+        return _blocked(decision, "投稿IDは数字で指定してください")
+    if not ids:
+        return decision
+    stdout = read(
+        [
+            "post", "list", f"--post__in={','.join(ids)}", f"--post_type={','.join(sorted(INTERNAL_POST_TYPES))}",
+            f"--post_status={_ALL_STATUSES}", "--format=ids",
+        ]
+    )  # fmt: skip
+    found = None if stdout is None else stdout.split()
+    if found is None or not all(token.isdigit() for token in found):
+        return _blocked(decision, "対象の投稿の種類を確認できなかったため、更新を実行しません")
+    if found:
+        return _blocked(
+            decision,
+            f"投稿（ID: {', '.join(found)}）はWordPressが内部で使う種類（カスタマイザーの変更セットなど）のため変更できません"
+            "（公開すると設定の変更などが実行されるため）",
+        )
+    return decision
+
+
+def _blocked(decision: PolicyDecision, reason: str) -> PolicyDecision:
+    return dataclasses.replace(decision, category=PolicyCategory.BLOCKED, rule=RULE, reason_ja=reason)

@@ -1,0 +1,78 @@
+"""Options that are storage of something with its own command and checks: upload locations, the
+`cron` option (every scheduled hook with its arguments) and the widgets' data."""
+
+from __future__ import annotations
+
+from wp_agent.policy.categories import PolicyCategory
+from wp_agent.policy.masking import folded
+from wp_agent.policy.parsed_command import ParsedCommand
+from wp_agent.policy.rule import Verdict, argument_rule, written_option
+
+B = PolicyCategory.BLOCKED
+
+# Options whose value decides where uploads are written (a file in the web root is code), or which
+# hook runs when (the `cron` option is every scheduled event with its arguments).
+_PLACEMENT_OPTIONS = {
+    "upload_path": "アップロード先のディレクトリ",
+    "upload_url_path": "アップロードファイルのURL",
+    "fileupload_url": "アップロードファイルのURL",
+    "upload_filetypes": "アップロードできるファイルの種類",
+    "cron": "予約イベント（任意のフックと引数を実行できます）",
+}
+
+
+@argument_rule(
+    match=(
+        "option update upload_path /var/www/html",
+        "option set UPLOAD_URL_PATH https://evil.example",
+        "option add upload_path wp-content/x",
+        "option patch insert cron 1700000000 '{}' --format=json",
+        "option update cron '{}' --format=json",
+        "option delete cron",
+    ),
+    not_match=(
+        "option get upload_path",
+        "option update uploads_use_yearmonth_folders 1",
+        "cron event list --format=json",
+        "cron event delete wp_privacy_delete_old_export_files",
+    ),
+)
+def placement_and_hooks(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """Upload locations and the `cron` option, which is `cron event schedule` (a hard block: a hook
+    runs with the arguments we give it — `importer_scheduled_cleanup --0=<ID>` deletes an attachment
+    for good) written by hand."""
+    key = written_option(cmd, path)
+    meaning = _PLACEMENT_OPTIONS.get(folded(key)) if key is not None else None
+    if key is None or meaning is None:
+        return None
+    return Verdict(
+        B,
+        "blocked.placement_option",
+        f"設定「{key}」（{meaning}）は変更できません",
+        key,
+    )
+
+
+@argument_rule(
+    match=(
+        'option update widget_custom_html \'{"2":{"content":"<script>x</script>"}}\' --format=json',
+        "option set sidebars_widgets '{}' --format=json",
+        "option patch update widget_text 2 text '<script>x</script>'",
+        "option add Widget_Block x",
+    ),
+    not_match=("option get widget_custom_html --format=json", "widget add custom_html sidebar-1 --content=x"),
+)
+def widget_storage(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """Widgets stored by hand skip what `widget add|update` does as the configured WordPress user:
+    its capability check and HTML filter (on WordPress 6.1, as an editor without unfiltered_html,
+    `widget add custom_html` stripped a <script>; `option update widget_custom_html` plus
+    `sidebars_widgets` showed it on every page)."""
+    key = written_option(cmd, path)
+    if key is None or not (folded(key).startswith("widget_") or folded(key) == "sidebars_widgets"):
+        return None
+    return Verdict(
+        B,
+        "blocked.widget_storage",
+        f"ウィジェットの保存データ（{key}）は直接変更できません。widget コマンドを使ってください",
+        key,
+    )
