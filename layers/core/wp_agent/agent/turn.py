@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from wp_agent.agent import approval_protocol, audit_outbox, lifecycle
+from wp_agent.agent import approval_protocol, audit_outbox, lifecycle, stop_reasons
 from wp_agent.agent.approval_summary import StateReader, describe
 from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.model_client import ModelClient
@@ -292,7 +292,11 @@ class AgentTurn:
         state.usage.calls += 1
         for key, value in reply.usage.items():
             setattr(state.usage, key, getattr(state.usage, key) + int(value))
+        problem = stop_reasons.reply_problem(reply)
+        if problem is not None:  # refusal, or a tool call cut off: nothing of this reply runs
+            raise problem
         content = _sanitise_assistant_content(reply.content)
+        stop_reasons.mark_truncated_text(reply, content)
         if not content:
             content = [{"type": "text", "text": "（応答が空でした）"}]
         state.messages.append({"role": "assistant", "content": content})
