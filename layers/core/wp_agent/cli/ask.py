@@ -9,13 +9,13 @@ from typing import TextIO
 from pydantic import ValidationError
 
 from wp_agent.agent.factory import build_local_deps
-from wp_agent.agent.model_client import build_sdk_client
 from wp_agent.agent.ports import ApprovalDecision, Approvals, AutoApprove, NoApprovals
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import PendingApproval, SessionState
 from wp_agent.agent.turn import ProgressEvent
+from wp_agent.cli import doctor
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import ModelProvider, Settings, WpCliMode
+from wp_agent.config import Settings, WpCliMode
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.models.agent_io import (
     MAX_ITERATIONS_LIMIT,
@@ -122,11 +122,6 @@ _INPUT_PROBLEMS = {
 }
 
 
-def _check_model_configuration(settings: Settings) -> None:
-    if settings.wp_agent_model_provider is ModelProvider.ANTHROPIC:
-        build_sdk_client(settings)  # raises ConfigurationError naming ANTHROPIC_API_KEY when missing
-
-
 def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
         multisite = None
@@ -142,7 +137,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             problem = _INPUT_PROBLEMS.get(field, f"{field} の値が正しくありません。")
             print(f"入力エラー [VALIDATION_ERROR]: {problem}", file=sys.stderr)
         return ExitCode.USAGE
-    _check_model_configuration(settings)
+    doctor.preflight(settings)  # configuration errors are exit 5 before any model call
     interactive = sys.stdin.isatty() and sys.stderr.isatty()
     approvals: Approvals
     if args.yes:
