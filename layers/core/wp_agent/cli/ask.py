@@ -12,8 +12,8 @@ from wp_agent.agent.factory import build_local_deps
 from wp_agent.agent.ports import ApprovalDecision, Approvals, AutoApprove, NoApprovals
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import PendingApproval, SessionState
-from wp_agent.agent.turn import ProgressEvent
-from wp_agent.cli import doctor
+from wp_agent.agent.turn import AgentTurn, ProgressEvent
+from wp_agent.cli import doctor, interrupts
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import Settings, WpCliMode
 from wp_agent.errors import AgentErrorCode, WpAgentError
@@ -79,7 +79,8 @@ def _progress_printer(out: TextIO) -> object:
             "command_blocked": "✗",
             "approval_needed": "⚠",
         }
-        print(f"{prefix.get(event.kind, '・')} {event.message_ja}", file=out, flush=True)
+        mark = "✗" if event.message_ja.startswith("失敗") else prefix.get(event.kind, "・")
+        print(f"{mark} {event.message_ja}", file=out, flush=True)
 
     return show
 
@@ -157,8 +158,15 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             "【サンドボックス】サンプルデータ入りのローカルWordPressで実行します（実際のサイトには接続しません）",
             file=sys.stderr,
         )
+    runner = AgentRunner(deps, approvals)
     try:
-        output = AgentRunner(deps, approvals).run(agent_input, user_id=args.user, site_url=args.site_url)
+        with interrupts.ending_commands_on_interrupt():
+            output = runner.run(agent_input, user_id=args.user, site_url=args.site_url)
+    except KeyboardInterrupt:
+        if runner.last_state is not None:
+            AgentTurn(deps).cancel(runner.last_state)  # audited as cancelled
+        interrupts.say_interrupted()
+        return ExitCode.INTERRUPTED
     finally:
         deps.wp_cli.close()
     if args.json:

@@ -12,7 +12,7 @@ from typing import NoReturn
 from pydantic import ValidationError
 
 from wp_agent import __version__
-from wp_agent.cli import ask, check, doctor, publish, sandbox, targets
+from wp_agent.cli import ask, check, doctor, interrupts, publish, sandbox, targets
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import Settings
 from wp_agent.errors import ConfigurationError
@@ -61,6 +61,14 @@ def _configure_logging(settings: Settings) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        interrupts.say_interrupted()
+        return ExitCode.INTERRUPTED
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         settings = Settings()
         _configure_logging(settings)
