@@ -4,38 +4,21 @@ a new user would: the real sandbox, the real sshd rig, Bedrock and host-key misc
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.fakes.anthropic_server import ScriptedAnthropicServer
+from tests.fakes.cli import run_cli
 from tests.fakes.sshd import SshdRig
 from tests.fakes.wordpress import TestWordPress
 from tests.fakes.wordpress_fixtures import sandbox_environment
 from wp_agent.sandbox import SandboxSite
 
 
-def wp_agent(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environment = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(home),
-        "AWS_EC2_METADATA_DISABLED": "true",  # never probe the instance metadata address
-        "AWS_CONFIG_FILE": str(home / "no-aws-config"),
-        "AWS_SHARED_CREDENTIALS_FILE": str(home / "no-aws-credentials"),
-        **env,
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "wp_agent.cli.main", *args],
-        capture_output=True, text=True, env=environment, timeout=120, check=False, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
-
-
 def doctor_json(home: Path, **env: str) -> tuple[int, dict[str, Any]]:
-    done = wp_agent(home, "doctor", "--json", **env)
+    done = run_cli(home, "doctor", "--json", **env)
     return done.returncode, json.loads(done.stdout)
 
 
@@ -56,7 +39,7 @@ def test_doctor_on_the_sandbox_checks_everything_and_passes(tmp_path: Path, cli_
 def test_doctor_in_a_terminal_style_lists_each_check_with_its_fix(
     tmp_path: Path, cli_sandbox: SandboxSite
 ) -> None:
-    done = wp_agent(tmp_path, "doctor", **sandbox_environment(cli_sandbox))  # no API key
+    done = run_cli(tmp_path, "doctor", **sandbox_environment(cli_sandbox))  # no API key
     assert done.returncode == 5
     assert "✗ AIモデルの認証情報: ANTHROPIC_API_KEY が設定されていません" in done.stdout
     assert "対処: `export ANTHROPIC_API_KEY=sk-ant-...`" in done.stdout
@@ -101,7 +84,7 @@ def test_doctor_names_a_wrong_pinned_host_key(
 def test_ask_stops_on_configuration_before_the_model_with_exit_5(
     tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer, env: dict[str, str], expected: str
 ) -> None:
-    done = wp_agent(tmp_path, "ask", "投稿一覧", ANTHROPIC_BASE_URL=scripted_anthropic.base_url, **env)
+    done = run_cli(tmp_path, "ask", "投稿一覧", ANTHROPIC_BASE_URL=scripted_anthropic.base_url, **env)
     assert done.returncode == 5, done.stderr
     assert done.stderr.startswith(f"設定エラー: {expected}")
     assert "Traceback" not in done.stderr
@@ -113,7 +96,7 @@ def test_a_missing_or_malformed_host_key_is_exit_5_before_the_model(
     tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer, sshd_server: SshdRig, host_key: str
 ) -> None:
     env = {**sshd_server.environment(), "VPS_SSH_HOST_KEY": host_key}
-    done = wp_agent(
+    done = run_cli(
         tmp_path,
         "ask",
         "投稿一覧",

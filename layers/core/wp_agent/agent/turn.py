@@ -40,7 +40,7 @@ from wp_agent.agent.session_state import (
     SessionState,
     SessionStatus,
 )
-from wp_agent.agent.site_scope import apply_site_scope
+from wp_agent.agent.site_scope import apply_site_scope, as_run
 from wp_agent.agent.tool_results import close_open_tool_calls, result_for, tool_result
 from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, WpAgentError
@@ -745,7 +745,7 @@ class AgentTurn:
         return CommandRecord(
             tool_use_id=tool_use_id,
             run_id=state.run_id,
-            command=mask_command(tool_input.command.strip()),
+            command=mask_command(as_run(tool_input.command.strip(), decision.argv)),
             argv=list(decision.argv),
             reason=tool_input.reason,
             category=decision.category,

@@ -13,7 +13,7 @@ from wp_agent.agent.ports import ApprovalDecision, Approvals, AutoApprove, NoApp
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import PendingApproval, SessionState
 from wp_agent.agent.turn import AgentTurn, ProgressEvent
-from wp_agent.cli import doctor, interrupts
+from wp_agent.cli import doctor, interrupts, sites
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import Settings, WpCliMode
 from wp_agent.errors import AgentErrorCode, WpAgentError
@@ -158,10 +158,20 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             "【サンドボックス】サンプルデータ入りのローカルWordPressで実行します（実際のサイトには接続しません）",
             file=sys.stderr,
         )
+    try:
+        site_url = sites.resolve_site(deps.wp_cli, deps.policy, site_url=args.site_url, site_id=args.site_id)
+    except sites.SiteSelectionError as exc:
+        deps.wp_cli.close()
+        print(f"入力エラー [SITE_NOT_FOUND]: {exc.message_ja}", file=sys.stderr)
+        return ExitCode.USAGE
+    except WpAgentError as exc:  # e.g. the server cannot be reached: said before any model call
+        deps.wp_cli.close()
+        print(f"エラー [{exc.code.value}]: {exc.message_ja}", file=sys.stderr)
+        return ExitCode.FAILED
     runner = AgentRunner(deps, approvals)
     try:
         with interrupts.ending_commands_on_interrupt():
-            output = runner.run(agent_input, user_id=args.user, site_url=args.site_url)
+            output = runner.run(agent_input, user_id=args.user, site_url=site_url)
     except KeyboardInterrupt:
         if runner.last_state is not None:
             AgentTurn(deps).cancel(runner.last_state)  # audited as cancelled
