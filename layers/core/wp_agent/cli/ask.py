@@ -4,24 +4,20 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TextIO
 
 from pydantic import ValidationError
 
 from wp_agent.agent.factory import build_local_deps
-from wp_agent.agent.ports import ApprovalDecision, Approvals, AutoApprove, NoApprovals
+from wp_agent.agent.ports import Approvals, AutoApprove, NoApprovals
 from wp_agent.agent.runner import AgentRunner
-from wp_agent.agent.session_state import PendingApproval, SessionState
-from wp_agent.agent.turn import AgentTurn, ProgressEvent
-from wp_agent.cli import doctor, interrupts, sites
+from wp_agent.cli import doctor, run_output, sites
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import Settings, WpCliMode
-from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.errors import WpAgentError
 from wp_agent.models.agent_io import (
     MAX_ITERATIONS_LIMIT,
     MAX_MESSAGE_CHARS,
     AgentInput,
-    AgentOutput,
     MultisiteOptions,
 )
 
@@ -48,73 +44,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(handler=run)
 
 
-class TerminalApprovals:
-    """Asks on the terminal, showing the Japanese summary of each held command."""
-
-    def __init__(self, out: TextIO, answer_in: TextIO, actor: str) -> None:
-        self._out = out
-        self._in = answer_in
-        self._actor = actor
-
-    def decide(self, pending: PendingApproval, state: SessionState) -> ApprovalDecision | None:
-        print("\n⚠ 次の操作には確認が必要です:", file=self._out)
-        for item in pending.items:
-            print(f"  ・{item.summary_ja}", file=self._out)
-            print(f"    影響: {item.impact_ja}", file=self._out)
-            print(f"    コマンド: wp {item.command}", file=self._out)
-        print("実行してよろしいですか？ [y/N]: ", end="", file=self._out, flush=True)
-        answer = self._in.readline().strip().lower()
-        approved = answer in {"y", "yes", "はい"}
-        return ApprovalDecision(
-            approved=approved, decided_by=self._actor, comment=None if approved else "terminal: declined"
-        )
-
-
-def _progress_printer(out: TextIO) -> object:
-    def show(event: ProgressEvent) -> None:
-        prefix = {
-            "model_call": "…",
-            "command_started": "▶",
-            "command_finished": "✓",
-            "command_blocked": "✗",
-            "approval_needed": "⚠",
-        }
-        mark = "✗" if event.message_ja.startswith("失敗") else prefix.get(event.kind, "・")
-        print(f"{mark} {event.message_ja}", file=out, flush=True)
-
-    return show
-
-
-def exit_code_for(output: AgentOutput) -> ExitCode:
-    if output.success:
-        return ExitCode.OK
-    code = output.error.code if output.error else None
-    if code is AgentErrorCode.CONFIRMATION_REQUIRED:
-        return ExitCode.AWAITING_APPROVAL
-    if code is AgentErrorCode.PARTIAL_FAILURE:
-        return ExitCode.PARTIAL_FAILURE
-    return ExitCode.FAILED
-
-
-def _print_human(output: AgentOutput, out: TextIO) -> None:
-    if output.error is None or output.response.strip() != output.error.message:  # not said twice
-        print(output.response or "（応答なし）", file=out)
-    if output.executed_commands:
-        print("\n実行したコマンド:", file=out)
-        for command in output.executed_commands:
-            mark = "✓" if command.success else "✗"
-            print(f"  {mark} wp {command.command}（{command.duration_ms}ms）", file=out)
-            if not command.success and command.error:
-                print(f"      理由: {_first_line(command.error)}", file=out)
-    if output.error is not None:
-        print(f"\n[{output.error.code.value}] {output.error.message}", file=out)
-
-
-def _first_line(text: str, limit: int = 200) -> str:
-    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
 # What to tell people about an invalid flag value (pydantic's own message is English).
 _INPUT_PROBLEMS = {
     "message": f"指示を1〜{MAX_MESSAGE_CHARS:,}文字で入力してください。",
@@ -139,17 +68,14 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             print(f"入力エラー [VALIDATION_ERROR]: {problem}", file=sys.stderr)
         return ExitCode.USAGE
     doctor.preflight(settings)  # configuration errors are exit 5 before any model call
-    interactive = sys.stdin.isatty() and sys.stderr.isatty()
     approvals: Approvals
     if args.yes:
         approvals = AutoApprove(f"cli:{args.user}:--yes")
-    elif interactive:
-        approvals = TerminalApprovals(sys.stderr, sys.stdin, f"cli:{args.user}")
     else:
-        approvals = NoApprovals()
-    progress = _progress_printer(sys.stderr) if sys.stderr.isatty() else None
+        approvals = run_output.terminal_approvals(args.user) or NoApprovals()
+    progress = run_output.progress_printer()
     try:
-        deps = build_local_deps(settings, progress=progress)  # type: ignore[arg-type]
+        deps = build_local_deps(settings, progress=progress)
     except WpAgentError as exc:
         print(f"設定エラー: {exc.message_ja}", file=sys.stderr)
         return ExitCode.CONFIGURATION
@@ -169,24 +95,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"エラー [{exc.code.value}]: {exc.message_ja}", file=sys.stderr)
         return ExitCode.FAILED
     runner = AgentRunner(deps, approvals)
-    try:
-        with interrupts.ending_commands_on_interrupt():
-            output = runner.run(agent_input, user_id=args.user, site_url=site_url)
-    except KeyboardInterrupt:
-        if runner.last_state is not None:
-            AgentTurn(deps).cancel(runner.last_state)  # audited as cancelled
-        interrupts.say_interrupted()
-        return ExitCode.INTERRUPTED
-    finally:
-        deps.wp_cli.close()
-    if args.json:
-        print(output.to_json())
-    else:
-        _print_human(output, sys.stdout)
-    code = exit_code_for(output)
-    if code is ExitCode.AWAITING_APPROVAL and isinstance(approvals, NoApprovals):
-        print(
-            "承認するには、端末で同じ指示を実行して確認に答えるか、--yes を付けて実行してください。",
-            file=sys.stderr,
-        )
-    return code
+    return run_output.drive(
+        runner,
+        deps,
+        args,
+        lambda: runner.run(agent_input, user_id=args.user, site_url=site_url),
+        settings=settings,
+        keep_held=isinstance(approvals, NoApprovals),
+    )

@@ -63,5 +63,6 @@ def resolve_site(
         if site_url is not None and normalise_site_url(site.url) == normalise_site_url(site_url):
             return site.url
     listing = "、".join(f"{s.blog_id}: {s.url}" for s in sites)
-    raise SiteSelectionError(f"{chosen} のサイトはこのネットワークにありません。存在するサイト: {listing}", sites)
-
+    raise SiteSelectionError(
+        f"{chosen} のサイトはこのネットワークにありません。存在するサイト: {listing}", sites
+    )
