@@ -91,6 +91,22 @@ def test_approve_only_one_of_two_resumes_the_run_without_replanning(
     assert ("approval_approved", "post delete 45", "cli:local-user") in decisions
     assert ("approval_rejected", "post delete 46", "cli:local-user") in decisions
 
+    # the run as history tells it: one run, its instruction and answer, each command's decision
+    listed = run_cli(tmp_path, "history", "--json", **env_for(scripted_anthropic, tmp_path, cli_sandbox))
+    [run] = json.loads(listed.stdout)
+    assert run["instruction"] == "ID 45 と 46 の下書きを削除して"
+    assert run["answer"].startswith("45 を削除し、46 は見送りました。")
+    assert run["status"] == "completed"
+    commands = {c["command"]: c for c in run["commands"]}
+    assert commands["post delete 45"]["decision"] == "要承認"
+    assert commands["post delete 45"]["approver"] == "cli:local-user"
+    assert commands["post delete 45"]["outcome"] == "成功"
+    assert commands["post delete 46"]["outcome"] == "見送り（拒否）"
+    shown = run_cli(tmp_path, "show", run["runId"], **env_for(scripted_anthropic, tmp_path, cli_sandbox))
+    assert shown.returncode == 0
+    assert "指示: ID 45 と 46 の下書きを削除して" in shown.stdout
+    assert "wp post delete 46\t要承認\tcli:local-user\t見送り（拒否）" in shown.stdout
+
     again = run_cli(tmp_path, "approve", approval_id, **env_for(scripted_anthropic, tmp_path, cli_sandbox))
     assert again.returncode == 2
     assert "見つかりません" in again.stderr

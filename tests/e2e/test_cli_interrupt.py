@@ -126,5 +126,5 @@ def test_ctrl_c_while_a_command_runs_ends_it(
         or "Z" in Path(f"/proc/{wrapper_pid}/stat").read_text().split()[2]
     )
     types = audit_types(tmp_path)
-    assert types[-1] == "run_cancelled"
+    assert types[-2:] == ["run_cancelled", "run_summary"]
     assert "command_executed" in types  # the ended command is on record (killed)

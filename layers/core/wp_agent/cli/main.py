@@ -12,7 +12,7 @@ from typing import NoReturn
 from pydantic import ValidationError
 
 from wp_agent import __version__
-from wp_agent.cli import ask, check, doctor, interrupts, pending, publish, sandbox, targets
+from wp_agent.cli import ask, check, doctor, history, interrupts, pending, publish, sandbox, targets
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import Settings
 from wp_agent.errors import ConfigurationError
@@ -40,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_parser(subparsers)
     doctor.add_parser(subparsers)
     pending.add_parsers(subparsers)
+    history.add_parsers(subparsers)
     publish.add_parser(subparsers)
     sandbox.add_parser(subparsers)
     targets.add_parser(subparsers)
