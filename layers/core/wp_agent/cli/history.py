@@ -39,7 +39,9 @@ def record_summary(audit: AuditLog, state: SessionState) -> None:
     answer = ""
     if result is not None:
         answer = result.response or (result.error.message if result.error else "")
-    status = {SessionStatus.AWAITING_APPROVAL: "awaiting_approval"}.get(state.status, state.status.value.lower())
+    status = {SessionStatus.AWAITING_APPROVAL: "awaiting_approval"}.get(
+        state.status, state.status.value.lower()
+    )
     audit.append(
         AuditEvent(
             type=AuditEventType.RUN_SUMMARY,

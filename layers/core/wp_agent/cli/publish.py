@@ -11,10 +11,12 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from wp_agent.adapters.jsonl_audit import JsonlAuditLog
+from wp_agent.cli import pending, publish_once
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import Settings
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.factory import build_wp_cli
+from wp_agent.executors.port import WpCli
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput
 from wp_agent.models.target import validate_wp_user
 from wp_agent.policy import CommandPolicy
@@ -55,6 +57,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         " needed to keep <script>/<iframe>",
     )
     parser.add_argument("--user", default="local-user", help="requester id recorded in the audit log")
+    parser.add_argument(
+        "--key",
+        help="記事の冪等キー（同じキーの2回目は最初の投稿を返します。既定: 記事の内容と投稿先のハッシュ）",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -74,14 +80,35 @@ def _refuse_input(args: argparse.Namespace, problems: list[InputProblem]) -> int
 
 
 def _print_human(
-    output: PublishArticleOutput, article: PublishArticleInput, simulated: bool, out: TextIO
+    output: PublishArticleOutput,
+    article: PublishArticleInput,
+    simulated: bool,
+    out: TextIO,
+    *,
+    scheduled: str | None = None,
+    repeated: bool = False,
 ) -> None:
     if output.data is None:
         return
     prefix = "【サンドボックス】ローカルのWordPressで" if simulated else ""
+    if repeated:
+        print("この記事はすでに投稿済みです。最初の投稿を返します（何も変更していません）。", file=out)
     print(f"{prefix}{_STATUS_JA[article.status]}（投稿ID {output.data.post_id}）", file=out)
+    if scheduled:
+        print(f"公開予定日時: {scheduled}（サイトのタイムゾーン）", file=out)
     print(f"URL: {output.data.post_url}", file=out)
     print(f"編集: {output.data.edit_url}", file=out)
+
+
+def _scheduled_date(wp_cli: WpCli, output: PublishArticleOutput, site_url: str | None) -> str | None:
+    """The date WordPress will publish the post at, as the site has it (local time)."""
+    if output.data is None:
+        return None
+    argv = ["post", "get", str(output.data.post_id), "--field=post_date"]
+    if site_url:
+        argv.append(f"--url={site_url}")
+    result = wp_cli.run(argv)
+    return result.stdout.strip() or None if result.exit_code == 0 else None
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
@@ -114,21 +141,46 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     except WpAgentError as exc:
         print(f"設定エラー: {exc.message_ja}", file=sys.stderr)
         return ExitCode.CONFIGURATION
+    site_url = article.site_url or args.site_url
+    key = args.key or publish_once.article_key(
+        article, target=pending.target_of(settings), site_url=site_url, wp_user=settings.wp_agent_wp_user
+    )
+    repeated = False
+    scheduled = None
     try:
-        publisher = ArticlePublisher(
-            wp_cli,
-            CommandPolicy.from_settings(settings),
-            audit=JsonlAuditLog(settings.wp_agent_audit_file.expanduser()),
-            user_id=args.user,
-            site_url=args.site_url,
-        )
-        output = publisher.publish(article)
+        first = publish_once.earlier(key)
+        if first is not None and first.state == "started":
+            print(
+                "実行エラー [PUBLISH_IN_PROGRESS]: 同じ記事の投稿が実行中か、途中で終了しています"
+                f"（{first.at} 開始）。WordPress の投稿一覧で確認してから、必要なら --key に新しい値を付けて再実行してください。",
+                file=sys.stderr,
+            )
+            return ExitCode.FAILED
+        if (
+            first is not None
+            and first.output is not None
+            and publish_once.still_there(wp_cli, first.output, site_url)
+        ):
+            output, repeated = first.output, True
+        else:
+            publish_once.started(key)
+            publisher = ArticlePublisher(
+                wp_cli,
+                CommandPolicy.from_settings(settings),
+                audit=JsonlAuditLog(settings.wp_agent_audit_file.expanduser()),
+                user_id=args.user,
+                site_url=args.site_url,
+            )
+            output = publisher.publish(article)
+            publish_once.finished(key, output)
+        if output.success and article.status == "future":
+            scheduled = _scheduled_date(wp_cli, output, site_url)
     finally:
         wp_cli.close()
     if args.json:
         print(output.to_json())
     else:
-        _print_human(output, article, wp_cli.simulated, sys.stdout)
+        _print_human(output, article, wp_cli.simulated, sys.stdout, scheduled=scheduled, repeated=repeated)
     if output.error is not None:
         print(f"[{output.error.code}] {output.error.message}", file=sys.stderr)
         return ExitCode.USAGE if output.error.code == PublishErrorCode.VALIDATION_ERROR else ExitCode.FAILED
