@@ -26,21 +26,26 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser = subparsers.add_parser(
         "ask",
         help="日本語の指示でWordPressを操作します",
-        description="Run the agent once. Exit codes: 0 success, 1 failed, 3 awaiting approval, 5 configuration, 6 partial failure.",
+        description="エージェントを1回実行します。終了コード: 0 成功、1 失敗、2 指定の誤り、3 承認待ち（wp-agent approve で再開）、"
+        "5 設定エラー、6 一部失敗、7 一部の操作を見送り、130 中断（Ctrl-C）。",
     )
     parser.add_argument("instruction", help="日本語の指示（例: 下書きの投稿を一覧で見せて）")
     parser.add_argument(
-        "--json", action="store_true", help="print AgentOutput (camelCase JSON) on stdout and nothing else"
+        "--json", action="store_true", help="AgentOutput（camelCase の JSON）だけを標準出力に出します"
     )
-    parser.add_argument("--yes", action="store_true", help="approve destructive commands without asking")
+    parser.add_argument("--yes", action="store_true", help="確認が必要な操作も確認せずに承認して実行します")
     parser.add_argument(
-        "--max-iterations", type=int, default=None, metavar="N", help="model calls at most (1-50)"
+        "--max-iterations", type=int, default=None, metavar="N", help="AIモデルを呼び出す最大回数（1〜50）"
     )
-    parser.add_argument("--user", default="local-user", help="requester id recorded in the audit log")
+    parser.add_argument("--user", default="local-user", help="監査ログに記録する依頼者ID")
     site = parser.add_mutually_exclusive_group()
-    site.add_argument("--site-url", help="multisite: run every command on this site (--url)")
-    site.add_argument("--site-id", type=int, help="multisite: the site's blog id (resolved with site list)")
-    site.add_argument("--network-wide", action="store_true", help="multisite: the whole network")
+    site.add_argument("--site-url", help="マルチサイト: すべてのコマンドをこのサイトで実行します（--url）")
+    site.add_argument(
+        "--site-id", type=int, help="マルチサイト: サイトID（blog_id。実行前にURLに変換します）"
+    )
+    site.add_argument(
+        "--network-wide", action="store_true", help="マルチサイト: ネットワーク全体を対象にします"
+    )
     parser.set_defaults(handler=run)
 
 

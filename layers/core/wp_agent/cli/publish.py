@@ -40,23 +40,23 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "publish",
         help="JSONファイルの記事をWordPressに投稿します（AIモデルは使いません）",
         description=(
-            "Publish one article (PublishArticleInput JSON, camelCase) with a fixed WP-CLI sequence. "
-            "Exit codes: 0 success, 1 failed, 2 invalid input, 5 configuration."
+            "記事1件（PublishArticleInput の JSON、camelCase）を決まった手順の WP-CLI で投稿します。"
+            "同じ記事の2回目は最初の投稿を返します。終了コード: 0 成功、1 失敗、2 入力の誤り、5 設定エラー。"
         ),
     )
     parser.add_argument("file", help="記事のJSONファイル（- で標準入力）")
     parser.add_argument(
         "--json",
         action="store_true",
-        help="print PublishArticleOutput (camelCase JSON) on stdout and nothing else",
+        help="PublishArticleOutput（camelCase の JSON）だけを標準出力に出します",
     )
-    parser.add_argument("--site-url", help="multisite: the site to post to when the file has no siteUrl")
+    parser.add_argument("--site-url", help="マルチサイト: ファイルに siteUrl がないときの投稿先サイト")
     parser.add_argument(
         "--wp-user",
-        help="WordPress user to run as (WP-CLI --user; overrides WP_AGENT_WP_USER): the post author;"
-        " needed to keep <script>/<iframe>",
+        help="実行する WordPress ユーザー（WP-CLI の --user。WP_AGENT_WP_USER より優先）: 投稿者になります。"
+        "<script>/<iframe> を残すには権限のあるユーザーが必要です",
     )
-    parser.add_argument("--user", default="local-user", help="requester id recorded in the audit log")
+    parser.add_argument("--user", default="local-user", help="監査ログに記録する依頼者ID")
     parser.add_argument(
         "--key",
         help="記事の冪等キー（同じキーの2回目は最初の投稿を返します。既定: 記事の内容と投稿先のハッシュ）",

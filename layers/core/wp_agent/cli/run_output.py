@@ -63,17 +63,27 @@ def terminal_approvals(user: str) -> TerminalApprovals | None:
     return TerminalApprovals(sys.stderr, sys.stdin, f"cli:{user}") if interactive() else None
 
 
+_MARKS = {"model_call": ("…", "dim"), "command_started": ("▶", "cyan"), "command_finished": ("✓", "green"),
+          "command_blocked": ("✗", "red"), "approval_needed": ("⚠", "yellow")}  # fmt: skip
+
+
 def progress_printer(out: TextIO | None = None) -> ProgressListener | None:
-    """Progress lines on stderr when it is a terminal; nothing otherwise."""
+    """Progress lines on stderr when it is a terminal (drawn by rich: colours where the terminal has
+    them, never wrapped inside a line); nothing otherwise."""
     stream = out or sys.stderr
     if out is None and not stream.isatty():
         return None
-    marks = {"model_call": "…", "command_started": "▶", "command_finished": "✓", "command_blocked": "✗",
-             "approval_needed": "⚠"}  # fmt: skip
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(file=stream, highlight=False, soft_wrap=True)
 
     def show(event: ProgressEvent) -> None:
-        mark = "✗" if event.message_ja.startswith("失敗") else marks.get(event.kind, "・")
-        print(f"{mark} {event.message_ja}", file=stream, flush=True)
+        mark, style = _MARKS.get(event.kind, ("・", ""))
+        if event.message_ja.startswith("失敗"):
+            mark, style = "✗", "red"
+        console.print(Text(f"{mark} {event.message_ja}", style=style))
+        stream.flush()
 
     return show
 
