@@ -150,3 +150,21 @@ def test_approve_refuses_bad_selections_and_other_targets(
     )
     assert status_of(cli_sandbox, 45) == "draft"
     assert scripted_anthropic.request_count == 1
+
+
+def test_the_held_argv_is_checked_by_the_policy_again_when_approved(
+    scripted_anthropic: ScriptedAnthropicServer, tmp_path: Path, cli_sandbox: SandboxSite
+) -> None:
+    scripted_anthropic.enqueue(DELETE_BOTH, reply_text("削除できませんでした。"))
+    approval_id = hold(scripted_anthropic, tmp_path, cli_sandbox)
+    # The operator forbids deleting posts after the run was held: the approval cannot override that.
+    rules = json.dumps(
+        {"deny": [{"command": "post delete", "reason": "投稿の削除は禁止されました"}]}, ensure_ascii=False
+    )
+    env = {**env_for(scripted_anthropic, tmp_path, cli_sandbox), "WP_AGENT_POLICY_RULES": rules}
+    done = run_cli(tmp_path, "approve", approval_id, "--json", **env)
+    assert status_of(cli_sandbox, 45) == status_of(cli_sandbox, 46) == "draft"
+    assert all(
+        "投稿の削除は禁止されました" in r for r in results_sent(scripted_anthropic.message_requests[1])
+    ), done.stdout
+    assert done.returncode in (0, 1), done.stderr

@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
@@ -28,6 +26,7 @@ from wp_agent.agent.session_state import ApprovalStatus, PendingApproval, Sessio
 from wp_agent.agent.turn import AgentTurn
 from wp_agent.cli import doctor, run_output
 from wp_agent.cli.exit_codes import ExitCode
+from wp_agent.cli.local_files import write_private
 from wp_agent.config import Settings, WpCliMode
 from wp_agent.errors import WpAgentError
 from wp_agent.models.agent_io import utc_now_iso
@@ -63,18 +62,7 @@ def _path(approval_id: str) -> Path:
 
 def _write(path: Path, held: HeldRun) -> None:
     """Atomically, readable by this user only (the conversation may quote the site's content)."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".held-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(held.model_dump_json())
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    write_private(path, held.model_dump_json())
 
 
 def keep(state: SessionState, settings: Settings, user: str) -> str:

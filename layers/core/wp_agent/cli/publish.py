@@ -104,11 +104,7 @@ def _scheduled_date(wp_cli: WpCli, output: PublishArticleOutput, site_url: str |
     """The date WordPress will publish the post at, as the site has it (local time)."""
     if output.data is None:
         return None
-    argv = ["post", "get", str(output.data.post_id), "--field=post_date"]
-    if site_url:
-        argv.append(f"--url={site_url}")
-    result = wp_cli.run(argv)
-    return result.stdout.strip() or None if result.exit_code == 0 else None
+    return publish_once.post_field(wp_cli, output.data.post_id, "post_date", site_url)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:

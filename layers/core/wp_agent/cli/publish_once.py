@@ -16,13 +16,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel
 
+from wp_agent.cli.local_files import write_private
 from wp_agent.executors.port import WpCli
 from wp_agent.models.agent_io import utc_now_iso
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput
@@ -57,18 +56,7 @@ def _path(key: str) -> Path:
 
 
 def _write(path: Path, record: Publication) -> None:
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".pub-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(record.model_dump_json())
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    write_private(path, record.model_dump_json())
 
 
 def earlier(key: str) -> Publication | None:
@@ -78,15 +66,20 @@ def earlier(key: str) -> Publication | None:
         return None
 
 
+def post_field(wp_cli: WpCli, post_id: int, field: str, site_url: str | None) -> str | None:
+    """One field of a post as WordPress has it; None when it cannot be read (e.g. deleted)."""
+    argv = ["post", "get", str(post_id), f"--field={field}"]
+    if site_url:
+        argv.append(f"--url={site_url}")
+    result = wp_cli.run(argv)
+    return (result.stdout.strip() or None) if result.exit_code == 0 else None
+
+
 def still_there(wp_cli: WpCli, output: PublishArticleOutput, site_url: str | None) -> bool:
     """The first post is still on the site (not deleted, not in the trash)."""
     if output.data is None:
         return False
-    argv = ["post", "get", str(output.data.post_id), "--field=post_status"]
-    if site_url:
-        argv.append(f"--url={site_url}")
-    result = wp_cli.run(argv)
-    return result.exit_code == 0 and result.stdout.strip() not in {"", "trash"}
+    return post_field(wp_cli, output.data.post_id, "post_status", site_url) not in {None, "trash"}
 
 
 def started(key: str) -> None:
