@@ -1,5 +1,12 @@
 """Shared fixtures: the test doubles live in tests/fakes and are registered here."""
 
+import os
+
+# jsii (aws-cdk-lib) prints a banner per node process when Node 20 is past its end of life; synth
+# works on Node 20 (the infra tests prove it), so the banner is only noise here. Set before any
+# test imports aws_cdk; an explicit value in the environment wins.
+os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+
 pytest_plugins = [
     "tests.fakes.anthropic_fixtures",
     "tests.fakes.wordpress_fixtures",

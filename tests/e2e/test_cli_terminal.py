@@ -19,20 +19,25 @@ from wp_agent.sandbox import SandboxSite
 
 
 def run_in_terminal(
-    server: ScriptedAnthropicServer, home: Path, sandbox: SandboxSite, answer: str
+    server: ScriptedAnthropicServer,
+    home: Path,
+    sandbox: SandboxSite,
+    answer: str,
+    instruction: str = "ID 45 の下書きを削除して",
 ) -> tuple[int, str]:
+    """`answer` holds one character per y/N question, in order."""
     controller, terminal = pty.openpty()
     env = {
         "PATH": os.environ["PATH"], "HOME": str(home), "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": server.base_url,
         "TERM": "dumb", **sandbox_environment(sandbox),
     }  # fmt: skip
     process = subprocess.Popen(
-        [sys.executable, "-m", "wp_agent.cli.main", "ask", "ID 45 の下書きを削除して"],
+        [sys.executable, "-m", "wp_agent.cli.main", "ask", instruction],
         stdin=terminal, stdout=terminal, stderr=terminal, env=env, close_fds=True,
     )  # fmt: skip
     os.close(terminal)
     seen = b""
-    answered = False
+    answered = 0
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         ready, _, _ = select.select([controller], [], [], 0.2)
@@ -44,16 +49,16 @@ def run_in_terminal(
             if not chunk:
                 break
             seen += chunk
-        if not answered and b"[y/N]" in seen:
-            os.write(controller, f"{answer}\n".encode())
-            answered = True
+        if answered < len(answer) and seen.count(b"[y/N]") > answered:
+            os.write(controller, f"{answer[answered]}\n".encode())
+            answered += 1
         if process.poll() is not None and not ready:
             break
     os.close(controller)
     return process.wait(timeout=30), seen.decode("utf-8", "replace")
 
 
-@pytest.mark.parametrize(("answer", "status", "code"), [("y", "trash", 0), ("n", "draft", 0)])
+@pytest.mark.parametrize(("answer", "status", "code"), [("y", "trash", 0), ("n", "draft", 7)])
 def test_terminal_approval(
     scripted_anthropic: ScriptedAnthropicServer,
     tmp_path: Path,
@@ -76,3 +81,28 @@ def test_terminal_approval(
     assert cli_sandbox.wp("post", "get", "45", "--field=post_status").stdout.strip() == status
     if answer == "y":
         assert "✓ wp post delete 45" in screen
+    else:
+        assert "－ wp post delete 45（見送り: 承認されなかったため実行していません）" in screen
+
+
+def test_each_destructive_command_is_asked_on_its_own(
+    scripted_anthropic: ScriptedAnthropicServer, tmp_path: Path, cli_sandbox: SandboxSite
+) -> None:
+    scripted_anthropic.enqueue(
+        reply_tool_use(
+            [
+                ("wp_cli", {"command": "post delete 45", "reason": "削除"}),
+                ("wp_cli", {"command": "post delete 46", "reason": "削除"}),
+            ]
+        ),
+        reply_text("45 だけ削除しました。"),
+    )
+    exit_code, screen = run_in_terminal(scripted_anthropic, tmp_path, cli_sandbox, "yn", "45と46を削除して")
+    assert exit_code == 7, screen  # 7: finished, but a command was declined
+    assert "[1/2] 投稿（ID: 45）をゴミ箱へ移動します" in screen
+    assert "[2/2] 投稿（ID: 46）をゴミ箱へ移動します" in screen
+    assert "✓ wp post delete 45" in screen
+    assert "－ wp post delete 46（見送り" in screen
+    assert cli_sandbox.wp("post", "get", "45", "--field=post_status").stdout.strip() == "trash"
+    assert cli_sandbox.wp("post", "get", "46", "--field=post_status").stdout.strip() == "draft"
+    assert not (tmp_path / ".wp-agent" / "pending").exists()  # answered here: nothing kept

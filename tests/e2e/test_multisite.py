@@ -54,7 +54,11 @@ def test_run_scoped_to_one_site(
     )
     code, output = ask(scripted_anthropic, sshd_server, tmp_path, "--site-url", EN, "投稿一覧を見せて")
     assert code == 0, output
-    assert output["executedCommands"][0]["command"] == "post list --format=json --fields=ID,post_title"
+    # the command as it really ran, with the --url the site scope added
+    assert (
+        output["executedCommands"][0]["command"]
+        == f"post list --format=json --fields=ID,post_title --url={EN}"
+    )
     shown = output["response"].split("\n")[0].removeprefix("英語サイトの投稿: ").split(", ")
     assert sorted(map(int, shown)) == sorted(english)
     assert EN in scripted_anthropic.message_requests[0].json["messages"][-1]["content"]
@@ -80,7 +84,7 @@ def test_site_id_is_resolved_and_other_sites_are_refused(
     code, output = ask(scripted_anthropic, sshd_server, tmp_path, "--site-id", "2", "ショップの投稿数は？")
     assert code == 1
     assert output["error"]["code"] == "COMMAND_BLOCKED"
-    assert output["executedCommands"][0]["command"] == "site list --site__in=2 --field=url"
+    assert output["executedCommands"] == []  # the site was resolved by the CLI before the model ran
     assert "scope" not in json.dumps(output)  # the reason is Japanese, the rule id stays internal
     assert "https://example.test/en/" in output["error"]["details"]["reason"]
 

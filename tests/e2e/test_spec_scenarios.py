@@ -287,4 +287,5 @@ def test_plain_output_says_why_a_command_failed_and_how_to_approve(
     scripted_anthropic.enqueue(reply_tool_use([("wp_cli", {"command": "post delete 1", "reason": "削除"})]))
     completed = _sandbox_ask(tmp_path, scripted_anthropic, "ID 1 を削除して", cli_sandbox)
     assert completed.returncode == 3
-    assert "--yes" in completed.stderr  # without a terminal: how to approve
+    assert "wp-agent approve apr_" in completed.stderr  # without a terminal: how to approve later
+    assert "--yes" in completed.stderr

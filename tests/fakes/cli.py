@@ -37,3 +37,20 @@ def ask_json(
         json.loads(completed.stdout),
         audit.read_text(encoding="utf-8") if audit.exists() else "",
     )
+
+
+def run_cli(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`wp-agent <args>` as a process with a clean environment under `home` (no terminal, no AWS
+    lookups beyond the variables given)."""
+    environment = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "AWS_EC2_METADATA_DISABLED": "true",  # never probe the instance metadata address
+        "AWS_CONFIG_FILE": str(home / "no-aws-config"),
+        "AWS_SHARED_CREDENTIALS_FILE": str(home / "no-aws-credentials"),
+        **env,
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "wp_agent.cli.main", *args],
+        capture_output=True, text=True, env=environment, timeout=120, check=False, stdin=subprocess.DEVNULL,
+    )  # fmt: skip

@@ -285,6 +285,7 @@ def cli_env(
     monkeypatch.setenv("WP_AGENT_MEDIA_TEST_HOSTS", image_server.host_entry)
     monkeypatch.setenv("WP_AGENT_AUDIT_FILE", str(tmp_path / "audit.jsonl"))
     monkeypatch.setenv("LOG_LEVEL", "error")
+    monkeypatch.setenv("HOME", str(tmp_path))  # ~/.wp-agent/published (publish once) of this test only
     yield tmp_path
     close_pooled_connections()  # the CLI runs in this process: its connection closes as at its exit
 
@@ -314,6 +315,35 @@ def test_cli_publishes_and_prints_only_the_output(
     assert code == 0
     assert captured.out.startswith("記事を下書きとして保存しました（投稿ID ")
     assert "編集: https://example.test/wp-admin/post.php?post=" in captured.out
+
+
+def test_cli_publishes_an_article_once_and_prints_the_scheduled_date(
+    site: TestWordPress, cli_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(cli_env, article(title="一度だけの記事"))
+    assert main(["publish", path]) == 0
+    first = capsys.readouterr().out
+    assert "記事の予約投稿を設定しました（投稿ID " in first
+    assert "公開予定日時: 2030-11-23 09:00:00（サイトのタイムゾーン）" in first
+    post_id = int(first.split("投稿ID ")[1].split("）")[0])
+
+    before = snapshot(site)
+    assert main(["publish", path, "--json"]) == 0
+    again = PublishArticleOutput.model_validate_json(capsys.readouterr().out)
+    assert again.data is not None
+    assert again.data.post_id == post_id  # the first post, answered again
+    assert snapshot(site) == before  # nothing created the second time
+    assert main(["publish", path]) == 0
+    assert capsys.readouterr().out.startswith("この記事はすでに投稿済みです。")
+
+    assert main(["publish", path, "--key", "another-run"]) == 0  # an explicit new key: a new post
+    assert f"投稿ID {post_id}）" not in capsys.readouterr().out
+
+    site.wp("post", "delete", str(post_id), "--force")  # gone from the site: published anew
+    assert main(["publish", path, "--json"]) == 0
+    renewed = PublishArticleOutput.model_validate_json(capsys.readouterr().out)
+    assert renewed.data is not None
+    assert renewed.data.post_id != post_id
 
 
 @pytest.mark.parametrize(

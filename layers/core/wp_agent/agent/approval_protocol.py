@@ -23,6 +23,7 @@ changed; the audit records go with that save (audit_outbox).
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -263,7 +264,13 @@ class Decision:
 
 
 def decide(
-    state: SessionState, approval_id: str, *, decided_by: str, approved: bool, comment: str | None
+    state: SessionState,
+    approval_id: str,
+    *,
+    decided_by: str,
+    approved: bool,
+    comment: str | None,
+    declined: Collection[str] = (),
 ) -> Decision:
     """Store the decision (audited per command), or recognise it being sent again. Who may decide
     is the caller's check (the API: only the requester, whose session it is)."""
@@ -286,11 +293,11 @@ def decide(
     approval.decided_by = decided_by
     approval.decided_at = utc_now_iso()
     approval.comment = comment
-    event = AuditEventType.APPROVAL_APPROVED if approved else AuditEventType.APPROVAL_REJECTED
     for item in approval.items:
+        accepted = approved and item.tool_use_id not in declined  # approved in part: per command
         audit(
             state,
-            event,
+            AuditEventType.APPROVAL_APPROVED if accepted else AuditEventType.APPROVAL_REJECTED,
             command=item.command,
             category=PolicyCategory.DESTRUCTIVE.value,
             rule=item.rule,

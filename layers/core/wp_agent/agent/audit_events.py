@@ -20,6 +20,9 @@ class AuditEventType(StrEnum):
     APPROVAL_REJECTED = "approval_rejected"
     APPROVAL_EXPIRED = "approval_expired"
     RUN_CANCELLED = "run_cancelled"
+    # Written by the CLI when a run stops (ended, held or interrupted): the instruction and the
+    # answer (both masked), for `wp-agent history` / `show`.
+    RUN_SUMMARY = "run_summary"
 
 
 class AuditEvent(BaseModel):
@@ -47,6 +50,9 @@ class AuditEvent(BaseModel):
     approval_id: str | None = None
     approver: str | None = None
     comment: str | None = None
+    instruction: str | None = None
+    answer: str | None = None
+    status: str | None = None
 
     @model_validator(mode="before")
     @classmethod

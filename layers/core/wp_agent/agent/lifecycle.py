@@ -9,7 +9,7 @@ from wp_agent.agent import approval_protocol, outcome
 from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.audit_outbox import audit
 from wp_agent.agent.ports import ApprovalDecision
-from wp_agent.agent.session_state import SessionState, SessionStatus
+from wp_agent.agent.session_state import CommandStatus, SessionState, SessionStatus
 from wp_agent.errors import AgentErrorCode, RunCancelledError, RunInfrastructureError, WpAgentError
 
 
@@ -37,9 +37,14 @@ def record_decision(state: SessionState, decision: ApprovalDecision) -> None:
             decided_by=decision.decided_by,
             approved=decision.approved,
             comment=decision.comment,
+            declined=decision.declined,
         )
     except approval_protocol.ApprovalRefusedError as refused:
         raise WpAgentError(AgentErrorCode.CONFIRMATION_REQUIRED, "承認待ちの操作はありません。") from refused
+    if decision.approved and decision.declined:  # approved in part: the declined ones never run
+        for record in state.commands:
+            if record.approval_id == pending.approval_id and record.tool_use_id in decision.declined:
+                record.status = CommandStatus.REJECTED
 
 
 def expire_approval(state: SessionState, *, simulated: bool = False) -> bool:

@@ -46,6 +46,8 @@ class ApprovalDecision:
     approved: bool
     decided_by: str
     comment: str | None = None
+    # Approving some of the held commands: the tool_use ids of the ones declined (never run).
+    declined: frozenset[str] = frozenset()
 
 
 class Approvals(Protocol):

@@ -39,8 +39,12 @@ class AgentRunner:
             site_url=site_url,
         )
         state.network_admin = network_admin
+        return self.resume(state)
+
+    def resume(self, state: SessionState) -> AgentOutput:
+        """Run an existing session on to its end (e.g. a held run once its approval is decided)."""
         self.last_state = state
-        max_iterations = agent_input.max_iterations or self._deps.settings.agent_max_iterations
+        max_iterations = state.input.max_iterations or self._deps.settings.agent_max_iterations
         # Each pass either calls the model (bounded by max_iterations) or ends; the cap is a backstop.
         for _ in range(2 * max_iterations + 4):
             result = self._turn.advance(state)

@@ -4,6 +4,8 @@ commands only run for network administrators. Applied after the policy, so it on
 from __future__ import annotations
 
 import dataclasses
+import shlex
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from wp_agent.agent.session_state import SessionState
@@ -77,3 +79,10 @@ def apply_site_scope(decision: PolicyDecision, state: SessionState) -> PolicyDec
     if not urls:
         return dataclasses.replace(decision, argv=(*decision.argv, f"--url={state.site_url}"))
     return decision
+
+
+def as_run(command: str, argv: Sequence[str]) -> str:
+    """The command as it really runs: the `--url` the scope appended is shown as well."""
+    if argv and argv[-1].startswith("--url=") and "--url" not in command:
+        return f"{command} {shlex.quote(argv[-1])}"
+    return command

@@ -20,7 +20,7 @@ from wp_agent.agent.messages import ToolUseBlock
 from wp_agent.agent.post_targets import guard_post_targets
 from wp_agent.agent.prompt import TOOL_NAME
 from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionState
-from wp_agent.agent.site_scope import apply_site_scope
+from wp_agent.agent.site_scope import apply_site_scope, as_run
 from wp_agent.agent.tool_results import tool_result
 from wp_agent.agent.turn_io import TurnIO
 from wp_agent.config import Settings
@@ -160,7 +160,7 @@ def new_record(
     return CommandRecord(
         tool_use_id=tool_use_id,
         run_id=state.run_id,
-        command=mask_command(tool_input.command.strip()),
+        command=mask_command(as_run(tool_input.command.strip(), decision.argv)),
         argv=list(decision.argv),
         reason=tool_input.reason,
         category=decision.category,

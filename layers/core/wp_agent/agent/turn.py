@@ -28,7 +28,7 @@ import logging
 import time
 from typing import Any
 
-from wp_agent.agent import audit_outbox, lifecycle
+from wp_agent.agent import audit_outbox, lifecycle, stop_reasons
 from wp_agent.agent.approval_steps import ApprovalSteps
 from wp_agent.agent.command_runner import CommandRunner
 from wp_agent.agent.conversation import continue_session, new_run_id, new_session
@@ -151,7 +151,12 @@ class AgentTurn:
         state.usage.calls += 1
         for key, value in reply.usage.items():
             setattr(state.usage, key, getattr(state.usage, key) + int(value))
-        content = assistant_content(reply.content) or [{"type": "text", "text": "（応答が空でした）"}]
+        problem = stop_reasons.reply_problem(reply)
+        if problem is not None:  # refusal, or a tool call cut off: nothing of this reply runs
+            raise problem
+        content = assistant_content(reply.content)
+        stop_reasons.mark_truncated_text(reply, content)
+        content = content or [{"type": "text", "text": "（応答が空でした）"}]
         state.messages.append({"role": "assistant", "content": content})
         self._io.checkpoint(state)
         return content

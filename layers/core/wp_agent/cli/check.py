@@ -35,14 +35,16 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser = subparsers.add_parser(
         "check",
         help="コマンドがポリシーで許可・承認待ち・ブロックのどれになるかを表示します（実行はしません）",
-        description="Classify a WP-CLI command with the policy. Usage: wp-agent check [--json] -- '<command>'",
+        description="WP-CLI のコマンドをポリシーで判定します（実行はしません）。使い方: wp-agent check [--json] -- '<コマンド>'",
     )
-    parser.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+    parser.add_argument("--json", action="store_true", help="判定結果を JSON で標準出力に出します")
     parser.add_argument(
-        "--exit-code", action="store_true", help="exit 0 for allow, 3 for confirm, 4 for block"
+        "--exit-code",
+        action="store_true",
+        help="終了コードで結果を返します（0 許可、3 承認が必要、4 ブロック）",
     )
     parser.add_argument(
-        "words", nargs=argparse.REMAINDER, help="the command, e.g. -- 'post list --format=json'"
+        "words", nargs=argparse.REMAINDER, help="判定するコマンド（例: -- 'post list --format=json'）"
     )
     parser.set_defaults(handler=run)
 

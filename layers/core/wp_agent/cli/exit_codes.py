@@ -11,3 +11,5 @@ class ExitCode(IntEnum):
     BLOCKED = 4  # `check --exit-code`: the command would be blocked
     CONFIGURATION = 5  # missing or invalid configuration (e.g. no ANTHROPIC_API_KEY)
     PARTIAL_FAILURE = 6  # some operations succeeded and some failed
+    DECLINED = 7  # the run ended, but the requester declined some destructive commands (not run)
+    INTERRUPTED = 130  # Ctrl-C: running commands ended, the run recorded as cancelled (128 + SIGINT)

@@ -7,20 +7,41 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
 from wp_agent import __version__
-from wp_agent.cli import ask, check, publish, sandbox, targets
+from wp_agent.cli import ask, check, doctor, history, interrupts, logs, pending, publish, sandbox, targets
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import Settings
 from wp_agent.errors import ConfigurationError
 
 
+class _JapaneseHelpFormatter(argparse.HelpFormatter):
+    def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
+        super().add_usage(usage, actions, groups, "使い方: " if prefix is None else prefix)
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse with a Japanese lead line (argparse's own detail stays, it names the argument);
-    subcommand parsers are made of this class too."""
+    """argparse in Japanese: help, usage and section titles, and a Japanese lead line on errors
+    (argparse's own detail stays, it names the argument); subcommand parsers are made of this class too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _JapaneseHelpFormatter)
+        add_help = kwargs.pop("add_help", True)
+        kwargs["add_help"] = False  # our own -h, with Japanese help
+        super().__init__(*args, **kwargs)
+        self._positionals.title = "引数"
+        self._optionals.title = "オプション"
+        if add_help:
+            self.add_argument(
+                "-h",
+                "--help",
+                action="help",
+                default=argparse.SUPPRESS,
+                help="このヘルプを表示して終了します",
+            )
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
@@ -34,10 +55,18 @@ def build_parser() -> argparse.ArgumentParser:
         prog="wp-agent",
         description="Argo Note WP-CLI Agent — 日本語の指示でWordPressを操作します",
     )
-    parser.add_argument("--version", action="version", version=f"wp-agent {__version__}")
-    subparsers = parser.add_subparsers(dest="command", required=True, metavar="<command>")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"wp-agent {__version__}",
+        help="バージョンを表示して終了します",
+    )
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="<コマンド>")
     ask.add_parser(subparsers)
     check.add_parser(subparsers)
+    doctor.add_parser(subparsers)
+    pending.add_parsers(subparsers)
+    history.add_parsers(subparsers)
     publish.add_parser(subparsers)
     sandbox.add_parser(subparsers)
     targets.add_parser(subparsers)
@@ -49,17 +78,22 @@ _LOG_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warn": logging.WAR
 
 def _configure_logging(settings: Settings) -> None:
     """Our loggers at LOG_LEVEL on stderr (stdout stays for answers and --json); libraries at WARNING."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-    logging.basicConfig(level=logging.WARNING, handlers=[handler])
     # In a terminal the audit file already holds every record: only an explicit LOG_LEVEL turns on info logs.
     level = _LOG_LEVELS[settings.log_level.value] if "LOG_LEVEL" in os.environ else logging.WARNING
-    logging.getLogger("wp_agent").setLevel(level)
+    logs.configure(level)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        interrupts.say_interrupted()
+        return ExitCode.INTERRUPTED
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         settings = Settings()
         _configure_logging(settings)
@@ -68,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"設定エラー: {exc.message_ja}", file=sys.stderr)
         return ExitCode.CONFIGURATION
     except ValidationError as exc:
-        fields = ", ".join(".".join(str(p) for p in e["loc"]).upper() for e in exc.errors())
+        fields = "、".join(_setting_problem(error) for error in exc.errors())
         print(f"設定エラー: 環境変数の値が正しくありません: {fields}", file=sys.stderr)
         return ExitCode.CONFIGURATION
     except Exception as exc:
@@ -81,6 +115,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return ExitCode.CONFIGURATION
+
+
+def _setting_problem(error: Any) -> str:
+    """`NAME（使える値: …）` from one pydantic error: the allowed values or range, never the value given
+    (it may be a secret)."""
+    name = ".".join(str(part) for part in error["loc"]).upper()
+    context = error.get("ctx") or {}
+    if "expected" in context:  # enums and literals: 'local', 'ssh' or 'sandbox'
+        return f"{name}（使える値: {str(context['expected']).replace(' or ', ', ')}）"
+    bounds = {"ge": "以上", "gt": "より大きい値", "le": "以下", "lt": "未満"}
+    limits = [f"{context[key]}{word}" for key, word in bounds.items() if key in context]
+    if limits:
+        return f"{name}（{'・'.join(limits)}）"
+    kinds = {"int_parsing": "整数", "float_parsing": "数値", "bool_parsing": "true / false"}
+    if error.get("type") in kinds:
+        return f"{name}（{kinds[error['type']]}で指定）"
+    return name
 
 
 def _is_aws_error(exc: Exception) -> bool:

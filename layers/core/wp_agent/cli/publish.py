@@ -11,10 +11,12 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from wp_agent.adapters.jsonl_audit import JsonlAuditLog
+from wp_agent.cli import pending, publish_once
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import Settings
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.factory import build_wp_cli
+from wp_agent.executors.port import WpCli
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput
 from wp_agent.models.target import validate_wp_user
 from wp_agent.policy import CommandPolicy
@@ -38,23 +40,27 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "publish",
         help="JSONファイルの記事をWordPressに投稿します（AIモデルは使いません）",
         description=(
-            "Publish one article (PublishArticleInput JSON, camelCase) with a fixed WP-CLI sequence. "
-            "Exit codes: 0 success, 1 failed, 2 invalid input, 5 configuration."
+            "記事1件（PublishArticleInput の JSON、camelCase）を決まった手順の WP-CLI で投稿します。"
+            "同じ記事の2回目は最初の投稿を返します。終了コード: 0 成功、1 失敗、2 入力の誤り、5 設定エラー。"
         ),
     )
     parser.add_argument("file", help="記事のJSONファイル（- で標準入力）")
     parser.add_argument(
         "--json",
         action="store_true",
-        help="print PublishArticleOutput (camelCase JSON) on stdout and nothing else",
+        help="PublishArticleOutput（camelCase の JSON）だけを標準出力に出します",
     )
-    parser.add_argument("--site-url", help="multisite: the site to post to when the file has no siteUrl")
+    parser.add_argument("--site-url", help="マルチサイト: ファイルに siteUrl がないときの投稿先サイト")
     parser.add_argument(
         "--wp-user",
-        help="WordPress user to run as (WP-CLI --user; overrides WP_AGENT_WP_USER): the post author;"
-        " needed to keep <script>/<iframe>",
+        help="実行する WordPress ユーザー（WP-CLI の --user。WP_AGENT_WP_USER より優先）: 投稿者になります。"
+        "<script>/<iframe> を残すには権限のあるユーザーが必要です",
     )
-    parser.add_argument("--user", default="local-user", help="requester id recorded in the audit log")
+    parser.add_argument("--user", default="local-user", help="監査ログに記録する依頼者ID")
+    parser.add_argument(
+        "--key",
+        help="記事の冪等キー（同じキーの2回目は最初の投稿を返します。既定: 記事の内容と投稿先のハッシュ）",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -74,17 +80,35 @@ def _refuse_input(args: argparse.Namespace, problems: list[InputProblem]) -> int
 
 
 def _print_human(
-    output: PublishArticleOutput, article: PublishArticleInput, simulated: bool, out: TextIO
+    output: PublishArticleOutput,
+    article: PublishArticleInput,
+    simulated: bool,
+    out: TextIO,
+    *,
+    scheduled: str | None = None,
+    repeated: bool = False,
 ) -> None:
     if output.data is None:
         return
     prefix = "【サンドボックス】ローカルのWordPressで" if simulated else ""
+    if repeated:
+        print("この記事はすでに投稿済みです。最初の投稿を返します（何も変更していません）。", file=out)
     print(f"{prefix}{_STATUS_JA[article.status]}（投稿ID {output.data.post_id}）", file=out)
+    if scheduled:
+        print(f"公開予定日時: {scheduled}（サイトのタイムゾーン）", file=out)
     print(f"URL: {output.data.post_url}", file=out)
     print(f"編集: {output.data.edit_url}", file=out)
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def _scheduled_date(wp_cli: WpCli, output: PublishArticleOutput, site_url: str | None) -> str | None:
+    """The date WordPress will publish the post at, as the site has it (local time)."""
+    if output.data is None:
+        return None
+    return publish_once.post_field(wp_cli, output.data.post_id, "post_date", site_url)
+
+
+def _read_input(args: argparse.Namespace, settings: Settings) -> tuple[PublishArticleInput, Settings] | int:
+    """The article and the settings it runs with, or the exit code of a refused input."""
     try:
         document = _load(args.file)
     except OSError as exc:
@@ -109,12 +133,66 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                 args,
                 [InputProblem("--wp-user", "WordPressのユーザー名・メールアドレス・IDを指定してください")],
             )
+    return article, settings
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    read = _read_input(args, settings)
+    if isinstance(read, int):
+        return read
+    article, settings = read
     try:
         wp_cli = build_wp_cli(settings)
     except WpAgentError as exc:
         print(f"設定エラー: {exc.message_ja}", file=sys.stderr)
         return ExitCode.CONFIGURATION
+    site_url = article.site_url or args.site_url
+    key = args.key or publish_once.article_key(
+        article, target=pending.target_of(settings), site_url=site_url, wp_user=settings.wp_agent_wp_user
+    )
     try:
+        published = _publish_once(args, settings, wp_cli, article, key, site_url)
+    finally:
+        wp_cli.close()
+    if isinstance(published, int):
+        return published
+    output, repeated, scheduled = published
+    if args.json:
+        print(output.to_json())
+    else:
+        _print_human(output, article, wp_cli.simulated, sys.stdout, scheduled=scheduled, repeated=repeated)
+    if output.error is not None:
+        print(f"[{output.error.code}] {output.error.message}", file=sys.stderr)
+        return ExitCode.USAGE if output.error.code == PublishErrorCode.VALIDATION_ERROR else ExitCode.FAILED
+    return ExitCode.OK
+
+
+def _publish_once(
+    args: argparse.Namespace,
+    settings: Settings,
+    wp_cli: WpCli,
+    article: PublishArticleInput,
+    key: str,
+    site_url: str | None,
+) -> tuple[PublishArticleOutput, bool, str | None] | int:
+    """(output, whether it is the earlier call's answer, the scheduled date), or an exit code."""
+    first = publish_once.earlier(key)
+    if first is not None and first.state == "started":
+        print(
+            "実行エラー [PUBLISH_IN_PROGRESS]: 同じ記事の投稿が実行中か、途中で終了しています"
+            f"（{first.at} 開始）。WordPress の投稿一覧で確認してから、必要なら --key に新しい値を付けて再実行してください。",
+            file=sys.stderr,
+        )
+        return ExitCode.FAILED
+    repeated = (
+        first is not None
+        and first.output is not None
+        and publish_once.still_there(wp_cli, first.output, site_url)
+    )
+    if repeated and first is not None and first.output is not None:
+        output = first.output
+    else:
+        publish_once.started(key)
         publisher = ArticlePublisher(
             wp_cli,
             CommandPolicy.from_settings(settings),
@@ -123,13 +201,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             site_url=args.site_url,
         )
         output = publisher.publish(article)
-    finally:
-        wp_cli.close()
-    if args.json:
-        print(output.to_json())
-    else:
-        _print_human(output, article, wp_cli.simulated, sys.stdout)
-    if output.error is not None:
-        print(f"[{output.error.code}] {output.error.message}", file=sys.stderr)
-        return ExitCode.USAGE if output.error.code == PublishErrorCode.VALIDATION_ERROR else ExitCode.FAILED
-    return ExitCode.OK
+        publish_once.finished(key, output)
+    scheduled = None
+    if output.success and article.status == "future":
+        scheduled = _scheduled_date(wp_cli, output, site_url)
+    return output, repeated, scheduled

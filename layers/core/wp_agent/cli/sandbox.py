@@ -21,10 +21,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser = subparsers.add_parser(
         "sandbox",
         help="サンドボックス（サンプルデータ入りのローカルWordPress）の状態確認・初期化",
-        description="The sandbox: a real local WordPress with Japanese sample content (WP_CLI_MODE=sandbox). "
+        description="サンドボックス: 日本語のサンプルデータ入りの本物のローカルWordPress（WP_CLI_MODE=sandbox）。"
         + " / ".join(f"{name}: {text}" for name, text in _ACTIONS.items()),
     )
-    parser.add_argument("action", choices=list(_ACTIONS), help="status | start | reset | stop")
+    parser.add_argument(
+        "action", choices=list(_ACTIONS), help="status（状態）| start（起動）| reset（初期化）| stop（停止）"
+    )
     parser.set_defaults(handler=run)
 
 

@@ -32,26 +32,32 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     actions = parser.add_subparsers(dest="targets_action", required=True, metavar="<action>")
     add = actions.add_parser("add", help="ターゲットを登録します")
-    add.add_argument(
-        "--id", required=True, dest="target_id", help="targetId (lowercase letters, digits, '-')"
-    )
+    add.add_argument("--id", required=True, dest="target_id", help="ターゲットID（英小文字・数字・-）")
     add.add_argument("--host", required=True)
     add.add_argument("--port", type=int, default=22)
-    add.add_argument("--user", default="root", help="SSH user (a dedicated non-root user is recommended)")
+    add.add_argument("--user", default="root", help="SSHユーザー（root ではない専用ユーザーを推奨）")
     add.add_argument("--wp-path", default="/var/www/wordpress")
     add.add_argument(
-        "--wp-user", help="WordPress user every command runs as (WP-CLI --user; login, email or ID)"
+        "--wp-user",
+        help="すべてのコマンドを実行する WordPress ユーザー（WP-CLI の --user。ログイン名・メール・ID）",
     )
     source = add.add_mutually_exclusive_group(required=True)
-    source.add_argument("--secret-arn", help="an existing secret under wp-agent/targets/")
-    source.add_argument("--private-key-file", type=Path, help="create the secret from this private key file")
-    add.add_argument("--host-key", help="pinned host key, e.g. 'ssh-ed25519 AAAA…' (with --private-key-file)")
-    add.add_argument("--passphrase-env", help="name of an environment variable holding the key passphrase")
-    add.add_argument(
-        "--owner", action="append", required=True, help="user id allowed to use the target (repeat)"
+    source.add_argument("--secret-arn", help="wp-agent/targets/ 以下の既存のシークレット（ARN）")
+    source.add_argument(
+        "--private-key-file", type=Path, help="この秘密鍵ファイルからシークレットを作成します"
     )
     add.add_argument(
-        "--network-admin", action="append", default=[], help="user id allowed networkWide (repeat)"
+        "--host-key", help="固定するホスト鍵（例: 'ssh-ed25519 AAAA…'。--private-key-file と一緒に指定）"
+    )
+    add.add_argument("--passphrase-env", help="鍵のパスフレーズを入れた環境変数の名前")
+    add.add_argument(
+        "--owner", action="append", required=True, help="このターゲットを使えるユーザーID（複数指定可）"
+    )
+    add.add_argument(
+        "--network-admin",
+        action="append",
+        default=[],
+        help="ネットワーク全体（networkWide）を操作できるユーザーID（複数指定可）",
     )
     add.add_argument("--multisite", action="store_true")
     add.add_argument("--description")

@@ -16,6 +16,7 @@ from typing import IO
 
 from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.executors import running
 from wp_agent.executors.environment import minimal_environment, parse_passthrough
 from wp_agent.executors.media_staging import MediaImporter, StagedFile, local_staged_files
 from wp_agent.executors.output import CappedOutput, finished_result
@@ -153,6 +154,7 @@ class LocalWpCli:
                 details={"binary": self._base_command[0]},
             ) from exc
 
+        running.register(process)  # an interrupt (Ctrl-C) ends it: it is not in our process group
         assert process.stdout is not None  # noqa: S101 - PIPE was requested
         assert process.stderr is not None  # noqa: S101
         stdout = CappedOutput(self._output_limit)

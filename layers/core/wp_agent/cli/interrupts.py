@@ -1,0 +1,43 @@
+"""Ctrl-C during `wp-agent ask`: the running WP-CLI commands are ended, the run is recorded as
+cancelled (audited), one Japanese line is printed, and the exit code is 130 (128 + SIGINT)."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import sys
+from collections.abc import Iterator
+from types import FrameType
+
+from wp_agent.executors.running import end_running_commands
+
+INTERRUPTED_MESSAGE = (
+    "中断しました（Ctrl-C）。実行中のコマンドを終了し、この実行を「中止」として記録しました。"
+)
+
+
+def _on_interrupt(signum: int, frame: FrameType | None) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C does not cut the clean-up short
+    end_running_commands()
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def ending_commands_on_interrupt() -> Iterator[None]:
+    """Within the block, Ctrl-C ends the running commands, then raises KeyboardInterrupt; SIGINT stays
+    ignored after an interrupt (the caller records the cancellation undisturbed, then exits)."""
+    previous = signal.signal(signal.SIGINT, _on_interrupt)
+    interrupted = False
+    try:
+        yield
+    except KeyboardInterrupt:
+        interrupted = True
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise
+    finally:
+        if not interrupted:
+            signal.signal(signal.SIGINT, previous)
+
+
+def say_interrupted() -> None:
+    print(f"\n{INTERRUPTED_MESSAGE}", file=sys.stderr, flush=True)

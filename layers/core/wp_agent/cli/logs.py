@@ -1,0 +1,38 @@
+"""The CLI's log lines on stderr: the message plus the record's structured fields (`extra`), so
+`LOG_LEVEL=debug` names the command (masked by whoever logged it), its duration, exit code, and the
+retries (SSH connect attempts, the model API's retries) instead of bare messages."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+
+# Attributes every LogRecord has; anything else on a record came from `extra=`.
+_STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
+
+
+class FieldsFormatter(logging.Formatter):
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S")
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = super().format(record)
+        fields = {k: v for k, v in vars(record).items() if k not in _STANDARD and not k.startswith("_")}
+        if not fields:
+            return line
+        shown = " ".join(
+            f"{key}={json.dumps(value, ensure_ascii=False, default=str)}" for key, value in fields.items()
+        )
+        return f"{line} {shown}"
+
+
+def configure(level: int) -> None:
+    """Our loggers at `level`, libraries at WARNING — except the model API's retry notices (INFO on
+    the SDK's client logger; its DEBUG lines would dump request bodies, so never lower)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(FieldsFormatter())
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
+    logging.getLogger("wp_agent").setLevel(level)
+    if level <= logging.INFO:
+        logging.getLogger("anthropic._base_client").setLevel(logging.INFO)  # "Retrying request to …"

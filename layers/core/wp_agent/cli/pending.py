@@ -1,0 +1,244 @@
+"""Approve later: a run held for approval where nobody could answer (no terminal) is kept under
+~/.wp-agent/pending/<approvalId>.json; `wp-agent approve <approvalId> [--only N,M]` or
+`wp-agent reject <approvalId>` resumes exactly that run — the held argv re-checked by the policy and
+run (or not), then the model continues from where it stopped. No new planning call is made for the
+held commands.
+
+The file is the run's session store while it resumes: every checkpoint rewrites it, so a process
+that dies half-way leaves the run as it really was (a command that started is then reported as of
+unknown outcome, never run twice), and `approve` on the same id resumes it again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import re
+import sys
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from wp_agent.agent.ports import ApprovalDecision, Approvals, NoApprovals
+from wp_agent.agent.runner import AgentRunner
+from wp_agent.agent.session_state import ApprovalStatus, PendingApproval, SessionState
+from wp_agent.agent.turn import AgentTurn
+from wp_agent.cli import doctor, run_output
+from wp_agent.cli.exit_codes import ExitCode
+from wp_agent.cli.local_files import write_private
+from wp_agent.cli.wiring import build_local_deps
+from wp_agent.config import Settings, WpCliMode
+from wp_agent.errors import WpAgentError
+from wp_agent.models.agent_io import utc_now_iso
+
+APPROVAL_ID = re.compile(r"apr_[0-9a-f]{20}")
+
+
+class HeldRun(BaseModel):
+    """What is kept of a held run: the whole session (conversation, records, the pending approval)."""
+
+    approval_id: str
+    user: str
+    target: str  # where its commands run; the run resumes only against the same place
+    held_at: str
+    state: SessionState
+
+
+def target_of(settings: Settings) -> str:
+    if settings.wp_cli_mode is WpCliMode.SSH:
+        return f"ssh:{settings.vps_ssh_user}@{settings.vps_host}:{settings.vps_port}{settings.wp_path}"
+    if settings.wp_cli_mode is WpCliMode.LOCAL:
+        return f"local:{settings.wp_local_path}"
+    return f"sandbox:{settings.wp_agent_sandbox_site or '~/.wp-agent/sandbox'}"
+
+
+def pending_dir() -> Path:
+    return Path.home() / ".wp-agent" / "pending"  # HOME at call time (tests use their own)
+
+
+def _path(approval_id: str) -> Path:
+    return pending_dir() / f"{approval_id}.json"
+
+
+def _write(path: Path, held: HeldRun) -> None:
+    """Atomically, readable by this user only (the conversation may quote the site's content)."""
+    write_private(path, held.model_dump_json())
+
+
+def keep(state: SessionState, settings: Settings, user: str) -> str:
+    """Keep a run that waits for approval; its approval id."""
+    assert state.pending_approval is not None  # noqa: S101 - only called for a held run
+    approval_id = state.pending_approval.approval_id
+    held = HeldRun(
+        approval_id=approval_id, user=user, target=target_of(settings), held_at=utc_now_iso(), state=state
+    )
+    _write(_path(approval_id), held)
+    return approval_id
+
+
+def held_runs() -> list[HeldRun]:
+    runs = []
+    for path in sorted(pending_dir().glob("apr_*.json")):
+        with contextlib.suppress(OSError, ValidationError):
+            runs.append(HeldRun.model_validate_json(path.read_text(encoding="utf-8")))
+    return runs
+
+
+class HeldRunStore:
+    """SessionStore over the held run's file while it resumes (one writer: this process)."""
+
+    def __init__(self, held: HeldRun) -> None:
+        self._held = held
+        self._path = _path(held.approval_id)
+
+    def load(self, session_id: str) -> SessionState | None:
+        return self._held.state if self._held.state.session_id == session_id else None
+
+    def save(self, state: SessionState) -> None:
+        state.version += 1
+        self._held.state = state
+        _write(self._path, self._held)
+
+    def discard(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self._path.unlink()
+
+
+# --- commands -------------------------------------------------------------------------------------
+
+
+def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    approve = subparsers.add_parser(
+        "approve",
+        help="保留中の操作を承認して、止まった処理を再開します",
+        description="端末のない実行で保留された操作（承認ID）を承認し、その処理を続けます。保留したコマンドは"
+        "ポリシーで再確認してから実行し、AIはその結果から続けます（計画のやり直しはしません）。"
+        "終了コード: 0 完了、1 失敗、2 指定の誤り、3 さらに承認が必要、5 設定エラー、6 一部失敗、7 一部を見送り、130 中断。",
+    )
+    approve.add_argument("approval_id", metavar="承認ID", help="保留時に表示された承認ID（apr_…）")
+    approve.add_argument(
+        "--only",
+        metavar="N,M",
+        help="番号を選んで承認します（例: --only 1,3）。選ばなかった操作は実行しません",
+    )
+    reject = subparsers.add_parser(
+        "reject",
+        help="保留中の操作を拒否します（実行しません）",
+        description="保留された操作をすべて拒否します。AIには拒否されたことを伝え、処理を終えます。"
+        "終了コード: 0 完了、2 指定の誤り、5 設定エラー、7 見送り（拒否した操作は実行していません）。",
+    )
+    reject.add_argument("approval_id", metavar="承認ID", help="保留時に表示された承認ID（apr_…）")
+    reject.add_argument("--comment", help="拒否の理由（AIと監査ログに残ります）")
+    for parser in (approve, reject):
+        parser.add_argument("--json", action="store_true", help="AgentOutput（JSON）だけを標準出力に出します")
+        parser.add_argument(
+            "--user", default="local-user", help="承認者のID（保留したときの依頼者と同じであること）"
+        )
+    approve.set_defaults(handler=run_approve)
+    reject.set_defaults(handler=run_reject)
+
+
+def run_approve(args: argparse.Namespace, settings: Settings) -> int:
+    return _decide(args, settings, approve=True)
+
+
+def run_reject(args: argparse.Namespace, settings: Settings) -> int:
+    return _decide(args, settings, approve=False)
+
+
+def _usage_error(message: str) -> int:
+    print(f"入力エラー [VALIDATION_ERROR]: {message}", file=sys.stderr)
+    return ExitCode.USAGE
+
+
+def _find(approval_id: str) -> HeldRun | None:
+    if not APPROVAL_ID.fullmatch(approval_id):
+        return None
+    path = _path(approval_id)
+    try:
+        return HeldRun.model_validate_json(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+
+
+def _not_found(approval_id: str) -> int:
+    waiting = [run.approval_id for run in held_runs()]
+    listing = "、".join(waiting) if waiting else "（保留中の操作はありません）"
+    return _usage_error(f"承認ID {approval_id} の保留中の操作は見つかりません。保留中: {listing}")
+
+
+def _selection(pending: PendingApproval, only: str | None) -> frozenset[str] | None:
+    """The tool_use ids declined by `--only` (None: the value is not valid)."""
+    if only is None:
+        return frozenset()
+    count = len(pending.items)
+    try:
+        chosen = {int(part) for part in only.split(",") if part.strip()}
+    except ValueError:
+        return None
+    if not chosen or not chosen <= set(range(1, count + 1)):
+        return None
+    return frozenset(item.tool_use_id for n, item in enumerate(pending.items, 1) if n not in chosen)
+
+
+def _decide(args: argparse.Namespace, settings: Settings, *, approve: bool) -> int:
+    held = _find(args.approval_id)
+    if held is None:
+        return _not_found(args.approval_id)
+    if held.user != args.user:
+        return _usage_error(
+            f"この操作を承認・拒否できるのは依頼者（{held.user}）だけです。--user を確認してください。"
+        )
+    if held.target != target_of(settings):
+        print(
+            f"設定エラー: この操作は {held.target} で保留されました。今の設定（{target_of(settings)}）では再開できません。"
+            "WP_CLI_MODE と接続先の設定を保留したときと同じにしてください。",
+            file=sys.stderr,
+        )
+        return ExitCode.CONFIGURATION
+    state = held.state
+    pending = state.pending_approval
+    decision: ApprovalDecision | None = None
+    if pending is not None and pending.status is ApprovalStatus.PENDING:
+        declined = _selection(pending, getattr(args, "only", None))
+        if declined is None:
+            return _usage_error(
+                f"--only には 1〜{len(pending.items)} の番号をカンマ区切りで指定してください（例: --only 1,2）。"
+            )
+        actor = f"cli:{args.user}"
+        decision = ApprovalDecision(
+            approved=approve,
+            decided_by=actor,
+            comment=None if approve else (getattr(args, "comment", None) or "cli: rejected"),
+            declined=declined if approve else frozenset(),
+        )
+    elif pending is not None or not state.status.terminal:
+        # Decided earlier and interrupted before the run ended: it resumes as it was.
+        print("この承認はすでに決定済みです。中断された処理を再開します。", file=sys.stderr)
+    doctor.preflight(settings)
+    store = HeldRunStore(held)
+    try:
+        deps = build_local_deps(settings, progress=run_output.progress_printer(), store=store)
+    except WpAgentError as exc:
+        print(f"設定エラー: {exc.message_ja}", file=sys.stderr)
+        return ExitCode.CONFIGURATION
+    turn = AgentTurn(deps)
+    if decision is not None:
+        try:
+            turn.decide(state, decision)
+        except WpAgentError:  # expired while it waited
+            turn.expire_approval(state)
+    approvals: Approvals = run_output.terminal_approvals(args.user) or NoApprovals()
+    runner = AgentRunner(deps, approvals)
+    code = run_output.drive(
+        runner,
+        deps,
+        args,
+        lambda: runner.resume(state),
+        settings=settings,
+        keep_held=keep if isinstance(approvals, NoApprovals) else None,
+    )
+    still = runner.last_state.pending_approval if runner.last_state is not None else None
+    if still is None or still.status is not ApprovalStatus.PENDING or still.approval_id != held.approval_id:
+        store.discard()  # ended, or held again under a new approval id (kept by drive)
+    return code

@@ -1,0 +1,194 @@
+"""Running the agent from the CLI and saying what happened: progress, the approval questions in a
+terminal (one per destructive command), the answer with every command (run, failed or declined), a
+held run kept for `wp-agent approve`, Ctrl-C, and the exit code. Shared by `ask` and `approve`/`reject`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import TextIO
+
+from wp_agent.agent.ports import ApprovalDecision
+from wp_agent.agent.runner import AgentRunner
+from wp_agent.agent.session_state import ApprovalStatus, CommandStatus, PendingApproval, SessionState
+from wp_agent.agent.turn import AgentDeps, AgentTurn, ProgressEvent, ProgressListener
+from wp_agent.cli import history, interrupts
+from wp_agent.cli.exit_codes import ExitCode
+from wp_agent.config import Settings
+from wp_agent.errors import AgentErrorCode
+from wp_agent.models.agent_io import AgentOutput
+
+_YES = {"y", "yes", "はい"}
+
+
+class TerminalApprovals:
+    """Asks on the terminal, one destructive command at a time, with its Japanese summary and impact."""
+
+    def __init__(self, out: TextIO, answer_in: TextIO, actor: str) -> None:
+        self._out = out
+        self._in = answer_in
+        self._actor = actor
+
+    def decide(self, pending: PendingApproval, state: SessionState) -> ApprovalDecision | None:
+        count = len(pending.items)
+        print(
+            "\n⚠ 次の操作には確認が必要です" + ("（1件ずつ確認します）:" if count > 1 else ":"),
+            file=self._out,
+        )
+        declined: set[str] = set()
+        for number, item in enumerate(pending.items, 1):
+            head = f"[{number}/{count}] " if count > 1 else ""
+            print(f"  {head}{item.summary_ja}", file=self._out)
+            print(f"    影響: {item.impact_ja}", file=self._out)
+            print(f"    コマンド: wp {item.command}", file=self._out)
+            print("  実行してよろしいですか？ [y/N]: ", end="", file=self._out, flush=True)
+            if self._in.readline().strip().lower() not in _YES:
+                declined.add(item.tool_use_id)
+                print("    → 実行しません", file=self._out, flush=True)
+        approved = len(declined) < count
+        return ApprovalDecision(
+            approved=approved,
+            decided_by=self._actor,
+            comment=None if approved and not declined else "terminal: declined",
+            declined=frozenset(declined) if approved else frozenset(),
+        )
+
+
+def interactive() -> bool:
+    return sys.stdin.isatty() and sys.stderr.isatty()
+
+
+def terminal_approvals(user: str) -> TerminalApprovals | None:
+    return TerminalApprovals(sys.stderr, sys.stdin, f"cli:{user}") if interactive() else None
+
+
+_MARKS = {"model_call": ("…", "dim"), "command_started": ("▶", "cyan"), "command_finished": ("✓", "green"),
+          "command_blocked": ("✗", "red"), "approval_needed": ("⚠", "yellow")}  # fmt: skip
+
+
+def progress_printer(out: TextIO | None = None) -> ProgressListener | None:
+    """Progress lines on stderr when it is a terminal (drawn by rich: colours where the terminal has
+    them, never wrapped inside a line); nothing otherwise."""
+    stream = out or sys.stderr
+    if out is None and not stream.isatty():
+        return None
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(file=stream, highlight=False, soft_wrap=True)
+
+    def show(event: ProgressEvent) -> None:
+        mark, style = _MARKS.get(event.kind, ("・", ""))
+        if event.message_ja.startswith("失敗"):
+            mark, style = "✗", "red"
+        console.print(Text(f"{mark} {event.message_ja}", style=style))
+        stream.flush()
+
+    return show
+
+
+def declined_commands(state: SessionState | None) -> list[str]:
+    """Commands of this run the requester declined (never run)."""
+    if state is None:
+        return []
+    return [r.command for r in state.run_commands() if r.status is CommandStatus.REJECTED]
+
+
+def exit_code_for(output: AgentOutput, declined: list[str] | None = None) -> ExitCode:
+    if output.success:
+        return ExitCode.DECLINED if declined else ExitCode.OK
+    code = output.error.code if output.error else None
+    if code is AgentErrorCode.CONFIRMATION_REQUIRED:
+        return ExitCode.AWAITING_APPROVAL
+    if code is AgentErrorCode.PARTIAL_FAILURE:
+        return ExitCode.PARTIAL_FAILURE
+    return ExitCode.FAILED
+
+
+def print_human(output: AgentOutput, out: TextIO, declined: list[str], held: PendingApproval | None) -> None:
+    said_elsewhere = output.error is not None and output.response.strip() == output.error.message
+    if not said_elsewhere and (output.response or held is None):
+        print(output.response or "（応答なし）", file=out)
+    if output.executed_commands or declined:
+        print("\n実行したコマンド:", file=out)
+        for command in output.executed_commands:
+            mark = "✓" if command.success else "✗"
+            print(f"  {mark} wp {command.command}（{command.duration_ms}ms）", file=out)
+            if not command.success and command.error:
+                print(f"      理由: {_first_line(command.error)}", file=out)
+        for shown in declined:
+            print(f"  － wp {shown}（見送り: 承認されなかったため実行していません）", file=out)
+    if held is not None:
+        print_held(held, out)
+    elif output.error is not None:
+        print(f"\n[{output.error.code.value}] {output.error.message}", file=out)
+
+
+def print_held(held: PendingApproval, out: TextIO) -> None:
+    print(
+        f"\n[CONFIRMATION_REQUIRED] 次の操作は承認されるまで実行しません（承認ID: {held.approval_id}）:",
+        file=out,
+    )
+    for number, item in enumerate(held.items, 1):
+        print(f"  {number}. {item.summary_ja}", file=out)
+        print(f"     影響: {item.impact_ja}", file=out)
+        print(f"     コマンド: wp {item.command}", file=out)
+
+
+def _held_hint(approval_id: str, count: int) -> str:
+    lines = [
+        "承認するまで何も変更していません。この処理は保存しました。次のいずれかを実行してください（AIに計画し直させることはありません）:",
+        f"  wp-agent approve {approval_id}            # すべて実行",
+    ]
+    if count > 1:
+        lines.append(f"  wp-agent approve {approval_id} --only 1   # 番号を選んで実行")
+    lines.append(f"  wp-agent reject {approval_id}             # 実行しない")
+    lines.append("（次回から確認なしで実行するには ask に --yes を付けます）")
+    return "\n".join(lines)
+
+
+def _first_line(text: str, limit: int = 200) -> str:
+    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def drive(
+    runner: AgentRunner,
+    deps: AgentDeps,
+    args: argparse.Namespace,
+    run: Callable[[], AgentOutput],
+    *,
+    settings: Settings,
+    keep_held: Callable[[SessionState, Settings, str], object] | None,
+) -> int:
+    """Run (Ctrl-C: commands ended, run cancelled, exit 130), keep a held run nobody could answer,
+    print the outcome (AgentOutput JSON with --json), and give the exit code. `keep_held` stores a
+    held run nobody here can answer (the pending store; None when a terminal answers)."""
+    try:
+        with interrupts.ending_commands_on_interrupt():
+            output = run()
+    except KeyboardInterrupt:
+        if runner.last_state is not None:
+            AgentTurn(deps).cancel(runner.last_state)  # audited as cancelled
+            history.record_summary(deps.audit, runner.last_state)
+        interrupts.say_interrupted()
+        return ExitCode.INTERRUPTED
+    finally:
+        deps.wp_cli.close()
+    state = runner.last_state
+    if state is not None:
+        history.record_summary(deps.audit, state)
+    held = state.pending_approval if state is not None else None
+    if held is not None and held.status is not ApprovalStatus.PENDING:
+        held = None
+    if held is not None and state is not None and keep_held is not None:
+        keep_held(state, settings, args.user)
+    declined = declined_commands(state)
+    if args.json:
+        print(output.to_json())
+    else:
+        print_human(output, sys.stdout, declined, held)
+    if held is not None and keep_held is not None:
+        print(_held_hint(held.approval_id, len(held.items)), file=sys.stderr)
+    return exit_code_for(output, declined)

@@ -1,0 +1,170 @@
+"""Approve later, on the real sandbox with the scripted model: a run held without a terminal is kept
+under $HOME/.wp-agent/pending/, and `wp-agent approve <id> [--only N]` / `wp-agent reject <id>` resume
+exactly that run (no new planning call), each command decided on its own and audited as such."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.anthropic_server import RecordedRequest, ScriptedAnthropicServer, reply_text, reply_tool_use
+from tests.fakes.cli import run_cli
+from tests.fakes.wordpress_fixtures import sandbox_environment
+from wp_agent.sandbox import SandboxSite
+
+DELETE_BOTH = reply_tool_use(
+    [
+        ("wp_cli", {"command": "post delete 45", "reason": "指示された下書きを削除"}),
+        ("wp_cli", {"command": "post delete 46", "reason": "指示された下書きを削除"}),
+    ]
+)
+
+
+def env_for(server: ScriptedAnthropicServer, home: Path, sandbox: SandboxSite) -> dict[str, str]:
+    return {
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_BASE_URL": server.base_url,
+        "WP_AGENT_AUDIT_FILE": str(home / "audit.jsonl"),
+        **sandbox_environment(sandbox),
+    }
+
+
+def status_of(sandbox: SandboxSite, post_id: int) -> str:
+    return sandbox.wp("post", "get", str(post_id), "--field=post_status").stdout.strip()
+
+
+def audit(home: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (home / "audit.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def hold(server: ScriptedAnthropicServer, home: Path, sandbox: SandboxSite) -> str:
+    done = run_cli(home, "ask", "ID 45 と 46 の下書きを削除して", **env_for(server, home, sandbox))
+    assert done.returncode == 3, done.stderr
+    match = re.search(r"承認ID: (apr_[0-9a-f]{20})", done.stdout)
+    assert match, done.stdout
+    approval_id = match.group(1)
+    assert "1. 投稿（ID: 45）をゴミ箱へ移動します" in done.stdout
+    assert "2. 投稿（ID: 46）をゴミ箱へ移動します" in done.stdout
+    assert "よろしいですか" not in done.stdout + done.stderr  # nobody here can answer
+    assert f"wp-agent approve {approval_id}" in done.stderr
+    assert f"wp-agent reject {approval_id}" in done.stderr
+    assert (home / ".wp-agent" / "pending" / f"{approval_id}.json").exists()
+    assert status_of(sandbox, 45) == status_of(sandbox, 46) == "draft"
+    return approval_id
+
+
+def results_sent(request: RecordedRequest) -> list[str]:
+    blocks = request.json["messages"][-1]["content"]
+    return [json.dumps(b["content"], ensure_ascii=False) for b in blocks if b.get("type") == "tool_result"]
+
+
+def test_approve_only_one_of_two_resumes_the_run_without_replanning(
+    scripted_anthropic: ScriptedAnthropicServer, tmp_path: Path, cli_sandbox: SandboxSite
+) -> None:
+    scripted_anthropic.enqueue(DELETE_BOTH, reply_text("45 を削除し、46 は見送りました。"))
+    approval_id = hold(scripted_anthropic, tmp_path, cli_sandbox)
+    assert scripted_anthropic.request_count == 1
+
+    done = run_cli(
+        tmp_path, "approve", approval_id, "--only", "1", **env_for(scripted_anthropic, tmp_path, cli_sandbox)
+    )
+    assert done.returncode == 7, done.stderr  # the run ended; one command was declined
+    assert status_of(cli_sandbox, 45) == "trash"
+    assert status_of(cli_sandbox, 46) == "draft"
+    assert "✓ wp post delete 45" in done.stdout
+    assert "－ wp post delete 46（見送り" in done.stdout
+    assert "45 を削除し、46 は見送りました。" in done.stdout
+    # one more model call: the continuation with both results, not a new plan
+    assert scripted_anthropic.request_count == 2
+    first, second = results_sent(scripted_anthropic.message_requests[1])
+    assert "Success: Trashed post 45" in first
+    assert "承認が得られなかった" in second
+    scripted_anthropic.assert_script_consumed()
+    assert not (tmp_path / ".wp-agent" / "pending" / f"{approval_id}.json").exists()
+    decisions = [
+        (e["type"], e["command"], e.get("approver"))
+        for e in audit(tmp_path)
+        if e["type"].startswith("approval_")
+    ]
+    assert ("approval_approved", "post delete 45", "cli:local-user") in decisions
+    assert ("approval_rejected", "post delete 46", "cli:local-user") in decisions
+
+    # the run as history tells it: one run, its instruction and answer, each command's decision
+    listed = run_cli(tmp_path, "history", "--json", **env_for(scripted_anthropic, tmp_path, cli_sandbox))
+    [run] = json.loads(listed.stdout)
+    assert run["instruction"] == "ID 45 と 46 の下書きを削除して"
+    assert run["answer"].startswith("45 を削除し、46 は見送りました。")
+    assert run["status"] == "completed"
+    commands = {c["command"]: c for c in run["commands"]}
+    assert commands["post delete 45"]["decision"] == "要承認"
+    assert commands["post delete 45"]["approver"] == "cli:local-user"
+    assert commands["post delete 45"]["outcome"] == "成功"
+    assert commands["post delete 46"]["outcome"] == "見送り（拒否）"
+    shown = run_cli(tmp_path, "show", run["runId"], **env_for(scripted_anthropic, tmp_path, cli_sandbox))
+    assert shown.returncode == 0
+    assert "指示: ID 45 と 46 の下書きを削除して" in shown.stdout
+    assert "wp post delete 46\t要承認\tcli:local-user\t見送り（拒否）" in shown.stdout
+
+    again = run_cli(tmp_path, "approve", approval_id, **env_for(scripted_anthropic, tmp_path, cli_sandbox))
+    assert again.returncode == 2
+    assert "見つかりません" in again.stderr
+
+
+def test_reject_runs_nothing_and_tells_the_model(
+    scripted_anthropic: ScriptedAnthropicServer, tmp_path: Path, cli_sandbox: SandboxSite
+) -> None:
+    scripted_anthropic.enqueue(DELETE_BOTH, reply_text("削除は取りやめました。"))
+    approval_id = hold(scripted_anthropic, tmp_path, cli_sandbox)
+    env = env_for(scripted_anthropic, tmp_path, cli_sandbox)
+    done = run_cli(tmp_path, "reject", approval_id, "--json", "--comment", "やはり残す", **env)
+    assert done.returncode == 7, done.stderr
+    output = json.loads(done.stdout)
+    assert output["success"] is True
+    assert output["response"].startswith("削除は取りやめました。")
+    assert status_of(cli_sandbox, 45) == status_of(cli_sandbox, 46) == "draft"
+    assert all("拒否しました" in r for r in results_sent(scripted_anthropic.message_requests[1]))
+    assert "やはり残す" in results_sent(scripted_anthropic.message_requests[1])[0]
+
+
+def test_approve_refuses_bad_selections_and_other_targets(
+    scripted_anthropic: ScriptedAnthropicServer, tmp_path: Path, cli_sandbox: SandboxSite
+) -> None:
+    scripted_anthropic.enqueue(DELETE_BOTH)
+    approval_id = hold(scripted_anthropic, tmp_path, cli_sandbox)
+    env = env_for(scripted_anthropic, tmp_path, cli_sandbox)
+    bad = run_cli(tmp_path, "approve", approval_id, "--only", "3", **env)
+    assert bad.returncode == 2
+    assert "--only には 1〜2 の番号" in bad.stderr
+    other = run_cli(
+        tmp_path, "approve", approval_id, **{**env, "WP_AGENT_SANDBOX_SITE": str(tmp_path / "other")}
+    )
+    assert other.returncode == 5
+    assert "再開できません" in other.stderr
+    stranger = run_cli(tmp_path, "approve", approval_id, "--user", "someone-else", **env)
+    assert stranger.returncode == 2
+    assert "依頼者（local-user）だけ" in stranger.stderr
+    assert (
+        "../" not in run_cli(tmp_path, "approve", "../../etc/passwd", **env).stderr.split("保留中:")[0][-5:]
+    )
+    assert status_of(cli_sandbox, 45) == "draft"
+    assert scripted_anthropic.request_count == 1
+
+
+def test_the_held_argv_is_checked_by_the_policy_again_when_approved(
+    scripted_anthropic: ScriptedAnthropicServer, tmp_path: Path, cli_sandbox: SandboxSite
+) -> None:
+    scripted_anthropic.enqueue(DELETE_BOTH, reply_text("削除できませんでした。"))
+    approval_id = hold(scripted_anthropic, tmp_path, cli_sandbox)
+    # The operator forbids deleting posts after the run was held: the approval cannot override that.
+    rules = json.dumps(
+        {"deny": [{"command": "post delete", "reason": "投稿の削除は禁止されました"}]}, ensure_ascii=False
+    )
+    env = {**env_for(scripted_anthropic, tmp_path, cli_sandbox), "WP_AGENT_POLICY_RULES": rules}
+    done = run_cli(tmp_path, "approve", approval_id, "--json", **env)
+    assert status_of(cli_sandbox, 45) == status_of(cli_sandbox, 46) == "draft"
+    assert all(
+        "投稿の削除は禁止されました" in r for r in results_sent(scripted_anthropic.message_requests[1])
+    ), done.stdout
+    assert done.returncode in (0, 1), done.stderr
