@@ -20,6 +20,9 @@ class AuditEventType(StrEnum):
     APPROVAL_REJECTED = "approval_rejected"
     APPROVAL_EXPIRED = "approval_expired"
     RUN_CANCELLED = "run_cancelled"
+    # An undo (`wp-agent undo`, POST …/runs/{runId}/undo) is a run of its own, linked by reverts_run_id.
+    RUN_REVERT_STARTED = "run_revert_started"
+    RUN_REVERT_FINISHED = "run_revert_finished"
 
 
 class AuditEvent(BaseModel):
@@ -47,6 +50,7 @@ class AuditEvent(BaseModel):
     approval_id: str | None = None
     approver: str | None = None
     comment: str | None = None
+    reverts_run_id: str | None = None
 
     @model_validator(mode="before")
     @classmethod

@@ -11,6 +11,7 @@ from wp_agent.agent.audit_events import AuditEvent
 from wp_agent.errors import AgentErrorCode
 from wp_agent.models.agent_io import AgentInput, AgentOutput
 from wp_agent.policy.categories import PolicyCategory
+from wp_agent.undo.model import UndoCapture
 
 
 class SessionStatus(StrEnum):
@@ -67,6 +68,8 @@ class CommandRecord(StateModel):
     truncated: bool = False
     error_code: AgentErrorCode | None = None
     approval_id: str | None = None
+    # Before/after images for `wp-agent undo` (write and destructive commands; masked).
+    undo: UndoCapture | None = None
 
     @property
     def succeeded(self) -> bool:

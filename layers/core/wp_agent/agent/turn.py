@@ -58,6 +58,8 @@ from wp_agent.telemetry import (
     NoTelemetry,
     Telemetry,
 )
+from wp_agent.undo import recorder as undo_recorder
+from wp_agent.undo.capture import with_undo_note
 
 logger = logging.getLogger(__name__)
 
@@ -431,9 +433,12 @@ class AgentTurn:
         if not records:
             return
         workers = max(1, min(len(records), self._deps.wp_cli.max_concurrency))
+        read = undo_recorder.site_reader(state, self._deps.policy, self._deps.wp_cli, self._deps.limiter)
+        undo_recorder.capture_records(records, read, workers=self._deps.wp_cli.max_concurrency)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="wp-cli") as pool:
             for record in pool.map(lambda r: self._execute(state, r), records):
                 results[record.tool_use_id] = self._result_for(record)
+        undo_recorder.record_records(records, read, workers=self._deps.wp_cli.max_concurrency)
         fatal = next((r for r in records if r.error_code is AgentErrorCode.SSH_CONNECTION_FAILED), None)
         if fatal is not None:
             error = WpAgentError(
@@ -523,6 +528,7 @@ class AgentTurn:
         for record in held:
             decision = self._deps.policy.classify_argv(record.argv)
             summary, impact = describe(decision, read)
+            impact = with_undo_note(decision.command_path, decision.argv, impact)
             record.approval_id = approval_id
             items.append(
                 ApprovalItem(

@@ -15,6 +15,7 @@ from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import PendingApproval, SessionState
 from wp_agent.agent.turn import ProgressEvent
 from wp_agent.cli.exit_codes import ExitCode
+from wp_agent.cli.undo import undo_hint
 from wp_agent.config import ModelProvider, Settings, WpCliMode
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.models.agent_io import (
@@ -24,6 +25,8 @@ from wp_agent.models.agent_io import (
     AgentOutput,
     MultisiteOptions,
 )
+from wp_agent.undo.local_store import LocalRunStore
+from wp_agent.undo.service import undo_available
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -109,6 +112,15 @@ def _print_human(output: AgentOutput, out: TextIO) -> None:
         print(f"\n[{output.error.code.value}] {output.error.message}", file=out)
 
 
+def remember_for_undo(state: SessionState | None, settings: Settings) -> None:
+    """Keep the run's records for `wp-agent undo` and say how to undo it (stderr: stdout is the answer)."""
+    if state is None or not any(r.undo is not None for r in state.run_commands()):
+        return
+    LocalRunStore.from_settings(settings).save_run(state)
+    if undo_available(state.run_commands()):
+        print(undo_hint(state.run_id), file=sys.stderr)
+
+
 def _first_line(text: str, limit: int = 200) -> str:
     line = next((part.strip() for part in text.splitlines() if part.strip()), "")
     return line if len(line) <= limit else line[: limit - 1] + "…"
@@ -162,10 +174,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             "【サンドボックス】サンプルデータ入りのローカルWordPressで実行します（実際のサイトには接続しません）",
             file=sys.stderr,
         )
+    runner = AgentRunner(deps, approvals)
     try:
-        output = AgentRunner(deps, approvals).run(agent_input, user_id=args.user, site_url=args.site_url)
+        output = runner.run(agent_input, user_id=args.user, site_url=args.site_url)
     finally:
         deps.wp_cli.close()
+    remember_for_undo(runner.last_state, settings)
     if args.json:
         print(output.to_json())
     else:

@@ -12,7 +12,7 @@ from typing import NoReturn
 from pydantic import ValidationError
 
 from wp_agent import __version__
-from wp_agent.cli import ask, check, publish, sandbox, targets
+from wp_agent.cli import ask, check, publish, sandbox, targets, undo
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import Settings
 from wp_agent.errors import ConfigurationError
@@ -41,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     publish.add_parser(subparsers)
     sandbox.add_parser(subparsers)
     targets.add_parser(subparsers)
+    undo.add_parser(subparsers)
     return parser
 
 
