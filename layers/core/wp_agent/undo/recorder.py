@@ -1,8 +1,9 @@
 """The agent's two hooks into command execution: capture before-images just before non-read
 commands run, record their after-images right after. Everything else about undo lives here.
 
-Capture reads are policy-checked (each must be a `read`), scoped to the session's site and audited
-like the approval summary's reads; their outputs are masked before they are stored.
+Capture reads are policy-checked (each must be a `read`) and scoped to the session's site; their
+outputs are masked and stored with the command's record (which is audited), so they are not audited
+one by one. An undo run audits every command it runs (audit=True).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def site_reader(
     wp_cli: WpCli,
     limiter: RateLimiter,
     *,
-    audit: bool = True,
+    audit: bool = False,
 ) -> Read:
     """Reads for before/after images: refused unless the policy calls them `read` on this session's scope."""
 

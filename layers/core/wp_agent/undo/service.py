@@ -59,7 +59,7 @@ class UndoService:
     reverts_run_id: str
 
     def plan(self, records: Sequence[CommandRecord]) -> CheckedPlan:
-        read = site_reader(self.state, self.policy, self.wp_cli, self.limiter)
+        read = site_reader(self.state, self.policy, self.wp_cli, self.limiter, audit=True)
         plan = build_plan(
             self.reverts_run_id, run_commands(records), read, workers=self.wp_cli.max_concurrency
         )
@@ -92,7 +92,7 @@ class UndoService:
                 details={"reason": "undo"},
             )
         self._audit(AuditEventType.RUN_REVERT_STARTED, approver=approved_by)
-        read = site_reader(self.state, self.policy, self.wp_cli, self.limiter)
+        read = site_reader(self.state, self.policy, self.wp_cli, self.limiter, audit=True)
         outcome = execute_plan(checked.plan, self._run, read, workers=self.wp_cli.max_concurrency)
         self._audit(
             AuditEventType.RUN_REVERT_FINISHED,
