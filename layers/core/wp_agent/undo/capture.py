@@ -263,7 +263,8 @@ def capture_before(path: Sequence[str], argv: Sequence[str], read: Read, *, work
     """Read what the command will change, before it runs (read-only commands only)."""
     started = time.perf_counter()
     verdict = assess(path, argv)
-    if not verdict.revertible:
+    recreatable = tuple(path) == ("post", "delete")
+    if not verdict.revertible and not recreatable:
         return UndoCapture(revertible=False, reason_ja=verdict.reason_ja)
     spec = COMMANDS[tuple(path)]
     try:
@@ -274,7 +275,8 @@ def capture_before(path: Sequence[str], argv: Sequence[str], read: Read, *, work
     except CaptureError as exc:
         return UndoCapture(revertible=False, reason_ja=exc.reason_ja + "。" + IRREVERSIBLE)
     items = [UndoItem(entity=ref, before=image) for ref, image in zip(refs, images, strict=True)]
-    capture = UndoCapture(revertible=True, items=items)
+    capture = UndoCapture(revertible=verdict.revertible, reason_ja=verdict.reason_ja, items=items)
+    capture.recreatable = recreatable and not verdict.revertible
     _not_undoable_now(path, argv, capture)
     capture.capture_ms = int((time.perf_counter() - started) * 1000)
     return capture
@@ -302,6 +304,7 @@ def _not_undoable_now(path: Sequence[str], argv: Sequence[str], capture: UndoCap
     ]
     if gone:
         capture.revertible = False
+        capture.recreatable = path[0] == "post"
         capture.reason_ja = f"ID {', '.join(gone)} はゴミ箱にあるため完全に削除され、元に戻せません。"
 
 
@@ -315,7 +318,7 @@ def record_after(
     workers: int = 1,
 ) -> None:
     """After the command ran: what it created (from its output) and the after-image of everything."""
-    if not capture.revertible:
+    if not capture.revertible and not capture.recreatable:
         return
     spec = COMMANDS[tuple(path)]
     started = time.perf_counter()
@@ -329,7 +332,7 @@ def record_after(
                 capture.items.append(UndoItem(entity=cmd.ref(spec.creates, *key), before=None))
         images = snapshots([item.entity for item in capture.items], read, workers=workers)
     except CaptureError as exc:
-        capture.revertible = False
+        capture.revertible = capture.recreatable = False
         capture.reason_ja = exc.reason_ja + "。実行後の状態を記録できなかったため、元に戻せません。"
         return
     for item, image in zip(capture.items, images, strict=True):

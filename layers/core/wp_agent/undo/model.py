@@ -38,6 +38,9 @@ class UndoCapture(_Model):
 
     revertible: bool
     reason_ja: str = ""  # why not, when not revertible
+    # Not revertible, but what it deleted for good can be created again from the before-image
+    # (with a new ID when WordPress cannot keep the old one): `post delete --force`, or of a trashed post.
+    recreatable: bool = False
     items: list[UndoItem] = Field(default_factory=list)
     capture_ms: int = 0
 

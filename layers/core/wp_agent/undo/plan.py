@@ -49,7 +49,8 @@ def _groups(commands: Sequence[RunCommand], plan: UndoPlan) -> list[_Group]:
             continue
         if not capture.revertible:
             plan.skipped.append(SkippedItem(entity_ja=f"wp {command.command}", reason_ja=capture.reason_ja))
-            continue
+            if not capture.recreatable:
+                continue
         for item in capture.items:
             group = next((g for g in groups if g.ref.same_as(item.entity)), None)
             if group is None:
