@@ -65,7 +65,9 @@ def test_a_post_edited_after_the_run_is_left_as_it_is_and_reported(fresh_wordpre
     assert all("45" not in step.argv for step in plan.steps)
     outcome = execute_plan(plan, lambda argv: run(site, argv), read)
     assert outcome.ok
-    assert site.post(45)["post_title"] == "編集者が直した題名"  # the person's edit stays
+    edited = site.post(45)
+    assert edited is not None
+    assert edited["post_title"] == "編集者が直した題名"  # the person's edit stays
     assert site.wp("option", "get", "blogname").stdout.strip() == site.facts["blogname"]  # the rest is undone
 
 
