@@ -126,7 +126,16 @@ def _post_reads(key: list[str]) -> list[list[str]]:
     return [
         ["post", "get", post_id, "--format=json"],
         ["post", "meta", "list", post_id, "--format=json", "--unserialize"],
-        ["post", "term", "list", post_id, *POST_TAXONOMIES, "--format=json", "--fields=term_id,taxonomy"],
+        # `term list --object_ids` rather than `post term list`: that one refuses a taxonomy the
+        # post's type does not have (pages, menu items).
+        [
+            "term",
+            "list",
+            *POST_TAXONOMIES,
+            f"--object_ids={post_id}",
+            "--fields=term_id,taxonomy",
+            "--format=json",
+        ],
     ]
 
 
@@ -230,6 +239,7 @@ def _comment_parse(key: list[str], results: list[CommandResult]) -> Any:
 # write): WordPress's own verbs move a comment in and out of them and keep that meta right.
 _INTO = {"trash": "trash", "spam": "spam"}
 _OUT_OF = {"trash": "untrash", "spam": "unspam"}
+_MODERATION = {"1": "approve", "0": "unapprove"}
 
 
 def _comment_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
@@ -246,9 +256,13 @@ def _comment_restore(key: list[str], before: Any, current: Any) -> list[PlanStep
         steps.append(_step(["comment", _OUT_OF[now], comment_id], f"{label}を{now}から戻す"))
     if was != now and was in _INTO:
         steps.append(_step(["comment", _INTO[was], comment_id], f"{label}を{was}に戻す"))
+    elif was != now and was in _MODERATION:
+        # optional: leaving the trash may already have brought the status back (then WP-CLI refuses)
+        steps.append(
+            _step(["comment", _MODERATION[was], comment_id], f"{label}の承認状態を戻す", optional=True)
+        )
     changed = {k: v for k, v in before["fields"].items() if current["fields"].get(k) != v}
-    if was in _INTO or now in _OUT_OF:
-        changed.pop("comment_approved", None)
+    changed.pop("comment_approved", None)  # only through the verbs above: `comment update` re-dates it
     if changed:
         steps.append(
             _step(["comment", "update", comment_id, *(f"--{k}={v}" for k, v in changed.items())],
@@ -416,7 +430,7 @@ def _user_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
 USER = Kind(
     "user",
     lambda key: [
-        ["user", "get", key[0], "--format=json"],
+        ["user", "get", key[0], "--format=json", f"--fields=ID,roles,{','.join(USER_FIELDS)}"],
         ["user", "meta", "list", key[0], f"--keys={USER_META}", "--format=json", "--unserialize"],
     ],
     _user_parse,
