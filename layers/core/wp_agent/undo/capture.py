@@ -60,7 +60,7 @@ def _never(reason: str) -> Spec:
 
 
 def _posts(cmd: Command) -> list[EntityRef]:
-    return [*_post_count(cmd), *(cmd.ref("post", i) for i in cmd.ids() if i.isdigit())]
+    return [*_new_terms(cmd), *_post_count(cmd), *(cmd.ref("post", i) for i in cmd.ids() if i.isdigit())]
 
 
 def _post_count(cmd: Command) -> list[EntityRef]:
@@ -70,8 +70,27 @@ def _post_count(cmd: Command) -> list[EntityRef]:
     return [cmd.ref("option", "post_count", always=True)] if status_change else []
 
 
+def _post_create(cmd: Command) -> list[EntityRef]:
+    return [*_new_terms(cmd), *_post_count(cmd)]
+
+
 def _first_post(cmd: Command) -> list[EntityRef]:
     return [cmd.ref("post", cmd.args[0])] if cmd.args else []
+
+
+def _new_terms(cmd: Command) -> list[EntityRef]:
+    """Taxonomies in which the command may create terms it names (ids never create one)."""
+    taxonomies = []
+    by_name = cmd.parsed.option_values("by") != ["id"]
+    if cmd.path in {("post", "term", "add"), ("post", "term", "set")} and len(cmd.args) > 1 and by_name:
+        taxonomies.append(cmd.args[1])
+    if cmd.parsed.has_flag("tags_input"):
+        taxonomies.append("post_tag")
+    return [cmd.ref("terms", taxonomy) for taxonomy in taxonomies]
+
+
+def _post_terms(cmd: Command) -> list[EntityRef]:
+    return [*_new_terms(cmd), *_first_post(cmd)]
 
 
 def _active_theme_mods(cmd: Command) -> list[EntityRef]:
@@ -156,15 +175,15 @@ def _created(pattern: str) -> re.Pattern[str]:
 _POST_ID = _created(r"Created post (\d+)|^(\d+)$")
 
 COMMANDS: dict[tuple[str, ...], Spec] = {
-    ("post", "create"): Spec(_post_count, creates="post", created_id=_POST_ID),
+    ("post", "create"): Spec(_post_create, creates="post", created_id=_POST_ID),
     ("post", "update"): Spec(_posts),
     ("post", "delete"): Spec(_posts, irreversible=_forced("投稿")),
     ("post", "meta", "add"): Spec(_first_post),
     ("post", "meta", "update"): Spec(_first_post),
     ("post", "meta", "patch"): Spec(_first_post),
     ("post", "meta", "delete"): Spec(_first_post),
-    ("post", "term", "add"): Spec(_first_post),
-    ("post", "term", "set"): Spec(_first_post),
+    ("post", "term", "add"): Spec(_post_terms),
+    ("post", "term", "set"): Spec(_post_terms),
     ("post", "term", "remove"): Spec(_first_post),
     ("term", "create"): Spec(
         lambda cmd: [], creates="term", created_id=_created(r"Created \S+ (\d+)|^(\d+)$")

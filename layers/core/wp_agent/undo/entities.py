@@ -175,10 +175,14 @@ def _post_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
     trashed = current["meta"].get(_TRASHED_COMMENTS, [])
     if trashed and not before["meta"].get(_TRASHED_COMMENTS) and isinstance(trashed[0], dict):
         for comment_id, status in trashed[0].items():
+            verb = {**_MODERATION, **_INTO}.get(str(status))
+            if verb is None:
+                raise CaptureError(f"{label}のコメント ID {comment_id} の状態（{status}）は元に戻せません")
             steps.append(
-                _step(["comment", "update", str(comment_id), f"--comment_approved={status}"],
-                      f"{label}のコメント ID {comment_id} の状態を元に戻す")
-            )  # fmt: skip
+                _step(
+                    ["comment", verb, str(comment_id)], f"{label}のコメント ID {comment_id} の状態を元に戻す"
+                )
+            )
     steps.extend(_term_steps(post_id, before["terms"], current["terms"], label))
     return steps
 
@@ -263,6 +267,7 @@ def _comment_restore(key: list[str], before: Any, current: Any) -> list[PlanStep
         )
     changed = {k: v for k, v in before["fields"].items() if current["fields"].get(k) != v}
     changed.pop("comment_approved", None)  # only through the verbs above: `comment update` re-dates it
+    changed.pop("comment_date_gmt", None)  # WordPress derives it from comment_date and the timezone
     if changed:
         steps.append(
             _step(["comment", "update", comment_id, *(f"--{k}={v}" for k, v in changed.items())],
@@ -277,7 +282,7 @@ COMMENT = Kind(
     _comment_parse,
     _comment_restore,
     lambda key: f"コメント ID {key[0]}",
-    missing=re.compile(r"Could not find the comment"),
+    missing=re.compile(r"Could not find the comment|Invalid comment ID"),
 )
 
 
@@ -325,6 +330,36 @@ TERM = Kind(
     _term_restore,
     lambda key: f"{key[0]} ID {key[1]}",
     missing=re.compile(r"Term doesn't exist|Invalid taxonomy"),
+)
+
+
+# -- the set of terms of a taxonomy: key = (taxonomy,) -------------------------------------------
+# `post term add/set` and `--tags_input` create the terms they name that do not exist yet.
+
+
+def _terms_parse(key: list[str], results: list[CommandResult]) -> Any:
+    if not results[0].ok:
+        raise CaptureError(f"{key[0]} の一覧を読み取れませんでした（{_first_line(results[0].stderr)}）")
+    return sorted(int(word) for word in results[0].stdout.split())
+
+
+def _terms_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
+    if set(before) - set(current):
+        raise CaptureError(f"削除された{key[0]}は元に戻せません")
+    added = [str(i) for i in current if i not in before]
+    return (
+        [_step(["term", "delete", key[0], *added], f"作成された{key[0]}（ID {', '.join(added)}）を削除")]
+        if added
+        else []
+    )
+
+
+TERMS = Kind(
+    "terms",
+    lambda key: [["term", "list", key[0], "--format=ids"]],
+    _terms_parse,
+    _terms_restore,
+    lambda key: f"{key[0]} の一覧",
 )
 
 
@@ -633,7 +668,7 @@ SITE = Kind(
 
 KINDS: dict[str, Kind] = {
     kind.name: kind
-    for kind in (POST, COMMENT, TERM, OPTION, USER, META, MENU, MENU_ITEMS, PLUGINS, THEME, SITE)
+    for kind in (POST, COMMENT, TERM, TERMS, OPTION, USER, META, MENU, MENU_ITEMS, PLUGINS, THEME, SITE)
 }
 
 
