@@ -69,6 +69,18 @@ def _step(argv: Sequence[str], restores_ja: str, *, optional: bool = False) -> P
     return PlanStep(argv=list(argv), restores_ja=restores_ja, optional=optional)
 
 
+def _created_or_gone(before: Any, current: Any, delete: list[str], label: str) -> list[PlanStep] | None:
+    """The steps when the run created or deleted the thing (None: it exists before and now).
+    Created: delete it again. Deleted for good: it cannot be brought back."""
+    if before is None and current is None:
+        return []
+    if before is None:
+        return [_step(delete, f"作成された{label}を削除")]
+    if current is None:
+        raise CaptureError(f"完全に削除された{label}は元に戻せません")
+    return None
+
+
 # -- meta of any object: {key: [values…]} --------------------------------------------------------
 
 
@@ -248,12 +260,9 @@ _MODERATION = {"1": "approve", "0": "unapprove"}
 
 def _comment_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
     comment_id, label = key[0], f"コメント ID {key[0]}"
-    if before is None and current is None:
-        return []
-    if before is None:
-        return [_step(["comment", "delete", comment_id, "--force"], f"作成された{label}を削除")]
-    if current is None:
-        raise CaptureError(f"完全に削除された{label}は元に戻せません")
+    delete = ["comment", "delete", comment_id, "--force"]
+    if (ends := _created_or_gone(before, current, delete, label)) is not None:
+        return ends
     steps = []
     was, now = before["fields"]["comment_approved"], current["fields"]["comment_approved"]
     if was != now and now in _OUT_OF:
@@ -304,12 +313,9 @@ def _term_parse(key: list[str], results: list[CommandResult]) -> Any:
 def _term_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
     taxonomy, term_id = key
     label = f"{taxonomy} ID {term_id}"
-    if before is None and current is None:
-        return []
-    if before is None:
-        return [_step(["term", "delete", taxonomy, term_id], f"作成された{label}を削除")]
-    if current is None:
-        raise CaptureError(f"削除された{label}は元に戻せません")
+    delete = ["term", "delete", taxonomy, term_id]
+    if (ends := _created_or_gone(before, current, delete, label)) is not None:
+        return ends
     changed = {k: v for k, v in before["fields"].items() if current["fields"].get(k) != v}
     steps = []
     if changed:
@@ -429,13 +435,10 @@ def _user_parse(key: list[str], results: list[CommandResult]) -> Any:
 
 def _user_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
     user_id, label = key[0], f"ユーザー ID {key[0]}"
-    if before is None and current is None:
-        return []
-    if before is None:
-        # --network: on a network `user delete` alone only removes the user from the current site.
-        return [_step(["user", "delete", user_id, "--yes", "--network"], f"作成された{label}を削除")]
-    if current is None:
-        raise CaptureError(f"削除された{label}は元に戻せません")
+    # --network: on a network `user delete` alone only removes the user from the current site.
+    delete = ["user", "delete", user_id, "--yes", "--network"]
+    if (ends := _created_or_gone(before, current, delete, label)) is not None:
+        return ends
     steps = []
     changed = {
         k: v for k, v in before["fields"].items() if k != "user_login" and current["fields"].get(k) != v
@@ -635,12 +638,9 @@ def _site_parse(key: list[str], results: list[CommandResult]) -> Any:
 
 def _site_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
     blog_id, label = key[0], f"サイト ID {key[0]}"
-    if before is None and current is None:
-        return []
-    if before is None:
-        return [_step(["site", "delete", blog_id, "--yes"], f"作成された{label}を削除")]
-    if current is None:
-        raise CaptureError(f"削除された{label}は元に戻せません")
+    delete = ["site", "delete", blog_id, "--yes"]
+    if (ends := _created_or_gone(before, current, delete, label)) is not None:
+        return ends
     steps = []
     for flag, (on, off) in SITE_FLAGS.items():
         if before[flag] != current[flag]:
