@@ -146,6 +146,8 @@ class SessionState(StateModel):
     site_url: str | None = None
     # May run network-level commands when no site is chosen (set from the target's network admins).
     network_admin: bool = False
+    # Set on an undo run: the run whose changes it reverts (wp_agent/undo/agent_turn.py plans it).
+    reverts_run_id: str | None = None
     stop_reason: Literal["repeated_command", "command_cap", "iteration_cap"] | None = None
     result: AgentOutput | None = None
     # Audit records saved with the state they describe and not yet known to be in the audit log;

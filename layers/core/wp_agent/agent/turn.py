@@ -58,6 +58,7 @@ from wp_agent.telemetry import (
     NoTelemetry,
     Telemetry,
 )
+from wp_agent.undo import agent_turn as undo_turn
 from wp_agent.undo import recorder as undo_recorder
 from wp_agent.undo.capture import with_undo_note
 
@@ -282,6 +283,11 @@ class AgentTurn:
             self._resolve_site_id(state, options.site_id)
             if state.status.terminal:
                 return TurnResult.FAILED
+        if state.reverts_run_id and state.iterations == 0:  # an undo run: the revert plan, not the model
+            state.iterations += 1
+            state.messages.append({"role": "assistant", "content": undo_turn.plan_message(state, self._deps)})
+            self._checkpoint(state)
+            return self._handle_assistant_message(state, state.messages[-1]["content"])
         state.status = SessionStatus.PLANNING
         self._checkpoint(state)
         self._emit("model_call", "AIが次の手順を考えています…")

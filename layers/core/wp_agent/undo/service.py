@@ -91,7 +91,7 @@ class UndoService:
                 "元に戻す操作には確認が必要です。",
                 details={"reason": "undo"},
             )
-        self._audit(AuditEventType.RUN_REVERT_STARTED, approver=approved_by)
+        self.audit_start(approved_by=approved_by)
         read = site_reader(self.state, self.policy, self.wp_cli, self.limiter, audit=True)
         outcome = execute_plan(checked.plan, self._run, read, workers=self.wp_cli.max_concurrency)
         self._audit(
@@ -100,6 +100,10 @@ class UndoService:
             error="; ".join(outcome.unsettled_ja)[:1_000] or None,
         )
         return outcome
+
+    def audit_start(self, *, approved_by: str | None) -> None:
+        """The undo run begins: linked to the run it reverts."""
+        self._audit(AuditEventType.RUN_REVERT_STARTED, approver=approved_by)
 
     def _run(self, argv: list[str]) -> CommandResult:
         decision = apply_site_scope(self.policy.classify_argv(argv), self.state)
