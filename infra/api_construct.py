@@ -52,6 +52,7 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/v1/sessions/{sessionId}", body=False),
     Route("POST", "/v1/sessions/{sessionId}/approvals/{approvalId}", body=True),
     Route("POST", "/v1/sessions/{sessionId}/cancel", body=False),
+    Route("POST", "/v1/sessions/{sessionId}/runs/{runId}/undo", body=True),
     Route("GET", "/v1/targets", body=False),
     Route("POST", "/v1/targets", body=True),
     Route("GET", "/v1/targets/{targetId}", body=False),

@@ -32,6 +32,8 @@ from wp_agent.models.api import (
     SessionView,
     TargetList,
     TargetRegistration,
+    UndoPreview,
+    UndoRequest,
 )
 from wp_agent.models.base import CamelModel
 from wp_agent.models.schedule import (
@@ -52,6 +54,7 @@ from wp_agent.service.lambda_setup import handler_tools
 from wp_agent.service.schedules import ScheduleService
 from wp_agent.service.sessions import SessionService
 from wp_agent.service.targets import TargetService
+from wp_agent.service.undo import undo_run
 from wp_agent.telemetry import REQUESTS_DURATION_SECONDS
 
 logger, tracer, runtime = handler_tools()
@@ -76,6 +79,7 @@ KeyHeader = Annotated[
 ]
 SessionId = Annotated[str, Path(pattern=field_rules.SESSION_ID)]
 ApprovalId = Annotated[str, Path(pattern=field_rules.APPROVAL_ID)]
+RunId = Annotated[str, Path(pattern=field_rules.RUN_ID)]
 TargetId = Annotated[str, Path(pattern=field_rules.TARGET_ID)]
 ArticleId = Annotated[str, Path(pattern=field_rules.ARTICLE_ID)]
 ScheduleId = Annotated[str, Path(pattern=field_rules.SCHEDULE_ID)]
@@ -239,6 +243,34 @@ def decide(
 )
 def cancel(session_id: SessionId, user: UserHeader = None) -> Response[str]:
     return _json(200, SessionService(runtime()).cancel(session_id, user_id_from(user)))
+
+
+@app.post(
+    "/v1/sessions/<session_id>/runs/<run_id>/undo",
+    responses={
+        200: {
+            "description": "dryRun: what can be undone",
+            "content": {"application/json": {"model": UndoPreview}},
+        },
+        202: {"description": "undo run started", "content": {"application/json": {"model": RunAccepted}}},
+        **_ERRORS,
+    },
+)
+def undo(
+    session_id: SessionId,
+    run_id: RunId,
+    body: Annotated[UndoRequest, Body()],
+    user: UserHeader = None,
+    idempotency_key: KeyHeader = None,
+) -> Response[str]:
+    caller = user_id_from(user)
+    service = SessionService(runtime())
+
+    def answer() -> Response[str]:
+        result = undo_run(service, session_id, run_id, caller, body)
+        return _json(200 if isinstance(result, UndoPreview) else 202, result)
+
+    return _idempotent(f"undo:{session_id}:{run_id}", caller, idempotency_key, answer)
 
 
 # -- targets -------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ EXPECTED_ROUTES = {
     ("GET", "/v1/sessions/{sessionId}"),
     ("POST", "/v1/sessions/{sessionId}/approvals/{approvalId}"),
     ("POST", "/v1/sessions/{sessionId}/cancel"),
+    ("POST", "/v1/sessions/{sessionId}/runs/{runId}/undo"),
     ("GET", "/v1/targets"),
     ("POST", "/v1/targets"),
     ("GET", "/v1/targets/{targetId}"),

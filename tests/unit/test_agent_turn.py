@@ -23,6 +23,7 @@ from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult
 from wp_agent.models.agent_io import AgentInput
+from wp_agent.policy import CommandPolicy, PolicyCategory
 
 
 def audit_of(deps: AgentDeps) -> MemoryAuditLog:
@@ -198,7 +199,7 @@ def test_skip_confirmation_is_ignored_unless_the_deployment_enables_it() -> None
         agent_allow_skip_confirmation=True,
     )
     assert run(deps, skip_destructive_confirmation=True).success
-    assert wp.calls == [["post", "delete", "45"]]
+    assert wp.changes() == [["post", "delete", "45"]]  # reads for its before-image aside
 
 
 def test_independent_calls_run_concurrently_within_the_executor_limit() -> None:
@@ -366,10 +367,12 @@ def test_big_output_is_capped_for_the_model_but_kept_whole_in_the_record() -> No
 
 
 class CrashingWpCli(RecordingWpCli):
-    """Dies (like a Lambda timeout) after starting the command."""
+    """Dies (like a Lambda timeout) after starting the command (reads for its before-image pass)."""
 
     def run(self, argv: Any) -> CommandResult:
-        super().run(argv)
+        result = super().run(argv)
+        if CommandPolicy().classify_argv(list(argv)).category is PolicyCategory.READ:
+            return result
         raise KeyboardInterrupt  # not a WpAgentError: the turn does not get to record a result
 
 

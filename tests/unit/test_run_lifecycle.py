@@ -23,6 +23,7 @@ from wp_agent.agent.turn import AgentDeps, AgentTurn, TurnResult, continue_sessi
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult
 from wp_agent.models.agent_io import AgentInput
+from wp_agent.policy import CommandPolicy, PolicyCategory
 
 
 class LambdaDied(BaseException):
@@ -132,6 +133,8 @@ def test_a_decision_that_never_reached_the_wait_expires() -> None:
 
 def test_a_command_interrupted_by_a_crash_is_reported_when_the_run_fails() -> None:
     def die(argv: list[str]) -> CommandResult:
+        if CommandPolicy().classify_argv(argv).category is PolicyCategory.READ:
+            return CommandResult("[]", "", 0, 1)  # the reads of its before-image
         raise LambdaDied
 
     deps = make_deps(

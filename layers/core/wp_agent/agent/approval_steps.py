@@ -49,7 +49,9 @@ class ApprovalSteps:
         items: list[ApprovalItem] = []
         read = self._io.state_reader(state, _OBSERVE_REASON)
         for record in held:
-            summary, impact = describe(deps.policy.classify_argv(record.argv), read)
+            decision = deps.policy.classify_argv(record.argv)
+            summary, impact = describe(decision, read)
+            impact = deps.changes.approval_impact(decision, impact)
             record.approval_id = approval_id
             items.append(
                 ApprovalItem(

@@ -23,6 +23,9 @@ class AuditEventType(StrEnum):
     # Written by the CLI when a run stops (ended, held or interrupted): the instruction and the
     # answer (both masked), for `wp-agent history` / `show`.
     RUN_SUMMARY = "run_summary"
+    # An undo (`wp-agent undo`, POST …/runs/{runId}/undo) is a run of its own, linked by reverts_run_id.
+    RUN_REVERT_STARTED = "run_revert_started"
+    RUN_REVERT_FINISHED = "run_revert_finished"
 
 
 class AuditEvent(BaseModel):
@@ -53,6 +56,7 @@ class AuditEvent(BaseModel):
     instruction: str | None = None
     answer: str | None = None
     status: str | None = None
+    reverts_run_id: str | None = None
 
     @model_validator(mode="before")
     @classmethod

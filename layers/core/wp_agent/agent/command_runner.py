@@ -32,9 +32,11 @@ class CommandRunner:
         if not records:
             return
         workers = max(1, min(len(records), self._io.deps.wp_cli.max_concurrency))
+        self._io.deps.changes.before(state, records)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="wp-cli") as pool:
             for record in pool.map(lambda r: self.execute(state, r), records):
                 results[record.tool_use_id] = self._io.result_for(record)
+        self._io.deps.changes.after(state, records)
         fatal = next((r for r in records if r.error_code is AgentErrorCode.SSH_CONNECTION_FAILED), None)
         if fatal is not None:
             error = WpAgentError(

@@ -42,6 +42,9 @@ def executed_commands(state: SessionState) -> list[ExecutedCommand]:
                 error=error,
                 executed_at=record.started_at or record.finished_at or state.started_at,
                 duration_ms=record.duration_ms,
+                undo_available=None
+                if record.category is PolicyCategory.READ
+                else bool(record.undo and record.undo.revertible),
             )
         )
     return executed

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from wp_agent.agent.audit_events import AuditEvent
-from wp_agent.agent.session_state import PendingApproval, SessionState
+from wp_agent.agent.session_state import CommandRecord, PendingApproval, SessionState
+from wp_agent.policy import PolicyDecision
 
 
 class AuditLog(Protocol):
@@ -57,6 +58,36 @@ class Approvals(Protocol):
 
 
 # -- local defaults ---------------------------------------------------------------------------------
+
+
+class ChangeRecorder(Protocol):
+    """What write commands change, kept for undo (wp_agent.undo implements it): before-images just
+    before a batch of commands runs, after-images right after; an undo run's opening step (the revert
+    plan, as the assistant's tool calls); and the approval impact saying「元に戻せません」when so."""
+
+    def before(self, state: SessionState, records: Sequence[CommandRecord]) -> None: ...
+
+    def after(self, state: SessionState, records: Sequence[CommandRecord]) -> None: ...
+
+    def opening_step(self, state: SessionState) -> list[dict[str, Any]] | None: ...
+
+    def approval_impact(self, decision: PolicyDecision, impact_ja: str) -> str: ...
+
+
+class NoChangeRecorder:
+    """Keeps nothing: commands run without before-images (nothing to undo)."""
+
+    def before(self, state: SessionState, records: Sequence[CommandRecord]) -> None:
+        return None
+
+    def after(self, state: SessionState, records: Sequence[CommandRecord]) -> None:
+        return None
+
+    def opening_step(self, state: SessionState) -> list[dict[str, Any]] | None:
+        return None
+
+    def approval_impact(self, decision: PolicyDecision, impact_ja: str) -> str:
+        return impact_ja
 
 
 class NoRateLimits:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from wp_agent.agent.audit_events import AuditEvent
 from wp_agent.errors import AgentErrorCode
 from wp_agent.models.agent_io import AgentInput, AgentOutput
+from wp_agent.models.undo import UndoCapture
 from wp_agent.policy.categories import PolicyCategory
 
 
@@ -67,6 +68,8 @@ class CommandRecord(StateModel):
     truncated: bool = False
     error_code: AgentErrorCode | None = None
     approval_id: str | None = None
+    # Before/after images for `wp-agent undo` (write and destructive commands; masked).
+    undo: UndoCapture | None = None
 
     @property
     def succeeded(self) -> bool:
@@ -143,6 +146,8 @@ class SessionState(StateModel):
     site_url: str | None = None
     # May run network-level commands when no site is chosen (set from the target's network admins).
     network_admin: bool = False
+    # Set on an undo run: the run whose changes it reverts (wp_agent/undo/agent_turn.py plans it).
+    reverts_run_id: str | None = None
     stop_reason: Literal["repeated_command", "command_cap", "iteration_cap"] | None = None
     result: AgentOutput | None = None
     # Audit records saved with the state they describe and not yet known to be in the audit log;

@@ -135,6 +135,12 @@ class AgentTurn:
             resolve_site_id(self._io, self._runner, state, options.site_id)
             if state.status.terminal:
                 return TurnResult.FAILED
+        opening = self._deps.changes.opening_step(state) if state.iterations == 0 else None
+        if opening is not None:  # an undo run: its first step is the revert plan, not a model call
+            state.iterations += 1
+            state.messages.append({"role": "assistant", "content": opening})
+            self._io.checkpoint(state)
+            return self._tool_step(state, opening)
         return self._tool_step(state, self._call_model(state))
 
     def _call_model(self, state: SessionState) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ from wp_agent.agent import audit_outbox, lifecycle
 from wp_agent.agent.approval_summary import StateReader
 from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.model_client import ModelClient
-from wp_agent.agent.ports import AuditLog, RateLimiter, SessionStore
+from wp_agent.agent.ports import AuditLog, ChangeRecorder, NoChangeRecorder, RateLimiter, SessionStore
 from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionState, SessionStatus
 from wp_agent.agent.site_scope import apply_site_scope
 from wp_agent.agent.tool_results import result_for
@@ -45,6 +45,7 @@ class AgentDeps:
     settings: Settings
     progress: ProgressListener | None = None
     telemetry: Telemetry = field(default_factory=NoTelemetry)
+    changes: ChangeRecorder = field(default_factory=NoChangeRecorder)  # before/after images for undo
 
 
 class TurnIO:

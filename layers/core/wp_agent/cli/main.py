@@ -12,7 +12,19 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 
 from wp_agent import __version__
-from wp_agent.cli import ask, check, doctor, history, interrupts, logs, pending, publish, sandbox, targets
+from wp_agent.cli import (
+    ask,
+    check,
+    doctor,
+    history,
+    interrupts,
+    logs,
+    pending,
+    publish,
+    sandbox,
+    targets,
+    undo,
+)
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import Settings
 from wp_agent.errors import ConfigurationError
@@ -70,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     publish.add_parser(subparsers)
     sandbox.add_parser(subparsers)
     targets.add_parser(subparsers)
+    undo.add_parser(subparsers)
     return parser
 
 

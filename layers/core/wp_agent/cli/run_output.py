@@ -13,7 +13,7 @@ from wp_agent.agent.ports import ApprovalDecision
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import ApprovalStatus, CommandStatus, PendingApproval, SessionState
 from wp_agent.agent.turn import AgentDeps, AgentTurn, ProgressEvent, ProgressListener
-from wp_agent.cli import history, interrupts
+from wp_agent.cli import history, interrupts, undo
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode
@@ -179,6 +179,7 @@ def drive(
     state = runner.last_state
     if state is not None:
         history.record_summary(deps.audit, state)
+        undo.remember_for_undo(state, settings)
     held = state.pending_approval if state is not None else None
     if held is not None and held.status is not ApprovalStatus.PENDING:
         held = None

@@ -11,6 +11,7 @@ from wp_agent.config import Settings
 from wp_agent.executors.factory import build_wp_cli
 from wp_agent.executors.port import WpCli
 from wp_agent.policy import CommandPolicy
+from wp_agent.undo.agent_hooks import UndoRecorder
 
 
 def build_local_deps(
@@ -23,13 +24,17 @@ def build_local_deps(
     store: SessionStore | None = None,
     limiter: RateLimiter | None = None,
 ) -> AgentDeps:
+    wp_cli = wp_cli or build_wp_cli(settings)
+    policy = CommandPolicy.from_settings(settings)
+    limiter = limiter or NoRateLimits()
     return AgentDeps(
         model=model or AnthropicModelClient(settings),
-        wp_cli=wp_cli or build_wp_cli(settings),
-        policy=CommandPolicy.from_settings(settings),
+        wp_cli=wp_cli,
+        policy=policy,
         audit=audit or JsonlAuditLog(settings.wp_agent_audit_file.expanduser()),
-        limiter=limiter or NoRateLimits(),
+        limiter=limiter,
         store=store or InMemorySessionStore(),
         settings=settings,
         progress=progress,
+        changes=UndoRecorder(policy, wp_cli, limiter),
     )

@@ -79,6 +79,8 @@ class ExecutedCommand(CamelModel):
     error: str | None = None
     executed_at: str
     duration_ms: int = Field(ge=0)
+    # Write/destructive commands: whether `wp-agent undo` (POST …/runs/{runId}/undo) can revert it.
+    undo_available: bool | None = None
 
 
 class PartialSuccessDetail(CamelModel):

@@ -28,6 +28,28 @@ class ApprovalDecisionRequest(RequestModel):
     comment: str | None = Field(default=None, max_length=1_000, pattern=field_rules.NO_NUL)
 
 
+class UndoRequest(RequestModel):
+    """POST /v1/sessions/{sessionId}/runs/{runId}/undo — dryRun: only say what can be undone."""
+
+    dry_run: bool = False
+
+
+class UndoCommandView(CamelModel):
+    command: str
+    undo_available: bool
+    reason: str | None = None  # why not, when it cannot be undone
+
+
+class UndoPreview(CamelModel):
+    """What the run changed and whether each can be undone (the plan itself is built against the
+    site's current state when the undo runs: things changed since are skipped and reported)."""
+
+    session_id: str
+    run_id: str
+    undo_available: bool
+    commands: list[UndoCommandView]
+
+
 class RunAccepted(CamelModel):
     session_id: str
     run_id: str

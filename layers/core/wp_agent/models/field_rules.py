@@ -18,6 +18,7 @@ from typing import Final
 
 SESSION_ID: Final = r"^[A-Za-z0-9_\-]{8,64}$"
 APPROVAL_ID: Final = r"^apr_[0-9a-f]{20}$"
+RUN_ID: Final = r"^run_[0-9a-f]{20}$"
 ARTICLE_ID: Final = r"^art_[0-9a-f]{20}$"
 SCHEDULE_ID: Final = r"^sch_[0-9a-f]{20}$"
 TARGET_ID: Final = r"^[a-z0-9][a-z0-9\-]{1,62}$"
@@ -70,6 +71,7 @@ TIME_ZONES: Final = tuple(sorted(resources.files("tzdata").joinpath("zones").rea
 REASONS_JA: Final = {
     SESSION_ID: "英数字・-・_ の8〜64文字で指定してください",
     APPROVAL_ID: "apr_ に続く16進数20桁で指定してください",
+    RUN_ID: "run_ に続く16進数20桁で指定してください",
     ARTICLE_ID: "art_ に続く16進数20桁で指定してください",
     SCHEDULE_ID: "sch_ に続く16進数20桁で指定してください",
     TARGET_ID: "英小文字・数字・- の2〜63文字（先頭は英小文字か数字）で指定してください",

@@ -67,6 +67,10 @@ REFUSALS: dict[tuple[str, str], Refusals] = {
         ApiErrorCode.SCHEDULE_REJECTED: "EventBridge Scheduler refused the schedule",
         **_MULTISITE_ONLY,
     },
+    ("post", "/v1/sessions/{session_id}/runs/{run_id}/undo"): {
+        ApiErrorCode.RUN_NOT_FOUND: "the session has no run with this id (or the caller is not its requester)",
+        ApiErrorCode.NOTHING_TO_UNDO: "no command of the run changed something that can be undone",
+    },
     ("post", "/v1/schedules/proposals"): {
         ApiErrorCode.PROPOSAL_FAILED: "the model gave no valid schedule for the text after its corrections",
     },

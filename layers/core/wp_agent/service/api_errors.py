@@ -73,6 +73,8 @@ class ApiErrorCode(StrEnum):
     )
     TARGET_MISMATCH = "TARGET_MISMATCH", 400, "このセッションは別のサイトを対象にしています。"
     RUN_NOT_ACTIVE = "RUN_NOT_ACTIVE", 409, "実行中の処理はありません。"
+    RUN_NOT_FOUND = "RUN_NOT_FOUND", 404, "実行が見つかりません。"
+    NOTHING_TO_UNDO = "NOTHING_TO_UNDO", 409, "この実行には元に戻せる変更がありません。"
     RUN_ENDED = (
         "RUN_ENDED",
         409,

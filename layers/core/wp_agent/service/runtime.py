@@ -24,6 +24,7 @@ from wp_agent.executors.ssh_target import SshTarget
 from wp_agent.models.target import Target
 from wp_agent.policy import CommandPolicy
 from wp_agent.telemetry import RATE_LIMIT_UTILISATION_PERCENT, Telemetry
+from wp_agent.undo.agent_hooks import UndoRecorder
 
 # The adapters the services may use are the ones wired here (import-linter keeps it so).
 __all__ = [
@@ -132,16 +133,18 @@ class AwsRuntime:
         return SshWpCli(self.settings, target=ssh_target)
 
     def agent_turn(self, target: Target, wp_cli: WpCli | None = None) -> AgentTurn:
+        wp_cli = wp_cli or self.wp_cli_for(target)
         return AgentTurn(
             AgentDeps(
                 model=self.model,
-                wp_cli=wp_cli or self.wp_cli_for(target),
+                wp_cli=wp_cli,
                 policy=self.policy,
                 audit=self.audit,
                 limiter=self.limiter,
                 store=self.sessions,
                 settings=self.settings,
                 telemetry=self.telemetry,
+                changes=UndoRecorder(self.policy, wp_cli, self.limiter),
             )
         )
 

@@ -49,6 +49,10 @@ class SessionService:
 
     # -- reading --------------------------------------------------------------------------------
 
+    def owned(self, session_id: str, user_id: str) -> SessionState:
+        """The session when `user_id` is its requester; otherwise 404 (as if it did not exist)."""
+        return self._owned(session_id, user_id)
+
     def _owned(self, session_id: str, user_id: str) -> SessionState:
         check_session_id(session_id)
         state = self._rt.sessions.load(session_id)
@@ -77,6 +81,12 @@ class SessionService:
         return target
 
     def post_message(self, session_id: str, user_id: str, body: SessionMessageRequest) -> RunAccepted:
+        return self.start_run(session_id, user_id, body)
+
+    def start_run(
+        self, session_id: str, user_id: str, body: SessionMessageRequest, *, reverts_run_id: str | None = None
+    ) -> RunAccepted:
+        """A new run in the session (an undo run when `reverts_run_id` names the run it reverts)."""
         check_session_id(session_id)
         state = self._rt.sessions.load(session_id)
         if state is not None and state.user_id != user_id:
@@ -104,6 +114,7 @@ class SessionService:
             state.site_url = site_url
             # Rights as the registry says now (every turn checks again).
             state.network_admin = target.multisite and target.network_admin(user_id)
+        state.reverts_run_id = reverts_run_id
         state.status = SessionStatus.PLANNING
         # Known before the start, so the session is saved once: the run's first turn may load it
         # at any moment after the start, and must find it as it will stay.

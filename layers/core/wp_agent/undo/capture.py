@@ -1,0 +1,401 @@
+"""Before-images: which things a write or destructive command changes (a table per command family),
+read with read-only WP-CLI commands before it runs and again after it ran.
+
+`assess(path, argv)` needs no reads: it says up front whether a command can be undone at all (for
+the approval summary). `capture_before` and `record_after` do the reads; their results are masked
+like every other command output, and a before-image that held a secret is not kept for undo.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from wp_agent.agent.approval_summary import IRREVERSIBLE
+from wp_agent.executors.port import CommandResult
+from wp_agent.models.undo import EntityRef, UndoCapture, UndoItem
+from wp_agent.policy.masking import is_secret_name, mask_command_output
+from wp_agent.policy.parsed_command import ParsedCommand
+from wp_agent.undo.entities import KINDS, CaptureError, Read, scoped
+
+NOT_RECORDED = "この操作の変更内容は記録できないため、" + IRREVERSIBLE
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command about to run, as the target functions see it."""
+
+    path: tuple[str, ...]
+    parsed: ParsedCommand
+    args: list[str]  # positionals after the command path
+    url: str | None
+    read: Read | None  # None in assess(): targets that need a read are resolved later
+
+    def ref(self, kind: str, *key: str, always: bool = False) -> EntityRef:
+        return EntityRef(kind=kind, key=list(key), url=self.url, always=always)
+
+    def ids(self, start: int = 0) -> list[str]:
+        return self.args[start:]
+
+
+Targets = Callable[[Command], list[EntityRef]]
+
+
+@dataclass(frozen=True)
+class Spec:
+    targets: Targets
+    # the kind of thing the command creates; its ID is read from the command's output
+    creates: str | None = None
+    created_id: re.Pattern[str] | None = None
+    # reason it cannot be undone, decided from the argv alone (None: it can)
+    irreversible: Callable[[Command], str | None] = lambda cmd: None
+
+
+def _never(reason: str) -> Spec:
+    return Spec(targets=lambda cmd: [], irreversible=lambda cmd: reason)
+
+
+def _posts(cmd: Command) -> list[EntityRef]:
+    return [*_new_terms(cmd), *_post_count(cmd), *(cmd.ref("post", i) for i in cmd.ids() if i.isdigit())]
+
+
+def _post_count(cmd: Command) -> list[EntityRef]:
+    """On a network, publishing or deleting a post recounts the site's `post_count` option (and
+    WordPress counts a published post that is being deleted): set back with the post."""
+    status_change = cmd.path != ("post", "update") or cmd.parsed.has_flag("post_status")
+    return [cmd.ref("option", "post_count", always=True)] if status_change else []
+
+
+def _post_create(cmd: Command) -> list[EntityRef]:
+    return [*_new_terms(cmd), *_post_count(cmd)]
+
+
+def _first_post(cmd: Command) -> list[EntityRef]:
+    return [cmd.ref("post", cmd.args[0])] if cmd.args else []
+
+
+def _new_terms(cmd: Command) -> list[EntityRef]:
+    """Taxonomies in which the command may create terms it names (ids never create one)."""
+    taxonomies = []
+    by_name = cmd.parsed.option_values("by") != ["id"]
+    if cmd.path in {("post", "term", "add"), ("post", "term", "set")} and len(cmd.args) > 1 and by_name:
+        taxonomies.append(cmd.args[1])
+    if cmd.parsed.has_flag("tags_input"):
+        taxonomies.append("post_tag")
+    return [cmd.ref("terms", taxonomy) for taxonomy in taxonomies]
+
+
+def _post_terms(cmd: Command) -> list[EntityRef]:
+    return [*_new_terms(cmd), *_first_post(cmd)]
+
+
+def _active_theme_mods(cmd: Command) -> list[EntityRef]:
+    """Menu locations and theme mods live in the option theme_mods_<active stylesheet>."""
+    if cmd.read is None:
+        return []
+    result = cmd.read(["option", "get", "stylesheet"])
+    if not result.ok or not result.stdout.strip():
+        raise CaptureError("有効なテーマを読み取れませんでした")
+    return [cmd.ref("option", f"theme_mods_{result.stdout.strip()}")]
+
+
+def _theme_switch(cmd: Command) -> list[EntityRef]:
+    # switch_theme() writes these options; each is set back after the old theme is activated again.
+    names = ["template", "stylesheet", "current_theme", "theme_switched", "sidebars_widgets"]
+    refs = [cmd.ref("option", name, always=True) for name in names]
+    if cmd.read is not None:
+        refs += [cmd.ref("option", ref.key[0], always=True) for ref in _active_theme_mods(cmd)]
+        refs += [cmd.ref("option", f"theme_mods_{cmd.args[0]}", always=True)] if cmd.args else []
+    return [*refs, cmd.ref("theme")]
+
+
+def _options(cmd: Command) -> list[EntityRef]:
+    key_at = 1 if cmd.path == ("option", "patch") else 0
+    return [cmd.ref("option", cmd.args[key_at])] if len(cmd.args) > key_at else []
+
+
+def _secret_option(cmd: Command) -> str | None:
+    key_at = 1 if cmd.path == ("option", "patch") else 0
+    if len(cmd.args) > key_at and is_secret_name(cmd.args[key_at]):
+        return "秘密情報を含む設定の値は記録しないため、" + IRREVERSIBLE
+    return None
+
+
+def _object_meta(obj: str) -> Targets:
+    def targets(cmd: Command) -> list[EntityRef]:
+        return [cmd.ref("meta", obj, cmd.args[0], cmd.args[1])] if len(cmd.args) > 1 else []
+
+    return targets
+
+
+def _users(cmd: Command) -> list[EntityRef]:
+    return [cmd.ref("user", u) for u in (cmd.args if cmd.path == ("user", "update") else cmd.args[:1])]
+
+
+def _user_update_irreversible(cmd: Command) -> str | None:
+    if cmd.parsed.has_flag("user_pass"):
+        return "パスワードの変更は元に戻せません（元のパスワードは記録しません）。"
+    return None
+
+
+def _plugins(cmd: Command) -> list[EntityRef]:
+    # Deactivating (also when an undo re-deactivates) stamps `recently_activated`; set it back too.
+    return [cmd.ref("option", "recently_activated", always=True), cmd.ref("plugins")]
+
+
+def _network(cmd: Command) -> str | None:
+    return (
+        "ネットワーク全体の有効・無効の切り替えは元に戻せません。" if cmd.parsed.has_flag("network") else None
+    )
+
+
+def _forced(what: str) -> Callable[[Command], str | None]:
+    def reason(cmd: Command) -> str | None:
+        return (
+            f"ゴミ箱を経由せずに削除した{what}は元のとおりには戻せません。"
+            if cmd.parsed.has_flag("force")
+            else None
+        )
+
+    return reason
+
+
+def _menu_item_of(cmd: Command) -> list[EntityRef]:
+    return [cmd.ref("menu_items", cmd.args[0])] if cmd.args else []
+
+
+def _created(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.MULTILINE)
+
+
+_POST_ID = _created(r"Created post (\d+)|^(\d+)$")
+
+COMMANDS: dict[tuple[str, ...], Spec] = {
+    ("post", "create"): Spec(_post_create, creates="post", created_id=_POST_ID),
+    ("post", "update"): Spec(_posts),
+    ("post", "delete"): Spec(_posts, irreversible=_forced("投稿")),
+    ("post", "meta", "add"): Spec(_first_post),
+    ("post", "meta", "update"): Spec(_first_post),
+    ("post", "meta", "patch"): Spec(_first_post),
+    ("post", "meta", "delete"): Spec(_first_post),
+    ("post", "term", "add"): Spec(_post_terms),
+    ("post", "term", "set"): Spec(_post_terms),
+    ("post", "term", "remove"): Spec(_first_post),
+    ("term", "create"): Spec(
+        lambda cmd: [], creates="term", created_id=_created(r"Created \S+ (\d+)|^(\d+)$")
+    ),
+    ("term", "update"): Spec(
+        lambda cmd: [cmd.ref("term", cmd.args[0], cmd.args[1])] if len(cmd.args) > 1 else []
+    ),
+    ("term", "delete"): _never("削除したカテゴリ・タグは、記事との関連付けを含めて元に戻せません。"),
+    ("term", "meta", "add"): Spec(_object_meta("term")),
+    ("term", "meta", "update"): Spec(_object_meta("term")),
+    ("term", "meta", "patch"): Spec(_object_meta("term")),
+    ("term", "meta", "delete"): Spec(_object_meta("term")),
+    ("comment", "create"): Spec(
+        lambda cmd: [], creates="comment", created_id=_created(r"Created comment (\d+)|^(\d+)$")
+    ),
+    **{
+        ("comment", verb): Spec(lambda cmd: [cmd.ref("comment", i) for i in cmd.args if i.isdigit()])
+        for verb in ("update", "approve", "unapprove", "spam", "trash", "untrash")
+    },
+    # Marked spam again, a comment gets a record of its earlier status it did not have (comment meta,
+    # which the policy does not let us remove).
+    ("comment", "unspam"): _never("スパム解除は元の記録のとおりには戻せません。"),
+    ("comment", "delete"): Spec(
+        lambda cmd: [cmd.ref("comment", i) for i in cmd.args if i.isdigit()], irreversible=_forced("コメント")
+    ),
+    ("menu", "create"): Spec(
+        lambda cmd: [], creates="menu", created_id=_created(r"Created menu (\d+)|^(\d+)$")
+    ),
+    ("menu", "delete"): _never("削除したメニューは、全ての項目を含めて元に戻せません。"),
+    ("menu", "item", "add-post"): Spec(_menu_item_of),
+    ("menu", "item", "add-term"): Spec(_menu_item_of),
+    ("menu", "item", "add-custom"): Spec(_menu_item_of),
+    ("menu", "item", "update"): Spec(_first_post),  # a menu item is a post of type nav_menu_item
+    ("menu", "item", "delete"): _never("削除したメニュー項目は元に戻せません。"),
+    ("menu", "location", "assign"): Spec(_active_theme_mods),
+    ("menu", "location", "remove"): Spec(_active_theme_mods),
+    ("option", "add"): Spec(_options, irreversible=_secret_option),
+    ("option", "update"): Spec(_options, irreversible=_secret_option),
+    ("option", "patch"): Spec(_options, irreversible=_secret_option),
+    ("option", "delete"): Spec(_options, irreversible=_secret_option),
+    ("user", "create"): Spec(
+        lambda cmd: [], creates="user", created_id=_created(r"Created user (\d+)|^(\d+)$")
+    ),
+    ("user", "update"): Spec(_users, irreversible=_user_update_irreversible),
+    ("user", "set-role"): Spec(_users),
+    ("user", "add-role"): Spec(_users),
+    ("user", "remove-role"): Spec(_users),
+    ("user", "meta", "add"): Spec(_object_meta("user")),
+    ("user", "meta", "update"): Spec(_object_meta("user")),
+    ("user", "meta", "patch"): Spec(_object_meta("user")),
+    ("user", "meta", "delete"): Spec(_object_meta("user")),
+    ("plugin", "activate"): Spec(_plugins, irreversible=_network),
+    ("plugin", "deactivate"): Spec(_plugins, irreversible=_network),
+    ("plugin", "toggle"): Spec(_plugins, irreversible=_network),
+    ("theme", "activate"): Spec(_theme_switch),
+    ("theme", "mod", "set"): Spec(_active_theme_mods),
+    ("theme", "mod", "remove"): Spec(_active_theme_mods),
+    ("site", "create"): Spec(lambda cmd: [], creates="site", created_id=_created(r"Site (\d+) created")),
+    **{
+        ("site", verb): Spec(lambda cmd: [cmd.ref("site", i) for i in cmd.args if i.isdigit()])
+        for verb in ("archive", "unarchive", "activate", "deactivate", "spam", "unspam", "public", "private")
+    },
+    # Derived data WordPress rebuilds by itself: nothing a person would want back.
+    **{
+        path: Spec(lambda cmd: [])
+        for path in (("term", "recount"), ("comment", "recount"), ("cache", "flush"), ("rewrite", "flush"))
+    },
+}
+
+
+@dataclass(frozen=True)
+class Assessment:
+    revertible: bool
+    reason_ja: str = ""
+
+
+def _command(path: Sequence[str], argv: Sequence[str], read: Read | None) -> Command:
+    parsed = ParsedCommand.from_argv(tuple(argv))
+    urls = parsed.option_values("url")
+    return Command(tuple(path), parsed, list(parsed.args_after(tuple(path))), urls[0] if urls else None, read)
+
+
+def assess(path: Sequence[str], argv: Sequence[str]) -> Assessment:
+    """Can this command be undone at all? From its argv alone, before anything is read or run."""
+    spec = COMMANDS.get(tuple(path))
+    if spec is None:
+        return Assessment(False, NOT_RECORDED)
+    cmd = _command(path, argv, None)
+    reason = spec.irreversible(cmd)
+    if reason is None and cmd.parsed.has_flag("all") and spec.creates is None and not spec.targets(cmd):
+        reason = "全件を対象にした操作は、変更内容を記録できないため元に戻せません。"
+    return Assessment(reason is None, reason or "")
+
+
+def capture_before(path: Sequence[str], argv: Sequence[str], read: Read, *, workers: int = 1) -> UndoCapture:
+    """Read what the command will change, before it runs (read-only commands only)."""
+    started = time.perf_counter()
+    verdict = assess(path, argv)
+    recreatable = tuple(path) == ("post", "delete")
+    if not verdict.revertible and not recreatable:
+        return UndoCapture(revertible=False, reason_ja=verdict.reason_ja)
+    spec = COMMANDS[tuple(path)]
+    try:
+        refs = spec.targets(_command(path, argv, read))
+        if spec.creates is None and not refs and tuple(path) not in _NOTHING_TO_UNDO:
+            return UndoCapture(revertible=False, reason_ja="対象を特定できないため、" + IRREVERSIBLE)
+        images = snapshots(refs, read, workers=workers)
+    except CaptureError as exc:
+        return UndoCapture(revertible=False, reason_ja=exc.reason_ja + "。" + IRREVERSIBLE)
+    items = [UndoItem(entity=ref, before=image) for ref, image in zip(refs, images, strict=True)]
+    capture = UndoCapture(revertible=verdict.revertible, reason_ja=verdict.reason_ja, items=items)
+    capture.recreatable = recreatable and not verdict.revertible
+    _not_undoable_now(path, argv, capture)
+    capture.capture_ms = int((time.perf_counter() - started) * 1000)
+    return capture
+
+
+_NOTHING_TO_UNDO = {("term", "recount"), ("comment", "recount"), ("cache", "flush"), ("rewrite", "flush")}
+
+
+def _not_undoable_now(path: Sequence[str], argv: Sequence[str], capture: UndoCapture) -> None:
+    """What the site's state makes final: `post delete` / `comment delete` of what is already in the
+    trash (or spam) deletes it for good."""
+    final: dict[tuple[str, ...], tuple[str, set[str]]] = {
+        ("post", "delete"): ("post_status", {"trash"}),
+        ("comment", "delete"): ("comment_approved", {"trash", "spam"}),
+    }
+    rule = final.get(tuple(path))
+    if rule is None:
+        return
+    field, statuses = rule
+    kind = path[0]
+    gone = [
+        i.entity.key[0]
+        for i in capture.items
+        if i.entity.kind == kind and i.before and i.before["fields"].get(field) in statuses
+    ]
+    if gone:
+        capture.revertible = False
+        capture.recreatable = path[0] == "post"
+        capture.reason_ja = f"ID {', '.join(gone)} はゴミ箱にあるため完全に削除され、元に戻せません。"
+
+
+def record_after(
+    path: Sequence[str],
+    argv: Sequence[str],
+    capture: UndoCapture,
+    stdout: str,
+    read: Read,
+    *,
+    workers: int = 1,
+) -> None:
+    """After the command ran: what it created (from its output) and the after-image of everything."""
+    if not capture.revertible and not capture.recreatable:
+        return
+    spec = COMMANDS[tuple(path)]
+    started = time.perf_counter()
+    try:
+        if spec.creates is not None and spec.created_id is not None:
+            match = spec.created_id.search(stdout.strip())
+            if match is not None:
+                new_id = next(g for g in match.groups() if g)
+                cmd = _command(path, argv, read)
+                key = [cmd.args[0], new_id] if spec.creates == "term" and cmd.args else [new_id]
+                capture.items.append(UndoItem(entity=cmd.ref(spec.creates, *key), before=None))
+        images = snapshots([item.entity for item in capture.items], read, workers=workers)
+    except CaptureError as exc:
+        capture.revertible = capture.recreatable = False
+        capture.reason_ja = exc.reason_ja + "。実行後の状態を記録できなかったため、元に戻せません。"
+        return
+    for item, image in zip(capture.items, images, strict=True):
+        item.after = image
+        item.after_recorded = True
+    capture.capture_ms += int((time.perf_counter() - started) * 1000)
+
+
+def snapshots(refs: Sequence[EntityRef], read: Read, *, workers: int = 1) -> list[Any]:
+    """The current state of each entity; every read of all of them runs concurrently (up to `workers`)."""
+    plans = [[scoped(argv, ref) for argv in KINDS[ref.kind].reads(ref.key)] for ref in refs]
+    flat = [argv for argv_list in plans for argv in argv_list]
+    if not flat:
+        return [None for _ in refs]
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(flat)))) as pool:
+        results = list(pool.map(_masked(read), flat))
+    images, at = [], 0
+    for ref, argv_list in zip(refs, plans, strict=True):
+        chunk = results[at : at + len(argv_list)]
+        at += len(argv_list)
+        if any(secret for _, secret in chunk):
+            raise CaptureError(f"{KINDS[ref.kind].label(ref.key)}に秘密情報が含まれるため記録しません")
+        images.append(KINDS[ref.kind].parse(ref.key, [result for result, _ in chunk]))
+    return images
+
+
+def _masked(read: Read) -> Callable[[list[str]], tuple[CommandResult, bool]]:
+    """Read, then mask the output like any command output; True when masking changed something."""
+
+    def run(argv: list[str]) -> tuple[CommandResult, bool]:
+        result = read(argv)
+        masked = mask_command_output(result.stdout)
+        if masked == result.stdout:
+            return result, False
+        return CommandResult(
+            masked, result.stderr, result.exit_code, result.duration_ms, result.truncated
+        ), True
+
+    return run
+
+
+def with_undo_note(path: Sequence[str], argv: Sequence[str], impact_ja: str) -> str:
+    """The approval impact, saying「元に戻せません」when the command cannot be undone (if not said already)."""
+    verdict = assess(path, argv)
+    if verdict.revertible or IRREVERSIBLE in impact_ja:
+        return impact_ja
+    return f"{impact_ja} {verdict.reason_ja}".strip()

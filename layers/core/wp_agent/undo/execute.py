@@ -1,0 +1,98 @@
+"""Run a revert plan's commands in order; stop at the first one that fails (nothing is guessed).
+
+After the steps of one thing ran, the thing is read again: WordPress writes side effects of its own
+while restoring (untrashing a post records its `__trashed` slug as an old slug, for example), so
+what still differs from the before-image is restored once more, then checked a last time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from wp_agent.executors.port import CommandResult
+from wp_agent.models.undo import PlanStep, UndoPlan
+from wp_agent.undo.capture import snapshots
+from wp_agent.undo.entities import KINDS, CaptureError, Read, scoped
+
+NEW_ID = "{new}"  # in steps after a re-created post: its ID, known once `post create --porcelain` ran
+_PORCELAIN_ID = re.compile(r"^\s*(\d+)\s*$")
+_SETTLE_ROUNDS = 2
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    step: PlanStep
+    argv: list[str]
+    result: CommandResult | None  # None: not run (an earlier step failed)
+
+    @property
+    def ok(self) -> bool:
+        return self.result is not None and (self.result.ok or self.step.optional)
+
+
+@dataclass
+class PlanOutcome:
+    steps: list[StepOutcome] = field(default_factory=list)
+    new_ids: dict[str, str] = field(default_factory=dict)  # re-created post: old ID -> new ID
+    unsettled_ja: list[str] = field(default_factory=list)  # restored, but still not as before
+
+    @property
+    def ok(self) -> bool:
+        return all(s.ok for s in self.steps) and not self.unsettled_ja
+
+
+def execute_plan(
+    plan: UndoPlan, run: Callable[[list[str]], CommandResult], read: Read | None = None, *, workers: int = 1
+) -> PlanOutcome:
+    outcome = PlanOutcome()
+    failed = False
+    for index, target in enumerate(plan.targets):
+        steps = [s for s in plan.steps if s.target == index]
+        failed = _run_steps(steps, run, outcome, failed)
+        if failed or read is None or any("--porcelain" in s.argv for s in steps):
+            continue
+        kind = KINDS[target.entity.kind]
+        for round_ in range(_SETTLE_ROUNDS + 1):
+            try:
+                (now,) = snapshots([target.entity], read, workers=workers)
+                more = [] if now == target.before else kind.restore(target.entity.key, target.before, now)
+            except CaptureError as exc:
+                outcome.unsettled_ja.append(f"{target.label_ja}: {exc.reason_ja}")
+                break
+            if now == target.before:
+                break
+            if round_ == _SETTLE_ROUNDS or not more:
+                outcome.unsettled_ja.append(f"{target.label_ja}は完全には元に戻りませんでした。")
+                break
+            extra = [
+                s.model_copy(update={"argv": scoped(s.argv, target.entity), "target": index}) for s in more
+            ]
+            failed = _run_steps(extra, run, outcome, failed)
+            if failed:
+                break
+    return outcome
+
+
+def _run_steps(
+    steps: list[PlanStep], run: Callable[[list[str]], CommandResult], outcome: PlanOutcome, failed: bool
+) -> bool:
+    new_id: str | None = None
+    for step in steps:
+        argv = [a.replace(NEW_ID, new_id) if new_id else a for a in step.argv]
+        if failed or NEW_ID in " ".join(argv):
+            outcome.steps.append(StepOutcome(step, argv, None))
+            failed = True
+            continue
+        result = run(argv)
+        outcome.steps.append(StepOutcome(step, argv, result))
+        if not result.ok and not step.optional:
+            failed = True
+            continue
+        created = _PORCELAIN_ID.match(result.stdout) if "--porcelain" in argv else None
+        if created is not None:
+            new_id = created.group(1)
+            old = next((a.split("=", 1)[1] for a in argv if a.startswith("--import_id=")), "")
+            outcome.new_ids[old] = new_id
+    return failed

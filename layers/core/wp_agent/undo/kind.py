@@ -1,0 +1,123 @@
+"""What every kind of changed thing is made of (see entities.py): how it is read, how its absence
+shows, and the shared helpers its restore steps are built with."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from wp_agent.executors.port import CommandResult
+from wp_agent.models.undo import EntityRef, PlanStep
+
+# Runs one read-only argv on the site (scoped like the command); raises CaptureError when the read
+# was refused or the site could not be reached. A non-zero exit is returned, not raised.
+Read = Callable[[list[str]], CommandResult]
+
+
+class CaptureError(Exception):
+    """A before/after image could not be read; the command is then marked not revertible."""
+
+    def __init__(self, reason_ja: str) -> None:
+        super().__init__(reason_ja)
+        self.reason_ja = reason_ja
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    reads: Callable[[list[str]], list[list[str]]]
+    parse: Callable[[list[str], list[CommandResult]], Any]
+    restore: Callable[[list[str], Any, Any], list[PlanStep]]
+    label: Callable[[list[str]], str]
+    # stderr of the first read when the thing does not exist (real WP-CLI 2.10 messages)
+    missing: re.Pattern[str] | None = None
+
+
+def json_of(result: CommandResult, what: str) -> Any:
+    if not result.ok:
+        raise CaptureError(f"{what}を読み取れませんでした（{first_line(result.stderr)}）")
+    try:
+        return json.loads(result.stdout or "null")
+    except ValueError:
+        raise CaptureError(f"{what}の読み取り結果を解釈できませんでした") from None
+
+
+def first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")[:200]
+
+
+def absent(kind: Kind, results: list[CommandResult]) -> bool:
+    first = results[0]
+    return not first.ok and kind.missing is not None and bool(kind.missing.search(first.stderr))
+
+
+def value_args(value: Any) -> list[str]:
+    """A stored value as WP-CLI takes it: text as it is, anything else as JSON with --format=json."""
+    if isinstance(value, str):
+        return [value]
+    return [json.dumps(value, ensure_ascii=False), "--format=json"]
+
+
+def step(argv: Sequence[str], restores_ja: str, *, optional: bool = False) -> PlanStep:
+    return PlanStep(argv=list(argv), restores_ja=restores_ja, optional=optional)
+
+
+def created_or_gone(before: Any, current: Any, delete: list[str], label: str) -> list[PlanStep] | None:
+    """The steps when the run created or deleted the thing (None: it exists before and now).
+    Created: delete it again. Deleted for good: it cannot be brought back."""
+    if before is None and current is None:
+        return []
+    if before is None:
+        return [step(delete, f"作成された{label}を削除")]
+    if current is None:
+        raise CaptureError(f"完全に削除された{label}は元に戻せません")
+    return None
+
+
+# -- meta of any object: {key: [values…]} --------------------------------------------------------
+
+
+def meta_rows(rows: Any, what: str) -> dict[str, list[Any]]:
+    if not isinstance(rows, list):
+        raise CaptureError(f"{what}を解釈できませんでした")
+    meta: dict[str, list[Any]] = {}
+    for row in rows:
+        meta.setdefault(str(row["meta_key"]), []).append(row["meta_value"])
+    return meta
+
+
+def meta_steps(
+    obj: str, object_id: str, before: dict[str, list[Any]], current: dict[str, list[Any]], label: str
+) -> list[PlanStep]:
+    """Commands that make the object's meta equal `before` again (only keys that differ)."""
+    steps: list[PlanStep] = []
+    for key in sorted(set(before) | set(current)):
+        was, now = before.get(key, []), current.get(key, [])
+        if was == now:
+            continue
+        what = f"{label}のメタ「{key}」"
+        if not was:
+            # optional: WordPress may already have removed it while restoring something else
+            steps.append(
+                step([obj, "meta", "delete", object_id, key], f"{what}を削除（実行前はなし）", optional=True)
+            )
+        elif len(was) == 1 and len(now) == 1:
+            steps.append(
+                step([obj, "meta", "update", object_id, key, *value_args(was[0])], f"{what}を元の値に戻す")
+            )
+        else:
+            if now:
+                steps.append(step([obj, "meta", "delete", object_id, key], f"{what}をいったん削除"))
+            steps.extend(
+                step([obj, "meta", "add", object_id, key, *value_args(v)], f"{what}を元の値で追加")
+                for v in was
+            )
+    return steps
+
+
+def scoped(argv: list[str], ref: EntityRef) -> list[str]:
+    """The argv on the entity's site (`--url`) when it has one."""
+    return [*argv, f"--url={ref.url}"] if ref.url else argv

@@ -1,0 +1,132 @@
+"""An undo is a run of its own: it gets a run ID, its plan goes through the policy (a blocked step
+stops the whole plan before anything runs) and, when a step is destructive, the requester's
+approval; every command it runs is audited with the run it reverts (`revertsRunId`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from wp_agent.agent import audit_outbox
+from wp_agent.agent.approval_summary import describe
+from wp_agent.agent.audit_events import AuditEventType
+from wp_agent.agent.ports import RateLimiter
+from wp_agent.agent.session_state import ApprovalItem, CommandRecord, CommandStatus, SessionState
+from wp_agent.agent.site_scope import apply_site_scope
+from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.executors.port import CommandResult, WpCli
+from wp_agent.models.undo import UndoPlan
+from wp_agent.policy import CommandPolicy, PolicyDecision
+from wp_agent.policy.masking import mask_command, mask_command_output
+from wp_agent.undo.execute import PlanOutcome, execute_plan
+from wp_agent.undo.plan import RunCommand, build_plan
+from wp_agent.undo.recorder import site_reader
+
+
+def run_commands(records: Sequence[CommandRecord]) -> list[RunCommand]:
+    ran = {CommandStatus.FINISHED, CommandStatus.UNKNOWN, CommandStatus.STARTED}
+    return [
+        RunCommand(command=r.command, capture=r.undo, ran=r.status in ran)
+        for r in records
+        if r.category.value != "read"
+    ]
+
+
+def undo_available(records: Sequence[CommandRecord]) -> bool:
+    return any(c.ran and c.capture is not None and c.capture.revertible for c in run_commands(records))
+
+
+@dataclass
+class CheckedPlan:
+    plan: UndoPlan
+    decisions: list[PolicyDecision] = field(default_factory=list)
+    approval_items: list[ApprovalItem] = field(default_factory=list)
+
+    @property
+    def needs_approval(self) -> bool:
+        return any(d.needs_approval for d in self.decisions)
+
+
+@dataclass
+class UndoService:
+    """Plans and runs the undo of one run. `state` is the undo run's own state (its run ID, the
+    original session, user and site scope); audit records go to its outbox."""
+
+    policy: CommandPolicy
+    wp_cli: WpCli
+    limiter: RateLimiter
+    state: SessionState
+    reverts_run_id: str
+
+    def plan(self, records: Sequence[CommandRecord]) -> CheckedPlan:
+        read = site_reader(self.state, self.policy, self.wp_cli, self.limiter, audit=True)
+        plan = build_plan(
+            self.reverts_run_id, run_commands(records), read, workers=self.wp_cli.max_concurrency
+        )
+        checked = CheckedPlan(plan)
+        for index, step in enumerate(plan.steps):
+            decision = apply_site_scope(self.policy.classify_argv(step.argv), self.state)
+            if decision.blocked:
+                raise WpAgentError(
+                    AgentErrorCode.COMMAND_BLOCKED,
+                    f"元に戻すコマンドがポリシーでブロックされたため、何も実行していません: {decision.reason_ja}",
+                    details={"command": mask_command(" ".join(step.argv)), "rule": decision.rule},
+                )
+            checked.decisions.append(decision)
+            if decision.needs_approval:
+                summary, impact = describe(decision)
+                checked.approval_items.append(
+                    ApprovalItem(
+                        tool_use_id=f"undo-{index}", command=mask_command(" ".join(decision.argv)),
+                        summary_ja=f"元に戻す: {step.restores_ja}（{summary}）", impact_ja=impact,
+                        rule=decision.rule, model_reason="",
+                    )
+                )  # fmt: skip
+        return checked
+
+    def execute(self, checked: CheckedPlan, *, approved_by: str | None) -> PlanOutcome:
+        if checked.needs_approval and approved_by is None:
+            raise WpAgentError(
+                AgentErrorCode.CONFIRMATION_REQUIRED,
+                "元に戻す操作には確認が必要です。",
+                details={"reason": "undo"},
+            )
+        self.audit_start(approved_by=approved_by)
+        read = site_reader(self.state, self.policy, self.wp_cli, self.limiter, audit=True)
+        outcome = execute_plan(checked.plan, self._run, read, workers=self.wp_cli.max_concurrency)
+        self._audit(
+            AuditEventType.RUN_REVERT_FINISHED,
+            success=outcome.ok,
+            error="; ".join(outcome.unsettled_ja)[:1_000] or None,
+        )
+        return outcome
+
+    def audit_start(self, *, approved_by: str | None) -> None:
+        """The undo run begins: linked to the run it reverts."""
+        self._audit(AuditEventType.RUN_REVERT_STARTED, approver=approved_by)
+
+    def _run(self, argv: list[str]) -> CommandResult:
+        decision = apply_site_scope(self.policy.classify_argv(argv), self.state)
+        command = mask_command(" ".join(decision.argv))
+        if decision.blocked:  # checked when planned; a re-created post's new ID is checked here
+            self._audit(AuditEventType.COMMAND_BLOCKED, command=command, rule=decision.rule,
+                        policy_reason=decision.reason_ja)  # fmt: skip
+            return CommandResult("", decision.reason_ja, 1, 0)
+        try:
+            with self.limiter.command_slot(self.state.target_id):
+                result = self.wp_cli.run(list(decision.argv))
+        except WpAgentError as exc:
+            self._audit(AuditEventType.COMMAND_EXECUTED, command=command, category=decision.category.value,
+                        rule=decision.rule, success=False, error=exc.code.value)  # fmt: skip
+            return CommandResult("", exc.message_ja, 1, 0)
+        error = mask_command_output(result.stderr[:1_000]) if not result.ok else None
+        self._audit(AuditEventType.COMMAND_EXECUTED, command=command, category=decision.category.value,
+                    rule=decision.rule, success=result.ok, exit_code=result.exit_code,
+                    duration_ms=result.duration_ms, error=error)  # fmt: skip
+        return result
+
+    def _audit(self, event_type: AuditEventType, **fields: object) -> None:
+        audit_outbox.audit(
+            self.state, event_type, reason=f"{self.reverts_run_id} を元に戻す", reverts_run_id=self.reverts_run_id,
+            **fields,
+        )  # fmt: skip

@@ -1,0 +1,317 @@
+"""Options, users and their meta, menus, plugins, the theme and multisite sites, as kinds of changed
+things."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from wp_agent.executors.port import CommandResult
+from wp_agent.models.undo import PlanStep
+from wp_agent.undo.kind import (
+    CaptureError,
+    Kind,
+    absent,
+    created_or_gone,
+    json_of,
+    meta_rows,
+    meta_steps,
+    step,
+    value_args,
+)
+
+# -- options: key = (name,) -------------------------------------------------------------------------
+
+
+def _option_parse(key: list[str], results: list[CommandResult]) -> Any:
+    rows = json_of(results[0], f"設定「{key[0]}」")
+    row = next((r for r in rows or [] if r.get("option_name") == key[0]), None)
+    if row is None:
+        return None
+    return {"value": row.get("option_value"), "autoload": str(row.get("autoload", "yes"))}
+
+
+def _option_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
+    name, label = key[0], f"設定「{key[0]}」"
+    if before is None and current is None:
+        return []
+    if before is None:
+        return [step(["option", "delete", name], f"追加された{label}を削除")]
+    if current is None:
+        return [
+            step(["option", "add", name, *value_args(before["value"]), f"--autoload={before['autoload']}"],
+                  f"削除された{label}を元の値で追加")
+        ]  # fmt: skip
+    argv = ["option", "update", name, *value_args(before["value"])]
+    if before["autoload"] != current["autoload"]:
+        argv.append(f"--autoload={before['autoload']}")
+    return [step(argv, f"{label}を元の値に戻す")]
+
+
+OPTION = Kind(
+    "option",
+    # One read: the value (unserialized, as JSON) and autoload; --search matches patterns, so the
+    # exact name is picked from the rows.
+    lambda key: [
+        [
+            "option",
+            "list",
+            f"--search={key[0]}",
+            "--fields=option_name,option_value,autoload",
+            "--format=json",
+            "--unserialize",
+        ]
+    ],
+    _option_parse,
+    _option_restore,
+    lambda key: f"設定「{key[0]}」",
+)
+
+
+# -- users: key = (user ID,) -------------------------------------------------------------------------
+
+USER_FIELDS = ("user_login", "user_email", "user_url", "user_nicename", "display_name")
+# Profile meta, and what a network adds when a role is set (primary_blog, source_domain).
+USER_META = "first_name,last_name,nickname,description,locale,primary_blog,source_domain"
+
+
+def _user_parse(key: list[str], results: list[CommandResult]) -> Any:
+    if absent(USER, results):
+        return None
+    fields = json_of(results[0], f"ユーザー ID {key[0]}")
+    roles = [r.strip() for r in str(fields.get("roles", "")).split(",") if r.strip()]
+    meta = meta_rows(json_of(results[1], f"ユーザー ID {key[0]} のメタ"), "ユーザーのメタ")
+    return {"fields": {name: str(fields.get(name, "")) for name in USER_FIELDS}, "roles": roles, "meta": meta}
+
+
+def _user_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
+    user_id, label = key[0], f"ユーザー ID {key[0]}"
+    # --network: on a network `user delete` alone only removes the user from the current site.
+    delete = ["user", "delete", user_id, "--yes", "--network"]
+    if (ends := created_or_gone(before, current, delete, label)) is not None:
+        return ends
+    steps = []
+    changed = {
+        k: v for k, v in before["fields"].items() if k != "user_login" and current["fields"].get(k) != v
+    }
+    if changed:
+        steps.append(
+            step(["user", "update", user_id, *(f"--{k}={v}" for k, v in changed.items()), "--skip-email"],
+                  f"{label}の{'・'.join(changed)}を元に戻す")
+        )  # fmt: skip
+    if before["roles"] != current["roles"]:
+        if before["roles"]:
+            steps.append(
+                step(["user", "set-role", user_id, before["roles"][0]], f"{label}の権限グループを元に戻す")
+            )
+            steps.extend(
+                step(["user", "add-role", user_id, role], f"{label}の権限グループ「{role}」を戻す")
+                for role in before["roles"][1:]
+            )
+        else:
+            steps.extend(
+                step(["user", "remove-role", user_id, role], f"{label}の権限グループ「{role}」を外す")
+                for role in current["roles"]
+            )
+    return steps + meta_steps("user", user_id, before["meta"], current["meta"], label)
+
+
+USER = Kind(
+    "user",
+    lambda key: [
+        ["user", "get", key[0], "--format=json", f"--fields=ID,roles,{','.join(USER_FIELDS)}"],
+        ["user", "meta", "list", key[0], f"--keys={USER_META}", "--format=json", "--unserialize"],
+    ],
+    _user_parse,
+    _user_restore,
+    lambda key: f"ユーザー ID {key[0]}",
+    missing=re.compile(r"Invalid user ID, email or login"),
+)
+
+
+# -- one meta key of a user, term or comment: key = (object, id, meta key) -------------------------
+
+
+def _meta_parse(key: list[str], results: list[CommandResult]) -> Any:
+    meta = meta_rows(json_of(results[0], f"{key[0]} ID {key[1]} のメタ「{key[2]}」"), "メタ")
+    return meta.get(key[2], [])
+
+
+META = Kind(
+    "meta",
+    lambda key: [[key[0], "meta", "list", key[1], f"--keys={key[2]}", "--format=json", "--unserialize"]],
+    _meta_parse,
+    lambda key, before, current: meta_steps(
+        key[0], key[1], {key[2]: before or []}, {key[2]: current or []}, f"{key[0]} ID {key[1]}"
+    ),
+    lambda key: f"{key[0]} ID {key[1]} のメタ「{key[2]}」",
+)
+
+
+# -- menus: key = (menu term ID,); menu items: key = (menu,) ---------------------------------------
+
+MENU_ITEM_FIELDS = "db_id,type,object,object_id,title,link,position,menu_item_parent,target,attr_title,description,classes,xfn"
+
+
+def _menu_parse(key: list[str], results: list[CommandResult]) -> Any:
+    rows = json_of(results[0], "メニュー")
+    row = next((r for r in rows or [] if str(r.get("term_id")) == key[0]), None)
+    return None if row is None else {"name": row.get("name"), "slug": row.get("slug")}
+
+
+def _menu_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
+    if before is None and current is not None:
+        return [step(["menu", "delete", key[0]], f"作成されたメニュー ID {key[0]} を削除")]
+    if before is not None and current is None:
+        raise CaptureError(f"削除されたメニュー ID {key[0]} は元に戻せません")
+    return []
+
+
+MENU = Kind(
+    "menu",
+    lambda key: [["menu", "list", "--format=json", "--fields=term_id,name,slug"]],
+    _menu_parse,
+    _menu_restore,
+    lambda key: f"メニュー ID {key[0]}",
+)
+
+
+def _menu_items_parse(key: list[str], results: list[CommandResult]) -> Any:
+    if absent(MENU_ITEMS, results):
+        return None
+    return {str(row["db_id"]): row for row in json_of(results[0], f"メニュー「{key[0]}」の項目") or []}
+
+
+def _menu_items_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
+    label = f"メニュー「{key[0]}」"
+    before, current = before or {}, current or {}
+    removed = [item for item in before if item not in current]
+    if removed:
+        raise CaptureError(f"{label}から削除された項目（ID {', '.join(removed)}）は元に戻せません")
+    steps = []
+    added = [item for item in current if item not in before]
+    if added:
+        steps.append(step(["menu", "item", "delete", *added], f"{label}に追加された項目を削除"))
+    for item_id, was in before.items():
+        now = current[item_id]
+        if was == now:
+            continue
+        argv = ["menu", "item", "update", item_id]
+        for field, flag in (("title", "title"), ("link", "link"), ("position", "position"),
+                            ("menu_item_parent", "parent-id"), ("target", "target"),
+                            ("attr_title", "attr-title"), ("description", "description"), ("xfn", "xfn")):  # fmt: skip
+            if was.get(field) != now.get(field):
+                argv.append(f"--{flag}={was.get(field)}")
+        if was.get("classes") != now.get("classes"):
+            argv.append(f"--classes={' '.join(was.get('classes') or [])}")
+        steps.append(step(argv, f"{label}の項目 ID {item_id} を元に戻す"))
+    return steps
+
+
+MENU_ITEMS = Kind(
+    "menu_items",
+    lambda key: [["menu", "item", "list", key[0], "--format=json", f"--fields={MENU_ITEM_FIELDS}"]],
+    _menu_items_parse,
+    _menu_items_restore,
+    lambda key: f"メニュー「{key[0]}」の項目",
+    missing=re.compile(r"Invalid menu"),
+)
+
+
+# -- plugins and the active theme: key = () ----------------------------------------------------------
+
+
+def _plugins_parse(key: list[str], results: list[CommandResult]) -> Any:
+    rows = json_of(results[0], "プラグインの一覧")
+    return {str(r["name"]): {"status": r.get("status"), "version": r.get("version")} for r in rows or []}
+
+
+def _plugins_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
+    steps = []
+    for name, was in sorted(before.items()):
+        now = current.get(name)
+        if now is None or now.get("version") != was.get("version"):
+            raise CaptureError(f"プラグイン「{name}」のファイルの変更（削除・更新）は元に戻せません")
+        if was["status"] == now["status"]:
+            continue
+        if was["status"] == "active":
+            steps.append(step(["plugin", "activate", name], f"プラグイン「{name}」を再び有効化"))
+        elif was["status"] == "inactive" and now["status"] == "active":
+            steps.append(step(["plugin", "deactivate", name], f"プラグイン「{name}」を無効に戻す"))
+        else:
+            raise CaptureError(f"プラグイン「{name}」の状態（{now['status']}）は元に戻せません")
+    if set(current) - set(before):
+        raise CaptureError("インストールされたプラグインの削除は、元に戻す操作では行いません")
+    return steps
+
+
+PLUGINS = Kind(
+    "plugins",
+    lambda key: [["plugin", "list", "--fields=name,status,version", "--format=json", "--skip-update-check"]],
+    _plugins_parse,
+    _plugins_restore,
+    lambda key: "プラグインの有効・無効",
+)
+
+
+def _theme_parse(key: list[str], results: list[CommandResult]) -> Any:
+    if not results[0].ok:
+        raise CaptureError("有効なテーマを読み取れませんでした")
+    return results[0].stdout.strip()
+
+
+THEME = Kind(
+    "theme",
+    lambda key: [["theme", "list", "--status=active", "--field=name", "--skip-update-check"]],
+    _theme_parse,
+    lambda key, before, current: (
+        [step(["theme", "activate", before], f"テーマを「{before}」に戻す")] if before != current else []
+    ),
+    lambda key: "有効なテーマ",
+)
+
+
+# -- multisite sites: key = (blog id,) ---------------------------------------------------------------
+
+SITE_FLAGS = {  # flag: (command when it should be "1", when it should be "0")
+    "archived": ("archive", "unarchive"),
+    "spam": ("spam", "unspam"),
+    "deleted": ("deactivate", "activate"),
+    "public": ("public", "private"),
+}
+
+
+def _site_parse(key: list[str], results: list[CommandResult]) -> Any:
+    rows = json_of(results[0], f"サイト ID {key[0]}")
+    row = next((r for r in rows or [] if str(r.get("blog_id")) == key[0]), None)
+    return None if row is None else {flag: str(row.get(flag)) for flag in (*SITE_FLAGS, "url")}
+
+
+def _site_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
+    blog_id, label = key[0], f"サイト ID {key[0]}"
+    delete = ["site", "delete", blog_id, "--yes"]
+    if (ends := created_or_gone(before, current, delete, label)) is not None:
+        return ends
+    steps = []
+    for flag, (on, off) in SITE_FLAGS.items():
+        if before[flag] != current[flag]:
+            verb = on if before[flag] == "1" else off
+            steps.append(step(["site", verb, blog_id], f"{label}の{flag}を元に戻す"))
+    return steps
+
+
+SITE = Kind(
+    "site",
+    lambda key: [
+        [
+            "site",
+            "list",
+            f"--site__in={key[0]}",
+            "--fields=blog_id,url,archived,spam,deleted,public",
+            "--format=json",
+        ]
+    ],
+    _site_parse,
+    _site_restore,
+    lambda key: f"サイト ID {key[0]}",
+)

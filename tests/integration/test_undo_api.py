@@ -1,0 +1,101 @@
+"""POST /v1/sessions/{id}/runs/{runId}/undo through the serverless stack (API → state machine →
+turn Lambda → real sshd + WP-CLI on a real WordPress): the undo is a run of its own, planned from
+the before-images, with the same policy, approval and audit; what changed since is left alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fakes.anthropic_server import reply_text, reply_tool_use
+from tests.fakes.serverless import OWNER, TARGET_ID, ServerlessStack
+
+pytestmark = pytest.mark.sshd
+SESSION = "ses_undo_0001"
+
+
+def test_a_run_is_undone_through_the_api(serverless: ServerlessStack) -> None:
+    stack = serverless
+    site = stack.site
+    before = site.post(45)
+    assert before is not None
+    title = before["post_title"]
+    stack.model.enqueue(
+        reply_tool_use(
+            [
+                (
+                    "wp_cli",
+                    {"command": "post update 45 --post_title=エージェントの題名", "reason": "題名変更"},
+                ),
+                (
+                    "wp_cli",
+                    {"command": "option update blogdescription エージェントの説明", "reason": "説明変更"},
+                ),
+                ("wp_cli", {"command": "post delete 46", "reason": "削除"}),
+            ]
+        ),
+        reply_text("変更しました。"),
+    )
+    status, run = stack.api(
+        "POST",
+        f"/v1/sessions/{SESSION}/messages",
+        body={"message": "題名と説明を変えて46を削除", "targetId": TARGET_ID},
+    )
+    assert status == 202, run
+    view = stack.wait_for(SESSION, "AwaitingApproval")
+    approval = view["pendingApproval"]["approvalId"]
+    status, _ = stack.api(
+        "POST", f"/v1/sessions/{SESSION}/approvals/{approval}", body={"decision": "approve"}
+    )
+    assert status == 200
+    view = stack.wait_for(SESSION, "Completed")
+    assert {c["command"]: c["undoAvailable"] for c in view["executedCommands"]} == {
+        "post update 45 --post_title=エージェントの題名": True,
+        "option update blogdescription エージェントの説明": True,
+        "post delete 46": True,
+    }
+    undo_path = f"/v1/sessions/{SESSION}/runs/{run['runId']}/undo"
+
+    status, body = stack.api("POST", undo_path, body={"dryRun": True}, user="user-2")
+    assert (status, body["error"]["code"]) == (404, "SESSION_NOT_FOUND")  # requester only
+    status, body = stack.api("POST", undo_path, body={"dryRun": True})
+    assert status == 200, body
+    assert body["undoAvailable"] is True
+    assert [c["undoAvailable"] for c in body["commands"]] == [True, True, True]
+    status, body = stack.api("POST", f"/v1/sessions/{SESSION}/runs/run_00000000000000000000/undo", body={})
+    assert (status, body["error"]["code"]) == (404, "RUN_NOT_FOUND")
+
+    # An editor changes the description after the run: the undo must leave it.
+    assert site.wp("option", "update", "blogdescription", "編集者の説明").returncode == 0
+    stack.model.enqueue(reply_text("元に戻しました。説明は編集されていたため、そのままにしました。"))
+    status, undo_run = stack.api("POST", undo_path, body={})
+    assert status == 202, undo_run
+    assert undo_run["runId"] != run["runId"]
+    view = stack.wait_for(SESSION, "AwaitingApproval", "Completed", "Failed")
+    if view["status"] == "AwaitingApproval":  # restoring a trashed post is approved like any change
+        approval = view["pendingApproval"]["approvalId"]
+        status, _ = stack.api(
+            "POST", f"/v1/sessions/{SESSION}/approvals/{approval}", body={"decision": "approve"}
+        )
+        assert status == 200
+        view = stack.wait_for(SESSION, "Completed", "Failed")
+    assert view["status"] == "Completed", view
+    after = site.post(45)
+    assert after is not None
+    assert after["post_title"] == title
+    assert site.status_of(46) == "draft"
+    assert site.wp("option", "get", "blogdescription").stdout.strip() == "編集者の説明"
+
+    audit = stack.audit(SESSION)
+    started = [r for r in audit if r["type"] == "run_revert_started"]
+    assert [(r["reverts_run_id"], r["run_id"], r["user_id"]) for r in started] == [
+        (run["runId"], undo_run["runId"], OWNER)
+    ]
+    undo_commands = [
+        r["command"]
+        for r in audit
+        if r.get("run_id") == undo_run["runId"]
+        and r["type"] == "command_executed"
+        and r.get("category") != "read"
+    ]
+    assert any(c.startswith("post update 45") for c in undo_commands)
+    assert not any("blogdescription" in c for c in undo_commands)

@@ -1,0 +1,121 @@
+"""The undo package without a site: what is revertible up front, images, conflicts, masking.
+(On the real WordPress: tests/integration/test_undo_corpus.py.)"""
+
+from __future__ import annotations
+
+import json
+
+from wp_agent.executors.port import CommandResult
+from wp_agent.policy import CommandPolicy, PolicyCategory
+from wp_agent.undo.capture import assess, capture_before, record_after, with_undo_note
+from wp_agent.undo.plan import RunCommand, build_plan
+
+POLICY = CommandPolicy()
+
+
+class FakeOptions:
+    """A site's options as `option list --search=<name> --unserialize --format=json` shows them."""
+
+    def __init__(self, **options: object) -> None:
+        self.options = dict(options)
+        self.reads: list[list[str]] = []
+
+    def read(self, argv: list[str]) -> CommandResult:
+        assert POLICY.classify_argv(argv).category is PolicyCategory.READ, argv
+        self.reads.append(argv)
+        name = next(a.split("=", 1)[1] for a in argv if a.startswith("--search="))
+        rows = (
+            [{"option_name": name, "option_value": self.options[name], "autoload": "yes"}]
+            if name in self.options
+            else []
+        )
+        return CommandResult(json.dumps(rows), "", 0, 1)
+
+
+def _run(site: FakeOptions, command: str, change: tuple[str, object | None]) -> RunCommand:
+    decision = POLICY.classify(command)
+    capture = capture_before(decision.command_path, list(decision.argv), site.read)
+    name, value = change
+    if value is None:
+        site.options.pop(name, None)
+    else:
+        site.options[name] = value
+    record_after(decision.command_path, list(decision.argv), capture, "Success", site.read)
+    return RunCommand(command=command, capture=capture)
+
+
+def test_what_cannot_be_undone_is_known_before_anything_runs() -> None:
+    assert assess(("post", "update"), ["post", "update", "45", "--post_title=x"]).revertible
+    for path, argv in [
+        (("plugin", "install"), ["plugin", "install", "hello-dolly"]),
+        (("term", "delete"), ["term", "delete", "category", "3"]),
+        (("user", "update"), ["user", "update", "2", "--user_pass=secret-1"]),
+        (("option", "update"), ["option", "update", "mailserver_pass", "x"]),
+        (("plugin", "deactivate"), ["plugin", "deactivate", "akismet", "--network"]),
+        (("search-replace",), ["search-replace", "a", "b"]),
+    ]:
+        verdict = assess(path, argv)
+        assert not verdict.revertible, argv
+        assert verdict.reason_ja.endswith("元に戻せません。") or "戻せません" in verdict.reason_ja
+        assert "元に戻せません" in with_undo_note(path, argv, "影響の説明。")
+    assert with_undo_note(("post", "update"), ["post", "update", "1"], "影響。") == "影響。"
+
+
+def test_an_option_is_set_back_and_a_new_one_removed() -> None:
+    site = FakeOptions(blogname="元の名前")
+    runs = [
+        _run(site, "option update blogname 新しい名前", ("blogname", "新しい名前")),
+        _run(site, "option add my_setting 1", ("my_setting", "1")),
+    ]
+    plan = build_plan("run_1", runs, site.read)
+    assert [s.argv for s in plan.steps] == [
+        ["option", "delete", "my_setting"],  # newest first
+        ["option", "update", "blogname", "元の名前"],
+    ]
+    assert plan.skipped == []
+
+
+def test_something_changed_since_the_run_is_skipped_and_reported() -> None:
+    site = FakeOptions(blogname="元の名前", blogdescription="元の説明")
+    runs = [
+        _run(site, "option update blogname A", ("blogname", "A")),
+        _run(site, "option update blogdescription B", ("blogdescription", "B")),
+    ]
+    site.options["blogname"] = "誰かが直した名前"
+    plan = build_plan("run_1", runs, site.read)
+    assert [s.argv for s in plan.steps] == [["option", "update", "blogdescription", "元の説明"]]
+    assert [(s.entity_ja, "上書きせず" in s.reason_ja) for s in plan.skipped] == [("設定「blogname」", True)]
+
+
+def test_the_same_thing_changed_twice_goes_back_to_its_first_state() -> None:
+    site = FakeOptions(blogname="最初")
+    runs = [
+        _run(site, "option update blogname 二番目", ("blogname", "二番目")),
+        _run(site, "option update blogname 三番目", ("blogname", "三番目")),
+    ]
+    plan = build_plan("run_1", runs, site.read)
+    assert [s.argv for s in plan.steps] == [["option", "update", "blogname", "最初"]]
+
+
+def test_a_before_image_holding_a_secret_is_not_kept() -> None:
+    site = FakeOptions(my_plugin_settings={"api_key": "sk-live-0123456789abcdef0123456789"})
+    capture = capture_before(
+        ("option", "update"), ["option", "update", "my_plugin_settings", "{}", "--format=json"], site.read
+    )
+    assert not capture.revertible
+    assert "秘密情報" in capture.reason_ja
+    assert "sk-live" not in capture.model_dump_json()
+
+
+def test_commands_not_run_or_not_revertible_are_reported_not_planned() -> None:
+    site = FakeOptions()
+    plugin = POLICY.classify("plugin install hello-dolly")
+    capture = capture_before(plugin.command_path, list(plugin.argv), site.read)
+    plan = build_plan(
+        "run_1",
+        [RunCommand("plugin install hello-dolly", capture), RunCommand("option update x 1", None, ran=False)],
+        site.read,
+    )
+    assert plan.steps == []
+    assert [s.entity_ja for s in plan.skipped] == ["wp plugin install hello-dolly"]
+    assert site.reads == []  # nothing to read for a command that cannot be undone
