@@ -309,7 +309,9 @@ def _option(
 def _theme_activate(
     parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
 ) -> tuple[str, str]:
-    active = read(["theme", "list", "--status=active", "--field=name", "--skip-update-check"]) if read else None
+    active = (
+        read(["theme", "list", "--status=active", "--field=name", "--skip-update-check"]) if read else None
+    )
     was = f"「{active.strip()}」から" if active and active.strip() else ""
     return (
         f"テーマを{was}「{_list(args)}」に切り替えます",

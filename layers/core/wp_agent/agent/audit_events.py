@@ -47,6 +47,7 @@ class AuditEvent(BaseModel):
     approval_id: str | None = None
     approver: str | None = None
     comment: str | None = None
+    channel: str | None = None  # the front door that drove the record, e.g. "mcp:claude-code"
 
     @model_validator(mode="before")
     @classmethod

@@ -1,0 +1,165 @@
+"""`wp-agent mcp` driven by the official MCP SDK's own client over stdio, on the real sandbox
+WordPress: tools and their annotations, a read, a blocked command, a destructive command held and
+approved (by id, and by elicitation), a rejected one, the resources, and the audit trail naming the
+MCP client as the channel."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.context import ClientRequestContext
+from mcp.types import (
+    CallToolResult,
+    ElicitRequestParams,
+    ElicitResult,
+    Implementation,
+    TextContent,
+    TextResourceContents,
+)
+
+from tests.fakes.wordpress_fixtures import sandbox_environment
+from wp_agent.sandbox import SandboxSite
+
+pytestmark = pytest.mark.timeout(240)
+
+Elicitor = Callable[[ClientRequestContext, ElicitRequestParams], Awaitable[ElicitResult]]
+
+
+def server_environment(home: Path, sandbox: SandboxSite) -> dict[str, str]:
+    return {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "WP_AGENT_AUDIT_FILE": str(home / "audit.jsonl"),
+        **sandbox_environment(sandbox),
+    }
+
+
+@asynccontextmanager
+async def mcp_client(
+    env: dict[str, str], *, name: str = "pytest-mcp-client", elicit: Elicitor | None = None
+) -> AsyncIterator[ClientSession]:
+    """The SDK's stdio client on `wp-agent mcp` (a real subprocess), initialised."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "wp_agent.cli.main", "mcp"], env=env)
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(
+            read, write, client_info=Implementation(name=name, version="1.0"), elicitation_callback=elicit
+        ) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+def text_of(result: CallToolResult) -> str:
+    return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
+
+
+def audit_records(home: Path) -> list[dict[str, Any]]:
+    path = home / "audit.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []
+
+
+def post_status(sandbox: SandboxSite, post_id: int) -> str:
+    result = sandbox.wp("post", "get", str(post_id), "--field=post_status", check=False)
+    return result.stdout.strip() if result.returncode == 0 else "missing"
+
+
+def run(main: Callable[[], Awaitable[None]]) -> None:
+    async def bounded() -> None:
+        with anyio.fail_after(180):
+            await main()
+
+    anyio.run(bounded)
+
+
+def test_tools_read_block_hold_approve_reject_and_audit(tmp_path: Path, cli_sandbox: SandboxSite) -> None:
+    env = server_environment(tmp_path, cli_sandbox)
+    seen: dict[str, Any] = {}
+
+    async def main() -> None:
+        async with mcp_client(env) as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            seen["tools"] = tools
+            seen["read"] = await client.call_tool(
+                "wp_cli", {"command": "post list --post_status=draft --fields=ID,post_title", "reason": "下書き確認"}
+            )
+            seen["blocked"] = await client.call_tool("wp_cli", {"command": "db drop --yes", "reason": "攻撃"})
+            seen["held"] = await client.call_tool("wp_cli", {"command": "post delete 45 --force", "reason": "削除"})
+            seen["status_while_held"] = post_status(cli_sandbox, 45)
+            approval_id = seen["held"].structured_content["approvalId"]
+            seen["approved"] = await client.call_tool("approve", {"approvalId": approval_id})
+            seen["again"] = await client.call_tool("approve", {"approvalId": approval_id})
+            seen["held2"] = await client.call_tool("wp_cli", {"command": "post delete 46 --force", "reason": "削除"})
+            seen["rejected"] = await client.call_tool(
+                "reject", {"approvalId": seen["held2"].structured_content["approvalId"]}
+            )
+            seen["check"] = await client.call_tool("check", {"command": "eval 'echo 1;'"})
+            seen["resources"] = {str(r.uri) for r in (await client.list_resources()).resources}
+            seen["site"] = (await client.read_resource("wp-agent://site")).contents[0]
+            seen["policy"] = (await client.read_resource("wp-agent://policy")).contents[0]
+
+    run(main)
+    tools = seen["tools"]
+    assert set(tools) == {"wp_cli", "approve", "reject", "check", "publish_article"}
+    assert tools["wp_cli"].annotations.destructive_hint is True
+    assert tools["wp_cli"].annotations.read_only_hint is False
+    assert tools["check"].annotations.read_only_hint is True
+    assert tools["approve"].annotations.destructive_hint is True
+    assert tools["publish_article"].annotations.destructive_hint is False
+    assert tools["publish_article"].annotations.read_only_hint is False
+
+    read = seen["read"]
+    assert not read.is_error
+    assert 'trust="untrusted-data"' in text_of(read)
+    assert "45" in text_of(read)
+
+    blocked = seen["blocked"]
+    assert blocked.is_error
+    assert "ブロック" in text_of(blocked)
+    assert "データベース" in text_of(blocked)
+
+    held = seen["held"]
+    assert not held.is_error
+    assert held.structured_content["status"] == "awaiting_approval"
+    assert "承認ID" in text_of(held)
+    assert seen["status_while_held"] == "draft"
+    assert not seen["approved"].is_error, text_of(seen["approved"])
+    assert post_status(cli_sandbox, 45) == "missing"
+    assert seen["again"].is_error  # an approval is used once
+    assert "rejected" in json.dumps(seen["rejected"].structured_content)
+    assert post_status(cli_sandbox, 46) == "draft"
+    assert seen["check"].structured_content["decision"] == "block"
+
+    assert seen["resources"] == {"wp-agent://site", "wp-agent://policy"}
+    assert isinstance(seen["site"], TextResourceContents)
+    site = json.loads(seen["site"].text)
+    assert site["name"] == "Argo Note サンプルサイト"
+    assert site["url"] == "https://example.test"
+    assert site["wordpressVersion"].startswith("6.")
+    assert site["multisite"] is True
+    assert {s["url"] for s in site["sites"]} >= {"https://example.test/en/", "https://example.test/shop/"}
+    assert isinstance(seen["policy"], TextResourceContents)
+    assert "常にブロック" in seen["policy"].text
+    assert "`wp eval`" in seen["policy"].text
+
+    records = audit_records(tmp_path)
+    assert records
+    assert {r.get("channel") for r in records} == {"mcp:pytest-mcp-client"}
+    types = [r["type"] for r in records]
+    assert "command_blocked" in types
+    assert "approval_requested" in types
+    assert "approval_approved" in types
+    assert "approval_rejected" in types
+    executed = [r["command"] for r in records if r["type"] == "command_executed"]
+    assert any(c.startswith("post list") for c in executed)
+    assert any(c.startswith("post delete 45") for c in executed)
+    assert not any(c.startswith("post delete 46") for c in executed)
