@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -65,7 +66,9 @@ def text_of(result: CallToolResult) -> str:
 
 def audit_records(home: Path) -> list[dict[str, Any]]:
     path = home / "audit.jsonl"
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []
+    return (
+        [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []
+    )
 
 
 def post_status(sandbox: SandboxSite, post_id: int) -> str:
@@ -90,15 +93,20 @@ def test_tools_read_block_hold_approve_reject_and_audit(tmp_path: Path, cli_sand
             tools = {tool.name: tool for tool in (await client.list_tools()).tools}
             seen["tools"] = tools
             seen["read"] = await client.call_tool(
-                "wp_cli", {"command": "post list --post_status=draft --fields=ID,post_title", "reason": "下書き確認"}
+                "wp_cli",
+                {"command": "post list --post_status=draft --fields=ID,post_title", "reason": "下書き確認"},
             )
             seen["blocked"] = await client.call_tool("wp_cli", {"command": "db drop --yes", "reason": "攻撃"})
-            seen["held"] = await client.call_tool("wp_cli", {"command": "post delete 45 --force", "reason": "削除"})
+            seen["held"] = await client.call_tool(
+                "wp_cli", {"command": "post delete 45 --force", "reason": "削除"}
+            )
             seen["status_while_held"] = post_status(cli_sandbox, 45)
             approval_id = seen["held"].structured_content["approvalId"]
             seen["approved"] = await client.call_tool("approve", {"approvalId": approval_id})
             seen["again"] = await client.call_tool("approve", {"approvalId": approval_id})
-            seen["held2"] = await client.call_tool("wp_cli", {"command": "post delete 46 --force", "reason": "削除"})
+            seen["held2"] = await client.call_tool(
+                "wp_cli", {"command": "post delete 46 --force", "reason": "削除"}
+            )
             seen["rejected"] = await client.call_tool(
                 "reject", {"approvalId": seen["held2"].structured_content["approvalId"]}
             )
@@ -163,3 +171,132 @@ def test_tools_read_block_hold_approve_reject_and_audit(tmp_path: Path, cli_sand
     assert any(c.startswith("post list") for c in executed)
     assert any(c.startswith("post delete 45") for c in executed)
     assert not any(c.startswith("post delete 46") for c in executed)
+
+
+def test_an_elicitation_capable_client_is_asked_and_its_answer_decides(
+    tmp_path: Path, cli_sandbox: SandboxSite
+) -> None:
+    env = server_environment(tmp_path, cli_sandbox)
+    asked: list[str] = []
+    answers = iter([True, False])
+
+    async def person(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
+        asked.append(params.message)
+        return ElicitResult(action="accept", content={"approve": next(answers)})
+
+    seen: dict[str, CallToolResult] = {}
+
+    async def main() -> None:
+        async with mcp_client(env, name="elicit-client", elicit=person) as client:
+            seen["yes"] = await client.call_tool(
+                "wp_cli", {"command": "post delete 45 --force", "reason": "削除"}
+            )
+            seen["no"] = await client.call_tool(
+                "wp_cli", {"command": "post delete 46 --force", "reason": "削除"}
+            )
+
+    run(main)
+    assert len(asked) == 2
+    assert "実行してよろしいですか" in asked[0]
+    assert "wp post delete 45 --force" in asked[0]
+    assert not seen["yes"].is_error, text_of(seen["yes"])
+    assert post_status(cli_sandbox, 45) == "missing"
+    assert "取りやめました" in text_of(seen["no"])
+    assert post_status(cli_sandbox, 46) == "draft"
+    records = audit_records(tmp_path)
+    approvals = {r["type"]: r for r in records if r["type"].startswith("approval_")}
+    assert approvals["approval_approved"]["approver"] == "mcp:elicit-client:elicitation"
+    assert approvals["approval_rejected"]["approver"] == "mcp:elicit-client:elicitation"
+    assert {r.get("channel") for r in records} == {"mcp:elicit-client"}
+
+
+# Blocked by the policy whatever the wording: code execution, the database, config, chaining,
+# substitution, global flags, secrets.
+BLOCKED_COMMANDS = (
+    "db drop --yes",
+    "eval 'system(\"id\");'",
+    "eval-file /etc/passwd",
+    "config get DB_PASSWORD",
+    "post list; wp db drop --yes",
+    "post list && wp db reset --yes",
+    "post list $(wp db export -)",
+    "post list --exec='system(\"id\");'",
+    "post list --require=/tmp/x.php",
+    "user list --fields=user_login,user_pass",
+    "search-replace example.test evil.test --all-tables",
+    "db  query 'DROP TABLE wp_posts'",
+    "wp db drop --yes",
+)
+
+
+def test_an_attacker_cannot_run_a_blocked_command_through_any_tool(
+    tmp_path: Path, cli_sandbox: SandboxSite
+) -> None:
+    env = server_environment(tmp_path, cli_sandbox)
+    seen: dict[str, Any] = {"wp_cli": [], "check": [], "approve": [], "publish": []}
+    forged = ["apr_00000000000000000000", "", "../apr", "x" * 300]
+
+    async def main() -> None:
+        async with mcp_client(env, name="attacker") as client:
+            for command in BLOCKED_COMMANDS:
+                seen["wp_cli"].append(
+                    await client.call_tool("wp_cli", {"command": command, "reason": "テスト"})
+                )
+                seen["check"].append(await client.call_tool("check", {"command": command}))
+            for approval_id in forged:
+                seen["approve"].append(await client.call_tool("approve", {"approvalId": approval_id}))
+            # An approval id of another MCP session (another server process here; the HTTP test
+            # covers two sessions of one server).
+            async with mcp_client(env, name="victim") as victim:
+                held = await victim.call_tool("wp_cli", {"command": "post delete 45 --force", "reason": "x"})
+                other_id = held.structured_content["approvalId"]
+                seen["approve"].append(await client.call_tool("approve", {"approvalId": other_id}))
+                seen["approve"].append(await client.call_tool("reject", {"approvalId": other_id}))
+            for article in (
+                {
+                    "title": "x; wp db drop --yes",
+                    "content": "$(wp db drop --yes) `wp eval 'x'`",
+                    "status": "draft",
+                },
+                {"title": "t", "content": "c", "status": "draft", "categories": ["--exec=system('id')"]},
+                {"title": "t", "content": "c", "status": "draft", "tags": ["x --require=/tmp/x.php"]},
+                {"title": "t", "content": "c", "status": "draft", "meta": {"user_pass": "x"}},
+                {"title": "t", "content": "c", "status": "draft", "featuredImageUrl": "file:///etc/passwd"},
+                {
+                    "title": "t",
+                    "content": "c",
+                    "status": "draft",
+                    "featuredImageUrl": "http://127.0.0.1:22/x.jpg",
+                },
+                {
+                    "title": "t",
+                    "content": "c",
+                    "status": "draft",
+                    "siteUrl": "https://example.test/ --exec=x",
+                },
+                {"title": "t", "content": "c", "status": "publish", "author": "admin --user=1"},
+            ):
+                seen["publish"].append(await client.call_tool("publish_article", {"article": article}))
+
+    run(main)
+    assert all(r.is_error for r in seen["wp_cli"]), [text_of(r) for r in seen["wp_cli"] if not r.is_error]
+    assert all("ブロック" in text_of(r) for r in seen["wp_cli"])
+    assert all(r.structured_content["decision"] == "block" for r in seen["check"])
+    assert all(r.is_error for r in seen["approve"]), [text_of(r) for r in seen["approve"]]
+    assert post_status(cli_sandbox, 45) == "draft"  # the victim's held delete never ran
+    # Nothing blocked ran: every executed command of the attacker is an ordinary, allowed one.
+    records = [r for r in audit_records(tmp_path) if r.get("channel") == "mcp:attacker"]
+    executed = [r["command"] for r in records if r["type"] == "command_executed"]
+    families = ("db ", "eval", "config ", "search-replace", "user list")
+    # (a quoted value such as the tag name 'x --require=/tmp/x.php' is one argument: data, not a flag)
+    flags = ("--exec", "--require", "--ssh", "--http", "--path")
+    assert not [
+        c for c in executed if c.startswith(families) or any(w.startswith(flags) for w in shlex.split(c))
+    ]
+    blocked = [r for r in records if r["type"] == "command_blocked"]
+    assert len(blocked) >= len(BLOCKED_COMMANDS)  # and whatever the publisher refused
+    assert (
+        cli_sandbox.wp("db", "check", check=False).returncode == 0
+        or cli_sandbox.wp("post", "list").returncode == 0
+    )
+    assert cli_sandbox.wp("option", "get", "home").stdout.strip() == "https://example.test"
