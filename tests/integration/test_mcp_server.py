@@ -18,6 +18,7 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.context import ClientRequestContext
+from mcp.client.session import ElicitationFnT
 from mcp.types import (
     CallToolResult,
     ElicitRequestParams,
@@ -32,8 +33,6 @@ from wp_agent.sandbox import SandboxSite
 
 pytestmark = pytest.mark.timeout(240)
 
-Elicitor = Callable[[ClientRequestContext, ElicitRequestParams], Awaitable[ElicitResult]]
-
 
 def server_environment(home: Path, sandbox: SandboxSite) -> dict[str, str]:
     return {
@@ -46,7 +45,7 @@ def server_environment(home: Path, sandbox: SandboxSite) -> dict[str, str]:
 
 @asynccontextmanager
 async def mcp_client(
-    env: dict[str, str], *, name: str = "pytest-mcp-client", elicit: Elicitor | None = None
+    env: dict[str, str], *, name: str = "pytest-mcp-client", elicit: ElicitationFnT | None = None
 ) -> AsyncIterator[ClientSession]:
     """The SDK's stdio client on `wp-agent mcp` (a real subprocess), initialised."""
     params = StdioServerParameters(command=sys.executable, args=["-m", "wp_agent.cli.main", "mcp"], env=env)
