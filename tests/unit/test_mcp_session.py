@@ -140,9 +140,8 @@ def test_the_client_name_is_reduced_to_safe_characters() -> None:
     assert client_channel(ctx('evil"\n{"type":"x"}')) == "mcp:evil-type-x"
     assert client_channel(ctx("")) == "mcp:unknown-client"
     assert len(client_channel(ctx("a" * 500))) == len("mcp:") + 64
-    assert (
-        client_channel(SimpleNamespace(session=SimpleNamespace(client_params=None))) == "mcp:unknown-client"
-    )
+    anonymous: Any = SimpleNamespace(session=SimpleNamespace(client_params=None))
+    assert client_channel(anonymous) == "mcp:unknown-client"
 
 
 def test_the_policy_resource_lists_hard_blocks_and_this_environments_rules() -> None:
