@@ -8,12 +8,12 @@ import json
 import re
 from collections.abc import Iterable
 from contextvars import ContextVar
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, WithJsonSchema
 
 from wp_agent import __version__
 from wp_agent.agent.audit_events import AuditEvent
@@ -34,6 +34,18 @@ SITE_RESOURCE = "wp-agent://site"
 POLICY_RESOURCE = "wp-agent://policy"
 _SESSION_KEY = "wp_agent.mcp_session"
 _CLIENT_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+# The client sees the article's real schema; the value is validated here, so that a bad field gets
+# the same Japanese field problems as `wp-agent publish` (not the SDK's English validation text).
+ArticleArgument = Annotated[
+    dict[str, Any], WithJsonSchema(PublishArticleInput.model_json_schema(by_alias=True))
+]
+
+Command = Annotated[
+    str, Field(description="WP-CLIコマンド（先頭の wp は省略可）。例: post list --post_status=draft")
+]
+Reason = Annotated[str, Field(description="このコマンドを実行する理由（日本語、監査ログに記録）")]
+ApprovalId = Annotated[str, Field(description="wp_cli が返した承認ID（apr_…）")]
 
 INSTRUCTIONS = (
     "WordPress を WP-CLI で操作するツールです。wp_cli は1回に1つのコマンドを受け取り、ポリシーで判定して"
@@ -208,7 +220,7 @@ class WpAgentMcp:
             mime_type="text/markdown",
         )(self._policy_resource)
 
-    async def wp_cli(self, command: str, reason: str, ctx: Context) -> CallToolResult:
+    async def wp_cli(self, command: Command, reason: Reason, ctx: Context) -> CallToolResult:
         session = self.session_for(ctx)
         outcome = await anyio.to_thread.run_sync(session.run_command, command, reason)
         if outcome.pending is None:
@@ -219,14 +231,14 @@ class WpAgentMcp:
                 return decided
         return self._held_result(outcome.pending)
 
-    async def approve(self, approvalId: str, ctx: Context) -> CallToolResult:  # noqa: N803 (MCP argument name)
+    async def approve(self, approvalId: ApprovalId, ctx: Context) -> CallToolResult:  # noqa: N803 (MCP argument name)
         session = self.session_for(ctx)
         outcome = await anyio.to_thread.run_sync(
             lambda: session.decide(approvalId, approved=True, decided_by=f"{session.channel}:approve")
         )
         return _from_outcome(outcome)
 
-    async def reject(self, approvalId: str, ctx: Context) -> CallToolResult:  # noqa: N803 (MCP argument name)
+    async def reject(self, approvalId: ApprovalId, ctx: Context) -> CallToolResult:  # noqa: N803 (MCP argument name)
         session = self.session_for(ctx)
         outcome = await anyio.to_thread.run_sync(
             lambda: session.decide(
@@ -240,13 +252,13 @@ class WpAgentMcp:
             data={"approvalId": approvalId, "status": "rejected"},
         )
 
-    async def check(self, command: str, ctx: Context) -> CallToolResult:
+    async def check(self, command: Command, ctx: Context) -> CallToolResult:
         decision = self.session_for(ctx).check(command)
         shown = decision.check_json()
         text = f"判定: {decision.decision}（{decision.category.value}）\n理由: {shown['reason']}\nルール: {decision.rule}"
         return _text(text, data=shown)
 
-    async def publish_article(self, article: dict[str, Any], ctx: Context) -> CallToolResult:
+    async def publish_article(self, article: ArticleArgument, ctx: Context) -> CallToolResult:
         session = self.session_for(ctx)
         try:
             parsed = PublishArticleInput.model_validate(article)
