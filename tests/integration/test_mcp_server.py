@@ -283,6 +283,9 @@ def test_an_attacker_cannot_run_a_blocked_command_through_any_tool(
     assert all(r.structured_content["decision"] == "block" for r in seen["check"])
     assert all(r.is_error for r in seen["approve"]), [text_of(r) for r in seen["approve"]]
     assert post_status(cli_sandbox, 45) == "draft"  # the victim's held delete never ran
+    # ... and expired (audited) when the victim's connection ended
+    expired = [r for r in audit_records(tmp_path) if r["type"] == "approval_expired"]
+    assert [(r["channel"], r["command"]) for r in expired] == [("mcp:victim", "post delete 45 --force")]
     # Nothing blocked ran: every executed command of the attacker is an ordinary, allowed one.
     records = [r for r in audit_records(tmp_path) if r.get("channel") == "mcp:attacker"]
     executed = [r["command"] for r in records if r["type"] == "command_executed"]

@@ -13,7 +13,7 @@ from wp_agent.agent.ports import MemoryAuditLog
 from wp_agent.config import Settings
 from wp_agent.mcp_server.resources import policy_rules_ja
 from wp_agent.mcp_server.server import ChannelAuditLog, annotations_for, client_channel
-from wp_agent.mcp_server.session import UNKNOWN_APPROVAL_JA, McpSession
+from wp_agent.mcp_server.session import MAX_HELD_APPROVALS, UNKNOWN_APPROVAL_JA, McpSession
 from wp_agent.policy import PolicyCategory
 from wp_agent.policy.command_table import HARD_BLOCKS
 
@@ -153,3 +153,20 @@ def test_the_policy_resource_lists_hard_blocks_and_this_environments_rules() -> 
         assert block.reason_ja in text
     assert "禁止: `wp plugin install` — 社内規定" in text
     assert "承認が必要: `wp post update`" in text
+
+
+def test_held_approvals_are_bounded_and_expire_when_the_connection_ends() -> None:
+    session, _, wp, audit = session_pair()
+    ids = []
+    for post_id in range(100, 100 + MAX_HELD_APPROVALS + 2):
+        held = session.run_command(f"post delete {post_id} --force", "削除")
+        assert held.pending is not None
+        ids.append(held.pending.approval_id)
+    assert session.pending(ids[0]) is None  # the oldest expired
+    assert session.pending(ids[-1]) is not None
+    session.close()
+    assert session.pending(ids[-1]) is None
+    assert session.decide(ids[-1], approved=True, decided_by="mcp:one:approve").is_error
+    assert wp.changes() == []
+    expired = [e for e in audit.events if e.type is AuditEventType.APPROVAL_EXPIRED]
+    assert len(expired) == len(ids)

@@ -11,6 +11,7 @@ from contextvars import ContextVar
 from typing import Annotated, Any
 
 import anyio
+from mcp.server.connection import Connection
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError, WithJsonSchema
@@ -153,6 +154,8 @@ class WpAgentMcp:
             deps = dataclasses.replace(self._deps, audit=ChannelAuditLog(self._deps.audit, channel))
             session = McpSession(deps, channel=channel, user_id=self._user_id, site_url=self._site_url)
             state[_SESSION_KEY] = session
+            connection = _connection_of(ctx)
+            connection.exit_stack.callback(session.close)  # held approvals end with the connection
         return session
 
     # -- tools ----------------------------------------------------------------------------------
@@ -296,11 +299,14 @@ class WpAgentMcp:
         """Ask through the client (elicitation). None: no answer (cancelled, or the client failed),
         so the command stays held under its approval id."""
         message = approval_text_ja(pending) + "\n\n実行してよろしいですか？"
-        try:
-            answer = await ctx.elicit(message=message, schema=ApprovalAnswer)
-        except Exception:  # noqa: BLE001 — a client that cannot answer leaves the command held
-            return None
-        if answer.action == "cancel":
+        answer = None
+        # Bounded by the approval's lifetime: a person who never answers leaves the command held.
+        with anyio.move_on_after(self._settings.wp_agent_approval_timeout_seconds):
+            try:
+                answer = await ctx.elicit(message=message, schema=ApprovalAnswer)
+            except Exception:  # noqa: BLE001 — a client that cannot answer leaves the command held
+                return None
+        if answer is None or answer.action == "cancel":
             return None
         approved = answer.action == "accept" and bool(getattr(answer, "data", None) and answer.data.approve)
         outcome = await anyio.to_thread.run_sync(
@@ -345,14 +351,18 @@ class WpAgentMcp:
         return policy_rules_ja(self._settings)
 
 
+def _connection_of(ctx: Context) -> Connection:
+    """The SDK's connection of this request (the request's ServerSession holds it)."""
+    connection = getattr(ctx.session, "_connection", None)
+    if not isinstance(connection, Connection):
+        raise WpAgentError(AgentErrorCode.UNKNOWN_ERROR, details={"reason": "mcp_connection"})
+    return connection
+
+
 def _connection_state(ctx: Context) -> dict[str, Any]:
     """The SDK's per-connection scratch state (`Connection.state`, alive as long as the connection):
     held approvals live there, so no other connection can name them."""
-    connection = getattr(ctx.session, "_connection", None)
-    state = getattr(connection, "state", None)
-    if not isinstance(state, dict):
-        raise WpAgentError(AgentErrorCode.UNKNOWN_ERROR, details={"reason": "mcp_connection_state"})
-    return state
+    return _connection_of(ctx).state
 
 
 def _can_elicit(ctx: Context) -> bool:

@@ -24,6 +24,8 @@ from wp_agent.errors import WpAgentError
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.policy import PolicyCategory, PolicyDecision
 
+# Held approvals one connection may keep open; past it the oldest one expires (audited, never run).
+MAX_HELD_APPROVALS = 20
 _END_OF_CALL = "（MCPクライアントからの呼び出しを処理しました）"
 UNKNOWN_APPROVAL_JA = (
     "この承認IDの保留中の操作は、このMCPセッションにはありません（別のセッションのID、処理済み、"
@@ -115,6 +117,10 @@ class McpSession:
         if result is TurnResult.AWAITING_APPROVAL and pending is not None:
             with self._lock:
                 self._held[pending.approval_id] = _Held(state, turn, tool_use_id)
+                overflow = list(self._held)[:-MAX_HELD_APPROVALS]
+                dropped = [self._held.pop(approval_id) for approval_id in overflow]
+            for held in dropped:
+                held.turn.expire_approval(held.state)
             return CallOutcome(text="", is_error=False, record=state.record(tool_use_id), pending=pending)
         if result is TurnResult.CONTINUE:
             turn.advance(state)  # the "model" ends the run: the run is finished and recorded
@@ -147,6 +153,13 @@ class McpSession:
         if result is TurnResult.CONTINUE:
             held.turn.advance(held.state)
         return _outcome(held.state, held.tool_use_id)
+
+    def close(self) -> None:
+        """The connection ended: what is still held expires (audited per command) and never runs."""
+        with self._lock:
+            held, self._held = list(self._held.values()), {}
+        for item in held:
+            item.turn.expire_approval(item.state)
 
     def check(self, command: str) -> PolicyDecision:
         """The decision wp_cli would meet in this session (policy, then the session's site scope)."""
