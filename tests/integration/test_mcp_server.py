@@ -28,6 +28,8 @@ from mcp.types import (
     TextResourceContents,
 )
 
+from tests.fakes.sshd import SshdRig
+from tests.fakes.wordpress import TestWordPress
 from tests.fakes.wordpress_fixtures import sandbox_environment
 from wp_agent.sandbox import SandboxSite
 
@@ -302,3 +304,36 @@ def test_an_attacker_cannot_run_a_blocked_command_through_any_tool(
         or cli_sandbox.wp("post", "list").returncode == 0
     )
     assert cli_sandbox.wp("option", "get", "home").stdout.strip() == "https://example.test"
+
+
+@pytest.mark.sshd
+def test_ssh_mode_with_the_same_configuration_as_ask(
+    tmp_path: Path, sshd_server: SshdRig, rig_site: TestWordPress
+) -> None:
+    """WP_CLI_MODE=ssh (a real sshd on 127.0.0.1, pinned host key): the same environment `ask` takes."""
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "WP_AGENT_AUDIT_FILE": str(tmp_path / "audit.jsonl"),
+        **sshd_server.environment(),
+    }
+    seen: dict[str, CallToolResult] = {}
+
+    async def main() -> None:
+        async with mcp_client(env, name="ssh-client") as client:
+            seen["read"] = await client.call_tool(
+                "wp_cli", {"command": "option get blogname", "reason": "確認"}
+            )
+            seen["held"] = await client.call_tool(
+                "wp_cli", {"command": "post delete 45 --force", "reason": "削除"}
+            )
+            approval_id = seen["held"].structured_content["approvalId"]
+            seen["approved"] = await client.call_tool("approve", {"approvalId": approval_id})
+
+    run(main)
+    assert not seen["read"].is_error, text_of(seen["read"])
+    assert 'site="sandbox"' not in text_of(seen["read"])  # a real site over SSH, not the sandbox
+    assert not seen["approved"].is_error, text_of(seen["approved"])
+    assert rig_site.post(45) is None
+    records = audit_records(tmp_path)
+    assert {r.get("channel") for r in records} == {"mcp:ssh-client"}
