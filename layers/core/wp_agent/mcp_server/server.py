@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from typing import Annotated, Any
 
@@ -29,6 +29,7 @@ from wp_agent.mcp_server.resources import policy_rules_ja, site_summary
 from wp_agent.mcp_server.session import CallOutcome, McpSession
 from wp_agent.models.article import PublishArticleInput
 from wp_agent.policy import PolicyCategory
+from wp_agent.policy.command_table import ALLOWED_COMMANDS
 from wp_agent.publishing import ArticlePublisher, InputProblem, input_problems, validation_output
 
 SITE_RESOURCE = "wp-agent://site"
@@ -161,53 +162,62 @@ class WpAgentMcp:
     # -- tools ----------------------------------------------------------------------------------
 
     def _register(self) -> None:
-        every = {PolicyCategory.READ, PolicyCategory.WRITE, PolicyCategory.DESTRUCTIVE}
+        # What each tool can make WordPress run, in the policy's own terms: wp_cli anything the
+        # allow-list holds, approve only what was held (destructive), publish_article its fixed steps,
+        # check and reject nothing at all.
+        allow_list = {entry.category for entry in ALLOWED_COMMANDS.values()}
         publish_steps = {
             self._deps.policy.classify(c).category
             for c in ("term create category x", "post create --post_title=x", "post meta update 1 k v")
         }
-        self.server.add_tool(
-            self.wp_cli,
-            name="wp_cli",
-            description=(
+        tools: tuple[tuple[Callable[..., Any], str, str, set[PolicyCategory], str], ...] = (
+            (
+                self.wp_cli,
+                "wp_cli",
+                "WP-CLIコマンドの実行",
+                allow_list,
                 "WP-CLIコマンドを1つ実行します（先頭の wp は不要）。読み取り・変更は実行、ポリシーでブロック"
                 "されるものは理由を返し、破壊的な操作は利用者の承認まで保留して承認IDを返します。reason には"
-                "実行理由を日本語で書いてください（監査ログに残ります）。"
+                "実行理由を日本語で書いてください（監査ログに残ります）。",
             ),
-            annotations=annotations_for(every, title="WP-CLIコマンドの実行"),
-            structured_output=False,
-        )
-        self.server.add_tool(
-            self.approve,
-            name="approve",
-            description="このセッションで保留中の操作を、利用者本人が承認した場合にだけ実行します（保留時のコマンドそのまま）。",
-            annotations=annotations_for({PolicyCategory.DESTRUCTIVE}, title="保留中の操作を承認"),
-            structured_output=False,
-        )
-        self.server.add_tool(
-            self.reject,
-            name="reject",
-            description="このセッションで保留中の操作を取りやめます（何も実行しません）。",
-            annotations=annotations_for({PolicyCategory.READ}, title="保留中の操作を拒否"),
-            structured_output=False,
-        )
-        self.server.add_tool(
-            self.check,
-            name="check",
-            description="コマンドがポリシーで許可・承認待ち・ブロックのどれになるかを返します（実行しません）。",
-            annotations=annotations_for({PolicyCategory.READ}, title="ポリシー判定"),
-            structured_output=False,
-        )
-        self.server.add_tool(
-            self.publish_article,
-            name="publish_article",
-            description=(
+            (
+                self.approve,
+                "approve",
+                "保留中の操作を承認",
+                {PolicyCategory.DESTRUCTIVE},
+                "このセッションで保留中の操作を、利用者本人が承認した場合にだけ実行します（保留時のコマンドそのまま）。",
+            ),
+            (
+                self.reject,
+                "reject",
+                "保留中の操作を拒否",
+                set(),
+                "このセッションで保留中の操作を取りやめます（何も実行しません）。",
+            ),
+            (
+                self.check,
+                "check",
+                "ポリシー判定",
+                set(),
+                "コマンドがポリシーで許可・承認待ち・ブロックのどれになるかを返します（実行しません）。",
+            ),
+            (
+                self.publish_article,
+                "publish_article",
+                "記事の投稿",
+                publish_steps,
                 "記事を決められたWP-CLI手順で投稿します（publishArticle）。カテゴリ・タグは無ければ作成、"
-                "アイキャッチ画像はURLから取り込み、失敗したら作成したものを削除して元に戻します。"
+                "アイキャッチ画像はURLから取り込み、失敗したら作成したものを削除して元に戻します。",
             ),
-            annotations=annotations_for(publish_steps, title="記事の投稿"),
-            structured_output=False,
         )
+        for function, name, title, categories, description in tools:
+            self.server.add_tool(
+                function,
+                name=name,
+                description=description,
+                annotations=annotations_for(categories, title=title),
+                structured_output=False,
+            )
         self.server.resource(
             SITE_RESOURCE,
             name="site",
