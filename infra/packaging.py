@@ -26,6 +26,8 @@ from typing import Final
 
 REPO_ROOT: Final = Path(__file__).resolve().parent.parent
 CORE_PACKAGE_DIR: Final = REPO_ROOT / "layers" / "core" / "wp_agent"
+# Front doors that only run on a person's machine; their SDKs are not in the dependency layer.
+LOCAL_ONLY_PACKAGES: Final = frozenset({"mcp_server"})
 REQUIREMENTS_FILE: Final = REPO_ROOT / "layers" / "dependencies" / "requirements.txt"
 RUNTIME_PROVIDED_FILE: Final = REPO_ROOT / "layers" / "dependencies" / "runtime-provided.txt"
 FUNCTIONS_DIR: Final = REPO_ROOT / "functions"
@@ -169,6 +171,8 @@ def _core_files(source: Path) -> Iterable[Path]:
         if not path.is_file():
             continue
         if any(part == "__pycache__" for part in relative.parts) or path.suffix in {".pyc", ".pyo"}:
+            continue
+        if relative.parts[0] in LOCAL_ONLY_PACKAGES:
             continue
         yield path
 

@@ -60,13 +60,17 @@ def test_core_layer_holds_the_package_without_caches(tmp_path: Path) -> None:
     source = {
         p.relative_to(layers.CORE_PACKAGE_DIR)
         for p in layers.CORE_PACKAGE_DIR.rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+        if p.is_file()
+        and "__pycache__" not in p.parts
+        and p.suffix != ".pyc"
+        and p.relative_to(layers.CORE_PACKAGE_DIR).parts[0] not in layers.LOCAL_ONLY_PACKAGES
     }
     assert copied == source
     assert Path("__init__.py") in copied
     assert Path("py.typed") in copied
     assert not any("__pycache__" in p.parts for p in copied)
     assert not any(p.parts[0] == "simulator" for p in copied)  # no home-made WordPress in Lambda
+    assert not any(p.parts[0] == "mcp_server" for p in copied)  # the MCP server runs locally only
 
 
 @pytest.mark.slow

@@ -57,6 +57,7 @@ class AuditEvent(BaseModel):
     answer: str | None = None
     status: str | None = None
     reverts_run_id: str | None = None
+    channel: str | None = None  # the front door that drove the record, e.g. "mcp:claude-code"
 
     @model_validator(mode="before")
     @classmethod

@@ -19,6 +19,7 @@ from wp_agent.cli import (
     history,
     interrupts,
     logs,
+    mcp,
     pending,
     publish,
     sandbox,
@@ -79,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_parser(subparsers)
     pending.add_parsers(subparsers)
     history.add_parsers(subparsers)
+    mcp.add_parser(subparsers)
     publish.add_parser(subparsers)
     sandbox.add_parser(subparsers)
     targets.add_parser(subparsers)

@@ -34,10 +34,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "2 unknown run, 3 awaiting approval, 6 partly reverted.",
     )
     parser.add_argument("run_id", help="元に戻す実行のID（wp-agent ask の最後に表示されます。例: run_0123…）")
-    parser.add_argument("--dry-run", action="store_true", help="show the revert plan; run nothing")
-    parser.add_argument("--yes", action="store_true", help="approve destructive revert steps without asking")
-    parser.add_argument("--json", action="store_true", help="print the plan and outcome as JSON on stdout")
-    parser.add_argument("--user", default="local-user", help="requester id (must be the one who ran it)")
+    parser.add_argument(
+        "--dry-run", action="store_true", help="元に戻す手順を表示するだけで、何も実行しません"
+    )
+    parser.add_argument("--yes", action="store_true", help="確認が必要な手順も確認なしで承認します")
+    parser.add_argument("--json", action="store_true", help="手順と結果をJSONで標準出力に出します")
+    parser.add_argument("--user", default="local-user", help="依頼者ID（元の実行の依頼者と同じであること）")
     parser.set_defaults(handler=run)
 
 
