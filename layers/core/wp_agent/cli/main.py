@@ -12,7 +12,7 @@ from typing import NoReturn
 from pydantic import ValidationError
 
 from wp_agent import __version__
-from wp_agent.cli import ask, check, publish, sandbox, targets
+from wp_agent.cli import ask, check, evaluate, publish, sandbox, targets
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import Settings
 from wp_agent.errors import ConfigurationError
@@ -38,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="<command>")
     ask.add_parser(subparsers)
     check.add_parser(subparsers)
+    evaluate.add_parser(subparsers)
     publish.add_parser(subparsers)
     sandbox.add_parser(subparsers)
     targets.add_parser(subparsers)

@@ -1,0 +1,60 @@
+"""The recording format: every model reply of an eval run, per task and trial, so the run can be
+replayed without the model (in CI, through the scripted Anthropic-compatible server and the real SDK).
+
+A reply is kept as the Messages API returned it (content blocks with their tool_use ids, stop reason,
+model, usage); replaying a trial answers its n-th model request with its n-th reply.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from wp_agent.agent.model_client import ModelReply
+
+RECORDING_FORMAT = "wp-agent-eval-recording/1"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RecordedReply(_Model):
+    content: list[dict[str, Any]]
+    stop_reason: str | None
+    model: str
+    usage: dict[str, int] = Field(default_factory=dict)
+
+    @classmethod
+    def of(cls, reply: ModelReply) -> RecordedReply:
+        return cls(content=reply.content, stop_reason=reply.stop_reason, model=reply.model, usage=reply.usage)
+
+
+class RecordedTrial(_Model):
+    task_id: str
+    trial: int
+    instruction: str
+    replies: list[RecordedReply]
+
+
+class Recording(_Model):
+    format: str = RECORDING_FORMAT
+    model: str
+    provider: str
+    recorded_at: str
+    trials: list[RecordedTrial] = Field(default_factory=list)
+
+    def save(self, path: Path) -> None:
+        path.write_text(self.model_dump_json(indent=1) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: Path) -> Recording:
+        return cls.model_validate_json(path.read_text(encoding="utf-8"))
+
+    def replies_for(self, task_id: str, trial: int) -> list[RecordedReply]:
+        for recorded in self.trials:
+            if recorded.task_id == task_id and recorded.trial == trial:
+                return recorded.replies
+        raise KeyError(f"no recorded trial {trial} of task {task_id}")
