@@ -20,7 +20,8 @@ WARNING_DAYS = 60
 
 _BEDROCK_PREFIX = re.compile(r"^(?:(?:us|eu|apac|global|jp|au)\.)?anthropic\.")
 _BEDROCK_VERSION = re.compile(r"-v\d+(?::\d+)?$")
-_SNAPSHOT_DATE = re.compile(r"-\d{8}$")
+_SNAPSHOT_DATE = re.compile(r"-(?:\d{8}|latest)$")
+_ZERO_MINOR = re.compile(r"(-\d+)-0$")  # claude-opus-4-0 is claude-opus-4
 
 
 class Prices(BaseModel):
@@ -64,7 +65,7 @@ def catalog() -> ModelCatalog:
 def catalog_key(model: str) -> str:
     """The catalog's name for a model id: Bedrock's prefix and version and a snapshot date removed."""
     name = _BEDROCK_VERSION.sub("", _BEDROCK_PREFIX.sub("", model.strip().lower()))
-    return _SNAPSHOT_DATE.sub("", name)
+    return _ZERO_MINOR.sub(r"\1", _SNAPSHOT_DATE.sub("", name))
 
 
 def model_info(model: str) -> ModelInfo | None:
