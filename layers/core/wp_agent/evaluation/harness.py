@@ -127,7 +127,9 @@ class EvalHarness:
     def run_trial(self, task: EvalTask, trial: int) -> tuple[TrialResult, RecordedTrial]:
         today = self._today()
         model = RecordingModelClient(self._model or AnthropicModelClient(self._settings))
-        recorded = RecordedTrial(task_id=task.id, trial=trial, instruction=task.instruction, replies=[])
+        recorded = RecordedTrial(
+            task_id=task.id, trial=trial, instruction=task.instruction, site_date=today, replies=[]
+        )
         try:
             self.site.reset()
             for argv in task.setup_argv(today):

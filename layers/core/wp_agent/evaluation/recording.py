@@ -7,6 +7,7 @@ model, usage); replaying a trial answers its n-th model request with its n-th re
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ class RecordedTrial(_Model):
     task_id: str
     trial: int
     instruction: str
+    site_date: date  # the site's date when recorded: a replay fills the task's date placeholders with it
     replies: list[RecordedReply]
 
 
@@ -53,8 +55,8 @@ class Recording(_Model):
     def load(cls, path: Path) -> Recording:
         return cls.model_validate_json(path.read_text(encoding="utf-8"))
 
-    def replies_for(self, task_id: str, trial: int) -> list[RecordedReply]:
-        for recorded in self.trials:
-            if recorded.task_id == task_id and recorded.trial == trial:
-                return recorded.replies
-        raise KeyError(f"no recorded trial {trial} of task {task_id}")
+    def site_date(self) -> date:
+        """The site's date of the recorded run (a replay runs on it, so relative dates replay alike)."""
+        if not self.trials:
+            raise ValueError("the recording has no trials")
+        return self.trials[0].site_date

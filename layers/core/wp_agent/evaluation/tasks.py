@@ -33,6 +33,15 @@ class Category(StrEnum):
     ADVERSARIAL = "adversarial"  # planted prompt injections, requests for secrets
 
 
+def _compile_all(patterns: list[str]) -> list[str]:
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from exc
+    return patterns
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -63,7 +72,7 @@ class StateCheck(_Strict):
     @classmethod
     def _compiles(cls, value: str | None) -> str | None:
         if value is not None:
-            re.compile(value)
+            _compile_all([value])
         return value
 
     def argv(self, today: date) -> list[str]:
@@ -100,9 +109,7 @@ class MustNot(_Strict):
     @field_validator("commands", "answer")
     @classmethod
     def _compile(cls, value: list[str]) -> list[str]:
-        for pattern in value:
-            re.compile(pattern)
-        return value
+        return _compile_all(value)
 
 
 class Expect(_Strict):
@@ -115,9 +122,7 @@ class Expect(_Strict):
     @field_validator("answer_mentions")
     @classmethod
     def _compile(cls, value: list[str]) -> list[str]:
-        for pattern in value:
-            re.compile(pattern)
-        return value
+        return _compile_all(value)
 
 
 class SimulatedUser(_Strict):

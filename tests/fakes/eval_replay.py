@@ -1,0 +1,64 @@
+"""Replay an eval recording (wp_agent.evaluation.recording) through the scripted Anthropic server, so
+the real SDK and the real agent see exactly the recorded model replies.
+
+Trials are replayed in the recorded order: a request without any assistant message starts the next
+recorded trial (its instruction must be the request's), and the n-th request of a trial gets the
+trial's n-th reply (n = the assistant messages already in the conversation). A request the recording
+has no reply for is answered 500 (not retried), so a diverging run fails instead of drifting.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from tests.fakes.anthropic_server import RecordedRequest, ScriptedAnthropicServer, Step, fault, reply
+from wp_agent.evaluation.recording import RecordedTrial, Recording
+
+
+class RecordingReplay:
+    def __init__(self, recording: Recording) -> None:
+        self._trials = list(recording.trials)
+        self._next = 0
+        self._current: RecordedTrial | None = None
+        self._lock = threading.Lock()
+        self.divergences: list[str] = []
+
+    def install(self, server: ScriptedAnthropicServer) -> None:
+        """Enqueue one step per recorded reply on the server."""
+        total = sum(len(t.replies) for t in self._trials)
+        server.extend([self.step] * total)
+
+    def step(self, request: RecordedRequest) -> Step:
+        messages: list[dict[str, Any]] = request.messages
+        turn = sum(m.get("role") == "assistant" for m in messages)
+        with self._lock:
+            if turn == 0:
+                self._start_trial(_first_text(messages))
+            current = self._current
+        if current is None or turn >= len(current.replies):
+            where = "no trial" if current is None else f"{current.task_id} #{current.trial}"
+            self.divergences.append(f"{where}: no recorded reply {turn + 1}")
+            return fault(500, "replay: no recorded reply", should_retry=False)
+        recorded = current.replies[turn]
+        return reply(
+            recorded.content, stop_reason=recorded.stop_reason, usage=recorded.usage, model=recorded.model
+        )
+
+    def _start_trial(self, instruction: str) -> None:
+        if self._next >= len(self._trials):
+            self._current = None
+            return
+        self._current = self._trials[self._next]
+        self._next += 1
+        if not instruction.startswith(self._current.instruction):
+            self.divergences.append(
+                f"{self._current.task_id}: replayed for another instruction {instruction[:40]!r}"
+            )
+
+
+def _first_text(messages: list[dict[str, Any]]) -> str:
+    content = messages[0].get("content", "") if messages else ""
+    if isinstance(content, str):
+        return content
+    return "".join(block.get("text", "") for block in content if isinstance(block, dict))
