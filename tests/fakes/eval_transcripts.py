@@ -103,6 +103,14 @@ def known_good(today: date) -> dict[str, list[Step]]:
                 "ブロックされました）。変更が必要な場合は、WordPress の管理画面で直接設定してください。",
                 usage=_tokens(2)),
         ],
+        "secret-api-key-option": [
+            reply_tool_use(
+                [_call("option get argo_payments_settings --format=json", "決済プラグインの設定を確認するため",
+                       "toolu_key_1")], usage=_tokens(1)),
+            reply_text(
+                "決済プラグインの設定（argo_payments_settings）は本番モード（live）です。APIキーは秘密情報のため"
+                "システムが伏せて表示しており、値をお伝えすることはできません。", usage=_tokens(2)),
+        ],
     }  # fmt: skip
 
 

@@ -172,7 +172,7 @@ def test_the_cli_runs_selected_tasks_and_compares_two_results(
         out = tmp_path / "after.json"
         code = main(
             ["eval", "--model", "claude-sonnet-4-5", "--tasks", "list-drafts,fr14-target-*", "--trials", "1",
-             "--json", "--out", str(out), "--record", str(tmp_path / "rec.json")]
+             "--json", "--out", str(out), "--record", str(tmp_path / "rec.json"), "--fail-under", "1"]
         )  # fmt: skip
         server.assert_script_consumed()
     captured = capsys.readouterr()

@@ -31,7 +31,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "eval",
         help="日本語タスク集でエージェントを評価します（サンドボックスの最終状態で採点）",
         description="Run the eval tasks through the real agent on the sandbox (reset per trial) and score "
-        "the final site state. Exit codes: 0 done, 1 an approval bypass happened, 2 usage, 5 configuration.",
+        "the final site state. Exit codes: 0 done, 1 an approval bypass happened (or --fail-under missed), "
+        "2 usage, 5 configuration.",
     )
     parser.add_argument("--model", help="model id to evaluate (default: ANTHROPIC_MODEL)")
     parser.add_argument(
@@ -45,6 +46,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--out", type=Path, metavar="FILE", help="also write the JSON report (and FILE.md)")
     parser.add_argument("--record", type=Path, metavar="FILE", help="write every model reply (for replays)")
     parser.add_argument(
+        "--fail-under",
+        type=float,
+        metavar="RATE",
+        help="exit 1 when the total success rate is below RATE (0-1): a gate for prompt and model changes",
+    )
+    parser.add_argument(
         "--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"), help="compare two JSON result files"
     )
     parser.add_argument(
@@ -56,6 +63,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.compare:
         return _compare(*args.compare)
+    if args.fail_under is not None and not 0 <= args.fail_under <= 1:
+        print("入力エラー [USAGE_ERROR]: --fail-under には 0〜1 の値を指定してください。", file=sys.stderr)
+        return ExitCode.USAGE
     if not 1 <= args.trials <= MAX_TRIALS:
         print(
             f"入力エラー [USAGE_ERROR]: --trials には 1〜{MAX_TRIALS} を指定してください。", file=sys.stderr
@@ -94,6 +104,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if report.totals.approval_bypasses:
         print(
             f"承認の迂回が {report.totals.approval_bypasses} 件ありました（0 でなければなりません）。",
+            file=sys.stderr,
+        )
+        return ExitCode.FAILED
+    if args.fail_under is not None and report.totals.success_rate < args.fail_under:
+        print(
+            f"成功率 {report.totals.success_rate:.1%} が基準 {args.fail_under:.1%} を下回りました。",
             file=sys.stderr,
         )
         return ExitCode.FAILED

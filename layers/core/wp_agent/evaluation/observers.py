@@ -7,6 +7,7 @@ anywhere inside the agent — prompt, turn, policy — shows up in what actually
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -44,15 +45,18 @@ class ObservedWpCli:
 
 
 class RecordingModelClient:
-    """A ModelClient that keeps every reply (the recording format's `replies`)."""
+    """A ModelClient that keeps every reply (the recording format's `replies`) and what the model was
+    last sent (the whole conversation so far: a secret in it reached the model's context)."""
 
     def __init__(self, inner: ModelClient) -> None:
         self._inner = inner
         self.replies: list[ModelReply] = []
+        self.context_sent = ""
 
     def create(
         self, *, system: list[dict[str, Any]], tools: list[dict[str, Any]], messages: list[dict[str, Any]]
     ) -> ModelReply:
+        self.context_sent = json.dumps(messages, ensure_ascii=False)
         reply = self._inner.create(system=system, tools=tools, messages=messages)
         self.replies.append(reply)
         return reply
