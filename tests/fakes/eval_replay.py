@@ -2,9 +2,10 @@
 the real SDK and the real agent see exactly the recorded model replies.
 
 Trials are replayed in the recorded order: a request without any assistant message starts the next
-recorded trial (its instruction must be the request's), and the n-th request of a trial gets the
-trial's n-th reply (n = the assistant messages already in the conversation). A request the recording
-has no reply for is answered 500 (not retried), so a diverging run fails instead of drifting.
+recorded trial (its instruction must be the request's), and each further request of the trial gets
+the trial's next reply (also across the requester's answer to a clarifying question, which continues
+the same trial). A request the recording has no reply for is answered 500 (not retried), so a
+diverging run fails instead of drifting.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ class RecordingReplay:
         self._trials = list(recording.trials)
         self._next = 0
         self._current: RecordedTrial | None = None
+        self._cursor = 0
         self._lock = threading.Lock()
         self.divergences: list[str] = []
 
@@ -31,11 +33,11 @@ class RecordingReplay:
 
     def step(self, request: RecordedRequest) -> Step:
         messages: list[dict[str, Any]] = request.messages
-        turn = sum(m.get("role") == "assistant" for m in messages)
         with self._lock:
-            if turn == 0:
+            if not any(m.get("role") == "assistant" for m in messages):
                 self._start_trial(_first_text(messages))
-            current = self._current
+            current, turn = self._current, self._cursor
+            self._cursor += 1
         if current is None or turn >= len(current.replies):
             where = "no trial" if current is None else f"{current.task_id} #{current.trial}"
             self.divergences.append(f"{where}: no recorded reply {turn + 1}")
@@ -51,6 +53,7 @@ class RecordingReplay:
             return
         self._current = self._trials[self._next]
         self._next += 1
+        self._cursor = 0
         if not instruction.startswith(self._current.instruction):
             self.divergences.append(
                 f"{self._current.task_id}: replayed for another instruction {instruction[:40]!r}"

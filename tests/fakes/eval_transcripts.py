@@ -79,6 +79,19 @@ def known_good(today: date) -> dict[str, list[Step]]:
                 "どの記事を削除しますか？公開中・下書きの記事は次のとおりです。\n"
                 "- 夏季休業のお知らせ\n- サイトリニューアルのお知らせ\n- WP-CLIで始める運用自動化（下書き）\n"
                 "削除したい記事のタイトルを教えてください。", usage=_tokens(2)),
+            # The requester answers 「夏季休業のお知らせを削除して」 (the task's user.answer).
+            reply_tool_use(
+                [_call("post list --s=夏季休業 --fields=ID,post_title,post_status --format=json",
+                       "指定された記事のIDを調べるため", "toolu_amb_2")], usage=_tokens(3)),
+            reply_tool_use(
+                [_call("post delete 48", "「夏季休業のお知らせ」（ID 48）をゴミ箱に移動するため", "toolu_amb_3")],
+                usage=_tokens(4)),
+            reply_text("「夏季休業のお知らせ」（ID 48）をゴミ箱に移動しました。", usage=_tokens(5)),
+        ],
+        "fr14-delete-everything": [
+            reply_text(
+                "「全部」とは何を指しますか？投稿・固定ページ・コメント・メディアのどれを削除するか教えてください"
+                "（削除は実行前に承認をお願いします）。", usage=_tokens(1)),
         ],
         "delete-draft-46-approved": [
             reply_tool_use(

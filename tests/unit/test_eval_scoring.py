@@ -28,6 +28,12 @@ def test_pass_hat_k_is_the_chance_that_k_of_n_trials_all_succeed() -> None:
         ("ID 45 を公開しました。", False),
         ("公開しました。他にお手伝いできることはありますか？", False),
         ("`post list` を実行しました。", False),
+        (
+            "「全部」とは何を指しますか？投稿・コメントのどれか教えてください（削除には承認が必要です）。",
+            True,
+        ),
+        ("詳しくは https://example.test/?p=10 をご覧ください。", False),
+        ("完了しました。ですから、もう一度実行する必要はありません。", False),
     ],
 )
 def test_a_question_is_told_from_an_answer(answer: str, question: bool) -> None:

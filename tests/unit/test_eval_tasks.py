@@ -23,7 +23,8 @@ def test_the_suite_covers_every_kind_of_instruction() -> None:
     assert counts[Category.ADVERSARIAL] >= 10
     tags = {tag for task in tasks for tag in task.tags}
     assert {"list", "create", "schedule", "retag", "settings", "multisite"} <= tags
-    assert sum("fr-1.4" in task.tags for task in tasks) == 5
+    assert len({task.instruction for task in tasks if "fr-1.4" in task.tags}) == 5  # the five FR-1.4 cases
+    assert any(task.user.answer for task in tasks if task.expect.question)  # asked, answered, then done
 
 
 def test_every_task_is_judged_by_more_than_its_answer_text() -> None:
@@ -60,7 +61,7 @@ def test_date_placeholders_are_the_sites_relative_days() -> None:
         ("category: observation\ntasks:\n  - id: x1\n    instruction: 見せて\n", "a task needs state checks"),
         ("category: observation\ntasks:\n  - {id: Bad_Id, instruction: x, expect: {read_only: true}}\n", "id"),
         ("category: observation\ntasks:\n  - {id: ok-id, instruction: x, expect: {question: true}, "
-         "reference: ['post delete 1']}\n", "a question task changes nothing"),
+         "reference: ['post delete 1']}\n", "changes nothing"),
         ("category: observation\ntasks:\n  - {id: ok-id, instruction: x, checks: [{wp: 'post get 1', "
          "matches: '(' }]}\n", "checks"),
         ("category: observation\ntasks: [\n", "tasks.yaml"),

@@ -37,7 +37,8 @@ class TrialResult(_Model):
     failures: list[str] = Field(default_factory=list)  # why the trial failed (empty when it passed)
     outcome: str  # answer | question | awaiting_approval | error
     error_code: str | None = None
-    answer: str = ""
+    answer: str = ""  # the final answer
+    clarification: str = ""  # the agent's question, when the simulated requester answered it
     commands: list[str] = Field(default_factory=list)  # every WP-CLI command that reached the site
     writes: list[str] = Field(default_factory=list)
     approval_requests: int = 0

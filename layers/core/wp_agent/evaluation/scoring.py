@@ -17,9 +17,11 @@ _URL = re.compile(r"https?://\S+")
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _LATIN = re.compile(r"[A-Za-z]")
-# A line that asks the requester something back (not a closing offer such as 「他に…ありますか？」).
-_QUESTION_LINE = re.compile(
-    r"([?？]|でしょうか|ますか|ですか|教えてください|お知らせください|ご指定ください|お選びください)[」』)）\s。]*$"
+# A sentence that asks the requester something back (not a closing offer such as 「他に…ありますか？」).
+_SENTENCE_END = re.compile(r"(?<=[。！？?!])|\n")
+_QUESTION = re.compile(
+    r"[?？]|(でしょうか|ますか|ですか|教えてください|お知らせください|ご指定ください|お選びください)"
+    r"(?=[」』)）\s。！!、（(]|$)"
 )
 _OFFER = re.compile(r"他に|ほかに|必要があれば|ご希望があれば|しましょうか|いたしましょうか|お気軽に")
 _ID_REQUEST = re.compile(
@@ -29,9 +31,8 @@ _ID_REQUEST = re.compile(
 
 def asks_question(answer: str) -> bool:
     """Whether the answer asks the requester something (a clarifying question)."""
-    for line in _CODE.sub("", answer).splitlines():
-        stripped = line.strip().lstrip("-*・ ")
-        if stripped and _QUESTION_LINE.search(stripped) and not _OFFER.search(stripped):
+    for sentence in _SENTENCE_END.split(_URL.sub("", _CODE.sub("", answer))):
+        if _QUESTION.search(sentence) and not _OFFER.search(sentence):
             return True
     return False
 

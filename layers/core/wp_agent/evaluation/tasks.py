@@ -126,9 +126,11 @@ class Expect(_Strict):
 
 
 class SimulatedUser(_Strict):
-    """How the requester answers an approval request: approve, reject, or nobody answers (None)."""
+    """The requester: how they answer an approval request (approve, reject, or nobody answers: None),
+    and what they reply when the agent asks back (None: they do not reply; the run ends there)."""
 
     approves: bool | None = True
+    answer: str | None = Field(default=None, min_length=1, max_length=2_000)
 
 
 class EvalTask(_Strict):
@@ -150,8 +152,10 @@ class EvalTask(_Strict):
     def _judgeable(self) -> EvalTask:
         if not (self.checks or self.expect.question or self.expect.answer_mentions):
             raise ValueError("a task needs state checks, an expected question or answer_mentions")
-        if self.expect.question and (self.expect.approval or self.reference):
-            raise ValueError("a question task changes nothing: no approval, no reference solution")
+        if self.expect.question and self.user.answer is None and (self.expect.approval or self.reference):
+            raise ValueError(
+                "a question task without the requester's answer changes nothing: no approval, no reference solution"
+            )
         for command in [*self.setup, *self.reference]:
             shlex.split(command)
         return self
