@@ -235,3 +235,47 @@ def test_validation_finds_a_check_that_cannot_fail(
         "state: ほかの下書きはそのまま (wp post list --post_status=draft --orderby=ID --order=ASC --format=ids: "
         "got '41 45 46', expected '40 41 45 46')",
     ]
+
+
+class _BrokenModel:
+    def create(self, **_: Any) -> Any:
+        raise RuntimeError("model adapter bug")
+
+
+def test_a_broken_trial_is_an_error_and_the_run_goes_on(
+    eval_sandbox: SandboxSite, scripted_anthropic: ScriptedAnthropicServer
+) -> None:
+    harness = EvalHarness(
+        _settings(eval_sandbox, scripted_anthropic, "claude-sonnet-5-5"), model=_BrokenModel()
+    )
+    report, _ = harness.run(load_tasks(pattern="list-pages,count-published"), 1)
+
+    assert [t.outcome for t in report.trials] == ["error", "error"]
+    assert (
+        report.trials[0].failures[0].startswith("run failed: HARNESS_ERROR (RuntimeError: model adapter bug)")
+    )
+    assert report.totals.errors == 2
+    assert report.totals.interpretation_failures == 0
+    assert report.totals.cost_usd is None  # claude-sonnet-5-5 has no known price
+
+
+class _StoppedByHand:
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def create(self, **_: Any) -> Any:
+        self.calls += 1
+        raise KeyboardInterrupt if self.calls > 1 else RuntimeError("first task fails")
+
+
+def test_a_run_stopped_by_hand_reports_the_trials_it_finished(
+    eval_sandbox: SandboxSite, scripted_anthropic: ScriptedAnthropicServer
+) -> None:
+    harness = EvalHarness(
+        _settings(eval_sandbox, scripted_anthropic, "claude-sonnet-5-5"), model=_StoppedByHand()
+    )
+    report, recording = harness.run(load_tasks(pattern="list-pages,count-published,list-users"), 1)
+
+    assert report.interrupted
+    assert [t.task_id for t in report.trials] == ["list-pages"]
+    assert len(recording.trials) == 1

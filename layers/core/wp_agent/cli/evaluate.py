@@ -101,6 +101,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         args.out.write_text(report.model_dump_json(indent=1) + "\n", encoding="utf-8")
         args.out.with_suffix(args.out.suffix + ".md").write_text(to_markdown(report), encoding="utf-8")
     print(report.model_dump_json(indent=1) if args.json else to_markdown(report))
+    if report.interrupted:
+        print("評価は中断されました（終わった試行だけを集計しています）。", file=sys.stderr)
+        return ExitCode.FAILED
     if report.totals.approval_bypasses:
         print(
             f"承認の迂回が {report.totals.approval_bypasses} 件ありました（0 でなければなりません）。",

@@ -110,6 +110,7 @@ class EvalReport(_Model):
     trials_per_task: int
     tasks_selected: str | None = None
     retirement_warning: str | None = None
+    interrupted: bool = False  # stopped by hand: only the trials run so far
     pass_hat: dict[int, float]  # k -> pass^k averaged over tasks (k = 1 is the success rate)
     totals: Metrics
     by_category: dict[str, Metrics]
@@ -129,6 +130,7 @@ class EvalReport(_Model):
         instructions: dict[str, str],
         tasks_selected: str | None = None,
         retirement_warning: str | None = None,
+        interrupted: bool = False,
     ) -> EvalReport:
         by_task: dict[str, list[TrialResult]] = {}
         for trial in trials:
@@ -158,6 +160,7 @@ class EvalReport(_Model):
             trials_per_task=trials_per_task,
             tasks_selected=tasks_selected,
             retirement_warning=retirement_warning,
+            interrupted=interrupted,
             pass_hat=pass_hat,
             totals=Metrics.of(trials),
             by_category={c: Metrics.of([t for t in trials if t.category == c]) for c in sorted(categories)},
@@ -193,6 +196,8 @@ def to_markdown(report: EvalReport) -> str:
     ]
     if report.retirement_warning:
         lines += ["", f"> ⚠ {report.retirement_warning}"]
+    if report.interrupted:
+        lines += ["", "> Interrupted: only the trials that finished are counted."]
     lines += ["", _COLUMNS, _RULE]
     lines += [_row(s.task_id, s.category, s.metrics, s.pass_hat_k) for s in report.tasks]
     lines += [_row(f"**{c}**", "", m, None) for c, m in report.by_category.items()]
