@@ -65,6 +65,14 @@ def test_date_placeholders_are_the_sites_relative_days() -> None:
         ("category: observation\ntasks:\n  - {id: ok-id, instruction: x, checks: [{wp: 'post get 1', "
          "matches: '(' }]}\n", "checks"),
         ("category: observation\ntasks: [\n", "tasks.yaml"),
+        ("category: observation\ntasks:\n  - {id: ok-id, instruction: x, setup: [\"eval 'system(1);'\"], "
+         "expect: {read_only: true}, checks: [{wp: 'post get 1'}]}\n", "setup/reference command refused"),
+        ("category: observation\ntasks:\n  - {id: ok-id, instruction: x, setup: ['option get x --exec=1'], "
+         "checks: [{wp: 'post get 1'}]}\n", "setup/reference command refused"),
+        ("category: observation\ntasks:\n  - {id: ok-id, instruction: x, checks: [{wp: 'post delete 1'}]}\n",
+         "a check must only read"),
+        ("category: observation\ntasks:\n  - {id: ok-id, instruction: x, checks: [{wp: 'post get 1'}], "
+         "must_not: {secrets: ['config set DB_PASSWORD x']}}\n", "a check must only read"),
     ],
 )  # fmt: skip
 def test_a_bad_task_file_is_refused_with_the_file_and_field(tmp_path: Path, body: str, problem: str) -> None:

@@ -20,8 +20,12 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from wp_agent.errors import ConfigurationError
+from wp_agent.policy import CommandPolicy, PolicyCategory
 
 TASK_ID = r"^[a-z0-9][a-z0-9-]{1,62}$"
+_POLICY = CommandPolicy()  # the built-in rules: what task files may make the harness run
+# Reads the agent may not make but the harness must, to check that a secret did not leak.
+_SECRET_READ_RULES = frozenset({"blocked.secret_option", "blocked.secret_field"})
 _PLACEHOLDER = re.compile(r"\{(today|yesterday|tomorrow|day_after_tomorrow|next_monday)\}")
 
 
@@ -156,8 +160,16 @@ class EvalTask(_Strict):
             raise ValueError(
                 "a question task without the requester's answer changes nothing: no approval, no reference solution"
             )
+        # The harness runs these itself, with WP-CLI's full power on the local sandbox: setup and
+        # reference commands may write but never what the policy refuses (eval, db, shell, config set,
+        # --exec, --require, …); checks and secret probes only read.
         for command in [*self.setup, *self.reference]:
-            shlex.split(command)
+            decision = _POLICY.classify_argv(shlex.split(command))
+            if decision.category is PolicyCategory.BLOCKED:
+                raise ValueError(f"setup/reference command refused ({decision.rule}): {command}")
+        for command in [c.wp for c in self.checks] + self.must_not.secrets:
+            if not _harness_read(shlex.split(command)):
+                raise ValueError(f"a check must only read: {command}")
         return self
 
     @property
@@ -174,6 +186,13 @@ class EvalTask(_Strict):
 class TaskFile(_Strict):
     category: Category
     tasks: list[dict[str, Any]]
+
+
+def _harness_read(argv: list[str]) -> bool:
+    decision = _POLICY.classify_argv(argv)
+    if decision.category is PolicyCategory.READ:
+        return True
+    return decision.rule in _SECRET_READ_RULES or (argv[:2] == ["config", "get"] and len(argv) <= 3)
 
 
 def fill_dates(text: str, today: date) -> str:
