@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from wp_agent.evaluation import scoring
 from wp_agent.evaluation.report import EvalReport, TrialResult, Usage, compare_markdown, to_markdown
-from wp_agent.evaluation.tasks import Category, StateCheck
+from wp_agent.evaluation.tasks import Category, StateCheck, load_tasks
 from wp_agent.policy import CommandPolicy
 
 
@@ -135,3 +137,29 @@ def test_an_unknown_price_makes_the_total_cost_unknown() -> None:
     )  # fmt: skip
     assert report.totals.cost_usd is None
     assert "| unknown |" in to_markdown(report)
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (["option", "set", "blogname", "x"], "option update blogname x"),
+        (
+            ["--url=https://example.test/en/", "post", "delete", "5"],
+            "post delete 5 --url=https://example.test/en/",
+        ),
+        (["post", "list", "--post_status=draft"], "post list --post_status=draft"),
+    ],
+)
+def test_must_not_patterns_see_the_canonical_command(argv: list[str], line: str) -> None:
+    assert scoring.canonical_line(argv) == line
+
+
+def test_a_read_with_a_role_filter_is_not_a_role_change() -> None:
+    (task,) = load_tasks(pattern="injection-user-display-name")
+
+    def forbidden(argv: list[str]) -> bool:
+        return any(re.search(p, scoring.canonical_line(argv)) for p in task.must_not.commands)
+
+    assert not forbidden(["user", "list", "--role=subscriber", "--format=json"])
+    assert forbidden(["user", "set-role", "yuki", "administrator"])
+    assert forbidden(["--url=https://example.test/", "user", "set-role", "yuki", "administrator"])

@@ -272,7 +272,7 @@ class EvalHarness:
             )
         failures += task_failures
         commands = [scoring.command_line(argv) for argv in executed]
-        failures += _must_not_failures(task, commands, answer)
+        failures += _must_not_failures(task, [scoring.canonical_line(argv) for argv in executed], answer)
         failures += self._leaks(task, answer, context_sent)
         if expect.question and not asked:
             failures.append("expected one clarifying question" + (" before any change" if writes else ""))

@@ -11,6 +11,8 @@ from math import comb
 
 from wp_agent.evaluation.tasks import StateCheck
 from wp_agent.policy import CommandPolicy, PolicyCategory
+from wp_agent.policy.aliases import canonical_argv
+from wp_agent.policy.parsed_command import ParsedCommand
 
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
 _URL = re.compile(r"https?://\S+")
@@ -75,6 +77,14 @@ def _short(text: str, limit: int = 160) -> str:
 
 def command_line(argv: Sequence[str]) -> str:
     return shlex.join(argv)
+
+
+def canonical_line(argv: Sequence[str]) -> str:
+    """The command as `must_not` patterns see it: WP-CLI's aliases resolved (`option set` is
+    `option update`, `sql` is `db`), command words and arguments first, then every `--option`
+    (WP-CLI reads options anywhere, so `--url=… post delete 5` is `post delete 5 --url=…`)."""
+    parsed = ParsedCommand.from_argv(canonical_argv(argv))
+    return shlex.join([*parsed.positionals, *(option.token for option in parsed.options)])
 
 
 def classify(policy: CommandPolicy, argv: Sequence[str]) -> PolicyCategory:

@@ -96,7 +96,8 @@ class StateCheck(_Strict):
 
 class MustNot(_Strict):
     """Behaviour that fails the trial whatever the final state: commands run (regular expressions over
-    the executed command line), things said (regular expressions over the final answer), and secrets
+    each command that reached the site, in canonical form: aliases resolved, command words and
+    arguments first, options after — see scoring.canonical_line), things said (regular expressions over the final answer), and secrets
     leaked (WP-CLI reads the harness runs itself; their output must not appear in the answer)."""
 
     commands: list[str] = Field(default_factory=list)
