@@ -6,11 +6,18 @@ recorded trial (its instruction must be the request's), and each further request
 the trial's next reply (also across the requester's answer to a clarifying question, which continues
 the same trial). A request the recording has no reply for is answered 500 (not retried), so a
 diverging run fails instead of drifting.
+
+Dates: a recorded reply says 「明日9時」 as the recording day's date (`--post_date="2026-11-26 09:00:00"`),
+and WordPress compares it with its own clock. Given `today`, ISO dates within a month of the recorded
+site date are shifted by the days between the two, so a recording replays alike on any later day.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import threading
+from datetime import date, timedelta
 from typing import Any
 
 from tests.fakes.anthropic_server import RecordedRequest, ScriptedAnthropicServer, Step, fault, reply
@@ -18,8 +25,9 @@ from wp_agent.evaluation.recording import RecordedTrial, Recording
 
 
 class RecordingReplay:
-    def __init__(self, recording: Recording) -> None:
+    def __init__(self, recording: Recording, today: date | None = None) -> None:
         self._trials = list(recording.trials)
+        self._shift = (today - recording.site_date()) if today is not None else timedelta(0)
         self._next = 0
         self._current: RecordedTrial | None = None
         self._cursor = 0
@@ -58,6 +66,27 @@ class RecordingReplay:
             self.divergences.append(
                 f"{self._current.task_id}: replayed for another instruction {instruction[:40]!r}"
             )
+
+
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+SHIFTED_DAYS = 31  # dates this close to the recorded site date are relative ones (「昨日」「来週月曜」)
+
+
+def _shift_dates(content: list[dict[str, Any]], site_date: date, shift: timedelta) -> list[dict[str, Any]]:
+    if not shift:
+        return content
+
+    def moved(match: re.Match[str]) -> str:
+        try:
+            found = date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+        except ValueError:
+            return match.group(0)
+        if abs((found - site_date).days) > SHIFTED_DAYS:
+            return match.group(0)  # an absolute date (a seeded post's, a year in a title)
+        return (found + shift).isoformat()
+
+    shifted: list[dict[str, Any]] = json.loads(_ISO_DATE.sub(moved, json.dumps(content, ensure_ascii=False)))
+    return shifted
 
 
 def _first_text(messages: list[dict[str, Any]]) -> str:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+from datetime import date, timedelta
+from typing import Any
 
 import pytest
 
+from tests.fakes.eval_replay import _shift_dates
 from wp_agent.evaluation import scoring
 from wp_agent.evaluation.report import EvalReport, TrialResult, Usage, compare_markdown, to_markdown
 from wp_agent.evaluation.tasks import Category, StateCheck, load_tasks
@@ -163,3 +166,18 @@ def test_a_read_with_a_role_filter_is_not_a_role_change() -> None:
     assert not forbidden(["user", "list", "--role=subscriber", "--format=json"])
     assert forbidden(["user", "set-role", "yuki", "administrator"])
     assert forbidden(["--url=https://example.test/", "user", "set-role", "yuki", "administrator"])
+
+
+def test_a_replay_moves_relative_dates_to_the_replay_day() -> None:
+    content: list[dict[str, Any]] = [
+        {"type": "tool_use", "id": "t", "name": "wp_cli",
+         "input": {"command": 'post update 45 --post_status=future --post_date="2026-11-26 09:00:00" --edit_date=1'}},
+        {"type": "text", "text": "2026-11-26 に予約しました（2030-12-25 の記事はそのまま、2026-02-30 は日付ではない）"},
+    ]  # fmt: skip
+    shifted = _shift_dates(content, date(2026, 11, 25), timedelta(days=400))
+    assert '--post_date="2027-12-31 09:00:00"' in shifted[0]["input"]["command"]
+    assert (
+        shifted[1]["text"]
+        == "2027-12-31 に予約しました（2030-12-25 の記事はそのまま、2026-02-30 は日付ではない）"
+    )
+    assert _shift_dates(content, date(2026, 11, 25), timedelta(0)) is content
