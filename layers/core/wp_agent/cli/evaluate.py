@@ -84,16 +84,16 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"⚠ {warning}", file=sys.stderr)
     if settings.wp_agent_model_provider is ModelProvider.ANTHROPIC:
         build_sdk_client(settings)  # ConfigurationError naming ANTHROPIC_API_KEY when it is missing
-    print(
-        f"評価: モデル {settings.anthropic_model}（{settings.wp_agent_model_provider.value}）、"
-        f"{len(tasks)}タスク × {args.trials}回（【サンドボックス】試行ごとに初期化）",
-        file=sys.stderr,
-    )
     try:
         harness = EvalHarness(settings, on_trial=_print_trial)
     except WpAgentError as exc:
         print(f"設定エラー: {exc.message_ja}", file=sys.stderr)
         return ExitCode.CONFIGURATION
+    print(
+        f"評価: モデル {settings.anthropic_model}（{settings.wp_agent_model_provider.value}）、"
+        f"{len(tasks)}タスク × {args.trials}回（【サンドボックス】試行ごとに初期化）",
+        file=sys.stderr,
+    )
     report, recording = harness.run(tasks, args.trials, tasks_selected=args.tasks)
     if args.record:
         recording.save(args.record)
