@@ -16,6 +16,7 @@ from wp_agent.cli import (
     ask,
     check,
     doctor,
+    evaluate,
     history,
     interrupts,
     logs,
@@ -81,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     pending.add_parsers(subparsers)
     history.add_parsers(subparsers)
     mcp.add_parser(subparsers)
+    evaluate.add_parser(subparsers)
     publish.add_parser(subparsers)
     sandbox.add_parser(subparsers)
     targets.add_parser(subparsers)
