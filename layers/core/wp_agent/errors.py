@@ -128,6 +128,40 @@ class SessionReadThrottledError(RunStoppedError):
     default_message_ja = "セッションの読み込みが混み合っています。時間をおいて再度お試しください。"
 
 
+class ModelRefusalError(RunStoppedError):
+    """The model's reply was marked `refusal`: nothing of it runs."""
+
+    code_for_reason = AgentErrorCode.API_ERROR
+    reason = "model_refusal"
+    default_message_ja = (
+        "AIモデルが安全上の理由でこの依頼への回答を拒否しました。コマンドは実行していません。"
+        "指示の内容を見直して、もう一度お試しください。"
+    )
+
+
+class ModelOutputTruncatedError(RunStoppedError):
+    """The reply hit max_tokens while writing a tool call (its input may be half-written): nothing runs."""
+
+    code_for_reason = AgentErrorCode.API_ERROR
+    reason = "model_output_truncated"
+    default_message_ja = (
+        "AIの応答が長さの上限に達し、コマンドの指定が途中で切れました。途中までのコマンドは実行していません。"
+        "指示を小さく分けるか、ANTHROPIC_MAX_TOKENS を大きくしてお試しください。"
+    )
+
+
+class InternalStateError(RunStoppedError):
+    """A front end met a state its own code should never reach (e.g. an MCP call without a request);
+    `reason` names the situation, from a fixed set of names chosen by the caller."""
+
+    reason = "internal_state"
+    default_message_ja = "予期しないエラーが発生しました。"
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason  # type: ignore[misc]  # the instance's own situation
+        super().__init__()
+
+
 class ArticleTooLargeError(ValueError):
     """The article does not compress enough to be stored as one publish job (nothing was stored)."""
 

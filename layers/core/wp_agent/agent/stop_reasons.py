@@ -2,7 +2,7 @@
 
 A reply the API marks `refusal`, or one cut off at `max_tokens` while a tool call was being
 written, must never be executed (the last tool call's input may be half-written) nor shown as an
-empty answer: the run ends with a stable code (API_ERROR, `details.reason` below) and a Japanese
+empty answer: the run ends with a stable code (API_ERROR; the error types in errors.py) and a Japanese
 message. A text answer cut off at `max_tokens` is kept, marked as cut off.
 """
 
@@ -11,29 +11,19 @@ from __future__ import annotations
 from typing import Any
 
 from wp_agent.agent.model_client import ModelReply
-from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.errors import ModelOutputTruncatedError, ModelRefusalError, WpAgentError
 
-REFUSAL = "MODEL_REFUSAL"
-TRUNCATED_TOOL_CALL = "MODEL_OUTPUT_TRUNCATED"
+REFUSAL = ModelRefusalError.reason
+TRUNCATED_TOOL_CALL = ModelOutputTruncatedError.reason
 TRUNCATION_NOTE = "（AIの回答が長さの上限に達したため、途中で切れています）"
 
 
 def reply_problem(reply: ModelReply) -> WpAgentError | None:
     """The error that ends the run for this reply, or None when its content can be used."""
     if reply.stop_reason == "refusal":
-        return WpAgentError(
-            AgentErrorCode.API_ERROR,
-            "AIモデルが安全上の理由でこの依頼への回答を拒否しました。コマンドは実行していません。"
-            "指示の内容を見直して、もう一度お試しください。",
-            details={"reason": REFUSAL, "stopReason": reply.stop_reason},
-        )
+        return ModelRefusalError(stopReason=reply.stop_reason)
     if reply.stop_reason == "max_tokens" and reply.tool_uses:
-        return WpAgentError(
-            AgentErrorCode.API_ERROR,
-            "AIの応答が長さの上限に達し、コマンドの指定が途中で切れました。途中までのコマンドは実行していません。"
-            "指示を小さく分けるか、ANTHROPIC_MAX_TOKENS を大きくしてお試しください。",
-            details={"reason": TRUNCATED_TOOL_CALL, "stopReason": reply.stop_reason},
-        )
+        return ModelOutputTruncatedError(stopReason=reply.stop_reason)
     return None
 
 

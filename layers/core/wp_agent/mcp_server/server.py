@@ -24,7 +24,7 @@ from wp_agent.agent.session_state import PendingApproval
 from wp_agent.agent.site_scope import normalise_site_url
 from wp_agent.agent.turn import AgentDeps
 from wp_agent.config import Settings
-from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.errors import InternalStateError
 from wp_agent.mcp_server.resources import policy_rules_ja, site_summary
 from wp_agent.mcp_server.session import CallOutcome, McpSession
 from wp_agent.models.article import PublishArticleInput
@@ -93,7 +93,7 @@ class NoPlanner:
     def create(
         self, *, system: list[dict[str, Any]], tools: list[dict[str, Any]], messages: list[dict[str, Any]]
     ) -> ModelReply:
-        raise WpAgentError(AgentErrorCode.UNKNOWN_ERROR, details={"reason": "mcp_no_planner"})
+        raise InternalStateError("mcp_no_planner")
 
 
 def annotations_for(categories: set[PolicyCategory], *, title: str) -> ToolAnnotations:
@@ -352,7 +352,7 @@ class WpAgentMcp:
     async def _site_resource(self) -> str:
         ctx = _reading_context.get()
         if ctx is None:
-            raise WpAgentError(AgentErrorCode.UNKNOWN_ERROR, details={"reason": "mcp_no_request"})
+            raise InternalStateError("mcp_no_request")
         session = self.session_for(ctx)
         summary = await anyio.to_thread.run_sync(site_summary, session, self._settings)
         return json.dumps(summary, ensure_ascii=False)
@@ -365,7 +365,7 @@ def _connection_of(ctx: Context) -> Connection:
     """The SDK's connection of this request (the request's ServerSession holds it)."""
     connection = getattr(ctx.session, "_connection", None)
     if not isinstance(connection, Connection):
-        raise WpAgentError(AgentErrorCode.UNKNOWN_ERROR, details={"reason": "mcp_connection"})
+        raise InternalStateError("mcp_connection")
     return connection
 
 
