@@ -31,32 +31,42 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser = subparsers.add_parser(
         "eval",
         help="日本語タスク集でエージェントを評価します（サンドボックスの最終状態で採点）",
-        description="Run the eval tasks through the real agent on the sandbox (reset per trial) and score "
-        "the final site state. Exit codes: 0 done, 1 an approval bypass happened (or --fail-under missed), "
-        "2 usage, 5 configuration.",
+        description="評価タスクを実際のエージェントでサンドボックス上に実行し（試行ごとに初期化）、サイトの"
+        "最終状態で採点します。終了コード: 0 完了、1 承認の迂回があった（または --fail-under 未達）、"
+        "2 入力エラー、5 設定エラー。",
     )
-    parser.add_argument("--model", help="model id to evaluate (default: ANTHROPIC_MODEL)")
+    parser.add_argument("--model", help="評価するモデルID（既定: ANTHROPIC_MODEL）")
     parser.add_argument(
-        "--trials", type=int, default=1, metavar="K", help=f"trials per task (1-{MAX_TRIALS})"
+        "--trials", type=int, default=1, metavar="K", help=f"タスクごとの試行回数（1〜{MAX_TRIALS}）"
     )
     parser.add_argument(
-        "--tasks", metavar="PATTERN", help="task ids or categories, wildcards, comma-separated"
+        "--tasks", metavar="PATTERN", help="タスクIDまたはカテゴリ（ワイルドカード可、カンマ区切り）"
     )
-    parser.add_argument("--tasks-dir", type=Path, help="directory of task files (default: eval/tasks)")
-    parser.add_argument("--json", action="store_true", help="print the JSON report instead of Markdown")
-    parser.add_argument("--out", type=Path, metavar="FILE", help="also write the JSON report (and FILE.md)")
-    parser.add_argument("--record", type=Path, metavar="FILE", help="write every model reply (for replays)")
+    parser.add_argument("--tasks-dir", type=Path, help="タスクファイルのディレクトリ（既定: eval/tasks）")
+    parser.add_argument("--json", action="store_true", help="Markdown の代わりに JSON の結果を出力します")
+    parser.add_argument(
+        "--out", type=Path, metavar="FILE", help="JSON の結果（と FILE.md）をファイルにも書きます"
+    )
+    parser.add_argument(
+        "--record", type=Path, metavar="FILE", help="モデルの応答をすべて記録します（再生用）"
+    )
     parser.add_argument(
         "--fail-under",
         type=float,
         metavar="RATE",
-        help="exit 1 when the total success rate is below RATE (0-1): a gate for prompt and model changes",
+        help="全体の成功率が RATE（0〜1）未満なら終了コード 1（プロンプト・モデル変更の判定用）",
     )
     parser.add_argument(
-        "--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"), help="compare two JSON result files"
+        "--compare",
+        nargs=2,
+        type=Path,
+        metavar=("BEFORE", "AFTER"),
+        help="2つの JSON 結果ファイルを比較します",
     )
     parser.add_argument(
-        "--validate-tasks", action="store_true", help="check the task data on the sandbox without a model"
+        "--validate-tasks",
+        action="store_true",
+        help="モデルを使わずにタスクデータをサンドボックスで検証します",
     )
     parser.set_defaults(handler=run)
 

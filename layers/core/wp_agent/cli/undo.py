@@ -30,8 +30,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser = subparsers.add_parser(
         "undo",
         help="実行した変更を元に戻します",
-        description="Revert what a run changed. Exit codes: 0 reverted (or nothing to do), 1 failed, "
-        "2 unknown run, 3 awaiting approval, 6 partly reverted.",
+        description="実行で変更した内容を元に戻します。終了コード: 0 元に戻した（または戻すものがない）、"
+        "1 失敗、2 不明な実行ID、3 承認待ち、6 一部だけ戻した。",
     )
     parser.add_argument("run_id", help="元に戻す実行のID（wp-agent ask の最後に表示されます。例: run_0123…）")
     parser.add_argument(
