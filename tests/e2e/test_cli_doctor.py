@@ -108,3 +108,22 @@ def test_a_missing_or_malformed_host_key_is_exit_5_before_the_model(
     assert "ホスト鍵" in done.stderr
     assert "Traceback" not in done.stderr
     assert scripted_anthropic.request_count == 0
+
+
+def test_doctor_warns_about_a_model_that_retires_soon_without_failing(
+    tmp_path: Path, cli_sandbox: SandboxSite
+) -> None:
+    """claude-sonnet-4-5 retires on 2026-11-30 (model_catalog.json): a warning, not a failure."""
+    env = {
+        **sandbox_environment(cli_sandbox),
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_MODEL": "claude-sonnet-4-5",
+    }
+    code, report = doctor_json(tmp_path, **env)
+    retirement = by_name(report)["model.retirement"]
+    assert retirement["ok"] is True
+    assert "2026-11-30" in retirement["detail"]
+    assert code == 0, report
+    done = run_cli(tmp_path, "doctor", **env)
+    assert "⚠ AIモデルの提供期間: claude-sonnet-4-5（提供終了予定 2026-11-30）" in done.stdout
+    assert "注意: モデル「claude-sonnet-4-5」は 2026-11-30 に提供終了" in done.stdout

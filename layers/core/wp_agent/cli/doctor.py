@@ -19,12 +19,14 @@ import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import ModelProvider, Settings, WpCliMode
 from wp_agent.errors import ConfigurationError, WpAgentError
 from wp_agent.executors.port import WpCli
+from wp_agent.model_catalog import model_info, retirement_warning
 
 
 @dataclass(frozen=True)
@@ -34,9 +36,10 @@ class Check:
     ok: bool
     detail: str = ""
     fix: str = ""  # Japanese: what to do when not ok
+    warning: str = ""  # Japanese: passes, but needs attention soon (e.g. the model retires)
 
     def line(self) -> str:
-        mark = "✓" if self.ok else "✗"
+        mark = ("⚠" if self.warning else "✓") if self.ok else "✗"
         return f"{mark} {self.label}: {self.detail}" if self.detail else f"{mark} {self.label}"
 
 
@@ -68,7 +71,22 @@ def _aws_credentials_found() -> bool:
     return boto3.session.Session().get_credentials() is not None
 
 
+def model_lifetime_check(settings: Settings, today: date | None = None) -> Check:
+    """The configured model against the retirement dates kept in the repo (model_catalog.json)."""
+    model = settings.anthropic_model
+    warning = retirement_warning(model, today or datetime.now(UTC).date())
+    info = model_info(model)
+    detail = model
+    if info is not None and info.retires is not None:
+        detail = f"{model}（提供終了予定 {info.retires.isoformat()}）"
+    return Check("model.retirement", "AIモデルの提供期間", True, detail, warning=warning or "")
+
+
 def model_checks(settings: Settings) -> list[Check]:
+    return [*_credential_checks(settings), model_lifetime_check(settings)]
+
+
+def _credential_checks(settings: Settings) -> list[Check]:
     label = "AIモデルの認証情報"
     if settings.wp_agent_model_provider is ModelProvider.BEDROCK:
         checks = []
@@ -338,6 +356,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             print(check.line())
             if not check.ok:
                 print(f"    対処: {check.fix}")
+            elif check.warning:
+                print(f"    注意: {check.warning}")
         print(
             "すべて正常です。" if ok else "問題があります。上の「対処」を確認してください。", file=sys.stderr
         )
