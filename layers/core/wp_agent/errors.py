@@ -74,16 +74,20 @@ class RunCancelledError(RunStoppedError):
     default_message_ja = "利用者の指示により処理を中止しました。"
 
 
-class RunInfrastructureError(RunStoppedError):
-    """Infrastructure ended the run (the workflow failed to start or ended, the target is gone);
-    `reason` is the situation, chosen by the caller from a fixed set of names."""
-
-    reason = "infrastructure"
-    default_message_ja = "処理中にシステムエラーが発生したため中断しました。時間をおいて再度お試しください。"
+class NamedSituationError(RunStoppedError):
+    """A family of situations with one message; `reason` is the situation, chosen by the caller from a
+    fixed set of names."""
 
     def __init__(self, reason: str) -> None:
         self.reason = reason  # type: ignore[misc]  # the instance's own situation
         super().__init__()
+
+
+class RunInfrastructureError(NamedSituationError):
+    """Infrastructure ended the run (the workflow failed to start or ended, the target is gone)."""
+
+    reason = "infrastructure"
+    default_message_ja = "処理中にシステムエラーが発生したため中断しました。時間をおいて再度お試しください。"
 
 
 class SiteLookupIncompleteError(RunStoppedError):
@@ -150,16 +154,11 @@ class ModelOutputTruncatedError(RunStoppedError):
     )
 
 
-class InternalStateError(RunStoppedError):
-    """A front end met a state its own code should never reach (e.g. an MCP call without a request);
-    `reason` names the situation, from a fixed set of names chosen by the caller."""
+class InternalStateError(NamedSituationError):
+    """A front end met a state its own code should never reach (e.g. an MCP call without a request)."""
 
     reason = "internal_state"
     default_message_ja = "予期しないエラーが発生しました。"
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason  # type: ignore[misc]  # the instance's own situation
-        super().__init__()
 
 
 class ArticleTooLargeError(ValueError):
