@@ -538,6 +538,35 @@ def _widget_storage(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None
     )
 
 
+_HTML_TAG = re.compile(r"<\s*[a-zA-Z!/?]")
+
+
+@argument_rule(
+    match=(
+        "comment create --comment_post_ID=1 --comment_content='<script>x</script>' --comment_approved=1",
+        "comment update 3 --comment_content='<img src=x onerror=alert(1)>'",
+    ),
+    not_match=(
+        "comment create --comment_post_ID=1 --comment_content='ありがとうございます 1 < 2'",
+        "comment list --format=json",
+    ),
+)
+def _comment_html(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """WP-CLI writes comments with wp_insert_comment(), which skips WordPress's comment filter: as an
+    editor without unfiltered_html, `comment create --comment_content='<script>…'` stored the script
+    in an approved comment on WordPress 6.1. HTML in a comment the agent writes needs approval."""
+    if path not in {("comment", "create"), ("comment", "update")}:
+        return None
+    if not any(_HTML_TAG.search(v) for v in cmd.option_values("comment_content")):
+        return None
+    return Verdict(
+        D,
+        "confirm.comment.raw_html",
+        "コメント本文のHTMLはWordPressのフィルタを通らずにそのまま保存されます（スクリプトを含む恐れがあります）。承認が必要です",
+        "--comment_content",
+    )
+
+
 def _numeric_ipv4(host: str) -> ipaddress.IPv4Address | None:
     """Hosts such as 127.1, 0x7f.1 or 0177.0.0.1 that inet_aton (and so curl) read as IPv4."""
     if not re.fullmatch(r"[0-9a-fA-Fx.]+", host) or not any(c.isdigit() for c in host):
@@ -645,6 +674,7 @@ ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     _activation,
     _placement_and_hooks,
     _widget_storage,
+    _comment_html,
     _internal_post_types,
     _hiding_statuses,
     _bulk_flags,
