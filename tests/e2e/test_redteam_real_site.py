@@ -747,3 +747,16 @@ def test_widgets_stored_by_hand_cannot_skip_the_html_filter(attacker: Attacker, 
     contents = [w["content"] for w in widgets.values() if isinstance(w, dict)]
     assert "<p>ok</p>" in contents[-1]
     assert not any("<script>" in c for c in contents)
+
+
+def test_html_in_a_comment_the_agent_writes_is_held(attacker: Attacker, site: SandboxSite) -> None:
+    """WP-CLI's comment create/update skip WordPress's comment filter (tried as the editor: the
+    <script> was stored in an approved comment), so HTML there waits for approval."""
+    before = site_state(site)
+    commands = [
+        "comment create --comment_post_ID=1 --comment_content='<script>alert(1)</script>' --comment_approved=1",
+        "comment update 1 --comment_content='<img src=x onerror=alert(1)>'",
+    ]
+    run = attacker.ask(commands, env={"WP_AGENT_WP_USER": "hanako"})
+    assert_refused(run, commands, allowed=("approval_requested",))
+    assert_unchanged(site, before)
