@@ -84,14 +84,15 @@ def _post_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
     trashed = current["meta"].get(_TRASHED_COMMENTS, [])
     if trashed and not before["meta"].get(_TRASHED_COMMENTS) and isinstance(trashed[0], dict):
         for comment_id, status in trashed[0].items():
-            verb = {**_MODERATION, **_INTO}.get(str(status))
-            if verb is None:
-                raise CaptureError(f"{label}のコメント ID {comment_id} の状態（{status}）は元に戻せません")
-            steps.append(
-                step(
-                    ["comment", verb, str(comment_id)], f"{label}のコメント ID {comment_id} の状態を元に戻す"
-                )
+            # As wp_untrash_post_comments() does: the status itself (the spam/trash verbs would record
+            # "post-trashed" as the earlier status); approve/unapprove keep the comment's GMT date.
+            verb = _MODERATION.get(str(status))
+            argv = (
+                ["comment", verb, str(comment_id)]
+                if verb
+                else ["comment", "update", str(comment_id), f"--comment_approved={status}"]
             )
+            steps.append(step(argv, f"{label}のコメント ID {comment_id} の状態を元に戻す"))
     steps.extend(_term_steps(post_id, before["terms"], current["terms"], label))
     return steps
 
