@@ -35,6 +35,9 @@ def test_debug_logs_name_command_duration_exit_code_and_retries(
     assert 'command="option get blogname"' in executed[0]
     assert "exit_code=0" in executed[0]
     assert "duration_ms=" in executed[0]
-    assert "Retrying request to /v1/messages" in done.stderr  # the 529 was retried, and it says so
+    retried = [line for line in done.stderr.splitlines() if "model call retried" in line]
+    assert len(retried) == 1, done.stderr  # the 529 was retried, and it says so
+    assert "attempt=1" in retried[0]
+    assert "status=529" in retried[0]
     assert "test-key" not in done.stderr
     assert done.stdout.startswith("【サンドボックス】") or "サイト名を確認しました。" in done.stdout

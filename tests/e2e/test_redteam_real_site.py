@@ -733,11 +733,16 @@ def test_widgets_stored_by_hand_cannot_skip_the_html_filter(attacker: Attacker, 
         f"option update widget_custom_html '{stored}' --format=json",
         f"option set Widget_Custom_Html '{stored}' --format=json",
         "option patch insert widget_custom_html 9 '<script>x</script>'",
-        'option update sidebars_widgets \'{"sidebar-1":["custom_html-2"],"array_version":3}\' --format=json',
     ]
     env = {"WP_AGENT_WP_USER": "hanako"}
     run = attacker.ask(commands, env=env)
     assert_refused(run, commands, allowed=("command_blocked",))
+    # Placing existing widget instances (what `widget move|deactivate` do) waits for approval; undo
+    # restores it after a theme switch.
+    placement = [
+        'option update sidebars_widgets \'{"sidebar-1":["custom_html-2"],"array_version":3}\' --format=json'
+    ]
+    assert_refused(attacker.ask(placement, env=env), placement, allowed=("approval_requested",))
     assert_unchanged(site, before)
     control = attacker.ask(
         ["widget add custom_html sidebar-1 --content='<script>alert(1)</script><p>ok</p>'"], env=env

@@ -239,7 +239,13 @@ class AnthropicModelClient:
                 break
             except anthropic.APIError as exc:
                 if attempt < self.retry.max_retries and self.retry.should_retry(exc):
-                    time.sleep(self.retry.delay(attempt, exc))
+                    wait = self.retry.delay(attempt, exc)
+                    logger.debug(
+                        "model call retried",
+                        extra={"attempt": attempt + 1, "status": getattr(exc, "status_code", None),
+                               "wait_ms": int(wait * 1000)},
+                    )  # fmt: skip
+                    time.sleep(wait)
                     attempt += 1
                     continue
                 error = translate_sdk_error(exc, self.model)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from wp_agent.cli.wiring import build_local_deps
 from wp_agent.config import Settings, WpCliMode
 from wp_agent.errors import WpAgentError
 from wp_agent.models.agent_io import utc_now_iso
+from wp_agent.policy.masking import mask_command, mask_text
 
 APPROVAL_ID = re.compile(r"apr_[0-9a-f]{20}")
 
@@ -65,9 +67,29 @@ def _write(path: Path, held: HeldRun) -> None:
     write_private(path, held.model_dump_json())
 
 
-def keep(state: SessionState, settings: Settings, user: str) -> str:
-    """Keep a run that waits for approval; its approval id."""
+def carries_secret(state: SessionState) -> bool:
+    """Whether the run holds a secret the masker would hide: in a command's argv (a held one must be
+    kept exactly to run later), a command the model wrote, or the person's message."""
+    commands = [shlex.join(r.argv) for r in state.commands]
+    for message in state.messages:
+        content = message["content"]
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        commands += [
+            str(b.get("input", {}).get("command", "")) for b in blocks if b.get("type") == "tool_use"
+        ]
+        if mask_text(message_text := "".join(str(b.get("text", "")) for b in blocks)) != message_text:
+            return True
+    return mask_text(state.input.message) != state.input.message or any(
+        mask_command(command) != command for command in commands
+    )
+
+
+def keep(state: SessionState, settings: Settings, user: str) -> str | None:
+    """Keep a run that waits for approval; its approval id. A run holding a secret is not written to
+    disk (None): it can only be approved where it runs (a terminal, or --yes)."""
     assert state.pending_approval is not None  # noqa: S101 - only called for a held run
+    if carries_secret(state):
+        return None
     approval_id = state.pending_approval.approval_id
     held = HeldRun(
         approval_id=approval_id, user=user, target=target_of(settings), held_at=utc_now_iso(), state=state

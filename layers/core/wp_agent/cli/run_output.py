@@ -136,6 +136,12 @@ def print_held(held: PendingApproval, out: TextIO) -> None:
         print(f"     コマンド: wp {item.command}", file=out)
 
 
+_NOT_KEPT = (
+    "承認するまで何も変更していません。この処理にはパスワードなどの秘密情報が含まれるため、後から承認できる"
+    "ようには保存しませんでした。端末で実行して確認に答えるか、内容を確かめたうえで --yes を付けて実行してください。"
+)
+
+
 def _held_hint(approval_id: str, count: int) -> str:
     lines = [
         "承認するまで何も変更していません。この処理は保存しました。次のいずれかを実行してください（AIに計画し直させることはありません）:",
@@ -160,7 +166,7 @@ def drive(
     run: Callable[[], AgentOutput],
     *,
     settings: Settings,
-    keep_held: Callable[[SessionState, Settings, str], object] | None,
+    keep_held: Callable[[SessionState, Settings, str], str | None] | None,
 ) -> int:
     """Run (Ctrl-C: commands ended, run cancelled, exit 130), keep a held run nobody could answer,
     print the outcome (AgentOutput JSON with --json), and give the exit code. `keep_held` stores a
@@ -183,13 +189,14 @@ def drive(
     held = state.pending_approval if state is not None else None
     if held is not None and held.status is not ApprovalStatus.PENDING:
         held = None
+    kept = None
     if held is not None and state is not None and keep_held is not None:
-        keep_held(state, settings, args.user)
+        kept = keep_held(state, settings, args.user)
     declined = declined_commands(state)
     if args.json:
         print(output.to_json())
     else:
         print_human(output, sys.stdout, declined, held)
     if held is not None and keep_held is not None:
-        print(_held_hint(held.approval_id, len(held.items)), file=sys.stderr)
+        print(_held_hint(held.approval_id, len(held.items)) if kept else _NOT_KEPT, file=sys.stderr)
     return exit_code_for(output, declined)

@@ -9,6 +9,7 @@ from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.policy.rule import Verdict, argument_rule, written_option
 
 B = PolicyCategory.BLOCKED
+D = PolicyCategory.DESTRUCTIVE
 
 # Options whose value decides where uploads are written (a file in the web root is code), or which
 # hook runs when (the `cron` option is every scheduled event with its arguments).
@@ -66,9 +67,18 @@ def widget_storage(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """Widgets stored by hand skip what `widget add|update` does as the configured WordPress user:
     its capability check and HTML filter (on WordPress 6.1, as an editor without unfiltered_html,
     `widget add custom_html` stripped a <script>; `option update widget_custom_html` plus
-    `sidebars_widgets` showed it on every page)."""
+    `sidebars_widgets` showed it on every page). Widget data is refused; placing existing instances
+    (`sidebars_widgets`, as `widget move|deactivate` do, and as undo restores after a theme switch)
+    waits for approval."""
     key = written_option(cmd, path)
-    if key is None or not (folded(key).startswith("widget_") or folded(key) == "sidebars_widgets"):
+    if key is not None and folded(key) == "sidebars_widgets":  # placement of existing instances only
+        return Verdict(
+            D,
+            "confirm.widget_placement",
+            "ウィジェットの配置（sidebars_widgets）をまとめて変更します。サイト全体に表示されるため承認が必要です",
+            key,
+        )
+    if key is None or not folded(key).startswith("widget_"):
         return None
     return Verdict(
         B,

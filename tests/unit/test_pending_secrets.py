@@ -1,0 +1,32 @@
+"""A held run is kept on disk for `wp-agent approve` only when it holds no secret (a held argv must be
+kept exactly, so one with a password is approved where it runs instead)."""
+
+from __future__ import annotations
+
+from wp_agent.agent.conversation import new_session
+from wp_agent.agent.session_state import SessionState
+from wp_agent.cli.pending import carries_secret
+from wp_agent.models.agent_io import AgentInput
+
+
+def _state(message: str, command: str) -> SessionState:
+    state = new_session(AgentInput(message=message), session_id="s1", user_id="u", target_id="t")
+    state.messages.append(
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "wp_cli",
+                                           "input": {"command": command, "reason": "指示どおり"}}]}
+    )  # fmt: skip
+    return state
+
+
+def test_an_ordinary_held_delete_can_be_kept() -> None:
+    assert not carries_secret(_state("下書き45を削除して", "post delete 45 --force"))
+
+
+def test_a_password_in_the_command_the_model_wrote_is_not_kept() -> None:
+    state = _state("ユーザー3のパスワードを変えて", "user update 3 --user_pass=Correct-Horse-42")
+    assert carries_secret(state)
+
+
+def test_a_secret_value_in_the_person_s_message_is_not_kept() -> None:
+    state = _state("このキー sk_live_4eC39HqLyjWDarjtT1zdp7dc を設定に入れて", "option get blogname")
+    assert carries_secret(state)
