@@ -21,8 +21,11 @@ ask: setup
 	WP_CLI_MODE=$${WP_CLI_MODE:-sandbox} $(BIN)/wp-agent ask '$(subst ','\'',$(value Q))'
 
 ## Everything CI runs: lint, types, all tests.
+## The tests mostly wait on sshd, PHP and MariaDB, so they run in TEST_WORKERS processes (pytest-xdist);
+## TEST_WORKERS=0 runs them in one process.
+TEST_WORKERS ?= 3
 test: setup lint
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS)
 
 lint: setup
 	$(BIN)/lint-imports
