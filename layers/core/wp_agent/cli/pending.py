@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
+from wp_agent.agent.messages import text_of, tool_uses
 from wp_agent.agent.ports import ApprovalDecision, Approvals, NoApprovals
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import ApprovalStatus, PendingApproval, SessionState
@@ -71,15 +72,11 @@ def carries_secret(state: SessionState) -> bool:
     """Whether the run holds a secret the masker would hide: in a command's argv (a held one must be
     kept exactly to run later), a command the model wrote, or the person's message."""
     commands = [shlex.join(r.argv) for r in state.commands]
+    texts = [state.input.message]
     for message in state.messages:
-        content = message["content"]
-        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
-        commands += [
-            str(b.get("input", {}).get("command", "")) for b in blocks if b.get("type") == "tool_use"
-        ]
-        if mask_text(message_text := "".join(str(b.get("text", "")) for b in blocks)) != message_text:
-            return True
-    return mask_text(state.input.message) != state.input.message or any(
+        commands += [str(call.input.get("command", "")) for call in tool_uses(message["content"])]
+        texts.append(text_of(message["content"]))
+    return any(mask_text(text) != text for text in texts) or any(
         mask_command(command) != command for command in commands
     )
 
