@@ -10,8 +10,9 @@ Each sample runs one write command twice back to back through SshWpCli on a warm
 alone, once after `capture_before` (its read-only commands, policy-checked, run concurrently over
 channels of the same connection) — alternating which goes first; the figure is the median of the
 paired differences over a mix of write commands (posts, meta, options, terms, users,
-plugins). The after-image (read once the command ran, for conflict checks at undo time) is measured
-the same way and reported on stderr.
+plugins). The after-image (read once the command ran, for conflict checks at undo time) is timed on
+its own, outside the pairs, and reported on stderr: per write, undo costs the before-image (the
+figure) plus the after-image.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from tests.fakes.sshd import SshdRig
 from tests.fakes.wordpress import running_wordpress
 from wp_agent.executors.port import CommandResult
 from wp_agent.executors.ssh import SshConnectionPool, SshWpCli
+from wp_agent.models.undo import UndoCapture
 from wp_agent.policy import CommandPolicy, PolicyCategory
 from wp_agent.undo.capture import capture_before, record_after
 
@@ -61,6 +63,7 @@ def bench(rig: SshdRig, samples: int) -> tuple[float, float, int]:
     before_diffs: list[float] = []
     after_times: list[float] = []
     alone_times: list[float] = []
+    captures: list[tuple[Sequence[str], list[str], UndoCapture, str]] = []
     count = 0
     try:
         wp = SshWpCli(rig.settings(), pool=pool)
@@ -79,10 +82,15 @@ def bench(rig: SshdRig, samples: int) -> tuple[float, float, int]:
                     check(capture.revertible, "before-image", capture.reason_ja)
                     result = wp.run(argv)
                     check(result.ok, "write " + " ".join(argv), result.stderr)
+                    captures.append((path, argv, capture, result.stdout))
+
+                def after() -> None:
+                    # Outside the paired timing: the after-image is its own figure (stderr).
+                    path, argv, capture, stdout = captures.pop()
                     after_times.append(
                         timed(
                             lambda: record_after(
-                                path, argv, capture, result.stdout, read, workers=wp.max_concurrency
+                                path, argv, capture, stdout, read, workers=wp.max_concurrency
                             )
                         )
                     )
@@ -91,6 +99,7 @@ def bench(rig: SshdRig, samples: int) -> tuple[float, float, int]:
                     alone, with_capture = timed(plain), timed(captured)
                 else:
                     with_capture, alone = timed(captured), timed(plain)
+                after()
                 before_diffs.append(with_capture - alone)
                 alone_times.append(alone)
                 count += 1

@@ -137,6 +137,21 @@ SCENARIOS: list[list[str]] = [
     ["site archive 2", "site deactivate 3"],
     ["plugin deactivate akismet", "option update blogname 停止中"],
     ["menu item update 61 --title=会社", "menu location remove footer-menu footer"],
+    # runs whose commands read different parts of one thing (fields, one meta key, terms, all of it)
+    ["post meta update 45 subtitle 途中", "post update 45 --post_title=途中の題", "post meta add 45 likes 5"],
+    [
+        "post update 45 --post_title=途中の題",
+        "post meta delete 45 subtitle",
+        "post term add 45 post_tag automation",
+    ],
+    ["post meta update 10 views 5", "post update 10 --post_status=trash"],
+    [
+        "post term remove 10 post_tag beginner",
+        "post update 10 --post_status=draft",
+        "post meta add 10 views 1",
+    ],
+    ["user update 3 --display_name=途中", "user update 3 --first_name=花子", "user set-role 3 author"],
+    ["term update category 2 --description=途中", "term update category 2 --name=途中の名前"],
     # not revertible, and said so before they run
     ["post delete 12 --force"],
     ["term delete category 3"],

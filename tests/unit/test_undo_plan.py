@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from wp_agent.agent.approval_summary import describe
 from wp_agent.executors.port import CommandResult
 from wp_agent.policy import CommandPolicy, PolicyCategory
 from wp_agent.undo.capture import assess, capture_before, record_after, with_undo_note
@@ -119,3 +120,17 @@ def test_commands_not_run_or_not_revertible_are_reported_not_planned() -> None:
     assert plan.steps == []
     assert [s.entity_ja for s in plan.skipped] == ["wp plugin install hello-dolly"]
     assert site.reads == []  # nothing to read for a command that cannot be undone
+
+
+def test_approval_says_a_meta_deletion_can_be_undone_unless_it_cannot() -> None:
+    for command, undoable in [
+        ("post meta delete 10 views", True),
+        ("post meta delete 10 --all", True),
+        ("term meta delete 2 color", True),
+        ("user meta delete 3 nickname", True),
+        ("comment meta delete 1 rating", False),  # comment meta is not kept for undo
+    ]:
+        decision = POLICY.classify(command)
+        _, impact = describe(decision)
+        impact = with_undo_note(decision.command_path, decision.argv, impact)
+        assert ("元に戻せません" not in impact) is undoable, (command, impact)

@@ -51,10 +51,13 @@ _IRREVERSIBLE_PATHS = {
     ("theme", "delete"): "テーマのファイルが削除されます。" + IRREVERSIBLE,
     ("site", "delete"): "サイトの全ての投稿・設定・ユーザーとの関連付けが削除されます。" + IRREVERSIBLE,
     ("menu", "delete"): "メニューと全てのメニュー項目が削除されます。" + IRREVERSIBLE,
-    ("post", "meta", "delete"): "削除したカスタムフィールドの値は" + IRREVERSIBLE,
-    ("term", "meta", "delete"): "削除したタームメタの値は" + IRREVERSIBLE,
     ("comment", "meta", "delete"): "削除したコメントメタの値は" + IRREVERSIBLE,
-    ("user", "meta", "delete"): "削除したユーザーメタの値は" + IRREVERSIBLE,
+}
+# Deleted, but kept in the before-image: `wp-agent undo` puts the value back.
+_DELETES: dict[tuple[str, ...], str] = {
+    ("post", "meta", "delete"): "カスタムフィールドの値が削除されます。",
+    ("term", "meta", "delete"): "タームメタの値が削除されます。",
+    ("user", "meta", "delete"): "ユーザーメタの値が削除されます。",
 }
 
 
@@ -325,9 +328,10 @@ def _generic(
 ) -> tuple[str, str]:
     everything = parsed.has_flag("all")
     label = decision.label_ja or "操作"
-    if path in _IRREVERSIBLE_PATHS:
+    impact = _IRREVERSIBLE_PATHS.get(path) or _DELETES.get(path)
+    if impact is not None:
         target = f"全ての{_OBJECT_NAMES.get(path[0], '対象')}" if everything else f"（{_list(args)}）"
-        return f"{label}{target}を実行します", _IRREVERSIBLE_PATHS[path]
+        return f"{label}{target}を実行します", impact
     if path[:1] == ("plugin",) and path[1:] in {("deactivate",), ("toggle",)}:
         target = "全てのプラグイン" if everything else f"プラグイン「{_list(args)}」"
         verb = "無効化します" if path[1] == "deactivate" else "有効・無効を切り替えます"

@@ -20,6 +20,9 @@ class EntityRef(_Model):
     # Set back to its before-image even when it looks unchanged (written as a side effect of the
     # revert itself, e.g. `recently_activated` when a plugin is deactivated again).
     always: bool = False
+    # The sections of it the command changes and reads (a post's "fields", "terms", "meta:<key>"…;
+    # see undo/sections.py); None: all of it.
+    parts: list[str] | None = None
 
     def same_as(self, other: EntityRef) -> bool:
         return (self.kind, self.key, self.url) == (other.kind, other.key, other.url)

@@ -35,8 +35,12 @@ class Command:
     url: str | None
     read: Read | None  # None in assess(): targets that need a read are resolved later
 
-    def ref(self, kind: str, *key: str, always: bool = False) -> EntityRef:
-        return EntityRef(kind=kind, key=list(key), url=self.url, always=always)
+    def ref(self, kind: str, *key: str, always: bool = False, parts: list[str] | None = None) -> EntityRef:
+        return EntityRef(kind=kind, key=list(key), url=self.url, always=always, parts=parts)
+
+    def flags(self) -> set[str]:
+        """The command's own options (not WP-CLI's global ones)."""
+        return {o.name for o in self.parsed.options} - _GLOBAL_FLAGS
 
     def ids(self, start: int = 0) -> list[str]:
         return self.args[start:]
@@ -59,8 +63,25 @@ def _never(reason: str) -> Spec:
     return Spec(targets=lambda cmd: [], irreversible=lambda cmd: reason)
 
 
+_GLOBAL_FLAGS = {"url", "user", "path", "quiet", "debug", "color", "no-color", "skip-plugins", "skip-themes",
+                 "skip-packages", "context", "require", "exec", "http", "ssh"}  # fmt: skip
+
+# `post update` flags that change only the post's own row: nothing but its fields is read. Anything
+# else (status, slug, date, terms, meta, page template…) may also write meta or terms: all is read.
+_POST_FIELDS_ONLY = {
+    "post_title", "post_content", "post_excerpt", "post_content_filtered", "post_password", "menu_order",
+    "comment_status", "ping_status", "post_author", "post_parent", "to_ping", "pinged",
+}  # fmt: skip
+
+
 def _posts(cmd: Command) -> list[EntityRef]:
-    return [*_new_terms(cmd), *_post_count(cmd), *(cmd.ref("post", i) for i in cmd.ids() if i.isdigit())]
+    fields_only = cmd.path == ("post", "update") and bool(cmd.flags()) and cmd.flags() <= _POST_FIELDS_ONLY
+    parts = ["fields"] if fields_only else None
+    return [
+        *_new_terms(cmd),
+        *_post_count(cmd),
+        *(cmd.ref("post", i, parts=parts) for i in cmd.ids() if i.isdigit()),
+    ]
 
 
 def _post_count(cmd: Command) -> list[EntityRef]:
@@ -90,7 +111,15 @@ def _new_terms(cmd: Command) -> list[EntityRef]:
 
 
 def _post_terms(cmd: Command) -> list[EntityRef]:
-    return [*_new_terms(cmd), *_first_post(cmd)]
+    return [*_new_terms(cmd), *([cmd.ref("post", cmd.args[0], parts=["terms"])] if cmd.args else [])]
+
+
+def _post_meta(cmd: Command) -> list[EntityRef]:
+    """The meta key the command writes (`--all`, or no key: all the post's meta)."""
+    if not cmd.args:
+        return []
+    one_key = len(cmd.args) > 1 and not cmd.parsed.has_flag("all")
+    return [cmd.ref("post", cmd.args[0], parts=[f"meta:{cmd.args[1]}"] if one_key else ["meta"])]
 
 
 def _active_theme_mods(cmd: Command) -> list[EntityRef]:
@@ -132,8 +161,15 @@ def _object_meta(obj: str) -> Targets:
     return targets
 
 
+# `user update` flags kept in the users table: only the user's fields (and roles) are read.
+_USER_FIELDS_ONLY = {"display_name", "user_url", "user_nicename", "user_email"}
+
+
 def _users(cmd: Command) -> list[EntityRef]:
-    return [cmd.ref("user", u) for u in (cmd.args if cmd.path == ("user", "update") else cmd.args[:1])]
+    if cmd.path != ("user", "update"):
+        return [cmd.ref("user", u) for u in cmd.args[:1]]
+    fields_only = bool(cmd.flags()) and cmd.flags() <= _USER_FIELDS_ONLY
+    return [cmd.ref("user", u, parts=["fields"] if fields_only else None) for u in cmd.args]
 
 
 def _user_update_irreversible(cmd: Command) -> str | None:
@@ -178,18 +214,18 @@ COMMANDS: dict[tuple[str, ...], Spec] = {
     ("post", "create"): Spec(_post_create, creates="post", created_id=_POST_ID),
     ("post", "update"): Spec(_posts),
     ("post", "delete"): Spec(_posts, irreversible=_forced("投稿")),
-    ("post", "meta", "add"): Spec(_first_post),
-    ("post", "meta", "update"): Spec(_first_post),
-    ("post", "meta", "patch"): Spec(_first_post),
-    ("post", "meta", "delete"): Spec(_first_post),
+    ("post", "meta", "add"): Spec(_post_meta),
+    ("post", "meta", "update"): Spec(_post_meta),
+    ("post", "meta", "patch"): Spec(_post_meta),
+    ("post", "meta", "delete"): Spec(_post_meta),
     ("post", "term", "add"): Spec(_post_terms),
     ("post", "term", "set"): Spec(_post_terms),
-    ("post", "term", "remove"): Spec(_first_post),
+    ("post", "term", "remove"): Spec(_post_terms),
     ("term", "create"): Spec(
         lambda cmd: [], creates="term", created_id=_created(r"Created \S+ (\d+)|^(\d+)$")
     ),
     ("term", "update"): Spec(
-        lambda cmd: [cmd.ref("term", cmd.args[0], cmd.args[1])] if len(cmd.args) > 1 else []
+        lambda cmd: [cmd.ref("term", cmd.args[0], cmd.args[1], parts=["fields"])] if len(cmd.args) > 1 else []
     ),
     ("term", "delete"): _never("削除したカテゴリ・タグは、記事との関連付けを含めて元に戻せません。"),
     ("term", "meta", "add"): Spec(_object_meta("term")),
@@ -319,7 +355,7 @@ def _not_undoable_now(path: Sequence[str], argv: Sequence[str], capture: UndoCap
     gone = [
         i.entity.key[0]
         for i in capture.items
-        if i.entity.kind == kind and i.before and i.before["fields"].get(field) in statuses
+        if i.entity.kind == kind and i.before and i.before.get("fields", {}).get(field) in statuses
     ]
     if gone:
         capture.revertible = False
@@ -362,7 +398,7 @@ def record_after(
 
 def snapshots(refs: Sequence[EntityRef], read: Read, *, workers: int = 1) -> list[Any]:
     """The current state of each entity; every read of all of them runs concurrently (up to `workers`)."""
-    plans = [[scoped(argv, ref) for argv in KINDS[ref.kind].reads(ref.key)] for ref in refs]
+    plans = [[scoped(argv, ref) for argv in KINDS[ref.kind].reads(ref.key, ref.parts)] for ref in refs]
     flat = [argv for argv_list in plans for argv in argv_list]
     if not flat:
         return [None for _ in refs]
@@ -374,7 +410,7 @@ def snapshots(refs: Sequence[EntityRef], read: Read, *, workers: int = 1) -> lis
         at += len(argv_list)
         if any(secret for _, secret in chunk):
             raise CaptureError(f"{KINDS[ref.kind].label(ref.key)}に秘密情報が含まれるため記録しません")
-        images.append(KINDS[ref.kind].parse(ref.key, [result for result, _ in chunk]))
+        images.append(KINDS[ref.kind].parse(ref.key, ref.parts, [result for result, _ in chunk]))
     return images
 
 

@@ -10,6 +10,7 @@ from wp_agent.models.undo import PlanStep
 from wp_agent.undo.kind import (
     CaptureError,
     Kind,
+    Parts,
     absent,
     created_or_gone,
     first_line,
@@ -18,6 +19,7 @@ from wp_agent.undo.kind import (
     meta_steps,
     step,
 )
+from wp_agent.undo.sections import META, meta_keys, wants, whole
 
 # -- posts and pages (and menu items, which are posts) ------------------------------------------
 
@@ -27,39 +29,47 @@ POST_FIELDS = (
     "post_date_gmt", "post_mime_type", "to_ping", "pinged", "post_content_filtered",
 )  # fmt: skip
 POST_TAXONOMIES = ("category", "post_tag", "post_format")
+POST_SECTIONS = ("fields", META, "terms")
 _TRASHED_COMMENTS = "_wp_trash_meta_comments_status"
 
 
-def _post_reads(key: list[str]) -> list[list[str]]:
-    post_id = key[0]
-    return [
-        ["post", "get", post_id, "--format=json"],
-        ["post", "meta", "list", post_id, "--format=json", "--unserialize"],
+def _post_reads(key: list[str], parts: Parts) -> list[list[str]]:
+    post_id, reads = key[0], []
+    if wants(parts, "fields"):
+        reads.append(["post", "get", post_id, "--format=json"])
+    if wants(parts, META):
+        keys = meta_keys(parts)
+        only = [f"--keys={','.join(keys)}"] if keys else []
+        reads.append(["post", "meta", "list", post_id, *only, "--format=json", "--unserialize"])
+    if wants(parts, "terms"):
         # `term list --object_ids` rather than `post term list`: that one refuses a taxonomy the
         # post's type does not have (pages, menu items).
-        [
-            "term",
-            "list",
-            *POST_TAXONOMIES,
-            f"--object_ids={post_id}",
-            "--fields=term_id,taxonomy",
-            "--format=json",
-        ],
-    ]
+        reads.append(
+            ["term", "list", *POST_TAXONOMIES, f"--object_ids={post_id}", "--fields=term_id,taxonomy",
+             "--format=json"]
+        )  # fmt: skip
+    return reads
 
 
-def _post_parse(key: list[str], results: list[CommandResult]) -> Any:
+def _post_parse(key: list[str], parts: Parts, results: list[CommandResult]) -> Any:
+    # The first read tells a missing post (post get and post meta list say so; term list does not).
     if absent(POST, results):
         return None
-    fields = json_of(results[0], f"投稿 ID {key[0]}")
-    terms: dict[str, list[int]] = {}
-    for row in json_of(results[2], f"投稿 ID {key[0]} のカテゴリ・タグ") or []:
-        terms.setdefault(str(row["taxonomy"]), []).append(int(row["term_id"]))
-    return {
-        "fields": {name: str(fields.get(name, "")) for name in POST_FIELDS},
-        "meta": meta_rows(json_of(results[1], f"投稿 ID {key[0]} のメタ"), "投稿のメタ"),
-        "terms": {tax: sorted(ids) for tax, ids in sorted(terms.items())},
-    }
+    image: dict[str, Any] = {}
+    pending = iter(results)
+    if wants(parts, "fields"):
+        fields = json_of(next(pending), f"投稿 ID {key[0]}")
+        image["fields"] = {name: str(fields.get(name, "")) for name in POST_FIELDS}
+    if wants(parts, META):
+        image[META] = meta_rows(json_of(next(pending), f"投稿 ID {key[0]} のメタ"), "投稿のメタ")
+        if (keys := meta_keys(parts)) is not None:
+            image["meta_keys"] = sorted(keys)
+    if wants(parts, "terms"):
+        terms: dict[str, list[int]] = {}
+        for row in json_of(next(pending), f"投稿 ID {key[0]} のカテゴリ・タグ") or []:
+            terms.setdefault(str(row["taxonomy"]), []).append(int(row["term_id"]))
+        image["terms"] = {tax: sorted(ids) for tax, ids in sorted(terms.items())}
+    return image
 
 
 def _post_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
@@ -70,7 +80,7 @@ def _post_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
         return [step(["post", "delete", post_id, "--force"], f"作成された{label}を削除")]
     if current is None:
         return _post_recreate(post_id, before, label)
-    changed = {k: v for k, v in before["fields"].items() if current["fields"].get(k) != v}
+    changed = {k: v for k, v in before.get("fields", {}).items() if current["fields"].get(k) != v}
     steps: list[PlanStep] = []
     if changed:
         # edit_date: WordPress otherwise gives a draft without a GMT date the current time.
@@ -79,10 +89,10 @@ def _post_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
             step(["post", "update", post_id, *(f"--{k}={v}" for k, v in changed.items()), *dated],
                   f"{label}の{'・'.join(changed)}を元に戻す")
         )  # fmt: skip
-    steps.extend(meta_steps("post", post_id, before["meta"], current["meta"], label))
+    steps.extend(meta_steps("post", post_id, before.get(META, {}), current.get(META, {}), label))
     # Trashing a post moved its comments to "post-trashed", remembering their status in this meta.
-    trashed = current["meta"].get(_TRASHED_COMMENTS, [])
-    if trashed and not before["meta"].get(_TRASHED_COMMENTS) and isinstance(trashed[0], dict):
+    trashed = current.get(META, {}).get(_TRASHED_COMMENTS, [])
+    if trashed and not before.get(META, {}).get(_TRASHED_COMMENTS) and isinstance(trashed[0], dict):
         for comment_id, status in trashed[0].items():
             # As wp_untrash_post_comments() does: the status itself (the spam/trash verbs would record
             # "post-trashed" as the earlier status); approve/unapprove keep the comment's GMT date.
@@ -93,7 +103,8 @@ def _post_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
                 else ["comment", "update", str(comment_id), f"--comment_approved={status}"]
             )
             steps.append(step(argv, f"{label}のコメント ID {comment_id} の状態を元に戻す"))
-    steps.extend(_term_steps(post_id, before["terms"], current["terms"], label))
+    if "terms" in before:
+        steps.extend(_term_steps(post_id, before["terms"], current["terms"], label))
     return steps
 
 
@@ -114,6 +125,8 @@ def _term_steps(
 
 
 def _post_recreate(post_id: str, before: Any, label: str) -> list[PlanStep]:
+    if not whole(before, POST_SECTIONS):
+        raise CaptureError(f"完全に削除された{label}は、記録した内容が一部のため作り直せません")
     fields = dict(before["fields"])
     argv = ["post", "create", f"--import_id={post_id}", *(f"--{k}={v}" for k, v in fields.items() if v != "")]
     steps = [step([*argv, "--porcelain"], f"完全に削除された{label}を再作成（IDが変わる場合があります）")]
@@ -129,7 +142,7 @@ def _post_label(key: list[str]) -> str:
 
 POST = Kind(
     "post", _post_reads, _post_parse, _post_restore, _post_label,
-    missing=re.compile(r"Could not find the post"),
+    missing=re.compile(r"Could not find the post"), sectioned=True,
 )  # fmt: skip
 
 
@@ -142,7 +155,7 @@ COMMENT_FIELDS = (
 )  # fmt: skip
 
 
-def _comment_parse(key: list[str], results: list[CommandResult]) -> Any:
+def _comment_parse(key: list[str], parts: Parts, results: list[CommandResult]) -> Any:
     if absent(COMMENT, results):
         return None
     fields = json_of(results[0], f"コメント ID {key[0]}")
@@ -185,7 +198,7 @@ def _comment_restore(key: list[str], before: Any, current: Any) -> list[PlanStep
 
 COMMENT = Kind(
     "comment",
-    lambda key: [["comment", "get", key[0], "--format=json"]],
+    lambda key, parts: [["comment", "get", key[0], "--format=json"]],
     _comment_parse,
     _comment_restore,
     lambda key: f"コメント ID {key[0]}",
@@ -198,14 +211,24 @@ COMMENT = Kind(
 TERM_FIELDS = ("name", "slug", "description", "parent")
 
 
-def _term_parse(key: list[str], results: list[CommandResult]) -> Any:
+def _term_reads(key: list[str], parts: Parts) -> list[list[str]]:
+    reads = [["term", "get", key[0], key[1], "--format=json"]] if wants(parts, "fields") else []
+    if wants(parts, META):
+        reads.append(["term", "meta", "list", key[1], "--format=json", "--unserialize"])
+    return reads
+
+
+def _term_parse(key: list[str], parts: Parts, results: list[CommandResult]) -> Any:
     if absent(TERM, results):
         return None
-    fields = json_of(results[0], f"ターム ID {key[1]}")
-    return {
-        "fields": {name: str(fields.get(name, "")) for name in TERM_FIELDS},
-        "meta": meta_rows(json_of(results[1], f"ターム ID {key[1]} のメタ"), "タームのメタ"),
-    }
+    image: dict[str, Any] = {}
+    pending = iter(results)
+    if wants(parts, "fields"):
+        fields = json_of(next(pending), f"ターム ID {key[1]}")
+        image["fields"] = {name: str(fields.get(name, "")) for name in TERM_FIELDS}
+    if wants(parts, META):
+        image[META] = meta_rows(json_of(next(pending), f"ターム ID {key[1]} のメタ"), "タームのメタ")
+    return image
 
 
 def _term_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
@@ -214,26 +237,24 @@ def _term_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
     delete = ["term", "delete", taxonomy, term_id]
     if (ends := created_or_gone(before, current, delete, label)) is not None:
         return ends
-    changed = {k: v for k, v in before["fields"].items() if current["fields"].get(k) != v}
+    changed = {k: v for k, v in before.get("fields", {}).items() if current["fields"].get(k) != v}
     steps = []
     if changed:
         steps.append(
             step(["term", "update", taxonomy, term_id, *(f"--{k}={v}" for k, v in changed.items())],
                   f"{label}の{'・'.join(changed)}を元に戻す")
         )  # fmt: skip
-    return steps + meta_steps("term", term_id, before["meta"], current["meta"], label)
+    return steps + meta_steps("term", term_id, before.get(META, {}), current.get(META, {}), label)
 
 
 TERM = Kind(
     "term",
-    lambda key: [
-        ["term", "get", key[0], key[1], "--format=json"],
-        ["term", "meta", "list", key[1], "--format=json", "--unserialize"],
-    ],
+    _term_reads,
     _term_parse,
     _term_restore,
     lambda key: f"{key[0]} ID {key[1]}",
     missing=re.compile(r"Term doesn't exist|Invalid taxonomy"),
+    sectioned=True,
 )
 
 
@@ -241,7 +262,7 @@ TERM = Kind(
 # `post term add/set` and `--tags_input` create the terms they name that do not exist yet.
 
 
-def _terms_parse(key: list[str], results: list[CommandResult]) -> Any:
+def _terms_parse(key: list[str], parts: Parts, results: list[CommandResult]) -> Any:
     if not results[0].ok:
         raise CaptureError(f"{key[0]} の一覧を読み取れませんでした（{first_line(results[0].stderr)}）")
     return sorted(int(word) for word in results[0].stdout.split())
@@ -260,7 +281,7 @@ def _terms_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
 
 TERMS = Kind(
     "terms",
-    lambda key: [["term", "list", key[0], "--format=ids"]],
+    lambda key, parts: [["term", "list", key[0], "--format=ids"]],
     _terms_parse,
     _terms_restore,
     lambda key: f"{key[0]} の一覧",

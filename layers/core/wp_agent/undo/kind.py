@@ -25,15 +25,24 @@ class CaptureError(Exception):
         self.reason_ja = reason_ja
 
 
+# Which sections of a thing's image to read (EntityRef.parts); None: all of it.
+Parts = Sequence[str] | None
+
+
 @dataclass(frozen=True)
 class Kind:
     name: str
-    reads: Callable[[list[str]], list[list[str]]]
-    parse: Callable[[list[str], list[CommandResult]], Any]
+    # The reads for the parts asked for, and the image made from their results (in that order).
+    # Kinds without sections ignore `parts`.
+    reads: Callable[[list[str], Parts], list[list[str]]]
+    parse: Callable[[list[str], Parts, list[CommandResult]], Any]
     restore: Callable[[list[str], Any, Any], list[PlanStep]]
     label: Callable[[list[str]], str]
     # stderr of the first read when the thing does not exist (real WP-CLI 2.10 messages)
     missing: re.Pattern[str] | None = None
+    # The image is a dict of sections ("fields", "meta", "terms"…) that can be read one by one: a
+    # command reads only the sections it changes (see sections.py for how images of parts combine).
+    sectioned: bool = False
 
 
 def json_of(result: CommandResult, what: str) -> Any:

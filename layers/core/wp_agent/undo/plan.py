@@ -12,7 +12,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from wp_agent.models.undo import EntityRef, PlanStep, PlanTarget, SkippedItem, UndoCapture, UndoPlan
+from wp_agent.models.undo import (
+    EntityRef,
+    PlanStep,
+    PlanTarget,
+    SkippedItem,
+    UndoCapture,
+    UndoItem,
+    UndoPlan,
+)
+from wp_agent.undo import sections
 from wp_agent.undo.capture import snapshots
 from wp_agent.undo.entities import KINDS, CaptureError, Read, scoped, value_args
 
@@ -35,6 +44,20 @@ class _Group:
     always: bool = False
     commands: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.always = self.ref.always
+
+    def add(self, item: UndoItem) -> None:
+        """A later command's images of the same thing: the run's before-image stays the first one
+        (section by section when the commands read different parts of it), the after-image the last."""
+        self.always = self.always or item.entity.always
+        if not KINDS[self.ref.kind].sectioned:
+            self.after = item.after
+            return
+        self.before = sections.earliest(self.before, item.before)
+        self.after = sections.latest(self.after, item.after)
+        self.ref = self.ref.model_copy(update={"parts": sections.covering(self.ref.parts, item.entity.parts)})
+
 
 def _groups(commands: Sequence[RunCommand], plan: UndoPlan) -> list[_Group]:
     groups: list[_Group] = []
@@ -54,9 +77,10 @@ def _groups(commands: Sequence[RunCommand], plan: UndoPlan) -> list[_Group]:
         for item in capture.items:
             group = next((g for g in groups if g.ref.same_as(item.entity)), None)
             if group is None:
-                group = _Group(item.entity, item.before)
+                group = _Group(item.entity, item.before, item.after)
                 groups.append(group)
-            group.after, group.always = item.after, group.always or item.entity.always
+            else:
+                group.add(item)
             group.after_recorded = group.after_recorded and item.after_recorded
             group.commands.append(command.command)
     return groups

@@ -8,9 +8,11 @@ from typing import Any
 
 from wp_agent.executors.port import CommandResult
 from wp_agent.models.undo import PlanStep
+from wp_agent.undo import sections
 from wp_agent.undo.kind import (
     CaptureError,
     Kind,
+    Parts,
     absent,
     created_or_gone,
     json_of,
@@ -23,7 +25,7 @@ from wp_agent.undo.kind import (
 # -- options: key = (name,) -------------------------------------------------------------------------
 
 
-def _option_parse(key: list[str], results: list[CommandResult]) -> Any:
+def _option_parse(key: list[str], parts: Parts, results: list[CommandResult]) -> Any:
     rows = json_of(results[0], f"設定「{key[0]}」")
     row = next((r for r in rows or [] if r.get("option_name") == key[0]), None)
     if row is None:
@@ -52,7 +54,7 @@ OPTION = Kind(
     "option",
     # One read: the value (unserialized, as JSON) and autoload; --search matches patterns, so the
     # exact name is picked from the rows.
-    lambda key: [
+    lambda key, parts: [
         [
             "option",
             "list",
@@ -75,13 +77,31 @@ USER_FIELDS = ("user_login", "user_email", "user_url", "user_nicename", "display
 USER_META = "first_name,last_name,nickname,description,locale,primary_blog,source_domain"
 
 
-def _user_parse(key: list[str], results: list[CommandResult]) -> Any:
+def _user_reads(key: list[str], parts: Parts) -> list[list[str]]:
+    fields = f"--fields=ID,roles,{','.join(USER_FIELDS)}"
+    reads = [["user", "get", key[0], "--format=json", fields]] if sections.wants(parts, "fields") else []
+    if sections.wants(parts, sections.META):
+        reads.append(
+            ["user", "meta", "list", key[0], f"--keys={USER_META}", "--format=json", "--unserialize"]
+        )
+    return reads
+
+
+def _user_parse(key: list[str], parts: Parts, results: list[CommandResult]) -> Any:
+    """Sections: "fields" with "roles" (one read), "meta" (the profile keys)."""
     if absent(USER, results):
         return None
-    fields = json_of(results[0], f"ユーザー ID {key[0]}")
-    roles = [r.strip() for r in str(fields.get("roles", "")).split(",") if r.strip()]
-    meta = meta_rows(json_of(results[1], f"ユーザー ID {key[0]} のメタ"), "ユーザーのメタ")
-    return {"fields": {name: str(fields.get(name, "")) for name in USER_FIELDS}, "roles": roles, "meta": meta}
+    image: dict[str, Any] = {}
+    pending = iter(results)
+    if sections.wants(parts, "fields"):
+        fields = json_of(next(pending), f"ユーザー ID {key[0]}")
+        image["fields"] = {name: str(fields.get(name, "")) for name in USER_FIELDS}
+        image["roles"] = [r.strip() for r in str(fields.get("roles", "")).split(",") if r.strip()]
+    if sections.wants(parts, sections.META):
+        image[sections.META] = meta_rows(
+            json_of(next(pending), f"ユーザー ID {key[0]} のメタ"), "ユーザーのメタ"
+        )
+    return image
 
 
 def _user_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
@@ -92,14 +112,16 @@ def _user_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
         return ends
     steps = []
     changed = {
-        k: v for k, v in before["fields"].items() if k != "user_login" and current["fields"].get(k) != v
+        k: v
+        for k, v in before.get("fields", {}).items()
+        if k != "user_login" and current["fields"].get(k) != v
     }
     if changed:
         steps.append(
             step(["user", "update", user_id, *(f"--{k}={v}" for k, v in changed.items()), "--skip-email"],
                   f"{label}の{'・'.join(changed)}を元に戻す")
         )  # fmt: skip
-    if before["roles"] != current["roles"]:
+    if "roles" in before and before["roles"] != current["roles"]:
         if before["roles"]:
             steps.append(
                 step(["user", "set-role", user_id, before["roles"][0]], f"{label}の権限グループを元に戻す")
@@ -113,33 +135,35 @@ def _user_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
                 step(["user", "remove-role", user_id, role], f"{label}の権限グループ「{role}」を外す")
                 for role in current["roles"]
             )
-    return steps + meta_steps("user", user_id, before["meta"], current["meta"], label)
+    return steps + meta_steps(
+        "user", user_id, before.get(sections.META, {}), current.get(sections.META, {}), label
+    )
 
 
 USER = Kind(
     "user",
-    lambda key: [
-        ["user", "get", key[0], "--format=json", f"--fields=ID,roles,{','.join(USER_FIELDS)}"],
-        ["user", "meta", "list", key[0], f"--keys={USER_META}", "--format=json", "--unserialize"],
-    ],
+    _user_reads,
     _user_parse,
     _user_restore,
     lambda key: f"ユーザー ID {key[0]}",
     missing=re.compile(r"Invalid user ID, email or login"),
+    sectioned=True,
 )
 
 
 # -- one meta key of a user, term or comment: key = (object, id, meta key) -------------------------
 
 
-def _meta_parse(key: list[str], results: list[CommandResult]) -> Any:
+def _meta_parse(key: list[str], parts: Parts, results: list[CommandResult]) -> Any:
     meta = meta_rows(json_of(results[0], f"{key[0]} ID {key[1]} のメタ「{key[2]}」"), "メタ")
     return meta.get(key[2], [])
 
 
 META = Kind(
     "meta",
-    lambda key: [[key[0], "meta", "list", key[1], f"--keys={key[2]}", "--format=json", "--unserialize"]],
+    lambda key, parts: [
+        [key[0], "meta", "list", key[1], f"--keys={key[2]}", "--format=json", "--unserialize"]
+    ],
     _meta_parse,
     lambda key, before, current: meta_steps(
         key[0], key[1], {key[2]: before or []}, {key[2]: current or []}, f"{key[0]} ID {key[1]}"
@@ -153,7 +177,7 @@ META = Kind(
 MENU_ITEM_FIELDS = "db_id,type,object,object_id,title,link,position,menu_item_parent,target,attr_title,description,classes,xfn"
 
 
-def _menu_parse(key: list[str], results: list[CommandResult]) -> Any:
+def _menu_parse(key: list[str], parts: Parts, results: list[CommandResult]) -> Any:
     rows = json_of(results[0], "メニュー")
     row = next((r for r in rows or [] if str(r.get("term_id")) == key[0]), None)
     return None if row is None else {"name": row.get("name"), "slug": row.get("slug")}
@@ -169,14 +193,14 @@ def _menu_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
 
 MENU = Kind(
     "menu",
-    lambda key: [["menu", "list", "--format=json", "--fields=term_id,name,slug"]],
+    lambda key, parts: [["menu", "list", "--format=json", "--fields=term_id,name,slug"]],
     _menu_parse,
     _menu_restore,
     lambda key: f"メニュー ID {key[0]}",
 )
 
 
-def _menu_items_parse(key: list[str], results: list[CommandResult]) -> Any:
+def _menu_items_parse(key: list[str], parts: Parts, results: list[CommandResult]) -> Any:
     if absent(MENU_ITEMS, results):
         return None
     return {str(row["db_id"]): row for row in json_of(results[0], f"メニュー「{key[0]}」の項目") or []}
@@ -210,7 +234,7 @@ def _menu_items_restore(key: list[str], before: Any, current: Any) -> list[PlanS
 
 MENU_ITEMS = Kind(
     "menu_items",
-    lambda key: [["menu", "item", "list", key[0], "--format=json", f"--fields={MENU_ITEM_FIELDS}"]],
+    lambda key, parts: [["menu", "item", "list", key[0], "--format=json", f"--fields={MENU_ITEM_FIELDS}"]],
     _menu_items_parse,
     _menu_items_restore,
     lambda key: f"メニュー「{key[0]}」の項目",
@@ -221,7 +245,7 @@ MENU_ITEMS = Kind(
 # -- plugins and the active theme: key = () ----------------------------------------------------------
 
 
-def _plugins_parse(key: list[str], results: list[CommandResult]) -> Any:
+def _plugins_parse(key: list[str], parts: Parts, results: list[CommandResult]) -> Any:
     rows = json_of(results[0], "プラグインの一覧")
     return {str(r["name"]): {"status": r.get("status"), "version": r.get("version")} for r in rows or []}
 
@@ -247,14 +271,16 @@ def _plugins_restore(key: list[str], before: Any, current: Any) -> list[PlanStep
 
 PLUGINS = Kind(
     "plugins",
-    lambda key: [["plugin", "list", "--fields=name,status,version", "--format=json", "--skip-update-check"]],
+    lambda key, parts: [
+        ["plugin", "list", "--fields=name,status,version", "--format=json", "--skip-update-check"]
+    ],
     _plugins_parse,
     _plugins_restore,
     lambda key: "プラグインの有効・無効",
 )
 
 
-def _theme_parse(key: list[str], results: list[CommandResult]) -> Any:
+def _theme_parse(key: list[str], parts: Parts, results: list[CommandResult]) -> Any:
     if not results[0].ok:
         raise CaptureError("有効なテーマを読み取れませんでした")
     return results[0].stdout.strip()
@@ -262,7 +288,7 @@ def _theme_parse(key: list[str], results: list[CommandResult]) -> Any:
 
 THEME = Kind(
     "theme",
-    lambda key: [["theme", "list", "--status=active", "--field=name", "--skip-update-check"]],
+    lambda key, parts: [["theme", "list", "--status=active", "--field=name", "--skip-update-check"]],
     _theme_parse,
     lambda key, before, current: (
         [step(["theme", "activate", before], f"テーマを「{before}」に戻す")] if before != current else []
@@ -281,7 +307,7 @@ SITE_FLAGS = {  # flag: (command when it should be "1", when it should be "0")
 }
 
 
-def _site_parse(key: list[str], results: list[CommandResult]) -> Any:
+def _site_parse(key: list[str], parts: Parts, results: list[CommandResult]) -> Any:
     rows = json_of(results[0], f"サイト ID {key[0]}")
     row = next((r for r in rows or [] if str(r.get("blog_id")) == key[0]), None)
     return None if row is None else {flag: str(row.get(flag)) for flag in (*SITE_FLAGS, "url")}
@@ -302,7 +328,7 @@ def _site_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
 
 SITE = Kind(
     "site",
-    lambda key: [
+    lambda key, parts: [
         [
             "site",
             "list",
