@@ -26,10 +26,13 @@ class FakePost:
         self.meta: dict[str, list[Any]] = {"views": ["10"], "subtitle": ["副題"]}
         self.terms: dict[str, list[int]] = {"category": [2]}
         self.reads: list[list[str]] = []
+        self.gone = False
 
     def read(self, argv: list[str]) -> CommandResult:
         assert POLICY.classify_argv(argv).category is PolicyCategory.READ, argv
         self.reads.append(argv)
+        if self.gone and argv[0] == "post":
+            return CommandResult("", "Error: Could not find the post with ID 45.", 1, 1)
         if argv[:2] == ["post", "get"]:
             return _json(self.fields)
         if argv[:3] == ["post", "meta", "list"]:
@@ -160,3 +163,23 @@ def test_meta_sections_combine_key_by_key() -> None:
     assert sections.covering(["fields"], ["meta:views"]) == ["fields", "meta:views"]
     assert sections.covering(["meta:views"], ["meta"]) == ["meta"]
     assert sections.covering(["fields"], None) is None
+
+
+def test_a_post_deleted_for_good_comes_back_with_its_meta_and_categories_in_one_command() -> None:
+    site = FakePost()
+    site.meta["gallery"] = ["1", "2"]  # two values: added one by one once the new ID is known
+    site.terms["post_tag"] = [7]
+
+    def delete(s: FakePost) -> None:
+        s.gone = True
+
+    plan = build_plan("run_1", [_run(site, "post delete 45 --force", delete)], site.read)
+    create, *rest = [s.argv for s in plan.steps if s.argv[0] == "post"]
+    assert create[:3] == ["post", "create", "--import_id=45"]
+    assert '--meta_input={"views": "10", "subtitle": "副題"}' in create
+    assert "--post_category=2" in create
+    assert rest == [
+        ["post", "meta", "add", "{new}", "gallery", "1"],
+        ["post", "meta", "add", "{new}", "gallery", "2"],
+        ["post", "term", "set", "{new}", "post_tag", "7", "--by=id"],
+    ]

@@ -49,7 +49,8 @@ def plan_message(state: SessionState, deps: TurnDeps) -> list[dict[str, Any]]:
     steps = [s for s in plan.steps if NEW_ID not in " ".join(s.argv)]
     if len(steps) < len(plan.steps):
         lines.append(
-            "・作り直した投稿のメタ・カテゴリは、この方法では付け直しません（wp-agent undo をお使いください）。"
+            "・作り直した投稿のタグ・投稿フォーマットと、複数の値を持つカスタムフィールドは、"
+            "この方法では付け直しません（wp-agent undo をお使いください）。"
         )
     if not steps:
         lines.append("元に戻す操作はありません。")

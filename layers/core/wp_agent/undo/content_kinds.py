@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -129,10 +130,19 @@ def _post_recreate(post_id: str, before: Any, label: str) -> list[PlanStep]:
         raise CaptureError(f"完全に削除された{label}は、記録した内容が一部のため作り直せません")
     fields = dict(before["fields"])
     argv = ["post", "create", f"--import_id={post_id}", *(f"--{k}={v}" for k, v in fields.items() if v != "")]
+    # What the create itself can carry: single-valued meta (--meta_input, JSON) and the categories.
+    single = {key: values[0] for key, values in before[META].items() if len(values) == 1}
+    if single:
+        argv.append(f"--meta_input={json.dumps(single, ensure_ascii=False)}")
+    categories = before["terms"].get("category", [])
+    if categories:
+        argv.append(f"--post_category={','.join(map(str, categories))}")
     steps = [step([*argv, "--porcelain"], f"完全に削除された{label}を再作成（IDが変わる場合があります）")]
-    # The new ID is only known after it runs: "{new}" is replaced by the runner.
-    steps.extend(meta_steps("post", "{new}", before["meta"], {}, "再作成した投稿"))
-    steps.extend(_term_steps("{new}", before["terms"], {}, "再作成した投稿"))
+    # The rest needs the new ID, known only after the create ran: "{new}" is replaced by the runner.
+    multiple = {key: values for key, values in before[META].items() if len(values) != 1}
+    steps.extend(meta_steps("post", "{new}", multiple, {}, "再作成した投稿"))
+    other_terms = {tax: ids for tax, ids in before["terms"].items() if tax != "category"}
+    steps.extend(_term_steps("{new}", other_terms, {}, "再作成した投稿"))
     return steps
 
 
