@@ -16,11 +16,10 @@ from wp_agent.undo.kind import (
     created_or_gone,
     first_line,
     json_of,
-    meta_rows,
     meta_steps,
     step,
 )
-from wp_agent.undo.sections import META, meta_keys, wants, whole
+from wp_agent.undo.sections import META, fields_and_meta, meta_keys, wants, whole
 
 # -- posts and pages (and menu items, which are posts) ------------------------------------------
 
@@ -56,15 +55,7 @@ def _post_parse(key: list[str], parts: Parts, results: list[CommandResult]) -> A
     # The first read tells a missing post (post get and post meta list say so; term list does not).
     if absent(POST, results):
         return None
-    image: dict[str, Any] = {}
-    pending = iter(results)
-    if wants(parts, "fields"):
-        fields = json_of(next(pending), f"投稿 ID {key[0]}")
-        image["fields"] = {name: str(fields.get(name, "")) for name in POST_FIELDS}
-    if wants(parts, META):
-        image[META] = meta_rows(json_of(next(pending), f"投稿 ID {key[0]} のメタ"), "投稿のメタ")
-        if (keys := meta_keys(parts)) is not None:
-            image["meta_keys"] = sorted(keys)
+    image, _, pending = fields_and_meta(parts, results, f"投稿 ID {key[0]}", POST_FIELDS)
     if wants(parts, "terms"):
         terms: dict[str, list[int]] = {}
         for row in json_of(next(pending), f"投稿 ID {key[0]} のカテゴリ・タグ") or []:
@@ -231,14 +222,7 @@ def _term_reads(key: list[str], parts: Parts) -> list[list[str]]:
 def _term_parse(key: list[str], parts: Parts, results: list[CommandResult]) -> Any:
     if absent(TERM, results):
         return None
-    image: dict[str, Any] = {}
-    pending = iter(results)
-    if wants(parts, "fields"):
-        fields = json_of(next(pending), f"ターム ID {key[1]}")
-        image["fields"] = {name: str(fields.get(name, "")) for name in TERM_FIELDS}
-    if wants(parts, META):
-        image[META] = meta_rows(json_of(next(pending), f"ターム ID {key[1]} のメタ"), "タームのメタ")
-    return image
+    return fields_and_meta(parts, results, f"ターム ID {key[1]}", TERM_FIELDS)[0]
 
 
 def _term_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:

@@ -10,9 +10,11 @@ it, the after-image from the last one.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from wp_agent.undo.kind import Parts
+from wp_agent.executors.port import CommandResult
+from wp_agent.undo.kind import Parts, json_of, meta_rows
 
 META = "meta"
 META_KEY = "meta:"  # prefix of a part that reads one meta key: "meta:views"
@@ -31,6 +33,24 @@ def wants(parts: Parts, section: str) -> bool:
     if section == META:
         return any(p == META or p.startswith(META_KEY) for p in parts)
     return section in parts
+
+
+def fields_and_meta(
+    parts: Parts, results: Sequence[CommandResult], what: str, names: Sequence[str]
+) -> tuple[dict[str, Any], dict[str, Any], Iterator[CommandResult]]:
+    """The "fields" and "meta" sections of an image from their reads (in that order, each only when
+    the parts ask for it): the image, the raw fields read, and the results still to parse."""
+    image: dict[str, Any] = {}
+    raw: dict[str, Any] = {}
+    pending = iter(results)
+    if wants(parts, "fields"):
+        raw = json_of(next(pending), what) or {}
+        image["fields"] = {name: str(raw.get(name, "")) for name in names}
+    if wants(parts, META):
+        image[META] = meta_rows(json_of(next(pending), f"{what} のメタ"), f"{what} のメタ")
+        if (keys := meta_keys(parts)) is not None:
+            image["meta_keys"] = sorted(keys)
+    return image, raw, pending
 
 
 def covering(first: Parts, second: Parts) -> list[str] | None:

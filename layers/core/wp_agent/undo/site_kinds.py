@@ -91,16 +91,9 @@ def _user_parse(key: list[str], parts: Parts, results: list[CommandResult]) -> A
     """Sections: "fields" with "roles" (one read), "meta" (the profile keys)."""
     if absent(USER, results):
         return None
-    image: dict[str, Any] = {}
-    pending = iter(results)
-    if sections.wants(parts, "fields"):
-        fields = json_of(next(pending), f"ユーザー ID {key[0]}")
-        image["fields"] = {name: str(fields.get(name, "")) for name in USER_FIELDS}
+    image, fields, _ = sections.fields_and_meta(parts, results, f"ユーザー ID {key[0]}", USER_FIELDS)
+    if "fields" in image:
         image["roles"] = [r.strip() for r in str(fields.get("roles", "")).split(",") if r.strip()]
-    if sections.wants(parts, sections.META):
-        image[sections.META] = meta_rows(
-            json_of(next(pending), f"ユーザー ID {key[0]} のメタ"), "ユーザーのメタ"
-        )
     return image
 
 
