@@ -169,6 +169,9 @@ class Outcome:
     failures: list[str] = field(default_factory=list)
     diff: list[str] = field(default_factory=list)
     capture_ms: int = 0
+    # Steps the re-read pass after each thing had to add: the API's undo run has no such pass, so
+    # there the plan alone must do.
+    follow_up_steps: int = 0
 
 
 def reader(site: TestWordPress) -> Callable[[list[str]], CommandResult]:
@@ -282,6 +285,7 @@ def run_scenario(site: TestWordPress, commands: list[str], *, workers: int = 4) 
                 f"{done.argv}: {done.result.stderr.strip() if done.result else 'not run'}"
             )
     outcome.failures += executed.unsettled_ja
+    outcome.follow_up_steps = len(executed.steps) - len(plan.steps)
     after_dump = dump(site)
     site.dirty = True
     outcome.equal = before_dump == after_dump

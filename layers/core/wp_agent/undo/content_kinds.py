@@ -31,6 +31,8 @@ POST_FIELDS = (
 POST_TAXONOMIES = ("category", "post_tag", "post_format")
 POST_SECTIONS = ("fields", META, "terms")
 _TRASHED_COMMENTS = "_wp_trash_meta_comments_status"
+_OLD_SLUG = "_wp_old_slug"
+_HIERARCHICAL = {"page"}  # WordPress keeps no old slugs for hierarchical types
 
 
 def _post_reads(key: list[str], parts: Parts) -> list[list[str]]:
@@ -81,6 +83,7 @@ def _post_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
             step(["post", "update", post_id, *(f"--{k}={v}" for k, v in changed.items()), *dated],
                   f"{label}の{'・'.join(changed)}を元に戻す")
         )  # fmt: skip
+        steps.extend(_old_slug_steps(post_id, before, current, label))
     steps.extend(meta_steps("post", post_id, before.get(META, {}), current.get(META, {}), label))
     # Trashing a post moved its comments to "post-trashed", remembering their status in this meta.
     trashed = current.get(META, {}).get(_TRASHED_COMMENTS, [])
@@ -98,6 +101,31 @@ def _post_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
     if "terms" in before:
         steps.extend(_term_steps(post_id, before["terms"], current["terms"], label))
     return steps
+
+
+def _old_slug_steps(post_id: str, before: Any, current: Any, label: str) -> list[PlanStep]:
+    """Giving a published post its slug back makes WordPress remember the slug it had until then as
+    an old one (`_wp_old_slug`, e.g. "hello__trashed" after the trash): removed again when the post
+    did not have it before."""
+    was, now = before["fields"], current["fields"]
+    slug = now.get("post_name", "")
+    remembered = before.get(META, {}).get(_OLD_SLUG, [])
+    if (
+        META not in before
+        or "meta_keys" in before
+        or not slug
+        or slug == was.get("post_name")
+        or was.get("post_status") != "publish"
+        or was.get("post_type") in _HIERARCHICAL
+        or slug in remembered
+    ):
+        return []
+    return [
+        step(
+            ["post", "meta", "delete", post_id, _OLD_SLUG, slug],
+            f"{label}の古いスラッグの記録「{slug}」を削除",
+        )
+    ]
 
 
 def _term_steps(

@@ -115,19 +115,18 @@ def _user_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
                   f"{label}の{'・'.join(changed)}を元に戻す")
         )  # fmt: skip
     if "roles" in before and before["roles"] != current["roles"]:
-        if before["roles"]:
-            steps.append(
-                step(["user", "set-role", user_id, before["roles"][0]], f"{label}の権限グループを元に戻す")
-            )
-            steps.extend(
-                step(["user", "add-role", user_id, role], f"{label}の権限グループ「{role}」を戻す")
-                for role in before["roles"][1:]
-            )
-        else:
-            steps.extend(
-                step(["user", "remove-role", user_id, role], f"{label}の権限グループ「{role}」を外す")
-                for role in current["roles"]
-            )
+        # remove-role / add-role, not set-role: on a network set-role also makes the site the user's
+        # primary one (primary_blog, source_domain meta) when none is set.
+        steps.extend(
+            step(["user", "remove-role", user_id, role], f"{label}の権限グループ「{role}」を外す")
+            for role in current["roles"]
+            if role not in before["roles"]
+        )
+        steps.extend(
+            step(["user", "add-role", user_id, role], f"{label}の権限グループ「{role}」を戻す")
+            for role in before["roles"]
+            if role not in current["roles"]
+        )
     return steps + meta_steps(
         "user", user_id, before.get(sections.META, {}), current.get(sections.META, {}), label
     )
