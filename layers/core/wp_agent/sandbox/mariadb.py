@@ -68,6 +68,9 @@ class MariaDb:
         self.datadir = home / "data"
         self.pid_file = home / "mariadb.pid"
         self.log_file = home / "mariadb.log"
+        # Its own temporary directory: installs and servers running side by side in the shared /tmp
+        # collide on their temporary tables' names (seen as "Unknown table 'mysql.tmp_user_sys'").
+        self.tmpdir = home / "tmp"
         self.owner = owner or pwd.getpwuid(os.geteuid()).pw_name
         self.socket = self._socket_path()
 
@@ -84,10 +87,12 @@ class MariaDb:
         if not (self.datadir / "mysql").is_dir():
             self._install_db()
         self._prepare_socket_dir()
+        self._prepare_tmpdir()
         command = [
             _binary("mariadbd", "mysqld"),
             "--no-defaults",  # never /etc/mysql/my.cnf: this server is ours alone
             f"--datadir={self.datadir}",
+            f"--tmpdir={self.tmpdir}",
             f"--socket={self.socket}",
             f"--pid-file={self.pid_file}",
             f"--log-error={self.log_file}",
@@ -194,10 +199,12 @@ class MariaDb:
         self.home.mkdir(parents=True, exist_ok=True)
         staging = self.home / "data.new"
         shutil.rmtree(staging, ignore_errors=True)
+        self._prepare_tmpdir()
         command = [
             _binary("mariadb-install-db", "mysql_install_db"),
             "--no-defaults",
             f"--datadir={staging}",
+            f"--tmpdir={self.tmpdir}",
             "--auth-root-authentication-method=socket",
             "--skip-test-db",
             *self._user_option(),
@@ -217,6 +224,12 @@ class MariaDb:
                 log=(completed.stdout + completed.stderr)[-2000:],
             )
         staging.rename(self.datadir)  # a half-made datadir is never mistaken for a finished one
+
+    def _prepare_tmpdir(self) -> None:
+        self.tmpdir.mkdir(mode=0o700, exist_ok=True)
+        if os.geteuid() == 0:  # the server runs as the owner
+            owner = pwd.getpwnam(self.owner)
+            os.chown(self.tmpdir, owner.pw_uid, owner.pw_gid)
 
     def _user_option(self) -> list[str]:
         # As root mariadbd must be told whom to run as; otherwise it runs as us and needs nothing.
