@@ -152,6 +152,12 @@ SCENARIOS: list[list[str]] = [
     ],
     ["user update 3 --display_name=途中", "user update 3 --first_name=花子", "user set-role 3 author"],
     ["term update category 2 --description=途中", "term update category 2 --name=途中の名前"],
+    # `meta patch` names its action before the object's ID
+    [
+        'post meta update 45 layout {"width":"wide","sidebar":"left"} --format=json',
+        "post meta patch update 45 layout width narrow",
+    ],
+    ['user meta update 3 prefs {"theme":"dark"} --format=json', "user meta patch insert 3 prefs font large"],
     # not revertible, and said so before they run
     ["post delete 12 --force"],
     ["term delete category 3"],

@@ -183,3 +183,18 @@ def test_a_post_deleted_for_good_comes_back_with_its_meta_and_categories_in_one_
         ["post", "meta", "add", "{new}", "gallery", "2"],
         ["post", "term", "set", "{new}", "post_tag", "7", "--by=id"],
     ]
+
+
+def test_meta_patch_names_its_action_before_the_id() -> None:
+    site = FakePost()
+    decision = POLICY.classify("post meta patch update 45 layout width narrow")
+    capture = capture_before(decision.command_path, list(decision.argv), site.read)
+    assert [(i.entity.key, i.entity.parts) for i in capture.items] == [(["45"], ["meta:layout"])]
+    decision = POLICY.classify("user meta patch insert 3 prefs font large")
+    refs = [i.entity for i in capture_before(decision.command_path, list(decision.argv), _no_user_meta).items]
+    assert [(r.kind, r.key) for r in refs] == [("meta", ["user", "3", "prefs"])]
+
+
+def _no_user_meta(argv: list[str]) -> CommandResult:
+    assert argv[:3] == ["user", "meta", "list"], argv
+    return _json([])

@@ -114,12 +114,18 @@ def _post_terms(cmd: Command) -> list[EntityRef]:
     return [*_new_terms(cmd), *([cmd.ref("post", cmd.args[0], parts=["terms"])] if cmd.args else [])]
 
 
+def _meta_args(cmd: Command) -> list[str]:
+    """<id> <key> …: `meta patch` names its action first (`post meta patch insert 12 key …`)."""
+    return cmd.args[1:] if cmd.path[-1] == "patch" else cmd.args
+
+
 def _post_meta(cmd: Command) -> list[EntityRef]:
     """The meta key the command writes (`--all`, or no key: all the post's meta)."""
-    if not cmd.args:
+    args = _meta_args(cmd)
+    if not args:
         return []
-    one_key = len(cmd.args) > 1 and not cmd.parsed.has_flag("all")
-    return [cmd.ref("post", cmd.args[0], parts=[f"meta:{cmd.args[1]}"] if one_key else ["meta"])]
+    one_key = len(args) > 1 and not cmd.parsed.has_flag("all")
+    return [cmd.ref("post", args[0], parts=[f"meta:{args[1]}"] if one_key else ["meta"])]
 
 
 def _active_theme_mods(cmd: Command) -> list[EntityRef]:
@@ -156,7 +162,8 @@ def _secret_option(cmd: Command) -> str | None:
 
 def _object_meta(obj: str) -> Targets:
     def targets(cmd: Command) -> list[EntityRef]:
-        return [cmd.ref("meta", obj, cmd.args[0], cmd.args[1])] if len(cmd.args) > 1 else []
+        args = _meta_args(cmd)
+        return [cmd.ref("meta", obj, args[0], args[1])] if len(args) > 1 else []
 
     return targets
 
