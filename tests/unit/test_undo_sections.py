@@ -198,3 +198,25 @@ def test_meta_patch_names_its_action_before_the_id() -> None:
 def _no_user_meta(argv: list[str]) -> CommandResult:
     assert argv[:3] == ["user", "meta", "list"], argv
     return _json([])
+
+
+def test_a_published_post_given_its_slug_back_loses_the_old_slug_wordpress_records() -> None:
+    site = FakePost()
+    site.fields.update(post_name="hello", post_type="post")
+
+    def trash(s: FakePost) -> None:
+        s.fields.update(post_status="trash", post_name="hello__trashed")
+        s.meta["_wp_trash_meta_status"] = ["publish"]
+
+    plan = build_plan("run_1", [_run(site, "post update 45 --post_status=trash", trash)], site.read)
+    cleanup = [
+        s for s in plan.steps if s.argv[:4] == ["post", "meta", "delete", "45"] and "_wp_old_slug" in s.argv
+    ]
+    assert [(s.argv, s.optional) for s in cleanup] == [
+        (["post", "meta", "delete", "45", "_wp_old_slug", "hello__trashed"], True)
+    ]
+    # A page keeps no old slugs: nothing to clean up.
+    site = FakePost()
+    site.fields.update(post_name="about", post_type="page")
+    plan = build_plan("run_1", [_run(site, "post update 45 --post_status=trash", trash)], site.read)
+    assert not [s for s in plan.steps if "_wp_old_slug" in s.argv]

@@ -124,6 +124,7 @@ def _old_slug_steps(post_id: str, before: Any, current: Any, label: str) -> list
         step(
             ["post", "meta", "delete", post_id, _OLD_SLUG, slug],
             f"{label}の古いスラッグの記録「{slug}」を削除",
+            optional=True,  # a custom hierarchical type: WordPress recorded none
         )
     ]
 
