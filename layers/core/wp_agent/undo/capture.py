@@ -75,7 +75,8 @@ _POST_FIELDS_ONLY = {
 
 
 def _posts(cmd: Command) -> list[EntityRef]:
-    fields_only = cmd.path == ("post", "update") and bool(cmd.flags()) and cmd.flags() <= _POST_FIELDS_ONLY
+    flags = cmd.flags()
+    fields_only = cmd.path == ("post", "update") and bool(flags) and flags <= _POST_FIELDS_ONLY
     parts = ["fields"] if fields_only else None
     return [
         *_new_terms(cmd),
@@ -175,7 +176,8 @@ _USER_FIELDS_ONLY = {"display_name", "user_url", "user_nicename", "user_email"}
 def _users(cmd: Command) -> list[EntityRef]:
     if cmd.path != ("user", "update"):
         return [cmd.ref("user", u) for u in cmd.args[:1]]
-    fields_only = bool(cmd.flags()) and cmd.flags() <= _USER_FIELDS_ONLY
+    flags = cmd.flags()
+    fields_only = bool(flags) and flags <= _USER_FIELDS_ONLY
     return [cmd.ref("user", u, parts=["fields"] if fields_only else None) for u in cmd.args]
 
 

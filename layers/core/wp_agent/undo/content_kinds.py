@@ -19,7 +19,7 @@ from wp_agent.undo.kind import (
     meta_steps,
     step,
 )
-from wp_agent.undo.sections import META, fields_and_meta, meta_keys, wants, whole
+from wp_agent.undo.sections import META, fields_and_meta, fields_and_meta_reads, wants, whole
 
 # -- posts and pages (and menu items, which are posts) ------------------------------------------
 
@@ -36,13 +36,10 @@ _HIERARCHICAL = {"page"}  # WordPress keeps no old slugs for hierarchical types
 
 
 def _post_reads(key: list[str], parts: Parts) -> list[list[str]]:
-    post_id, reads = key[0], []
-    if wants(parts, "fields"):
-        reads.append(["post", "get", post_id, "--format=json"])
-    if wants(parts, META):
-        keys = meta_keys(parts)
-        only = [f"--keys={','.join(keys)}"] if keys else []
-        reads.append(["post", "meta", "list", post_id, *only, "--format=json", "--unserialize"])
+    post_id = key[0]
+    reads = fields_and_meta_reads(
+        parts, ["post", "get", post_id, "--format=json"], ["post", "meta", "list", post_id]
+    )
     if wants(parts, "terms"):
         # `term list --object_ids` rather than `post term list`: that one refuses a taxonomy the
         # post's type does not have (pages, menu items).
@@ -242,10 +239,9 @@ TERM_FIELDS = ("name", "slug", "description", "parent")
 
 
 def _term_reads(key: list[str], parts: Parts) -> list[list[str]]:
-    reads = [["term", "get", key[0], key[1], "--format=json"]] if wants(parts, "fields") else []
-    if wants(parts, META):
-        reads.append(["term", "meta", "list", key[1], "--format=json", "--unserialize"])
-    return reads
+    return fields_and_meta_reads(
+        parts, ["term", "get", key[0], key[1], "--format=json"], ["term", "meta", "list", key[1]]
+    )
 
 
 def _term_parse(key: list[str], parts: Parts, results: list[CommandResult]) -> Any:

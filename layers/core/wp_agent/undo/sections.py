@@ -35,11 +35,22 @@ def wants(parts: Parts, section: str) -> bool:
     return section in parts
 
 
+def fields_and_meta_reads(parts: Parts, get: list[str], meta_list: list[str]) -> list[list[str]]:
+    """The reads `fields_and_meta` parses, in its order: `get` for "fields"; `meta_list` for "meta",
+    narrowed to the keys the parts name (`--keys=`)."""
+    reads = [get] if wants(parts, "fields") else []
+    if wants(parts, META):
+        keys = meta_keys(parts)
+        only = [f"--keys={','.join(keys)}"] if keys else []
+        reads.append([*meta_list, *only, "--format=json", "--unserialize"])
+    return reads
+
+
 def fields_and_meta(
     parts: Parts, results: Sequence[CommandResult], what: str, names: Sequence[str]
 ) -> tuple[dict[str, Any], dict[str, Any], Iterator[CommandResult]]:
-    """The "fields" and "meta" sections of an image from their reads (in that order, each only when
-    the parts ask for it): the image, the raw fields read, and the results still to parse."""
+    """The "fields" and "meta" sections of an image from the reads of `fields_and_meta_reads` (each
+    only when the parts ask for it): the image, the raw fields read, and the results still to parse."""
     image: dict[str, Any] = {}
     raw: dict[str, Any] = {}
     pending = iter(results)

@@ -78,13 +78,8 @@ USER_META = "first_name,last_name,nickname,description,locale,primary_blog,sourc
 
 
 def _user_reads(key: list[str], parts: Parts) -> list[list[str]]:
-    fields = f"--fields=ID,roles,{','.join(USER_FIELDS)}"
-    reads = [["user", "get", key[0], "--format=json", fields]] if sections.wants(parts, "fields") else []
-    if sections.wants(parts, sections.META):
-        reads.append(
-            ["user", "meta", "list", key[0], f"--keys={USER_META}", "--format=json", "--unserialize"]
-        )
-    return reads
+    get = ["user", "get", key[0], "--format=json", f"--fields=ID,roles,{','.join(USER_FIELDS)}"]
+    return sections.fields_and_meta_reads(parts, get, ["user", "meta", "list", key[0], f"--keys={USER_META}"])
 
 
 def _user_parse(key: list[str], parts: Parts, results: list[CommandResult]) -> Any:
