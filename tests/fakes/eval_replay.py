@@ -27,7 +27,7 @@ from wp_agent.evaluation.recording import RecordedTrial, Recording
 class RecordingReplay:
     def __init__(self, recording: Recording, today: date | None = None) -> None:
         self._trials = list(recording.trials)
-        self._shift = (today - recording.site_date()) if today is not None else timedelta(0)
+        self._today = today
         self._next = 0
         self._current: RecordedTrial | None = None
         self._cursor = 0
@@ -51,9 +51,9 @@ class RecordingReplay:
             self.divergences.append(f"{where}: no recorded reply {turn + 1}")
             return fault(500, "replay: no recorded reply", should_retry=False)
         recorded = current.replies[turn]
-        return reply(
-            recorded.content, stop_reason=recorded.stop_reason, usage=recorded.usage, model=recorded.model
-        )
+        shift = (self._today - current.site_date) if self._today is not None else timedelta(0)
+        content = _shift_dates(recorded.content, current.site_date, shift)
+        return reply(content, stop_reason=recorded.stop_reason, usage=recorded.usage, model=recorded.model)
 
     def _start_trial(self, instruction: str) -> None:
         if self._next >= len(self._trials):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import replace
+from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from wp_agent.agent.turn import AgentDeps
 from wp_agent.cli.main import main
 from wp_agent.cli.wiring import build_local_deps
 from wp_agent.config import Settings
-from wp_agent.evaluation.harness import EvalHarness, site_today
+from wp_agent.evaluation.harness import SITE_TIME_ZONE, EvalHarness, site_today
 from wp_agent.evaluation.recording import Recording
 from wp_agent.evaluation.report import EvalReport
 from wp_agent.evaluation.tasks import load_tasks
@@ -57,7 +58,8 @@ def _replay(
     if task_ids is not None:
         recorded.trials = [t for t in recorded.trials if t.task_id in task_ids]
     tasks = {task.id: task for task in load_tasks()}
-    replay = RecordingReplay(recorded, today=site_today())  # recorded dates moved to today's
+    today = harness_kwargs.get("today", site_today)()
+    replay = RecordingReplay(recorded, today=today)  # recorded dates moved to the site's today
     with ScriptedAnthropicServer() as server:
         replay.install(server)
         harness_kwargs.setdefault("deps_factory", build_local_deps)
@@ -95,6 +97,35 @@ def test_a_known_good_replay_scores_every_task(eval_sandbox: SandboxSite) -> Non
     assert [t.replies for t in replayed.trials if t.task_id == "list-drafts"] == [
         t.replies for t in recorded.trials if t.task_id == "list-drafts"
     ]
+
+
+def _next(utc_time: time) -> datetime:
+    """The next moment the UTC clock shows `utc_time` (never in the past: WordPress schedules against
+    its own, real clock, so a post dated 'tomorrow' from that moment is still in the future)."""
+    now = datetime.now(UTC)
+    moment = datetime.combine(now.date(), utc_time, tzinfo=UTC)
+    return moment if moment > now else moment + timedelta(days=1)
+
+
+@pytest.mark.parametrize(
+    "clock",
+    [time(23, 30), time(15, 30)],  # 08:30 and 00:30 JST: Tokyo is a day ahead of UTC's date
+    ids=["23:30 UTC", "00:30 JST"],
+)
+def test_relative_dates_replay_in_the_sites_time_zone_at_any_hour(
+    eval_sandbox: SandboxSite, clock: time
+) -> None:
+    moment = _next(clock)
+    site_date = moment.astimezone(SITE_TIME_ZONE).date()
+    assert site_date == moment.date() + timedelta(days=1)
+
+    report, _, _ = _replay(eval_sandbox, "known-good", ["schedule-45-tomorrow"], today=lambda: site_date)
+
+    assert [t.failures for t in report.trials] == [[]]
+    tomorrow = (site_date + timedelta(days=1)).isoformat()
+    post_date = eval_sandbox.wp("post", "get", "45", "--field=post_date").stdout.strip()
+    assert post_date == f"{tomorrow} 09:00:00"
+    assert eval_sandbox.wp("post", "get", "45", "--field=post_status").stdout.strip() == "future"
 
 
 def test_a_failed_state_check_fails_the_task_whatever_the_answer_claims(eval_sandbox: SandboxSite) -> None:
