@@ -322,7 +322,7 @@ def test_ssh_failure_ends_the_run() -> None:
 
 def test_timeout_is_reported_to_the_model_and_counted_as_a_failed_operation() -> None:
     wp = RecordingWpCli(handler=lambda argv: WpAgentError(AgentErrorCode.COMMAND_TIMEOUT))
-    model = ScriptedModel([tool_reply("plugin install akismet"), text_reply("タイムアウトしました")])
+    model = ScriptedModel([tool_reply("plugin update akismet"), text_reply("タイムアウトしました")])
     output = run(make_deps(model, wp))
     assert "タイムアウト" in model.last_tool_results()[0]["content"]
     assert output.error is not None
@@ -469,7 +469,7 @@ def test_secrets_are_masked_in_records_and_audit() -> None:
     deps = make_deps(
         ScriptedModel(
             [
-                tool_reply("user create bob b@x.com --role=contributor --user_pass=Hunter2secret"),
+                tool_reply("post create --post_title=限定公開 --post_password=Hunter2secret"),
                 text_reply("ok"),
             ]
         )
@@ -477,6 +477,4 @@ def test_secrets_are_masked_in_records_and_audit() -> None:
     output = run(deps)
     assert "Hunter2secret" not in output.to_json()
     assert all("Hunter2secret" not in e.model_dump_json() for e in audit_of(deps).events)
-    assert wp_of(deps).calls == [
-        ["user", "create", "bob", "b@x.com", "--role=contributor", "--user_pass=Hunter2secret"]
-    ]
+    assert wp_of(deps).calls == [["post", "create", "--post_title=限定公開", "--post_password=Hunter2secret"]]

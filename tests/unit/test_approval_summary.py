@@ -123,12 +123,13 @@ def test_a_password_change_never_shows_the_password() -> None:
         (
             "user create eve eve@example.com --role=editor",
             {},
-            "ユーザー（eve）を「editor」の権限で作成します",
+            "ログインできる新しいアカウント（ユーザー名: eve、メールアドレス: eve@example.com）を「editor」の権限で作成します",
         ),
         (
             "user create eve eve@example.com",
             {("option", "get"): "administrator\n"},
-            "ユーザー（eve）を「administrator」の権限で作成します（指定がないためサイトの既定の権限グループ）",
+            "ログインできる新しいアカウント（ユーザー名: eve、メールアドレス: eve@example.com）を「administrator」の権限で作成します"
+            "（指定がないためサイトの既定の権限グループ）",
         ),
     ],
 )
@@ -137,6 +138,34 @@ def test_new_accounts_name_their_real_role(
 ) -> None:
     read, _ = site(answers)
     assert summary(command, read)[0] == expected
+
+
+def test_a_site_with_an_address_says_an_account_is_created_for_it() -> None:
+    text, impact = summary("site create --slug=evil --title=Evil --email=attacker@evil.test", None)
+    assert (
+        text
+        == "新しいサイト（evil）を作成し、メールアドレス attacker@evil.test のアカウントをその管理者にします"
+    )
+    assert "ログインできるアカウントが新しく作成され" in impact
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [
+        # A post update held for something other than trashing never says it goes to the trash.
+        ('post update 45 --meta_input=\'{"_price":"100"}\'', "保護されたキー"),
+        ("post update 45 --post_type=product", "post_type"),
+        ("post meta update 45 _price 100", "保護されたキー"),
+        ("option update html_type text/plain", "html_type"),
+        ("plugin activate akismet", "プラグインの有効化"),
+        ("site unarchive 3", "ネットワーク"),
+        ("plugin install akismet --activate-network", "ネットワーク"),
+    ],
+)
+def test_held_writes_say_why(command: str, words: str) -> None:
+    text, impact = summary(command, None)
+    assert words in text + impact
+    assert "ゴミ箱" not in text + impact
 
 
 def test_deleting_a_user_counts_their_posts() -> None:

@@ -191,7 +191,10 @@ FR_5_3_DESTRUCTIVE = [
     ("user create bob bob@example.com --role=author", "confirm.user.publishing_role"),
     ("user update 3 --role=administrator", "confirm.user.role_change"),
     ("user set-role 3 administrator", "confirm.user.role_change"),
-    ("search-replace http://old.example https://new.example", "confirm.search-replace"),
+    (
+        "search-replace http://old.example https://new.example wp_posts --include-columns=post_content",
+        "confirm.search-replace",
+    ),
     ("post update 45 --post_status=trash", "confirm.post.trash_status"),
     ("theme install twentytwentytwo --activate", "confirm.theme.activate"),
     ("maintenance-mode activate", "confirm.maintenance-mode.activate"),
@@ -236,17 +239,13 @@ LEGITIMATE = [
     ),
     ("theme list --skip-update-check --format=json", PolicyCategory.READ),
     ("plugin list --status=active --skip-update-check --format=json", PolicyCategory.READ),
-    ("plugin install akismet", PolicyCategory.WRITE),
-    ("plugin install classic-editor --activate", PolicyCategory.WRITE),
-    ("plugin install wordpress-seo", PolicyCategory.WRITE),
-    ("plugin activate akismet", PolicyCategory.WRITE),
-    ("theme install twentytwentyfour", PolicyCategory.WRITE),
+    ("plugin update akismet", PolicyCategory.WRITE),
+    ("theme update twentytwentyfour", PolicyCategory.WRITE),
     ("site list --format=json", PolicyCategory.READ),
-    ("site create --slug=tokyo --title='東京支店' --email=admin@example.com", PolicyCategory.WRITE),
+    ("site create --slug=tokyo --title='東京支店'", PolicyCategory.WRITE),
     ("post list --url=https://example.com/tokyo --format=json", PolicyCategory.READ),
     ("user list --role=editor --format=json", PolicyCategory.READ),
     ("user list --fields=ID,user_login,user_email,roles --format=json", PolicyCategory.READ),
-    ("user create taro taro@example.com --role=contributor --user_pass=Sup3r-secret", PolicyCategory.WRITE),
     ("option get blogname", PolicyCategory.READ),
     ("option get timezone_string", PolicyCategory.READ),
     ("option update posts_per_page 20", PolicyCategory.WRITE),
@@ -269,7 +268,10 @@ LEGITIMATE = [
     ("post create --post_title='O'\"'\"'Reilly'", PolicyCategory.WRITE),
     ("post list --post__in=45,46,47 --format=json", PolicyCategory.READ),
     ("post list --s='WordPress & AI' --format=json", PolicyCategory.READ),
-    ("search-replace http://old.example https://new.example --dry-run", PolicyCategory.READ),
+    (
+        "search-replace http://old.example https://new.example wp_posts --include-columns=post_content --dry-run",
+        PolicyCategory.READ,
+    ),
     ("help post list", PolicyCategory.READ),
     ("core version", PolicyCategory.READ),
 ]
@@ -348,10 +350,10 @@ def test_custom_allow_does_not_bypass_argument_rules() -> None:
 
 
 def test_custom_confirm_makes_a_write_need_approval() -> None:
-    policy = CommandPolicy(load_custom_rules(None, '{"confirm": ["plugin activate"]}'))
-    decision = policy.classify("plugin activate akismet")
+    policy = CommandPolicy(load_custom_rules(None, '{"confirm": ["plugin update"]}'))
+    decision = policy.classify("plugin update akismet")
     assert decision.category is PolicyCategory.DESTRUCTIVE
-    assert decision.rule == "custom.confirm:plugin activate"
+    assert decision.rule == "custom.confirm:plugin update"
 
 
 def test_rules_file_and_env_are_merged(tmp_path: pytest.TempPathFactory) -> None:

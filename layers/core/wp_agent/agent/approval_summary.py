@@ -263,7 +263,25 @@ def _user_create(
         "author": "自分の投稿を公開できるアカウントになります。",
     }.get(role, "このサイトにログインできるアカウントが増えます。")
     source = "" if roles else "（指定がないためサイトの既定の権限グループ）"
-    return f"ユーザー（{login}）を「{role}」の権限で作成します{source}", impact
+    email = args[1] if len(args) > 1 else "（指定なし）"
+    return (
+        f"ログインできる新しいアカウント（ユーザー名: {login}、メールアドレス: {email}）を「{role}」の権限で作成します{source}",
+        impact,
+    )
+
+
+def _site_create(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str] | None:
+    emails = parsed.option_values("email")
+    if not emails and not parsed.has_flag("email"):
+        return None
+    slug = next(iter(parsed.option_values("slug")), "?")
+    return (
+        f"新しいサイト（{slug}）を作成し、メールアドレス {emails[0] if emails else '（空）'} のアカウントをその管理者にします",
+        "そのアドレスのユーザーがいなければ、ログインできるアカウントが新しく作成され、パスワードがそのアドレスにメールで送られます。"
+        "既存のユーザーであれば、そのユーザーが新しいサイトの管理者になります。",
+    )
 
 
 def _user_delete(
@@ -341,7 +359,7 @@ def _generic(
             f"データベース内の「{args[0]}」を「{args[1]}」に置換します",
             "多数のデータが書き換わります。元に戻すにはバックアップが必要です。",
         )
-    if path == ("post", "update"):
+    if path == ("post", "update") and decision.rule == "confirm.post.trash_status":
         return (
             f"投稿（ID: {_list(args)}）をゴミ箱へ移動します",
             "ゴミ箱から復元できますが、サイトからは見えなくなります。",
@@ -360,6 +378,7 @@ _HANDLERS: tuple[tuple[Callable[[tuple[str, ...], ParsedCommand], bool], Handler
     (lambda p, c: p == ("user", "add-role"), _add_role),
     (lambda p, c: p == ("user", "update"), _user_credentials),
     (lambda p, c: p == ("user", "create"), _user_create),
+    (lambda p, c: p == ("site", "create"), _site_create),
     (lambda p, c: p == ("user", "delete"), _user_delete),
     (
         lambda p, c: p[:1] == ("option",) and p[1:] in {("update",), ("add",), ("delete",), ("patch",)},

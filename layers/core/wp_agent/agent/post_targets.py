@@ -5,6 +5,11 @@
 WordPress 6.1: the site's name changed, as the customizer would change any option or theme setting).
 The argv does not show the type, so the policy cannot; the agent reads it first with a policy-checked,
 site-scoped read and refuses the update of any internal post type. A read that fails refuses too.
+
+The same reads confirm what a write's declared effect leaves to the site (policy/effects): a
+featured image's ID must be an image of this site, and before `media regenerate` the attachment's
+stored file names must stay in its upload folder. Unconfirmed, the write waits for approval (or is
+refused, where the declaration says so).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import dataclasses
 from wp_agent.agent.approval_summary import StateReader
 from wp_agent.policy import PolicyCategory, PolicyDecision
 from wp_agent.policy.argument_rules import INTERNAL_POST_TYPES
+from wp_agent.policy.effects.table import site_checks
 from wp_agent.policy.parsed_command import ParsedCommand
 
 _CHECKED_PATHS = {("post", "update"), ("post", "create")}
@@ -26,7 +32,34 @@ RULE = "blocked.internal_post_target"
 
 
 def guard_post_targets(decision: PolicyDecision, read: StateReader) -> PolicyDecision:
-    """`decision`, or a block when an addressed post is of an internal type (or cannot be checked)."""
+    """`decision`, or a block when an addressed post is of an internal type (or cannot be checked);
+    then the site checks of the write's declared effect."""
+    return _confirmed_on_site(_internal_targets(decision, read), read)
+
+
+def _confirmed_on_site(decision: PolicyDecision, read: StateReader) -> PolicyDecision:
+    if decision.category is not PolicyCategory.WRITE:
+        return decision  # blocked, or already waiting for approval
+    for check in site_checks(decision.argv, decision.command_path):
+        if check.confirms(read(list(check.argv))):
+            continue
+        if check.refuse:
+            return dataclasses.replace(
+                decision,
+                category=PolicyCategory.BLOCKED,
+                rule="blocked.site_check",
+                reason_ja=check.reason_ja,
+            )
+        return dataclasses.replace(
+            decision,
+            category=PolicyCategory.DESTRUCTIVE,
+            rule="confirm.site_check",
+            reason_ja=f"{check.reason_ja}。承認が必要です",
+        )
+    return decision
+
+
+def _internal_targets(decision: PolicyDecision, read: StateReader) -> PolicyDecision:
     if decision.blocked or decision.command_path not in _CHECKED_PATHS:
         return decision
     parsed = ParsedCommand.from_argv(decision.argv)

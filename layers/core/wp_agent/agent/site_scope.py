@@ -10,25 +10,8 @@ from urllib.parse import urlsplit
 
 from wp_agent.agent.session_state import SessionState
 from wp_agent.policy import PolicyCategory, PolicyDecision
+from wp_agent.policy.network_scope import is_network_command
 from wp_agent.policy.parsed_command import ParsedCommand
-
-# Commands that change the network rather than one site.
-_NETWORK_PATHS: tuple[tuple[str, ...], ...] = (
-    ("site", "create"),
-    ("site", "delete"),
-    ("site", "archive"),
-    ("site", "unarchive"),
-    ("site", "activate"),
-    ("site", "deactivate"),
-    ("site", "spam"),
-    ("site", "unspam"),
-    ("site", "public"),
-    ("site", "private"),
-    ("site", "option"),
-    ("super-admin",),
-    ("theme", "enable"),
-    ("theme", "disable"),
-)
 
 
 def normalise_site_url(url: str) -> str:
@@ -48,10 +31,6 @@ def network_commands_allowed(state: SessionState) -> bool:
     return state.network_admin
 
 
-def _is_network_command(parsed: ParsedCommand, path: tuple[str, ...]) -> bool:
-    return parsed.has_flag("network") or any(path[: len(p)] == p for p in _NETWORK_PATHS)
-
-
 def _blocked(decision: PolicyDecision, rule: str, reason: str) -> PolicyDecision:
     return dataclasses.replace(decision, category=PolicyCategory.BLOCKED, rule=rule, reason_ja=reason)
 
@@ -60,7 +39,7 @@ def apply_site_scope(decision: PolicyDecision, state: SessionState) -> PolicyDec
     if decision.blocked:
         return decision
     parsed = ParsedCommand.from_argv(decision.argv)
-    if _is_network_command(parsed, decision.command_path) and not network_commands_allowed(state):
+    if is_network_command(parsed, decision.command_path) and not network_commands_allowed(state):
         return _blocked(
             decision,
             "scope.network_admin_required",

@@ -11,15 +11,19 @@ import re
 from wp_agent.policy.account_rules import (
     account_fields,
     account_grants,
+    login_creation,
     privileged_user_data,
     role_definitions,
 )
 from wp_agent.policy.categories import PolicyCategory
+from wp_agent.policy.effects.table import declared_effect
 from wp_agent.policy.identifiers import non_plain_identifier
 from wp_agent.policy.masking import folded, is_secret_option
+from wp_agent.policy.network_scope import network_wide
 from wp_agent.policy.option_storage_rules import placement_and_hooks, widget_storage
 from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.policy.read_only_flags import ReadOnlyFlag, read_only_flag
+from wp_agent.policy.read_oracles import read_oracles
 from wp_agent.policy.rule import ID_RANGE, ArgumentRule, Verdict, argument_rule, written_option
 from wp_agent.policy.source_rules import (
     MEDIA_PRIVATE_HOST_RULE,
@@ -335,11 +339,19 @@ def _hiding_statuses(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | Non
     not_match=(
         "theme install twentytwentythree",
         "plugin update akismet",
-        "plugin install akismet --activate",
+        "plugin install akismet",
     ),
 )
 def _activation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """Theme switches, and any pinned version: an old release may be a known-vulnerable one."""
+    if path == ("plugin", "install") and cmd.has_flag("activate"):
+        return Verdict(
+            D,
+            "confirm.plugin.activate",
+            "プラグインを有効化します。有効化するとプラグイン自身のコード（有効化処理を含む）が実行され、"
+            "何が変わるかを事前に確認できないため承認が必要です",
+            "--activate",
+        )
     if path in {("theme", "install"), ("theme", "enable")} and cmd.has_flag("activate"):
         return Verdict(
             D,
@@ -441,12 +453,14 @@ def _comment_html(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     )
 
 
-# Order matters only for which reason is reported first among equal categories.
+# Order matters only for which reason is reported first among equal categories: the specific rules
+# first, the declared effect (what a write may change without approval) last.
 ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     non_plain_identifier,
     _forbidden_globals,
     _all_tables,
     _search_replace,
+    read_oracles,
     privileged_user_data,
     account_fields,
     role_definitions,
@@ -463,4 +477,7 @@ ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     _internal_post_types,
     _hiding_statuses,
     _bulk_flags,
+    network_wide,
+    login_creation,
+    declared_effect,
 )

@@ -322,7 +322,11 @@ class CommandPolicy:
                 command, entry.category, argv, entry, f"confirm.{name.replace(' ', '.')}", reason, name
             )
         if entry.category is PolicyCategory.WRITE:
-            reason = f"{entry.label_ja}（サイトを変更する操作）です。許可リストに含まれるため実行できます"
+            reason = (
+                f"{entry.label_ja}（サイトを変更する操作）です。変更できる範囲が宣言された書き込みで、その範囲内のため承認なしで実行できます"
+                if not entry.custom
+                else f"{entry.label_ja}（サイトを変更する操作）です。このサイトの設定で許可されているため実行できます"
+            )
         else:
             reason = f"{entry.label_ja}（読み取り専用）のため実行できます"
         return self._decision(
