@@ -341,6 +341,28 @@ def _theme_activate(
     )
 
 
+def _extension(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str] | None:
+    """Plugins and themes put third-party code on the server; activating a plugin runs it."""
+    kind = "プラグイン" if path[0] == "plugin" else "テーマ"
+    names = f"{kind}「{_list(args)}」"
+    network = "ネットワーク全体で" if parsed.has_flag("network", "activate-network") else ""
+    if path[1] == "activate" or parsed.has_flag("activate", "activate-network"):
+        verb = "インストールして" if path[1] == "install" else ""
+        return (
+            f"{names}を{verb}{network}有効化します",
+            "有効化するとプラグイン自身のコード（有効化処理を含む）が実行され、サイトのデータが変わることがあります。"
+            "何が変わるかは事前に確認できません。",
+        )
+    if path[1] == "install" and path[0] == "plugin":
+        return (
+            f"{names}を wordpress.org からインストールします（有効化はしません）",
+            "プラグインのPHPファイルがサーバーに置かれ、Webから直接アクセスできるようになります。",
+        )
+    return None
+
+
 def _generic(
     decision: PolicyDecision, parsed: ParsedCommand, path: tuple[str, ...], args: list[str]
 ) -> tuple[str, str]:
@@ -379,6 +401,7 @@ _HANDLERS: tuple[tuple[Callable[[tuple[str, ...], ParsedCommand], bool], Handler
     (lambda p, c: p == ("user", "update"), _user_credentials),
     (lambda p, c: p == ("user", "create"), _user_create),
     (lambda p, c: p == ("site", "create"), _site_create),
+    (lambda p, c: p in {("plugin", "activate"), ("plugin", "install")}, _extension),
     (lambda p, c: p == ("user", "delete"), _user_delete),
     (
         lambda p, c: p[:1] == ("option",) and p[1:] in {("update",), ("add",), ("delete",), ("patch",)},

@@ -131,7 +131,7 @@ def _secret_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     entry = ALLOWED_COMMANDS.get(path)
     if entry is None or entry.category is not PolicyCategory.READ:
         return None  # writes declare their fields (effects/); a post's password is set, not read
-    named = [p for v in cmd.option_values("field", "fields") for p in v.split(",")]
+    named = [p for v in cmd.option_values("field", "fields", "search_columns") for p in v.split(",")]
     named += [o.name for o in cmd.options]
     secret = next((n for n in named if is_secret_key(n)), None)
     if secret is None:
@@ -157,6 +157,7 @@ def _secret_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         "option list --search=mail* --orderby=option_value",
         "post list --fields=ID,post_password",
         "post list --post_password=hunter2 --format=ids",
+        "user list --search=x --search_columns=user_pass",
     ),
     not_match=(
         "search-replace http://a https://b wp_posts --include-columns=post_content,post_title --dry-run",

@@ -383,6 +383,8 @@ CONTENT_EFFECTS: dict[tuple[str, ...], Effect] = {
             "preserve-filetime": BARE,
             "porcelain": ValueCheck("値なし、または出力する項目名", lambda v: v is None or v.isidentifier()),
         },
+        args=(text(2_048),),  # where from: media_source (source_rules.py) admits public http(s) URLs only
+        repeat=True,
         refused_fields={
             "skip-copy": "取り込み元のファイルをそのまま使う指定（--skip-copy）は使用できません（サーバー上の任意のファイルが添付ファイルになるため）",
             "file_name": "保存するファイル名の指定（--file_name）は使用できません",

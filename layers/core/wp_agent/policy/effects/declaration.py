@@ -155,31 +155,35 @@ class Effect:
         return (*self.changes, *WORDPRESS_CACHES)
 
     def judge(self, cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-        """None when the command stays inside this declaration; else why it does not."""
-        for option in cmd.options:
-            if option.name in GLOBAL_FLAGS:
-                continue
-            if option.name in self.refused_fields:
-                return Verdict(B, "blocked.effect.field", self.refused_fields[option.name], option.token)
-            check = self.fields.get(option.name)
-            if check is None:
-                return Verdict(
-                    D,
-                    "confirm.effect.undeclared_field",
-                    f"--{option.name} は承認なしで変更できる項目として確認されていないため承認が必要です",
-                    f"--{option.name}",
-                )
-            if not check.accepts(option.value):
-                return Verdict(
-                    D,
-                    "confirm.effect.value",
-                    f"--{option.name} の値は{check.describe_ja}だけを承認なしで指定できます。それ以外の値は承認が必要です",
-                    option.token,
-                )
-        verdict = self._judge_args(cmd.args_after(path))
-        if verdict is None and self.refine is not None:
-            verdict = self.refine(cmd, path)
-        return verdict
+        """None when the command stays inside this declaration; else why it does not (a refusal wins
+        over an approval)."""
+        verdicts: list[Verdict | None] = [self._judge_flag(o.name, o.value, o.token) for o in cmd.options]
+        verdicts.append(self._judge_args(cmd.args_after(path)))
+        if self.refine is not None:
+            verdicts.append(self.refine(cmd, path))
+        return max((v for v in verdicts if v is not None), key=lambda v: v.category.rank, default=None)
+
+    def _judge_flag(self, name: str, value: str | None, token: str) -> Verdict | None:
+        if name in GLOBAL_FLAGS:
+            return None
+        if name in self.refused_fields:
+            return Verdict(B, "blocked.effect.field", self.refused_fields[name], token)
+        check = self.fields.get(name)
+        if check is None:
+            return Verdict(
+                D,
+                "confirm.effect.undeclared_field",
+                f"--{name} は承認なしで変更できる項目として確認されていないため承認が必要です",
+                f"--{name}",
+            )
+        if not check.accepts(value):
+            return Verdict(
+                D,
+                "confirm.effect.value",
+                f"--{name} の値は{check.describe_ja}だけを承認なしで指定できます。それ以外の値は承認が必要です",
+                token,
+            )
+        return None
 
     def _judge_args(self, args: tuple[str, ...]) -> Verdict | None:
         for index, value in enumerate(args):
@@ -188,7 +192,12 @@ class Effect:
             elif self.repeat and self.args:
                 check = self.args[-1]
             else:
-                return None  # more than the synopsis takes: WP-CLI refuses the command itself
+                return Verdict(
+                    D,
+                    "confirm.effect.argument",
+                    f"引数「{value}」は、承認なしで実行できる形に含まれない余分な引数のため承認が必要です",
+                    value,
+                )
             if not check.accepts(value):
                 return Verdict(
                     D,
