@@ -14,6 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.fakes.wordpress import MISSING_IMAGE_URL, SAMPLE_IMAGE_URL
+from tests.integration.test_read_means_read import sample_positionals
+from wp_agent.policy.categories import PolicyCategory
+from wp_agent.policy.command_table import ALLOWED_COMMANDS
 from wp_agent.policy.effects.declaration import Effect
 from wp_agent.policy.effects.meta_keys import LISTED_PROTECTED
 from wp_agent.policy.effects.options import OPTIONS, THEME_MODS
@@ -76,9 +79,15 @@ DANGER_FLAGS = (
     "--network", "--all", "--force", "--file=../../wp-config.php", "--ID=1", "--guid=https://evil.example/",
     "--post_mime_type=image/png", "--to_ping=http://169.254.169.254/", "--user_id=1", "--import_id=5",
     "--from-post=58", "--activate", "--skip-copy", "--hard", "--format=json", "--post_type=attachment",
+    "--context=admin", "--skip-plugins", "--skip-themes",
     '--meta_input={"_wp_attached_file":"../../wp-config.php"}', "--autoload=no", "--porcelain",
 )  # fmt: skip
 OTHER_SITE = "--url=https://example.test/en/"
+# WP-CLI's global flags a read may carry (the forbidden ones are refused before anything runs).
+READ_GLOBALS = (
+    "--context=admin", "--context=cli", "--skip-plugins", "--skip-themes", "--debug", "--quiet", OTHER_SITE,
+    "--format=json", "--format=count", "--orderby=meta_value", "--meta_key=_two_factor_totp_key",
+)  # fmt: skip
 _FLAG = re.compile(r"\[--([a-z][a-z0-9_\-]*)(?:=<[^>]+>)?\]")
 # How often a path is drawn: writes to the content and settings more often than extension lookups,
 # installs (no internet here: they fail) rarely.
@@ -104,12 +113,17 @@ class Grammar:
         self.comment_ids = [str(i) for ids in facts["comment_ids"].values() for i in ids]
         self.user_refs = [str(i) for i in facts["users"].values()] + list(facts["users"])
         self._hostile = False
+        self.read_paths = sorted(p for p, e in ALLOWED_COMMANDS.items() if e.category is PolicyCategory.READ)
+        self.read_samples = sample_positionals(facts)
         self.paths = sorted(WRITE_EFFECTS)
         self.weights = [_WEIGHT.get(p[-1], 1.0) for p in self.paths]
 
     def command(self, rng: random.Random) -> str:
         """A command of a write path: about half stay with values the declaration accepts (so many run),
-        the rest mix in undeclared flags and hostile values."""
+        the rest mix in undeclared flags and hostile values. One in six is a read (which must change
+        nothing), with the flags its synopsis offers and WP-CLI's global ones."""
+        if rng.random() < 1 / 6:
+            return self._read(rng)
         path = rng.choices(self.paths, weights=self.weights)[0]
         effect = WRITE_EFFECTS[path]
         self._hostile = rng.random() < 0.45
@@ -120,6 +134,17 @@ class Grammar:
             argv.append(f"--slug=site{rng.randrange(1000)}")
         if rng.random() < 0.05:
             argv.append(OTHER_SITE)
+        return shlex.join(argv)
+
+    def _read(self, rng: random.Random) -> str:
+        path = rng.choice(self.read_paths)
+        argv = [*path, *rng.choice(self.read_samples.get(path, [[]]))]
+        offered = _FLAG.findall(self.synopses.get(path, ""))
+        for _ in range(rng.choice((0, 1, 2))):
+            if offered and rng.random() < 0.6:
+                argv.append(f"--{rng.choice(offered)}")
+            else:
+                argv.append(rng.choice(READ_GLOBALS))
         return shlex.join(argv)
 
     # -- positional arguments -------------------------------------------------------------------

@@ -15,8 +15,15 @@ from tests.integration.conformance.effect_check import EffectCheck
 from tests.integration.conformance.site_diff import SiteBaseline
 from wp_agent.agent.post_targets import guard_post_targets
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
+from wp_agent.policy.effects.declaration import Effect
 from wp_agent.policy.effects.table import WRITE_EFFECTS
 from wp_agent.policy.parsed_command import ParsedCommand
+
+# A read's declared effect: nothing at all (not even WordPress's caches: tests/integration/
+# test_read_means_read.py shows the reads of the table leave every transient alone).
+READS_CHANGE_NOTHING = Effect(
+    summary_ja="変更なし", changes=(), refreshes_caches=False, match=("-",), not_match=("-",)
+)
 
 
 @dataclass
@@ -31,7 +38,7 @@ class Violation:
 @dataclass
 class Tally:
     decisions: Counter[str] = field(default_factory=Counter)  # read / write / destructive / blocked
-    ran: int = 0  # unapproved writes run on the site
+    ran: int = 0  # commands run on the site without approval (writes and reads)
     failed: int = 0  # of those, WP-CLI exited non-zero (a failed write must change nothing undeclared too)
     changed: int = 0  # of those, the site changed (and was restored)
     paths: Counter[str] = field(default_factory=Counter)  # unapproved writes run, per command path
@@ -40,12 +47,17 @@ class Tally:
     violations: list[Violation] = field(default_factory=list)
     seconds: float = 0.0
 
+    @property
+    def writes(self) -> int:
+        return sum(n for p, n in self.paths.items() if not p.endswith("(read)"))
+
     def lines(self) -> list[str]:
         return [
             f"commands generated: {sum(self.decisions.values())}",
             "decisions: " + ", ".join(f"{k}={v}" for k, v in sorted(self.decisions.items())),
-            f"unapproved writes run on the sandbox: {self.ran} (WP-CLI failed: {self.failed}; site changed: {self.changed})",
-            f"write paths exercised: {len(self.paths)} of {len(WRITE_EFFECTS)}",
+            f"run on the sandbox without approval: {self.ran} (writes {self.writes}, reads {self.ran - self.writes};"
+            f" WP-CLI failed: {self.failed}; site changed: {self.changed})",
+            f"write paths exercised: {len([p for p in self.paths if not p.endswith('(read)')])} of {len(WRITE_EFFECTS)}",
             f"violations: {len(self.violations)}",
             f"seconds: {self.seconds:.1f}",
         ]
@@ -74,16 +86,19 @@ class ConformanceRun:
         try:
             decision = self.decide(command)
             self.tally.decisions[decision.category.value] += 1
+            if decision.category is PolicyCategory.READ:
+                return self._run(command, decision, READS_CHANGE_NOTHING)
             if decision.category is not PolicyCategory.WRITE:
                 return None
-            return self._run_write(command, decision)
+            return self._run(command, decision, WRITE_EFFECTS[decision.command_path])
         finally:
             self.tally.seconds += time.monotonic() - started
 
-    def _run_write(self, command: str, decision: PolicyDecision) -> Violation | None:
+    def _run(self, command: str, decision: PolicyDecision, effect: Effect) -> Violation | None:
         path = decision.command_path
+        reading = effect is READS_CHANGE_NOTHING
         self.tally.ran += 1
-        self.tally.paths[" ".join(path)] += 1
+        self.tally.paths[" ".join(path) + (" (read)" if reading else "")] += 1
         done = self.wordpress.wp(*decision.argv)
         if done.returncode != 0:
             self.tally.failed += 1

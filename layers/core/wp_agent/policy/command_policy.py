@@ -13,7 +13,6 @@ from wp_agent.media.safe_download import parse_test_hosts
 from wp_agent.policy.aliases import canonical_argv
 from wp_agent.policy.argument_rules import (
     ARGUMENT_RULES,
-    FORBIDDEN_GLOBALS,
     MEDIA_PRIVATE_HOST_RULE,
     Verdict,
     read_only_flag,
@@ -21,6 +20,7 @@ from wp_agent.policy.argument_rules import (
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.command_table import ALLOWED_COMMANDS, HARD_BLOCKS, CommandEntry, HardBlock
 from wp_agent.policy.custom_rules import CustomRules, load_custom_rules
+from wp_agent.policy.global_flags import FORBIDDEN_GLOBALS
 from wp_agent.policy.identifiers import (
     disguised_option,
     is_plain,

@@ -4,7 +4,6 @@ tags, comments, menus. (See declaration.py for what a declaration means.)"""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.effects.declaration import ANY, NEW, Arg, Effect, Flag, JsonKeys, Names, Rows
@@ -13,7 +12,6 @@ from wp_agent.policy.effects.meta_keys import listed_site_check, meta_key_verdic
 from wp_agent.policy.effects.values import (
     BARE,
     DATE,
-    HTTP_URL,
     ID,
     OPEN_CLOSED,
     PAGE_TEMPLATE,
@@ -41,8 +39,8 @@ SITE_BOOKKEEPING_OPTIONS = Names(
     ("cron", "post_count", "_transient_*", "_site_transient_*", "category_children")
 )
 CRON_HOOKS_OF_POSTS = ("publish_future_post", "do_pings")
-_COUNTS = Rows("term_taxonomy", (ANY,), columns=frozenset({"count"}))
-_LAST_UPDATED = Rows("blogs", (ANY,), columns=frozenset({"last_updated"}))
+COUNTS = Rows("term_taxonomy", (ANY,), columns=frozenset({"count"}))
+LAST_UPDATED = Rows("blogs", (ANY,), columns=frozenset({"last_updated"}))
 
 # Post types a write may create or convert to without approval; attachments are created only by
 # `media import` (a created attachment names a file), WordPress's internal types are refused.
@@ -154,8 +152,8 @@ def _post_changes(objects: tuple[Arg | str, ...]) -> tuple[Rows, ...]:
         Rows("term_relationships", objects),
         Rows("terms", (NEW,)),  # new tags
         Rows("term_taxonomy", (NEW,)),
-        _COUNTS,
-        _LAST_UPDATED,
+        COUNTS,
+        LAST_UPDATED,
         Rows("options", keys=(SITE_BOOKKEEPING_OPTIONS,)),
     )
 
@@ -209,54 +207,6 @@ def _term_changes(objects: tuple[Arg | str, ...], columns: frozenset[str] | None
         Rows("terms", objects, columns=columns),
         Rows("term_taxonomy", objects, columns=frozenset({"description", "parent", "count"})),
         Rows("options", keys=(Names(("category_children", "_transient_*")),)),
-    )
-
-
-_COMMENT_FIELDS: dict[str, ValueCheck] = {
-    "comment_post_id": ID,  # flag names compare lower-cased (WordPress reads comment_post_ID)
-    "comment_content": text(),
-    "comment_author": text(245),
-    "comment_author_email": text(100),
-    "comment_author_url": text(200),
-    "comment_approved": one_of("0", "1", "hold", "approve"),
-    "comment_parent": ID,
-    "comment_type": one_of("comment"),
-    "comment_date": DATE,
-    "comment_date_gmt": DATE,
-}
-_COMMENT_STATE_META = Names(("_wp_trash_meta_*", "_wp_trash_meta_status", "_wp_trash_meta_time", "_wp_*"))
-
-
-def _comment_changes(objects: tuple[Arg | str, ...]) -> tuple[Rows, ...]:
-    return (
-        Rows("comments", objects),
-        Rows("commentmeta", objects, keys=(_COMMENT_STATE_META,)),
-        Rows("posts", (ANY,), columns=frozenset({"comment_count"})),
-        Rows("options", keys=(Names(("_transient_*", "_site_transient_*")),)),
-        _LAST_UPDATED,
-    )
-
-
-_MENU_ITEM_FIELDS: Mapping[str, ValueCheck] = {
-    "title": text(1_000),
-    "link": HTTP_URL,
-    "description": text(),
-    "attr-title": text(1_000),
-    "target": one_of("_blank", ""),
-    "classes": plain_text(500),
-    "position": int_range(0, 100_000),
-    "parent-id": ID,
-    "porcelain": BARE,
-}
-
-
-def _menu_item_changes(objects: tuple[Arg | str, ...]) -> tuple[Rows, ...]:
-    return (
-        Rows("posts", objects),
-        Rows("posts", (ANY,), columns=frozenset({"menu_order", "post_modified", "post_modified_gmt"})),
-        Rows("postmeta", objects, keys=(Names(("_menu_item_*",)),)),
-        Rows("term_relationships", objects),
-        _COUNTS,
     )
 
 
@@ -350,7 +300,7 @@ CONTENT_EFFECTS: dict[tuple[str, ...], Effect] = {
             Rows("term_relationships", (Arg(0),)),
             Rows("terms", (NEW,)),
             Rows("term_taxonomy", (NEW,)),
-            _COUNTS,
+            COUNTS,
             Rows("options", keys=(Names(("category_children", "_transient_*")),)),
         ),
         fields={"by": one_of("slug", "id")},
@@ -370,7 +320,7 @@ CONTENT_EFFECTS: dict[tuple[str, ...], Effect] = {
             ),
             Rows("postmeta", (Flag("post_id"),), keys=(Names(("_thumbnail_id",)),)),
             Rows("options", keys=(SITE_BOOKKEEPING_OPTIONS,)),
-            _LAST_UPDATED,
+            LAST_UPDATED,
         ),
         fields={
             "post_id": ID,
@@ -421,96 +371,13 @@ CONTENT_EFFECTS: dict[tuple[str, ...], Effect] = {
     ),
     ("term", "recount"): Effect(
         summary_ja="カテゴリ・タグの投稿数",
-        changes=(_COUNTS,),
+        changes=(COUNTS,),
         args=(one_of("category", "post_tag", "post_format", "nav_menu"),),
         repeat=True,
         match=("term recount category post_tag",),
         not_match=("term recount product_cat",),
     ),
     **{("term", "meta", verb): meta_write("term", verb) for verb in ("add", "update", "patch")},
-    ("comment", "create"): Effect(
-        summary_ja="新しいコメント1件",
-        changes=(
-            *_comment_changes((NEW,)),
-            Rows("posts", (Flag("comment_post_id"),), columns=frozenset({"comment_count"})),
-        ),
-        fields={**_COMMENT_FIELDS, "porcelain": BARE},
-        match=("comment create --comment_post_ID=1 --comment_content=ありがとうございます --porcelain",),
-        not_match=(
-            "comment create --comment_post_ID=1 --comment_content=x --user_id=1",
-            "comment create --comment_post_ID=1 --comment_content=x --comment_author_IP=1.2.3.4",
-        ),
-    ),
-    ("comment", "update"): Effect(
-        summary_ja="指定したコメントの項目",
-        changes=_comment_changes((Arg(0, rest=True),)),
-        fields=_COMMENT_FIELDS,
-        args=(ID,),
-        repeat=True,
-        match=("comment update 3 --comment_content=修正しました",),
-        not_match=("comment update 3 --user_id=1", "comment update 3 --comment_type=pingback"),
-    ),
-    **{
-        ("comment", verb): Effect(
-            summary_ja="指定したコメントの承認状態",
-            changes=_comment_changes((Arg(0, rest=True),)),
-            args=(ID,),
-            repeat=True,
-            match=(f"comment {verb} 3",),
-            not_match=(f"comment {verb} 3 --comment_approved=1",),
-        )
-        for verb in ("approve", "unapprove", "spam", "unspam", "untrash", "recount")
-    },
-    ("menu", "create"): Effect(
-        summary_ja="新しいメニュー1件",
-        changes=(Rows("terms", (NEW,)), Rows("term_taxonomy", (NEW,))),
-        fields={"porcelain": BARE},
-        args=(text(200),),
-        match=("menu create メインメニュー --porcelain",),
-        not_match=("menu create x --slug=y",),
-    ),
-    ("menu", "item", "add-post"): Effect(
-        summary_ja="メニューに項目1件（投稿へのリンク）",
-        changes=_menu_item_changes((NEW,)),
-        fields=_MENU_ITEM_FIELDS,
-        args=(text(200), ID),
-        match=("menu item add-post main-menu 45 --title=新着",),
-        not_match=("menu item add-post main-menu 45 --link=javascript:alert(1)",),
-    ),
-    ("menu", "item", "add-term"): Effect(
-        summary_ja="メニューに項目1件（カテゴリ・タグへのリンク）",
-        changes=_menu_item_changes((NEW,)),
-        fields=_MENU_ITEM_FIELDS,
-        args=(text(200), one_of("category", "post_tag"), ID),
-        match=("menu item add-term main-menu category 3",),
-        not_match=("menu item add-term main-menu nav_menu 10",),
-    ),
-    ("menu", "item", "add-custom"): Effect(
-        summary_ja="メニューに項目1件（任意のURLへのリンク）",
-        changes=_menu_item_changes((NEW,)),
-        fields=_MENU_ITEM_FIELDS,
-        args=(text(200), text(1_000), HTTP_URL),
-        match=("menu item add-custom main-menu 公式 https://example.com/",),
-        not_match=("menu item add-custom main-menu x 'javascript:alert(1)'",),
-    ),
-    ("menu", "item", "update"): Effect(
-        summary_ja="指定したメニュー項目のタイトル・リンク・位置など",
-        changes=_menu_item_changes((Arg(0),)),
-        fields={k: v for k, v in _MENU_ITEM_FIELDS.items() if k != "porcelain"},
-        args=(ID,),
-        match=("menu item update 61 --title=ホーム --position=1",),
-        not_match=("menu item update 61 --link=javascript:alert(1)",),
-    ),
-    **{
-        ("menu", "location", verb): Effect(
-            summary_ja="テーマのメニュー位置の割り当て（テーマ設定 nav_menu_locations）",
-            changes=(Rows("options", keys=(Names(("theme_mods_*",)),)),),
-            args=(text(200), text(100)),
-            match=(f"menu location {verb} main-menu primary",),
-            not_match=(f"menu location {verb} main-menu primary --all",),
-        )
-        for verb in ("assign", "remove")
-    },
 }
 for _verb in ("set", "remove"):
     CONTENT_EFFECTS[("post", "term", _verb)] = Effect(

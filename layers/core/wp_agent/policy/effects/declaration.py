@@ -25,12 +25,13 @@ from wp_agent.policy.rule import Verdict
 D = PolicyCategory.DESTRUCTIVE
 B = PolicyCategory.BLOCKED
 
-# WP-CLI's global parameters (the forbidden ones are refused before any effect is judged): they
-# change how a command runs or prints, never what it writes. `--url` is pinned by the site scope.
+# WP-CLI's global parameters that change how a command prints or where it runs, never what it writes
+# (the forbidden ones are refused before; `--url` is pinned by the site scope). `--skip-plugins` and
+# `--skip-themes` are not among them: a write without the site's plugins skips what they enforce on
+# every save (a capability filter, an audit log), so it waits for approval.
 GLOBAL_FLAGS = frozenset(
-    {"url", "quiet", "skip-plugins", "skip-themes", "skip-packages", "no-color", "color", "debug",
-     "context", "allow-root"}
-)  # fmt: skip
+    {"url", "quiet", "skip-packages", "no-color", "color", "debug", "context", "allow-root"}
+)
 
 
 # -- which rows: references to the objects a command names ----------------------------------------
@@ -146,13 +147,14 @@ class Effect:
     site_checks: SiteChecks | None = None
     files: tuple[str, ...] = ()  # paths relative to the WordPress directory it may change below
     cron_hooks: tuple[str, ...] = ()  # events WordPress itself may schedule in the `cron` option
+    refreshes_caches: bool = True  # WordPress may refresh its own transients while the command runs
     match: tuple[str, ...] = ()  # commands inside the declaration (run without approval)
     not_match: tuple[str, ...] = ()  # near misses outside it (approval or refused)
 
     @property
     def all_changes(self) -> tuple[Rows, ...]:
         """What the write may change, WordPress's own caches included."""
-        return (*self.changes, *WORDPRESS_CACHES)
+        return (*self.changes, *WORDPRESS_CACHES) if self.refreshes_caches else self.changes
 
     def judge(self, cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         """None when the command stays inside this declaration; else why it does not (a refusal wins
