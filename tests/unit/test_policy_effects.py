@@ -97,6 +97,9 @@ def test_the_file_path_class_is_by_name_not_by_list() -> None:
         ("term meta update 3 _color x", D),
         ("user meta update 3 description 自己紹介", W),
         ("user meta update 3 _private x", D),
+        ("user meta update 3 locale ../../../../tmp/evil", D),  # WordPress loads <locale>.mo / .l10n.php
+        ("user meta update 3 locale ja", W),
+        ("user meta update 3 primary_blog 2", D),
         ("option update posts_per_page 10", W),
         ("option update posts_per_page 0", D),
         ("option update posts_per_page 10 --format=json", D),

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from wp_agent.policy.categories import PolicyCategory
-from wp_agent.policy.effects.values import IMAGE_ID, PAGE_TEMPLATE, ValueCheck, plain_text
+from wp_agent.policy.effects.values import IMAGE_ID, LANGUAGE, PAGE_TEMPLATE, ValueCheck, one_of, plain_text
 from wp_agent.policy.identifiers import is_plain
 from wp_agent.policy.rule import Verdict
 from wp_agent.policy.secret_names import folded, is_secret_key
@@ -42,6 +42,20 @@ LISTED_PROTECTED: dict[str, dict[str, ValueCheck]] = {
     },
     "term": {},
     "user": {},
+}
+# Public user meta WordPress itself acts on, with what its value must be (the same checks as the
+# profile fields of `user update`): a `locale` becomes the path of the translation file WordPress
+# loads for that user, `primary_blog` and `source_domain` decide where the user lands on a network.
+CORE_USER_META: dict[str, ValueCheck] = {
+    "locale": ValueCheck("言語コード", lambda v: v == "" or LANGUAGE.accepts(v), samples=("ja", "en_US")),
+    "rich_editing": one_of("true", "false"),
+    "syntax_highlighting": one_of("true", "false"),
+    "comment_shortcuts": one_of("true", "false"),
+    "show_admin_bar_front": one_of("true", "false"),
+    "use_ssl": one_of("0", "1"),
+    "admin_color": plain_text(50),
+    "primary_blog": ValueCheck("このユーザーに実在するサイトのIDであること（承認で確認）", lambda v: False),
+    "source_domain": ValueCheck("ネットワークのドメイン（承認で確認）", lambda v: False),
 }
 # Where WordPress keeps an attachment's files (and every name built from them).
 _ATTACHMENT_STORAGE = ("_wp_attached_file", "_wp_attachment_")
@@ -110,6 +124,14 @@ def meta_key_verdict(family: str, key: str, value: str | None, *, structured: bo
                 key,
             )
         return None
+    core = CORE_USER_META.get(folded(key)) if family == "user" else None
+    if core is not None and (structured or not core.accepts(value)):
+        return Verdict(
+            D,
+            "confirm.meta.core_value",
+            f"{what}はWordPressが使う項目です。値は{core.describe_ja}だけを承認なしで設定できます",
+            key,
+        )
     if is_secret_key(key):
         return Verdict(
             D,
