@@ -8,6 +8,7 @@ replaced administrator.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 import pytest
 
 from wp_agent.agent.approval_summary import IRREVERSIBLE, describe
-from wp_agent.policy import CommandPolicy
+from wp_agent.policy import CommandPolicy, PolicyCategory
 
 POLICY = CommandPolicy()
 
@@ -147,6 +148,25 @@ def test_a_site_with_an_address_says_an_account_is_created_for_it() -> None:
         == "新しいサイト（evil）を作成し、メールアドレス attacker@evil.test のアカウントをその管理者にします"
     )
     assert "ログインできるアカウントが新しく作成され" in impact
+
+
+def test_a_site_at_an_address_the_network_answers_says_what_it_takes_away() -> None:
+    text, impact = summary("site create --slug=wp-admin --title=x", None)
+    assert text == "新しいサイトをアドレス「/wp-admin/」に作成します"
+    assert "管理画面" in impact
+    assert "元の機能が使えなくなります" in impact
+    # Held by the site check (a page of the main site at /about/): the summary reads the same pages.
+    decision = dataclasses.replace(
+        POLICY.classify("site create --slug=about --title=x"),
+        category=PolicyCategory.DESTRUCTIVE,
+        rule="confirm.site_check",
+    )
+    read, asked = site({("post", "list", "--post_type=page", "--name=about"): "5"})
+    text, impact = describe(decision, read)
+    assert text == "新しいサイトをアドレス「/about/」に作成します"
+    assert impact.startswith("メインサイトに同じアドレスの固定ページ（ID: 5）があります。")
+    assert "固定ページはこのアドレスで表示されなくなります" in impact
+    assert asked
 
 
 @pytest.mark.parametrize(

@@ -121,6 +121,9 @@ def test_the_file_path_class_is_by_name_not_by_list() -> None:
         ("post create --post_title=x --import_id=1", D),
         ("comment create --comment_post_ID=1 --comment_content=x --user_id=1", D),
         ("site create --slug=news", W),
+        ("site create --slug=wp-admin", D),  # WordPress's reserved names on a sub-directory network
+        ("site create --slug=blog", D),
+        ("site create --slug=Blog_1", D),
         ("site create --slug=news --email=x@example.test", D),
         ("rewrite flush --hard", D),
         ("plugin update akismet", W),
@@ -167,6 +170,10 @@ def _reader(answers: dict[str, str | None]) -> tuple[list[list[str]], object]:
             return answers.get("attachments")
         if argv[:3] == ["post", "meta", "list"]:
             return answers.get("storage")
+        if argv[:3] == ["post", "list", "--post_type=page"]:
+            return answers.get("pages", "")
+        if any(a.startswith("--post_type=post,page") for a in argv):
+            return answers.get("posts", "45")
         return answers.get("types", "")
 
     return calls, read
@@ -203,6 +210,12 @@ def _reader(answers: dict[str, str | None]) -> tuple[list[list[str]], object]:
         ),
         ("media regenerate 58 --yes", {"storage": None}, B, "blocked.site_check"),
         ("post meta update 45 subtitle x", {}, W, "allow.post.meta.update"),
+        ("post update 45 --post_title=x", {"posts": "45"}, W, "allow.post.update"),
+        ("post update 61 --post_status=draft", {"posts": ""}, D, "confirm.site_check"),  # a menu item
+        ("post update 45 61 --post_title=x", {"posts": "45"}, D, "confirm.site_check"),
+        ("site create --slug=tokyo --title=x", {"pages": ""}, W, "allow.site.create"),
+        ("site create --slug=about --title=x", {"pages": "5"}, D, "confirm.site_check"),  # a page's address
+        ("site create --slug=about --title=x", {"pages": None}, D, "confirm.site_check"),
     ],
 )
 def test_the_site_confirms_what_the_argv_cannot(

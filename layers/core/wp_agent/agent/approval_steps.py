@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -49,7 +50,13 @@ class ApprovalSteps:
         items: list[ApprovalItem] = []
         read = self._io.state_reader(state, _OBSERVE_REASON)
         for record in held:
-            decision = deps.policy.classify_argv(record.argv)
+            # What held it: the policy's verdict, or a site check's (the argv alone would not say).
+            decision = dataclasses.replace(
+                deps.policy.classify_argv(record.argv),
+                category=record.category,
+                rule=record.rule,
+                reason_ja=record.policy_reason,
+            )
             summary, impact = describe(decision, read)
             impact = deps.changes.approval_impact(decision, impact)
             record.approval_id = approval_id

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from wp_agent.policy.command_policy import PolicyDecision
+from wp_agent.policy.effects.site_address import RESERVED_SITE_NAMES
+from wp_agent.policy.effects.table import site_checks
 from wp_agent.policy.masking import is_secret_name, mask_argv
 from wp_agent.policy.parsed_command import ParsedCommand
 
@@ -274,14 +276,35 @@ def _site_create(
     parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
 ) -> tuple[str, str] | None:
     emails = parsed.option_values("email")
-    if not emails and not parsed.has_flag("email"):
-        return None
     slug = next(iter(parsed.option_values("slug")), "?")
-    return (
-        f"新しいサイト（{slug}）を作成し、メールアドレス {emails[0] if emails else '（空）'} のアカウントをその管理者にします",
-        "そのアドレスのユーザーがいなければ、ログインできるアカウントが新しく作成され、パスワードがそのアドレスにメールで送られます。"
-        "既存のユーザーであれば、そのユーザーが新しいサイトの管理者になります。",
-    )
+    if emails or parsed.has_flag("email"):
+        return (
+            f"新しいサイト（{slug}）を作成し、メールアドレス {emails[0] if emails else '（空）'} のアカウントをその管理者にします",
+            "そのアドレスのユーザーがいなければ、ログインできるアカウントが新しく作成され、パスワードがそのアドレスにメールで送られます。"
+            "既存のユーザーであれば、そのユーザーが新しいサイトの管理者になります。",
+        )
+    what = f"新しいサイトをアドレス「/{slug.lower()}/」に作成します"
+    if slug.lower() in RESERVED_SITE_NAMES:
+        return what, (
+            "このアドレスはWordPress自身が使う名前（管理画面・REST API・フィードなど）です。作成すると、"
+            "このアドレスへのアクセスが新しいサイトに向かい、元の機能が使えなくなります。"
+        )
+    if read is not None:
+        for check in site_checks(tuple(parsed.argv), path):
+            pages = read(list(check.argv))
+            if check.confirms(pages):
+                continue
+            ids = pages.split() if pages else []
+            found = (
+                f"メインサイトに同じアドレスの固定ページ（ID: {_list(ids)}）があります"
+                if ids and all(i.isdigit() for i in ids)
+                else "メインサイトに同じアドレスの固定ページがないことを確認できませんでした"
+            )
+            return (
+                what,
+                f"{found}。作成すると、その固定ページはこのアドレスで表示されなくなります（新しいサイトが表示されます）。",
+            )
+    return None
 
 
 def _user_delete(

@@ -9,7 +9,9 @@ site-scoped read and refuses the update of any internal post type. A read that f
 The same reads confirm what a write's declared effect leaves to the site (policy/effects): a
 featured image's ID must be an image of this site, and before `media regenerate` the attachment's
 stored file names must stay in its upload folder. Unconfirmed, the write waits for approval (or is
-refused, where the declaration says so).
+refused, where the declaration says so). Every such read carries the write's own `--url`: on a
+network, post 8 of one site is not post 8 of another (a check read on the session's site while the
+write named another site would have confirmed the wrong post).
 """
 
 from __future__ import annotations
@@ -19,15 +21,11 @@ import dataclasses
 from wp_agent.agent.approval_summary import StateReader
 from wp_agent.policy import PolicyCategory, PolicyDecision
 from wp_agent.policy.argument_rules import INTERNAL_POST_TYPES
+from wp_agent.policy.effects.content import ALL_POST_STATUSES
 from wp_agent.policy.effects.table import site_checks
 from wp_agent.policy.parsed_command import ParsedCommand
 
 _CHECKED_PATHS = {("post", "update"), ("post", "create")}
-# Every status, including those `any` leaves out (trash, auto-draft) and the privacy requests' own.
-_ALL_STATUSES = (
-    "publish,future,draft,pending,private,trash,auto-draft,inherit,"
-    "request-pending,request-confirmed,request-failed,request-completed"
-)
 RULE = "blocked.internal_post_target"
 
 
@@ -76,7 +74,8 @@ def _internal_targets(decision: PolicyDecision, read: StateReader) -> PolicyDeci
     stdout = read(
         [
             "post", "list", f"--post__in={','.join(ids)}", f"--post_type={','.join(sorted(INTERNAL_POST_TYPES))}",
-            f"--post_status={_ALL_STATUSES}", "--format=ids",
+            f"--post_status={ALL_POST_STATUSES}", "--format=ids",
+            *(o.token for o in parsed.options if o.name == "url"),  # the site the write goes to
         ]
     )  # fmt: skip
     found = None if stdout is None else stdout.split()

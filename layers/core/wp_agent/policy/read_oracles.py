@@ -7,8 +7,10 @@ whole 2FA seed, which `user meta get` refuses. So:
 - `search-replace` (dry run or not) runs only over content: the posts', comments' and terms' tables
   named explicitly, and only their public columns (`--include-columns`); never `--regex`, never a
   bare count;
-- list filters over meta values compare for equality or existence only, never over a key a direct
-  read refuses or masks, and never order rows by a meta value;
+- list filters over meta values compare for equality or existence only, under one key named with
+  `--meta_key` (never a value filter across every key, never a key pattern), never over a key a
+  direct read refuses or masks, and never order rows by a meta value (`meta_value`, or the
+  `--meta_key` named as `--orderby`);
 - option and meta listings order by name or id only (never by value);
 - no read names a secret field (`--fields=post_password`, `--post_password=…`, `--orderby=…`).
 """
@@ -34,6 +36,7 @@ PUBLIC_COLUMNS = {
     "term_taxonomy": frozenset({"description"}),
 }
 _EQUALITY = frozenset({"=", "!=", "exists", "not exists"})
+_VALUE_FILTERS = frozenset({"meta_value", "meta_value_num", "meta_compare", "meta_type"})
 _META_FILTERS = ("meta_key", "meta_value", "meta_compare", "meta_compare_key", "meta_value_num", "meta_type")
 _BY_VALUE = frozenset({"meta_value", "meta_value_num", "option_value"})
 _SR_HOW = (
@@ -87,7 +90,8 @@ def _search_replace_scope(cmd: ParsedCommand) -> Verdict | None:
 
 
 def _meta_filters(cmd: ParsedCommand) -> Verdict | None:
-    for key in cmd.option_values("meta_key"):
+    keys = cmd.option_values("meta_key")
+    for key in keys:
         if is_secret_key(key) or is_privilege_key(key):
             return Verdict(
                 B,
@@ -95,15 +99,32 @@ def _meta_filters(cmd: ParsedCommand) -> Verdict | None:
                 f"読み出せないメタ（{key}）の値で絞り込み・並べ替えはできません（値を推測する手段になるため）",
                 key,
             )
-    for name in ("meta_compare", "meta_compare_key"):
-        for value in cmd.option_values(name):
-            if folded(value) not in _EQUALITY:
-                return Verdict(
-                    B,
-                    "blocked.oracle.meta_compare",
-                    f"メタの値の比較は =・!=・EXISTS・NOT EXISTS だけ使えます（--{name}={value} は値を推測する手段になるため）",
-                    f"--{name}",
-                )
+    by_value = next((o for o in cmd.options if o.name in _VALUE_FILTERS), None)
+    if by_value is not None and not [k for k in keys if k.strip()]:
+        # Without a key the filter matches the value under every key, the refused ones included.
+        return Verdict(
+            B,
+            "blocked.oracle.meta_filter",
+            f"メタの値による絞り込み（--{by_value.name}）は、--meta_key で読み出せるキーを指定したときだけ使えます",
+            by_value.token,
+        )
+    for value in cmd.option_values("meta_compare"):
+        if folded(value) not in _EQUALITY:
+            return Verdict(
+                B,
+                "blocked.oracle.meta_compare",
+                f"メタの値の比較は =・!=・EXISTS・NOT EXISTS だけ使えます（--meta_compare={value} は値を推測する手段になるため）",
+                "--meta_compare",
+            )
+    for value in cmd.option_values("meta_compare_key"):
+        if folded(value) != "=":
+            # `!=`, LIKE or a pattern makes the key filter match other keys, the refused ones included.
+            return Verdict(
+                B,
+                "blocked.oracle.meta_compare",
+                f"メタのキーは = でだけ指定できます（--meta_compare_key={value} は読み出せないキーにも当たるため）",
+                "--meta_compare_key",
+            )
     if cmd.has_flag("meta_query"):
         return Verdict(
             B, "blocked.oracle.meta_filter", "--meta_query による絞り込みは使用できません。--meta_key と --meta_value を使ってください",
@@ -116,7 +137,9 @@ def _ordering(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     orders = [
         part.strip() for v in cmd.option_values("orderby") for part in re.split(r"[,\s]+", v) if part.strip()
     ]
-    by_value = next((o for o in orders if folded(o) in _BY_VALUE or is_secret_key(o)), None)
+    # WP_Query and WP_User_Query order by the meta value when `orderby` names the `meta_key` itself.
+    keys = {folded(k) for k in cmd.option_values("meta_key")}
+    by_value = next((o for o in orders if folded(o) in _BY_VALUE | keys or is_secret_key(o)), None)
     if by_value is not None:
         return Verdict(
             B,
@@ -153,6 +176,9 @@ def _secret_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         "search-replace a b --dry-run",
         "post list --meta_key=_two_factor_totp_key --meta_value=A --meta_compare=LIKE --format=count",
         "post list --meta_key=views --meta_value=1 --meta_compare=REGEXP",
+        "user list --meta_value=JBSWY3DPEHPK3PXP --format=count",
+        "user list --meta_key=nickname --meta_value=x --meta_compare_key=!=",
+        "post list --meta_key=views --orderby=views",
         "user list --meta_key=nickname --orderby=meta_value",
         "option list --search=mail* --orderby=option_value",
         "post list --fields=ID,post_password",
@@ -164,6 +190,7 @@ def _secret_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         "search-replace 古い 新しい wp_2_posts wp_comments --include-columns=post_content,comment_content",
         "post list --meta_key=views --meta_value=10 --format=ids",
         "post list --meta_key=_thumbnail_id --meta_compare=EXISTS --format=count",
+        "user list --meta_key=nickname --meta_value=taro --meta_compare_key==",
         "option list --search=blog* --orderby=option_name",
         "post list --fields=ID,post_title --orderby=title",
         "post update 45 --post_password=secret",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from wp_agent.policy.effects.content import COUNTS, LAST_UPDATED
-from wp_agent.policy.effects.declaration import ANY, NEW, Arg, Effect, Flag, Names, Rows
+from wp_agent.policy.effects.declaration import ANY, NEW, Arg, Effect, Flag, Names, Rows, post_types
 from wp_agent.policy.effects.values import (
     BARE,
     DATE,
@@ -58,8 +58,13 @@ _MENU_ITEM_FIELDS: Mapping[str, ValueCheck] = {
 
 def _menu_item_changes(objects: tuple[Arg | str, ...]) -> tuple[Rows, ...]:
     return (
-        Rows("posts", objects),
-        Rows("posts", (ANY,), columns=frozenset({"menu_order", "post_modified", "post_modified_gmt"})),
+        Rows("posts", objects, where=post_types("nav_menu_item")),
+        Rows(
+            "posts",
+            (ANY,),
+            columns=frozenset({"menu_order", "post_modified", "post_modified_gmt"}),
+            where=post_types("nav_menu_item"),
+        ),
         Rows("postmeta", objects, keys=(Names(("_menu_item_*",)),)),
         Rows("term_relationships", objects),
         COUNTS,

@@ -4,9 +4,21 @@ tags, comments, menus. (See declaration.py for what a declaration means.)"""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from wp_agent.policy.categories import PolicyCategory
-from wp_agent.policy.effects.declaration import ANY, NEW, Arg, Effect, Flag, JsonKeys, Names, Rows
+from wp_agent.policy.effects.declaration import (
+    ANY,
+    GLOBAL_FLAGS,
+    NEW,
+    Arg,
+    Effect,
+    Flag,
+    JsonKeys,
+    Names,
+    Rows,
+    post_types,
+)
 from wp_agent.policy.effects.media_files import regenerate_site_checks
 from wp_agent.policy.effects.meta_keys import listed_site_check, meta_key_verdict
 from wp_agent.policy.effects.values import (
@@ -51,6 +63,15 @@ _FILE_FIELD = (
     "ファイルを指定する項目（--file）は使用できません（投稿に任意のファイルを結び付け、"
     "WordPressがそのファイルを扱うようになるため）"
 )
+
+# Every status a post may have, including those `any` leaves out (trash, auto-draft) and the privacy
+# requests' own: the site checks look a post up whatever its state.
+ALL_POST_STATUSES = (
+    "publish,future,draft,pending,private,trash,auto-draft,inherit,"
+    "request-pending,request-confirmed,request-failed,request-completed"
+)
+_MEDIA_TEXT_FIELDS = frozenset({"post_title", "post_excerpt", "post_content"})
+_MEDIA_TEXT_COLUMNS = _MEDIA_TEXT_FIELDS | {"post_modified", "post_modified_gmt"}
 
 POST_FIELDS: dict[str, ValueCheck] = {
     "post_title": text(),
@@ -127,6 +148,42 @@ def _post_write(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     return _meta_input(cmd)
 
 
+def _post_types_confirmed(ids: frozenset[str]) -> Callable[[str | None], bool]:
+    return lambda stdout: stdout is not None and frozenset(stdout.split()) == ids
+
+
+def _addressed_post_types(cmd: ParsedCommand, path: tuple[str, ...]) -> list[SiteCheck]:
+    """`post update <id>…` is declared for posts and pages (and a media item's texts): the site must
+    confirm each ID is one. The argv does not show the type — an ID may be a menu item, a reusable
+    block, a plugin's order or form — and an allow-list of types is the declaration."""
+    ids = cmd.args_after(path)
+    if not ids or not all(ID.accepts(i) for i in ids):
+        return []  # the argument check holds the command already
+    given = {o.name for o in cmd.options if o.name not in GLOBAL_FLAGS}
+    types = "post,page,attachment" if given <= _MEDIA_TEXT_FIELDS else "post,page"
+    return [
+        SiteCheck(
+            argv=(
+                "post",
+                "list",
+                f"--post__in={','.join(ids)}",
+                f"--post_type={types}",
+                f"--post_status={ALL_POST_STATUSES}",
+                "--format=ids",
+            ),
+            confirms=_post_types_confirmed(frozenset(ids)),
+            reason_ja=(
+                f"ID {', '.join(ids)} が投稿・固定ページ（タイトル・本文・抜粋だけの変更ならメディアも）であることを"
+                "確認できませんでした（メニュー項目やプラグインのデータなど、承認なしで変更できる範囲の外です）"
+            ),
+        )
+    ]
+
+
+def _post_update_site_checks(cmd: ParsedCommand, path: tuple[str, ...]) -> list[SiteCheck]:
+    return _addressed_post_types(cmd, path) + _meta_input_site_checks(cmd, path)
+
+
 def _meta_input_site_checks(cmd: ParsedCommand, path: tuple[str, ...]) -> list[SiteCheck]:
     pairs = _meta_input_pairs(cmd)
     if isinstance(pairs, Verdict):
@@ -141,9 +198,14 @@ def _meta_input_site_checks(cmd: ParsedCommand, path: tuple[str, ...]) -> list[S
 
 
 def _post_changes(objects: tuple[Arg | str, ...]) -> tuple[Rows, ...]:
+    media_texts = () if NEW in objects else (
+        # A media item's title, caption and description (the site check admits nothing else).
+        Rows("posts", objects, columns=_MEDIA_TEXT_COLUMNS, where=post_types("attachment")),
+    )  # fmt: skip
     return (
-        Rows("posts", objects, columns=_POST_COLUMNS),
-        Rows("posts", (NEW,)),  # revisions
+        Rows("posts", objects, columns=_POST_COLUMNS, where=post_types("post", "page")),
+        *media_texts,
+        Rows("posts", (NEW,), where=post_types("revision")),
         Rows(
             "postmeta",
             objects,
@@ -278,7 +340,7 @@ CONTENT_EFFECTS: dict[tuple[str, ...], Effect] = {
         args=(ID,),
         repeat=True,
         refine=_post_write,
-        site_checks=_meta_input_site_checks,
+        site_checks=_post_update_site_checks,
         match=(
             "post update 45 --post_title=新しいタイトル",
             "post update 45 --post_status=future --post_date='2026-12-01 09:00:00' --edit_date=1",
@@ -312,7 +374,7 @@ CONTENT_EFFECTS: dict[tuple[str, ...], Effect] = {
     ("media", "import"): Effect(
         summary_ja="新しいメディア1件（アップロード先のファイル、添付ファイルの投稿とそのメタ、アイキャッチ画像の指定）",
         changes=(
-            Rows("posts", (NEW,)),
+            Rows("posts", (NEW,), where=post_types("attachment")),
             Rows(
                 "postmeta",
                 (NEW,),

@@ -97,12 +97,14 @@ Ref = Arg | Flag | JsonKeys | Names | str
 class Rows:
     """Rows of one table family (`posts`, `postmeta`, `options`, … in any site's tables) the write
     may change: owned by `objects` (ids or names the command gives, NEW or ANY), for key/value
-    tables only under `keys`, and for existing rows only in `columns` (None: any column)."""
+    tables only under `keys`, for existing rows only in `columns` (None: any column), and only
+    rows whose `where` columns hold one of the listed values before and after (`post_type`)."""
 
     table: str
     objects: tuple[Ref, ...] = (ANY,)
     keys: tuple[Ref, ...] = ()
     columns: frozenset[str] | None = None
+    where: tuple[tuple[str, frozenset[str]], ...] = ()
 
     def key_patterns(self, cmd: ParsedCommand, path: tuple[str, ...]) -> list[str]:
         return [v for ref in self.keys if not isinstance(ref, str) for v in ref.values(cmd, path)]
@@ -117,6 +119,11 @@ class Rows:
         """(ids or names the command gives, new rows allowed, any row allowed)."""
         named = {v for ref in self.objects if not isinstance(ref, str) for v in ref.values(cmd, path)}
         return named, NEW in self.objects, ANY in self.objects
+
+
+def post_types(*names: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """`Rows.where` for rows of the posts table of these types only."""
+    return (("post_type", frozenset(names)),)
 
 
 # What loading WordPress for any command may refresh: its own caches in transients (the theme roots,

@@ -7,6 +7,7 @@ from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.effects.content import meta_write
 from wp_agent.policy.effects.declaration import ANY, NEW, Arg, Effect, Names, Rows
 from wp_agent.policy.effects.options import OPTIONS, THEME_MODS
+from wp_agent.policy.effects.site_address import SITE_SLUG, site_address_checks
 from wp_agent.policy.effects.values import ANY as ANY_VALUE
 from wp_agent.policy.effects.values import (
     BARE,
@@ -451,11 +452,14 @@ SITE_EFFECTS: dict[tuple[str, ...], Effect] = {
             Rows("sitemeta", keys=(Names(("blog_count", "user_count", "_site_transient_*")),)),
             Rows("options", keys=(Names(("_transient_*", "_site_transient_*")),)),
         ),
-        fields={"slug": SLUG, "title": text(200), "private": BARE, "porcelain": BARE},
+        fields={"slug": SITE_SLUG, "title": text(200), "private": BARE, "porcelain": BARE},
+        site_checks=site_address_checks,
         match=("site create --slug=news --title=ニュース --porcelain",),
         not_match=(
             "site create --slug=evil --email=attacker@evil.test",
             "site create --slug=x --network_id=2",
+            "site create --slug=wp-admin --title=x",
+            "site create --slug=Blog_1",
         ),
     ),
     # Maintenance

@@ -3,6 +3,8 @@ for approval when the command leaves its declaration."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from wp_agent.policy.aliases import canonical_argv
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.command_table import ALLOWED_COMMANDS
@@ -49,9 +51,20 @@ check_declarations()  # at load, like the codex execpolicy examples: a table tha
 
 def site_checks(argv: tuple[str, ...], path: tuple[str, ...]) -> list[SiteCheck]:
     """Reads of the site that must confirm a write before it runs without approval (an attachment's
-    ID behind `_thumbnail_id`, the stored file names before `media regenerate`)."""
+    ID behind `_thumbnail_id`, the stored file names before `media regenerate`), each on the site
+    the write goes to: with the write's own `--url`, as WP-CLI will resolve it."""
     effect = WRITE_EFFECTS.get(path)
-    return [] if effect is None else effect.checks_on_site(ParsedCommand.from_argv(argv), path)
+    if effect is None:
+        return []
+    cmd = ParsedCommand.from_argv(argv)
+    return [on_the_same_site(check, cmd) for check in effect.checks_on_site(cmd, path)]
+
+
+def on_the_same_site(check: SiteCheck, cmd: ParsedCommand) -> SiteCheck:
+    """`check` reading the site `cmd` writes to (a network's sites share IDs: post 58 of one site
+    is not post 58 of another)."""
+    urls = tuple(o.token for o in cmd.options if o.name == "url")
+    return dataclasses.replace(check, argv=(*check.argv, *urls)) if urls else check
 
 
 @argument_rule(
