@@ -3,8 +3,9 @@
 Run from the repository root:  .venv/bin/python scripts/effect_conformance.py [--commands 3000] [--seed N]
 
 Starts a real WordPress network of its own (Debian's PHP, MariaDB and files, the verified WP-CLI phar;
-seeded; tests/fakes/wordpress.py), then generates commands from the command table's grammar
-(tests/integration/conformance/command_grammar.py). Each goes through the agent's own decision (the
+seeded; tests/fakes/wordpress.py), runs every declaration's own examples, then generates commands from
+the command table's grammar (tests/integration/conformance/command_grammar.py). Each goes through the
+agent's own decision (the
 policy, then the site checks the agent runs before a write); every command the policy lets run without
 approval runs on the real site, and what it changed — every table's rows, the WordPress tree, the
 uploads and a canary file outside both — is compared with the command's declared effect, then the site
@@ -21,7 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.fakes.wordpress import running_wordpress
-from tests.integration.conformance.runner import ConformanceRun
+from tests.integration.conformance.runner import ConformanceRun, Tally
+from wp_agent.policy.effects.table import WRITE_EFFECTS
 
 
 def main() -> int:
@@ -35,6 +37,18 @@ def main() -> int:
     print(f"seed: {seed}", flush=True)
     with running_wordpress() as wordpress:
         run = ConformanceRun(wordpress)
+        for effect in WRITE_EFFECTS.values():  # every declaration's own examples first
+            for example in effect.match:
+                violation = run.run(example)
+                if violation is not None:
+                    print(f"VIOLATION {violation}", flush=True)
+        examples = run.tally
+        print(
+            f"declared examples: {sum(examples.decisions.values())} "
+            f"(run without approval: {examples.ran}; violations: {len(examples.violations)})",
+            flush=True,
+        )
+        run.tally = Tally()  # the generated commands' own numbers
         for index in range(1, args.commands + 1):
             command = run.grammar.command(rng)
             violation = run.run(command)
@@ -54,7 +68,7 @@ def main() -> int:
             print(f"  {path}: {count} run, {failed} failed in WP-CLI")
             if args.verbose and path in run.tally.last_errors:
                 print(f"      e.g. {run.tally.last_errors[path]}")
-    return 1 if run.tally.violations else 0
+    return 1 if run.tally.violations or examples.violations else 0
 
 
 if __name__ == "__main__":

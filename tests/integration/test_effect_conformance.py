@@ -8,7 +8,8 @@ grammar (tests/integration/conformance/command_grammar.py): every write path wit
 and arguments, flags WP-CLI offers that the declarations leave out, protected, public, plugin and
 file-path meta keys, WordPress's own option names and plugins' ones, and hostile values. A command
 the policy holds or refuses does not run; one that runs is compared, then the site goes back to the
-seed (only what changed). The bounded sample runs here; scripts/effect_conformance.py is the long run.
+seed (only what changed). A bounded sample runs here; scripts/effect_conformance.py is the long run
+(every declared example, then thousands of generated commands).
 """
 
 from __future__ import annotations
@@ -38,24 +39,33 @@ def conformance(wordpress: TestWordPress) -> Iterator[ConformanceRun]:
     wordpress.dirty = True
 
 
-EXAMPLES = sorted((path, example) for path, effect in WRITE_EFFECTS.items() for example in effect.match)
+# The bounded sample of `make test` (about half a minute): a declaration's own first example of the
+# writes a red team went for (meta and featured images, options, media files, users, new sites,
+# menus, widgets, comments), then commands generated from the grammar. Every example of every path,
+# and thousands of generated commands, are the long run's (scripts/effect_conformance.py).
+SAMPLED_PATHS = (
+    ("post", "create"), ("post", "update"), ("post", "meta", "update"), ("option", "update"),
+    ("media", "regenerate"), ("user", "meta", "update"), ("user", "update"), ("site", "create"),
+    ("theme", "mod", "set"), ("menu", "item", "add-custom"), ("widget", "add"), ("comment", "create"),
+)  # fmt: skip
+GENERATED = 30
 
 
-def test_every_declared_example_changes_only_what_its_effect_declares(conformance: ConformanceRun) -> None:
-    """The declarations' own `match` examples — at least one per write path — on the real site."""
+def test_declared_examples_change_only_what_their_effect_declares(conformance: ConformanceRun) -> None:
     violations = []
-    for _path, example in EXAMPLES:
+    for path in SAMPLED_PATHS:
+        example = WRITE_EFFECTS[path].match[0]
         decision = conformance.decide(example)
         assert decision.category is PolicyCategory.WRITE, (example, decision.rule, decision.reason_ja)
         violation = conformance.run(example)
         if violation is not None:
             violations.append(str(violation))
     assert violations == []
-    assert {tuple(p.split()) for p in conformance.tally.paths} == set(WRITE_EFFECTS)
+    assert {tuple(p.split()) for p in conformance.tally.paths} == set(SAMPLED_PATHS)
 
 
 @settings(
-    max_examples=60,
+    max_examples=GENERATED,
     deadline=None,
     derandomize=False,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],

@@ -132,7 +132,7 @@ class Grammar:
             argv.append(self._flag(rng, path, effect))
         if path == ("site", "create") and not any(a.startswith("--slug=") for a in argv):
             argv.append(f"--slug=site{rng.randrange(1000)}")
-        if rng.random() < 0.05:
+        if rng.random() < 0.1:
             argv.append(OTHER_SITE)
         return shlex.join(argv)
 
@@ -254,6 +254,9 @@ class Grammar:
             "comment_parent": self.comment_ids, "post_author": self.user_refs[:4], "parent": self.term_refs,
             "parent-id": self.menu_item_ids, "attachment_id": self.attachment_ids,
         }  # fmt: skip
+        if name == "slug":  # a new site's address: plain, reserved by WordPress, a main-site page's
+            return ["tokyo", "news2026", "about", "contact", "sample-page", "wp-admin", "blog", "files",
+                    "en", "shop", "Blog_1", "www"]  # fmt: skip
         if name == "meta_input":
             return [self._meta_input(random.Random(seed)) for seed in range(8)]
         return ids.get(name, [])

@@ -2,9 +2,10 @@
 
 Every changed row must be allowed by one `Rows` of the declaration: its table family, the site the
 command ran on (network tables excepted), the object that owns it (an id or name the command gave,
-an object the command created, or any), its key (options and meta) and, for rows that existed,
-the columns that changed. New options and meta values of listed keys must pass their value check,
-new cron events must be ones the declaration names, and files may change only below its paths.
+an object the command created, or any), its key (options and meta), for rows that existed the
+columns that changed, and the values its `where` names (a post's type) before and after. New
+options and meta values of listed keys must pass their value check, new cron events must be ones
+the declaration names, and files may change only below its paths.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from tests.integration.conformance.site_diff import (
 from wp_agent.policy.effects.declaration import ANY, NEW, Effect, Rows
 from wp_agent.policy.effects.meta_keys import LISTED_PROTECTED
 from wp_agent.policy.effects.options import OPTIONS
+from wp_agent.policy.effects.values import SiteCheck
 from wp_agent.policy.parsed_command import ParsedCommand
 
 # family -> (column naming the object a row belongs to, family of that object, key column)
@@ -107,6 +109,10 @@ class EffectCheck:
     def _rows_problem(self, rows: Rows, family: str, change: RowChange) -> str | None:
         owner_column, owner_family, key_column = _OWNERS.get(family, (None, None, None))
         row = change.row
+        for column, allowed in rows.where:
+            for side in (change.before, change.after):
+                if side is not None and side.get(column) not in allowed:
+                    return f"{column} {side.get(column)!r} not among {sorted(allowed)}"
         if key_column is not None and not rows.allows_key(row.get(key_column, ""), self.cmd, self.path):
             return f"key {row.get(key_column)!r} not declared"
         if owner_column is not None and owner_family is not None and ANY not in rows.objects:
@@ -151,9 +157,22 @@ class EffectCheck:
         if meta is not None:
             key = row.get("meta_key", "")
             check = LISTED_PROTECTED.get(meta, {}).get(key)
-            if check is not None and not check.accepts(row.get("meta_value")):
-                return f"{family} {key} stored outside its value check: {row.get('meta_value')!r}"
+            value = row.get("meta_value", "")
+            if check is not None and not check.accepts(value):
+                return f"{family} {key} stored outside its value check: {value!r}"
+            if (
+                check is not None
+                and check.site_check is not None
+                and not self._confirmed(check.site_check(value))
+            ):
+                return f"{family} {key} stored a value the site does not confirm: {value!r}"
         return None
+
+    def _confirmed(self, check: SiteCheck) -> bool:
+        """The site check of a listed value, read afterwards on the site the command wrote to."""
+        urls = [o.token for o in self.cmd.options if o.name == "url"]
+        done = self.baseline.wordpress.wp(*check.argv, *urls)
+        return check.confirms(done.stdout if done.returncode == 0 else None)
 
     # -- objects --------------------------------------------------------------------------------
 
