@@ -213,17 +213,15 @@ def test_independent_calls_run_concurrently_within_the_executor_limit() -> None:
     assert wp.peak_concurrency == 2
 
 
-def types_read(argv: list[str]) -> CommandResult:
-    """The agent's reads of the addressed posts' types: none internal, every one a post (47 is
-    deleted between that read and the update)."""
-    internal = any(a.startswith("--post_type=") and "customize_changeset" in a for a in argv)
-    ids = next(a.split("=", 1)[1] for a in argv if a.startswith("--post__in="))
-    return CommandResult("" if internal else ids.replace(",", " "), "", 0, 1)
-
-
 def multi_id_update(argv: list[str]) -> CommandResult:
-    if argv[:2] == ["post", "list"]:
-        return types_read(argv)
+    if argv[:2] == ["post", "list"]:  # the agent's check of the posts' types: none is internal
+        return CommandResult("", "", 0, 1)
+    if argv[:2] == ["post", "get"]:  # each post's type: 47 is not found
+        return (
+            CommandResult("", "Error: Could not find the post.\n", 1, 1)
+            if argv[2] == "47"
+            else CommandResult("post\n", "", 0, 1)
+        )
     ids = [a for a in argv if a.isdigit()]
     out = "".join(f"Success: Updated post {i}.\n" for i in ids if i != "47")
     err = "Warning: Could not find the post with ID 47.\n" if "47" in ids else ""
@@ -247,8 +245,10 @@ def test_partial_failure_is_reported_per_id_even_when_wp_cli_exits_zero(order: l
 
 def test_separate_commands_partial_failure() -> None:
     def handler(argv: list[str]) -> CommandResult:
-        if argv[:2] == ["post", "list"]:
-            return types_read(argv)
+        if argv[:2] == ["post", "list"]:  # the agent's check of the posts' types: none is internal
+            return CommandResult("", "", 0, 1)
+        if argv[:2] == ["post", "get"]:
+            return CommandResult("post\n", "", 0, 1) if argv[2] != "47" else CommandResult("", "", 1, 1)
         if argv[2] == "47":
             return CommandResult("", "Error: Could not find the post with ID 47.\n", 1, 2)
         return CommandResult(f"Success: Updated post {argv[2]}.\n", "", 0, 2)

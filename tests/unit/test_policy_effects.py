@@ -172,8 +172,8 @@ def _reader(answers: dict[str, str | None]) -> tuple[list[list[str]], object]:
             return answers.get("storage")
         if argv[:3] == ["post", "list", "--post_type=page"]:
             return answers.get("pages", "")
-        if any(a.startswith("--post_type=post,page") for a in argv):
-            return answers.get("posts", "45")
+        if argv[:2] == ["post", "get"]:
+            return answers.get(f"type of {argv[2]}", "post")
         return answers.get("types", "")
 
     return calls, read
@@ -210,9 +210,10 @@ def _reader(answers: dict[str, str | None]) -> tuple[list[list[str]], object]:
         ),
         ("media regenerate 58 --yes", {"storage": None}, B, "blocked.site_check"),
         ("post meta update 45 subtitle x", {}, W, "allow.post.meta.update"),
-        ("post update 45 --post_title=x", {"posts": "45"}, W, "allow.post.update"),
-        ("post update 61 --post_status=draft", {"posts": ""}, D, "confirm.site_check"),  # a menu item
-        ("post update 45 61 --post_title=x", {"posts": "45"}, D, "confirm.site_check"),
+        ("post update 45 --post_title=x", {}, W, "allow.post.update"),
+        ("post update 61 --post_status=draft", {"type of 61": "nav_menu_item"}, D, "confirm.site_check"),
+        ("post update 45 61 --post_title=x", {"type of 61": "wp_block"}, D, "confirm.site_check"),
+        ("post update 45 47 --post_status=publish", {"type of 47": None}, W, "allow.post.update"),
         ("site create --slug=tokyo --title=x", {"pages": ""}, W, "allow.site.create"),
         ("site create --slug=about --title=x", {"pages": "5"}, D, "confirm.site_check"),  # a page's address
         ("site create --slug=about --title=x", {"pages": None}, D, "confirm.site_check"),

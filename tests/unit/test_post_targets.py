@@ -10,13 +10,15 @@ from wp_agent.agent.post_targets import RULE, guard_post_targets
 from wp_agent.policy import CommandPolicy
 
 
-def reader(answer: str | None, seen: list[list[str]], types: str | None = "45 64") -> object:
-    """`answer` to the internal-type read, `types` to the declared effect's read of which addressed
-    posts are posts or pages."""
+def reader(answer: str | None, seen: list[list[str]], types: dict[str, str | None] | None = None) -> object:
+    """`answer` to the internal-type read; `types` (ID → post_type, None: not found) to the declared
+    effect's read of each addressed post (a post by default)."""
 
     def read(argv: list[str]) -> str | None:
         seen.append(argv)
-        return answer if any("customize_changeset" in a for a in argv) else types
+        if argv[:2] == ["post", "get"]:
+            return (types or {}).get(argv[2], "post")
+        return answer
 
     return read
 
@@ -63,41 +65,41 @@ def test_a_copy_of_an_internal_post_is_refused() -> None:
 
 
 @pytest.mark.parametrize(
-    ("command", "types_read", "category"),
+    ("command", "types", "category"),
     [
-        ("post update 45 64 --post_title=x", "45 64", "write"),
-        ("post update 45 64 --post_title=x", "45", "destructive"),  # 64: a menu item, a block, gone…
-        ("post update 45 --post_title=x", None, "destructive"),  # the read failed
-        ("post update 45 --post_title=x", "Error", "destructive"),
+        ("post update 45 64 --post_title=x", {}, "write"),
+        ("post update 45 64 --post_status=publish", {"64": "page"}, "write"),
+        ("post update 45 47 --post_status=publish", {"47": None}, "write"),  # 47 is gone: WP-CLI refuses it
+        ("post update 45 61 --post_title=x", {"61": "nav_menu_item"}, "destructive"),
+        ("post update 45 --post_title=x", {"45": "wp_block"}, "destructive"),
+        ("post update 58 --post_title=x", {"58": "attachment"}, "write"),  # a media item's texts
+        ("post update 58 --post_status=publish", {"58": "attachment"}, "destructive"),
+        ("post update 58 --post_type=post", {"58": "attachment"}, "destructive"),
     ],
 )
 def test_an_update_runs_without_approval_only_on_posts_and_pages(
-    command: str, types_read: str | None, category: str
+    command: str, types: dict[str, str | None], category: str
 ) -> None:
     seen: list[list[str]] = []
-    decision = guard_post_targets(CommandPolicy().classify(command), reader("", seen, types_read))  # type: ignore[arg-type]
-    assert decision.category.value == category
-    assert any(a == "--post_type=post,page,attachment" for a in seen[1])  # texts only: media too
+    decision = guard_post_targets(CommandPolicy().classify(command), reader("", seen, types))  # type: ignore[arg-type]
+    assert decision.category.value == category, decision.reason_ja
+    ids = CommandPolicy().classify(command).argv[2:]
+    assert [argv for argv in seen if argv[:2] == ["post", "get"]] == [
+        ["post", "get", i, "--field=post_type"] for i in ids if i.isdigit()
+    ]
     if category == "destructive":
         assert decision.rule == "confirm.site_check"
         assert "投稿・固定ページ" in decision.reason_ja
-
-
-def test_a_media_item_takes_only_its_texts_without_approval() -> None:
-    seen: list[list[str]] = []
-    command = "post update 58 --post_status=publish"
-    guard_post_targets(CommandPolicy().classify(command), reader("", seen, "58"))  # type: ignore[arg-type]
-    assert "--post_type=post,page" in seen[1]
 
 
 def test_every_check_reads_the_site_the_write_goes_to() -> None:
     """On a network post 8 of one site is not post 8 of another: the reads carry the write's --url."""
     seen: list[list[str]] = []
     command = "post update 45 --post_status=publish --url=https://example.test/en/"
-    guard_post_targets(CommandPolicy().classify(command), reader("", seen, "45"))  # type: ignore[arg-type]
+    guard_post_targets(CommandPolicy().classify(command), reader("", seen))  # type: ignore[arg-type]
     assert len(seen) == 2
     assert all(argv[-1] == "--url=https://example.test/en/" for argv in seen)
     seen.clear()
     command = "media regenerate 58 --yes --url=https://example.test/en/"
-    guard_post_targets(CommandPolicy().classify(command), reader("", seen, "[]"))  # type: ignore[arg-type]
+    guard_post_targets(CommandPolicy().classify(command), reader("[]", seen))  # type: ignore[arg-type]
     assert [argv[-1] for argv in seen] == ["--url=https://example.test/en/"]
