@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import signal
 import sys
 from pathlib import Path
 
@@ -32,6 +33,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: a new one, printed)")
     parser.add_argument("--verbose", action="store_true", help="print every command and its decision")
     args = parser.parse_args()
+    # A `kill` ends the run through the context manager below, so its MariaDB server stops too.
+    signal.signal(signal.SIGTERM, lambda _signal, _frame: sys.exit(143))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     rng = random.Random(seed)  # noqa: S311 - a reproducible test sequence, not a secret
     print(f"seed: {seed}", flush=True)
