@@ -306,6 +306,21 @@ def test_check_json_has_exactly_the_documented_keys() -> None:
     assert doc["argv"] == ["post", "delete", "45"]
 
 
+def test_check_json_lists_the_reads_a_write_waits_for() -> None:
+    """A write whose declared effect leaves something to the site: `check` shows what the agent reads
+    first and what happens when the site does not confirm it."""
+    doc = POLICY.classify("media regenerate 58 --yes").check_json()
+    assert doc["decision"] == "allow"
+    [check] = doc["siteChecks"]
+    assert check["read"][:4] == ["post", "meta", "list", "58"]
+    assert check["unconfirmed"] == "block"
+    doc = POLICY.classify("post meta update 45 _thumbnail_id 58 --url=https://example.test/en/").check_json()
+    [check] = doc["siteChecks"]
+    assert check["read"][-1] == "--url=https://example.test/en/"  # read on the site the write names
+    assert check["unconfirmed"] == "confirm"
+    assert "siteChecks" not in POLICY.classify("post meta update 45 subtitle x").check_json()
+
+
 def test_oversized_command_is_blocked() -> None:
     assert POLICY.classify("post create --post_content=" + "a" * 300_000).rule == "blocked.too_long"
 

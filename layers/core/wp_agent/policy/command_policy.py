@@ -20,6 +20,7 @@ from wp_agent.policy.argument_rules import (
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.command_table import ALLOWED_COMMANDS, HARD_BLOCKS, CommandEntry, HardBlock
 from wp_agent.policy.custom_rules import CustomRules, load_custom_rules
+from wp_agent.policy.effects.table import site_checks
 from wp_agent.policy.global_flags import FORBIDDEN_GLOBALS
 from wp_agent.policy.identifiers import (
     disguised_option,
@@ -100,14 +101,27 @@ class PolicyDecision:
         return self.category is PolicyCategory.DESTRUCTIVE
 
     def check_json(self) -> dict[str, Any]:
-        """The `wp-agent check --json` document; secrets in the argv and reason are masked."""
-        return {
+        """The `wp-agent check --json` document; secrets in the argv and reason are masked. A write
+        whose declared effect leaves something to the site lists the reads the agent runs first
+        (`siteChecks`): unconfirmed, the write waits for approval or is refused."""
+        document: dict[str, Any] = {
             "decision": self.decision,
             "category": self.category.value,
             "reason": mask_text(self.reason_ja),
             "rule": self.rule,
             "argv": mask_argv(self.argv),
         }
+        checks = site_checks(self.argv, self.command_path) if self.category is PolicyCategory.WRITE else []
+        if checks:
+            document["siteChecks"] = [
+                {
+                    "read": mask_argv(check.argv),
+                    "unconfirmed": "block" if check.refuse else "confirm",
+                    "reason": mask_text(check.reason_ja),
+                }
+                for check in checks
+            ]
+        return document
 
 
 def _hazard_reason(hazard: ShellHazard) -> str:
