@@ -94,3 +94,24 @@ def test_the_check_sees_what_a_declaration_leaves_out(conformance: ConformanceRu
     assert any("wp_posts" in p for p in problems), problems
     assert "file changed: canary" in problems
     assert baseline.changes().empty
+
+
+def test_a_meta_write_naming_a_revision_waits_for_approval(conformance: ConformanceRun) -> None:
+    """Found by the long run (seed 2402): WordPress writes a revision's meta to the post it belongs to,
+    outside what the command names. The agent now reads the type first; the harness sees the class."""
+    revision = conformance.wordpress.wp(
+        "post", "list", "--post_type=revision", "--format=ids"
+    ).stdout.split()[0]
+    command = f"post meta update {revision} views 7"
+    decision = conformance.decide(command)
+    assert (decision.category, decision.rule) == (PolicyCategory.DESTRUCTIVE, "confirm.site_check")
+    assert "リビジョン" in decision.reason_ja
+    argv = tuple(command.split())
+    assert conformance.wordpress.wp(*argv).returncode == 0  # run directly, past the agent
+    change = conformance.baseline.changes()
+    path = ("post", "meta", "update")
+    problems = EffectCheck(
+        conformance.baseline, WRITE_EFFECTS[path], ParsedCommand.from_argv(argv), path
+    ).violations(change)
+    conformance.baseline.restore(change)
+    assert any("not named by the command" in p for p in problems), problems

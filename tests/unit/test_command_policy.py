@@ -315,10 +315,12 @@ def test_check_json_lists_the_reads_a_write_waits_for() -> None:
     assert check["read"][:4] == ["post", "meta", "list", "58"]
     assert check["unconfirmed"] == "block"
     doc = POLICY.classify("post meta update 45 _thumbnail_id 58 --url=https://example.test/en/").check_json()
-    [check] = doc["siteChecks"]
-    assert check["read"][-1] == "--url=https://example.test/en/"  # read on the site the write names
-    assert check["unconfirmed"] == "confirm"
-    assert "siteChecks" not in POLICY.classify("post meta update 45 subtitle x").check_json()
+    revision, image = doc["siteChecks"]  # 45 is not a revision; 58 is an image of that site
+    assert revision["read"][:3] == ["post", "get", "45"]
+    assert image["read"][:3] == ["post", "list", "--post__in=58"]
+    assert {c["read"][-1] for c in (revision, image)} == {"--url=https://example.test/en/"}  # that site
+    assert {c["unconfirmed"] for c in (revision, image)} == {"confirm"}
+    assert "siteChecks" not in POLICY.classify("term meta update 3 subtitle x").check_json()
 
 
 def test_oversized_command_is_blocked() -> None:

@@ -214,6 +214,15 @@ def _reader(answers: dict[str, str | None]) -> tuple[list[list[str]], object]:
         ("post update 61 --post_status=draft", {"type of 61": "nav_menu_item"}, D, "confirm.site_check"),
         ("post update 45 61 --post_title=x", {"type of 61": "wp_block"}, D, "confirm.site_check"),
         ("post update 45 47 --post_status=publish", {"type of 47": None}, W, "allow.post.update"),
+        ("post meta update 3 views 7", {"type of 3": "revision"}, D, "confirm.site_check"),  # → its post
+        ("post meta patch insert 3 views a 1", {"type of 3": "revision"}, D, "confirm.site_check"),
+        ("post meta update 47 views 7", {"type of 47": None}, W, "allow.post.meta.update"),  # not found
+        (
+            "media import https://example.com/a.jpg --post_id=3 --featured_image",
+            {"type of 3": "revision"},
+            D,
+            "confirm.site_check",
+        ),
         ("site create --slug=tokyo --title=x", {"pages": ""}, W, "allow.site.create"),
         ("site create --slug=about --title=x", {"pages": "5"}, D, "confirm.site_check"),  # a page's address
         ("site create --slug=about --title=x", {"pages": None}, D, "confirm.site_check"),
