@@ -16,12 +16,12 @@ import json
 import os
 import shlex
 import shutil
-import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+from wp_agent.cli import terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import ModelProvider, Settings, WpCliMode
 from wp_agent.errors import ConfigurationError, WpAgentError
@@ -228,11 +228,14 @@ def offline_checks(settings: Settings) -> list[Check]:
     return checks
 
 
-def preflight(settings: Settings) -> None:
-    """`ask` before its first model call: the offline checks, a ConfigurationError (exit 5) on the first ✗."""
+def preflight(settings: Settings, *, model: bool = True) -> None:
+    """`ask` before its first model call: the offline checks, a ConfigurationError (exit 5) on the
+    first ✗. `model=False`: a run that calls no model (an MCP client's held call) needs no credentials."""
     for check in offline_checks(settings):
         if check.name == "sandbox":
             continue  # the sandbox is started (and seeded on first use) by the executor itself
+        if not model and check.name.startswith("model."):
+            continue
         if not check.ok:
             raise ConfigurationError(f"{check.label}: {check.detail}。{check.fix}", setting=check.name)
 
@@ -348,17 +351,15 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     checks = all_checks(settings)
     ok = all(check.ok for check in checks)
     if args.json:
-        print(json.dumps({"ok": ok, "mode": settings.wp_cli_mode.value, "checks": [asdict(c) for c in checks]},
+        terminal.out.json(json.dumps({"ok": ok, "mode": settings.wp_cli_mode.value, "checks": [asdict(c) for c in checks]},
                          ensure_ascii=False))  # fmt: skip
     else:
-        print(f"実行モード: {settings.wp_cli_mode.value}（WP_CLI_MODE）")
+        terminal.out.line(f"実行モード: {settings.wp_cli_mode.value}（WP_CLI_MODE）")
         for check in checks:
-            print(check.line())
+            terminal.out.line(check.line())
             if not check.ok:
-                print(f"    対処: {check.fix}")
+                terminal.out.line(f"    対処: {check.fix}")
             elif check.warning:
-                print(f"    注意: {check.warning}")
-        print(
-            "すべて正常です。" if ok else "問題があります。上の「対処」を確認してください。", file=sys.stderr
-        )
+                terminal.out.line(f"    注意: {check.warning}")
+        terminal.err.line("すべて正常です。" if ok else "問題があります。上の「対処」を確認してください。")
     return ExitCode.OK if ok else ExitCode.CONFIGURATION

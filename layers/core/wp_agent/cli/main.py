@@ -25,6 +25,7 @@ from wp_agent.cli import (
     publish,
     sandbox,
     targets,
+    terminal,
     undo,
 )
 from wp_agent.cli.exit_codes import ExitCode
@@ -57,10 +58,14 @@ class _Parser(argparse.ArgumentParser):
                 help="このヘルプを表示して終了します",
             )
 
+    def _print_message(self, message: str, file: Any = None) -> None:
+        if message:  # help, usage, version and argparse's own errors: through the one writer too
+            terminal.stream_for(file).line(message, end="")
+
     def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        print(f"入力エラー [USAGE_ERROR]: コマンドの指定が正しくありません（{message}）。", file=sys.stderr)
-        print(f"使い方: {self.prog} --help", file=sys.stderr)
+        terminal.err.line(self.format_usage(), end="")
+        terminal.err.line(f"入力エラー [USAGE_ERROR]: コマンドの指定が正しくありません（{message}）。")
+        terminal.err.line(f"使い方: {self.prog} --help")
         raise SystemExit(ExitCode.USAGE)
 
 
@@ -101,6 +106,7 @@ def _configure_logging(settings: Settings) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    sys.excepthook = terminal.show_uncaught  # an unexpected error's traceback may quote data too
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -116,20 +122,19 @@ def _run(args: argparse.Namespace) -> int:
         _configure_logging(settings)
         return int(args.handler(args, settings))
     except ConfigurationError as exc:
-        print(f"設定エラー: {exc.message_ja}", file=sys.stderr)
+        terminal.err.line(f"設定エラー: {exc.message_ja}")
         return ExitCode.CONFIGURATION
     except ValidationError as exc:
         fields = "、".join(_setting_problem(error) for error in exc.errors())
-        print(f"設定エラー: 環境変数の値が正しくありません: {fields}", file=sys.stderr)
+        terminal.err.line(f"設定エラー: 環境変数の値が正しくありません: {fields}")
         return ExitCode.CONFIGURATION
     except Exception as exc:
         if not _is_aws_error(exc):
             raise
         # `targets` (DynamoDB, Secrets Manager) and Bedrock: say what to check instead of a traceback.
-        print(
+        terminal.err.line(
             f"AWSエラー [AWS_UNAVAILABLE]: AWS の呼び出しに失敗しました（{type(exc).__name__}）。"
-            "リージョン（AWS_DEFAULT_REGION）、認証情報と権限、設定した名前（テーブルなど）を確認してください。",
-            file=sys.stderr,
+            "リージョン（AWS_DEFAULT_REGION）、認証情報と権限、設定した名前（テーブルなど）を確認してください。"
         )
         return ExitCode.CONFIGURATION
 

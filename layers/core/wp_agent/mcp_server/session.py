@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +55,16 @@ class ClientToolCall:
             first, self._answered = not self._answered, True
         if first:
             return ModelReply(content=[self._tool_use], stop_reason="tool_use", model="mcp-client")
+        return ClientCallEnded().create(system=system, tools=tools, messages=messages)
+
+
+class ClientCallEnded:
+    """ModelClient of an MCP client's call that was already made: every model call ends the turn. A
+    held call resumed elsewhere (the person's `wp-agent approve`) runs with it — nothing is planned."""
+
+    def create(
+        self, *, system: list[dict[str, Any]], tools: list[dict[str, Any]], messages: list[dict[str, Any]]
+    ) -> ModelReply:
         return ModelReply(
             content=[{"type": "text", "text": _END_OF_CALL}], stop_reason="end_turn", model="mcp-client"
         )
@@ -153,6 +164,22 @@ class McpSession:
         if result is TurnResult.CONTINUE:
             held.turn.advance(held.state)
         return _outcome(held.state, held.tool_use_id)
+
+    def hand_over(self, approval_id: str, keep: Callable[[SessionState, str], str | None]) -> bool:
+        """Give a held run to whoever `keep` stores it for (the person's terminal); this session
+        forgets it, so nothing here can decide it any more. Not kept (it holds a secret, or the write
+        failed): it expires now, audited, and never runs."""
+        with self._lock:
+            held = self._held.pop(approval_id, None)
+        if held is None:
+            return False
+        try:
+            kept = keep(held.state, self.channel) is not None
+        except OSError:
+            kept = False
+        if not kept:
+            held.turn.expire_approval(held.state)
+        return kept
 
     def close(self) -> None:
         """The connection ended: what is still held expires (audited per command) and never runs."""
