@@ -13,9 +13,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wp_agent.cli import terminal
+from wp_agent.cli import run_output, terminal
 from wp_agent.cli.logs import FieldsFormatter
 from wp_agent.cli.main import main
+from wp_agent.errors import AgentErrorCode
+from wp_agent.models.agent_io import AgentErrorInfo, AgentOutput, ExecutedCommand
 
 # What must never reach a terminal from data: C0 but newline and tab, DEL, C1, Bidi_Control.
 FORBIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -176,3 +178,28 @@ def test_json_output_escapes_c1_and_bidi_but_keeps_the_value(capsys: pytest.Capt
     assert shown.endswith("\n")
     assert json.loads(shown) == {"answer": f"a\x9b2J\u202eb{ESC}[2J"}
     assert not FORBIDDEN.search(shown.rstrip("\n"))
+
+
+def test_the_answer_and_the_output_of_failed_commands_are_shown_as_plain_text() -> None:
+    hostile = "".join(HOSTILE.values())
+    output = AgentOutput(
+        success=False,
+        response=f"完了{hostile}",
+        executed_commands=[
+            ExecutedCommand(
+                command=f"post list{hostile}",
+                success=False,
+                error=f"Error: {hostile}\n2行目",
+                executed_at="2026-01-01T00:00:00Z",
+                duration_ms=3,
+            ),
+        ],
+        error=AgentErrorInfo(code=AgentErrorCode.PARTIAL_FAILURE, message=f"一部失敗{hostile}"),
+    )
+    screen = io.StringIO()
+    run_output.print_human(output, terminal.Stream(lambda: screen), [f"post delete 1{hostile}"], None)
+    shown = screen.getvalue()
+    assert not FORBIDDEN.search(shown), repr(shown)
+    assert "PWNED-TITLE" not in shown
+    assert "理由: Error: " in shown
+    assert "完了" in shown

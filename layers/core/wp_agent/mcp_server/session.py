@@ -175,7 +175,7 @@ class McpSession:
             return False
         try:
             kept = keep(held.state, self.channel) is not None
-        except OSError:
+        except (OSError, ValueError):  # could not be written: it must not stay half-held
             kept = False
         if not kept:
             held.turn.expire_approval(held.state)
