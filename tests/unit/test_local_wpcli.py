@@ -19,7 +19,7 @@ from wp_agent.executors.factory import build_wp_cli
 from wp_agent.executors.local import LocalWpCli
 from wp_agent.executors.port import OUTPUT_LIMIT_BYTES, WpCli
 from wp_agent.executors.sandbox import SandboxWpCli
-from wp_agent.policy.masking import command_label, mask_argv
+from wp_agent.masking import command_label, mask_argv
 
 STUB = Path(__file__).resolve().parents[1] / "fakes" / "wp_stub.py"
 # A multi-word WP_CLI_BIN, as in `php /opt/wp-cli.phar`.

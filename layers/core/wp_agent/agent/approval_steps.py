@@ -30,7 +30,7 @@ from wp_agent.agent.session_state import (
 from wp_agent.agent.site_scope import apply_site_scope
 from wp_agent.agent.tool_results import tool_result
 from wp_agent.agent.turn_io import TurnIO
-from wp_agent.policy.masking import mask_text
+from wp_agent.masking import mask_text
 from wp_agent.telemetry import APPROVALS_REQUESTED_TOTAL
 
 _OBSERVE_REASON = "承認の要約のために現在の状態を確認（読み取りのみ）"

@@ -14,8 +14,8 @@ from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionState, SessionStatus
 from wp_agent.agent.turn_io import TurnIO
 from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.masking import mask_command_output
 from wp_agent.models.agent_io import utc_now_iso
-from wp_agent.policy.masking import mask_command_output
 from wp_agent.telemetry import COMMANDS_EXECUTED_TOTAL, SSH_CONNECTION_FAILURES_TOTAL
 
 logger = logging.getLogger("wp_agent.agent.turn")  # the name operators filter on, as before the split

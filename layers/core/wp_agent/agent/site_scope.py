@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from wp_agent.agent.session_state import SessionState
+from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy import PolicyCategory, PolicyDecision
-from wp_agent.policy.parsed_command import ParsedCommand
 
 # Commands that change the network rather than one site.
 _NETWORK_PATHS: tuple[tuple[str, ...], ...] = (

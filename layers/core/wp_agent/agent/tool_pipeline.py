@@ -24,9 +24,9 @@ from wp_agent.agent.site_scope import apply_site_scope, as_run
 from wp_agent.agent.tool_results import tool_result
 from wp_agent.agent.turn_io import TurnIO
 from wp_agent.config import Settings
+from wp_agent.masking import mask_command
 from wp_agent.models.agent_io import utc_now_iso
 from wp_agent.policy import PolicyDecision
-from wp_agent.policy.masking import mask_command
 from wp_agent.telemetry import COMMANDS_BLOCKED_TOTAL
 
 MAX_TOOL_CALLS_PER_RESPONSE = 10

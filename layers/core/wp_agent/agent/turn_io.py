@@ -19,8 +19,8 @@ from wp_agent.agent.tool_results import result_for
 from wp_agent.config import Settings
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.port import WpCli
+from wp_agent.masking import mask_command, mask_command_output, mask_text
 from wp_agent.policy import CommandPolicy, PolicyCategory
-from wp_agent.policy.masking import mask_command, mask_command_output, mask_text
 from wp_agent.telemetry import NoTelemetry, Telemetry
 
 

@@ -21,7 +21,7 @@ from wp_agent.agent.session_state import SessionState, SessionStatus
 from wp_agent.cli import tables
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import Settings
-from wp_agent.policy.masking import mask_text
+from wp_agent.masking import mask_text
 
 _STATUS_JA = {
     "completed": "完了",

@@ -31,8 +31,8 @@ from wp_agent.cli.local_files import write_private
 from wp_agent.cli.wiring import build_local_deps
 from wp_agent.config import Settings, WpCliMode
 from wp_agent.errors import WpAgentError
+from wp_agent.masking import mask_command, mask_text
 from wp_agent.models.agent_io import utc_now_iso
-from wp_agent.policy.masking import mask_command, mask_text
 
 APPROVAL_ID = re.compile(r"apr_[0-9a-f]{20}")
 

@@ -17,10 +17,10 @@ from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import Settings
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.factory import build_wp_cli
+from wp_agent.masking import mask_command
 from wp_agent.models.agent_io import AgentInput, utc_now_iso
 from wp_agent.models.undo import UndoPlan
 from wp_agent.policy import CommandPolicy
-from wp_agent.policy.masking import mask_command
 from wp_agent.undo.execute import PlanOutcome
 from wp_agent.undo.local_store import LocalRunStore, StoredRun
 from wp_agent.undo.service import CheckedPlan, UndoService, undo_available

@@ -21,7 +21,7 @@ from wp_agent.executors.environment import minimal_environment, parse_passthroug
 from wp_agent.executors.media_staging import MediaImporter, StagedFile, local_staged_files
 from wp_agent.executors.output import CappedOutput, finished_result
 from wp_agent.executors.port import OUTPUT_LIMIT_BYTES, CommandResult
-from wp_agent.policy.masking import command_label
+from wp_agent.masking import command_label
 
 logger = logging.getLogger(__name__)
 

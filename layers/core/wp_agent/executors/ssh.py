@@ -50,7 +50,7 @@ from wp_agent.executors.ssh_timing import (
     REMOTE_KILL_AFTER_SECONDS,
     RETRY_BASE_SECONDS,
 )
-from wp_agent.policy.masking import command_label, mask_argv
+from wp_agent.masking import command_label, mask_argv
 
 __all__ = [  # the pool's names stay importable from here (tests, benchmarks, the serverless fakes)
     "REMOTE_STAGING_PARENT",

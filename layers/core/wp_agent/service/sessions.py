@@ -11,6 +11,7 @@ from wp_agent.agent.approval_protocol import ApprovalRefusedError, Refusal, Resu
 from wp_agent.agent.session_state import ApprovalStatus, SessionState, SessionStatus
 from wp_agent.agent.turn import continue_session, new_session
 from wp_agent.errors import StaleSessionError
+from wp_agent.masking import mask_text
 from wp_agent.models import field_rules
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.api import (
@@ -21,7 +22,6 @@ from wp_agent.models.api import (
     SessionView,
 )
 from wp_agent.models.target import Target
-from wp_agent.policy.masking import mask_text
 from wp_agent.service import notifications
 from wp_agent.service.api_errors import ApiError, ApiErrorCode
 from wp_agent.service.runtime import AwsRuntime

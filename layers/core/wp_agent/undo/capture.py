@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from wp_agent.agent.approval_summary import IRREVERSIBLE
+from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.executors.port import CommandResult
+from wp_agent.masking import is_secret_name, mask_command_output
 from wp_agent.models.undo import EntityRef, UndoCapture, UndoItem
-from wp_agent.policy.masking import is_secret_name, mask_command_output
-from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.undo.entities import KINDS, CaptureError, Read, scoped
 
 NOT_RECORDED = "この操作の変更内容は記録できないため、" + IRREVERSIBLE

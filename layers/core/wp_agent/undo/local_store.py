@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from wp_agent.agent.session_state import CommandRecord, SessionState
 from wp_agent.config import Settings
-from wp_agent.policy.masking import mask_argv
+from wp_agent.masking import mask_argv
 
 _RUN_ID = re.compile(r"^run_[0-9a-f]{20}$")
 

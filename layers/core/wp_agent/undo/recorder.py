@@ -19,8 +19,8 @@ from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionSt
 from wp_agent.agent.site_scope import apply_site_scope
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
+from wp_agent.masking import mask_command
 from wp_agent.policy import CommandPolicy, PolicyCategory
-from wp_agent.policy.masking import mask_command
 from wp_agent.undo.capture import capture_before, record_after
 from wp_agent.undo.entities import CaptureError, Read
 

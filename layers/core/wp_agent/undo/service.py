@@ -15,9 +15,9 @@ from wp_agent.agent.session_state import ApprovalItem, CommandRecord, CommandSta
 from wp_agent.agent.site_scope import apply_site_scope
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
+from wp_agent.masking import mask_command, mask_command_output
 from wp_agent.models.undo import UndoPlan
 from wp_agent.policy import CommandPolicy, PolicyDecision
-from wp_agent.policy.masking import mask_command, mask_command_output
 from wp_agent.undo.execute import PlanOutcome, execute_plan
 from wp_agent.undo.plan import RunCommand, build_plan
 from wp_agent.undo.recorder import site_reader
