@@ -26,10 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.fakes.anthropic_server import ScriptedAnthropicServer, reply_text, reply_tool_use
 from wp_agent.agent.model_client import AnthropicModelClient, ModelReply
-from wp_agent.agent.ports import InMemorySessionStore, MemoryAuditLog, NoApprovals, NoRateLimits
+from wp_agent.agent.ports import AgentDeps, InMemorySessionStore, MemoryAuditLog, NoApprovals, NoRateLimits
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.tool_output import render_tool_result
-from wp_agent.agent.turn import AgentDeps
 from wp_agent.config import Settings
 from wp_agent.executors.port import CommandResult
 from wp_agent.executors.sandbox import SandboxWpCli

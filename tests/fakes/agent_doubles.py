@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wp_agent.agent.model_client import ModelReply
-from wp_agent.agent.ports import InMemorySessionStore, MemoryAuditLog, NoRateLimits, SessionStore
-from wp_agent.agent.turn import AgentDeps
+from wp_agent.agent.ports import AgentDeps, InMemorySessionStore, MemoryAuditLog, NoRateLimits, SessionStore
 from wp_agent.config import Settings
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.port import CommandResult

@@ -15,7 +15,7 @@ import pytest
 
 from tests.fakes.anthropic_server import ScriptedAnthropicServer
 from tests.fakes.eval_replay import RecordingReplay
-from wp_agent.agent.turn import AgentDeps
+from wp_agent.agent.ports import AgentDeps
 from wp_agent.cli.main import main
 from wp_agent.cli.wiring import build_local_deps
 from wp_agent.config import Settings

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from wp_agent.agent.lifecycle import new_session
 from wp_agent.agent.site_scope import apply_site_scope
-from wp_agent.agent.turn import new_session
 from wp_agent.executors.ssh import SshWpCli
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.target import Target

@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel, text_reply, tool_reply
-from wp_agent.agent.ports import InMemorySessionStore, MemoryAuditLog, NoApprovals, NoRateLimits
+from wp_agent.agent.lifecycle import new_session
+from wp_agent.agent.ports import AgentDeps, InMemorySessionStore, MemoryAuditLog, NoApprovals, NoRateLimits
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.site_scope import apply_site_scope, normalise_site_url
-from wp_agent.agent.turn import AgentDeps, new_session
 from wp_agent.config import Settings
 from wp_agent.executors.port import CommandResult
 from wp_agent.models.agent_io import AgentInput, MultisiteOptions

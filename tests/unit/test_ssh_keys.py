@@ -234,7 +234,7 @@ def test_method_a_missing_file(tmp_path: Path) -> None:
 
 def test_method_e_decodes_base64_and_warns(caplog: pytest.LogCaptureFixture) -> None:
     encoded = base64.b64encode(_ed25519_text().encode()).decode()
-    with caplog.at_level(logging.WARNING, logger="wp_agent.executors.ssh_keys"):
+    with caplog.at_level(logging.WARNING, logger="wp_agent.executors.ssh_key_sources"):
         creds = load_ssh_credentials(_settings(vps_ssh_private_key=encoded, vps_ssh_host_key=_host_line()))
     assert creds.method is KeyMethod.ENV_BASE64
     assert any("CI" in record.getMessage() for record in caplog.records)

@@ -18,7 +18,7 @@ from wp_agent.masking import mask_command_output
 from wp_agent.models.agent_io import utc_now_iso
 from wp_agent.telemetry import COMMANDS_EXECUTED_TOTAL, SSH_CONNECTION_FAILURES_TOTAL
 
-logger = logging.getLogger("wp_agent.agent.turn")  # the name operators filter on, as before the split
+logger = logging.getLogger(__name__)
 
 
 class CommandRunner:

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from wp_agent.agent.audit_events import AuditEvent
+from wp_agent.agent.model_client import ModelClient
 from wp_agent.agent.session_state import CommandRecord, PendingApproval, SessionState
-from wp_agent.policy import PolicyDecision
+from wp_agent.config import Settings
+from wp_agent.executors.port import WpCli
+from wp_agent.policy import CommandPolicy, PolicyDecision
+from wp_agent.telemetry import NoTelemetry, Telemetry
 
 
 class AuditLog(Protocol):
@@ -146,3 +150,30 @@ class MemoryAuditLog:
         with self._lock:
             if all(e.record_id != event.record_id for e in self.events):
                 self.events.append(event)
+
+
+# -- what a turn is given -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    kind: str  # model_call | command_started | command_finished | command_blocked | approval_needed
+    message_ja: str
+    command: str | None = None
+
+
+ProgressListener = Callable[[ProgressEvent], None]
+
+
+@dataclass
+class AgentDeps:
+    model: ModelClient
+    wp_cli: WpCli
+    policy: CommandPolicy
+    audit: AuditLog
+    limiter: RateLimiter
+    store: SessionStore
+    settings: Settings
+    progress: ProgressListener | None = None
+    telemetry: Telemetry = field(default_factory=NoTelemetry)
+    changes: ChangeRecorder = field(default_factory=NoChangeRecorder)  # before/after images for undo

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import uuid
 
+from wp_agent.agent.lifecycle import new_session
 from wp_agent.agent.outcome import awaiting_approval_output
-from wp_agent.agent.ports import Approvals
+from wp_agent.agent.ports import AgentDeps, Approvals
 from wp_agent.agent.session_state import SessionState
-from wp_agent.agent.turn import AgentDeps, AgentTurn, TurnResult, new_session
+from wp_agent.agent.turn import AgentTurn
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.models.agent_io import AgentInput, AgentOutput
+from wp_agent.models.workflow import Route
 
 
 class AgentRunner:
@@ -48,9 +50,9 @@ class AgentRunner:
         # Each pass either calls the model (bounded by max_iterations) or ends; the cap is a backstop.
         for _ in range(2 * max_iterations + 4):
             result = self._turn.advance(state)
-            if result is TurnResult.CONTINUE:
+            if result is Route.CONTINUE:
                 continue
-            if result is TurnResult.AWAITING_APPROVAL and state.pending_approval is not None:
+            if result is Route.AWAITING_APPROVAL and state.pending_approval is not None:
                 decision = self._approvals.decide(state.pending_approval, state)
                 if decision is None:
                     return awaiting_approval_output(state, simulated=self._deps.wp_cli.simulated)

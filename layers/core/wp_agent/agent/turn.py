@@ -31,44 +31,23 @@ from typing import Any
 from wp_agent.agent import audit_outbox, lifecycle, stop_reasons
 from wp_agent.agent.approval_steps import ApprovalSteps
 from wp_agent.agent.command_runner import CommandRunner
-from wp_agent.agent.conversation import continue_session, new_run_id, new_session
 from wp_agent.agent.messages import Content, ToolUseBlock, assistant_content, text_of, tool_uses
-from wp_agent.agent.ports import ApprovalDecision
+from wp_agent.agent.ports import AgentDeps, ApprovalDecision
 from wp_agent.agent.prompt import cached_system_blocks, cached_tools
 from wp_agent.agent.session_state import ApprovalStatus, CommandRecord, SessionState, SessionStatus
 from wp_agent.agent.site_lookup import resolve_site_id
 from wp_agent.agent.tool_pipeline import (
-    MAX_TOOL_CALLS_PER_RESPONSE,
-    REPEAT_LIMIT,
     Answer,
     Hold,
     Run,
     ToolCallPipeline,
-    WpCliToolInput,
 )
-from wp_agent.agent.turn_io import AgentDeps, ProgressEvent, ProgressListener, TurnIO
+from wp_agent.agent.turn_io import TurnIO
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.models.workflow import Route
 from wp_agent.telemetry import API_CALLS_TOTAL, TURN_DURATION_SECONDS
 
-__all__ = [  # the agent's entry points (several moved to the modules they are imported from)
-    "MAX_TOOL_CALLS_PER_RESPONSE",
-    "REPEAT_LIMIT",
-    "AgentDeps",
-    "AgentTurn",
-    "ProgressEvent",
-    "ProgressListener",
-    "TurnResult",
-    "WpCliToolInput",
-    "continue_session",
-    "new_run_id",
-    "new_session",
-]
-
 logger = logging.getLogger(__name__)
-
-# What a turn answers is the workflow's route (one definition, read by the state machine too).
-TurnResult = Route
 
 
 class AgentTurn:
@@ -81,7 +60,7 @@ class AgentTurn:
         self._pipeline = ToolCallPipeline(self._io)
         self._approvals = ApprovalSteps(self._io, self._runner)
 
-    def advance(self, state: SessionState) -> TurnResult:
+    def advance(self, state: SessionState) -> Route:
         started = time.perf_counter()
         audit_outbox.deliver(state, self._deps.audit)  # what earlier steps could not write
         try:
@@ -91,7 +70,7 @@ class AgentTurn:
                 "turn failed", extra={"session_id": state.session_id, "error_code": exc.code.value}
             )
             self._io.finish(state, SessionStatus.FAILED, error=exc)
-            return TurnResult.FAILED
+            return Route.FAILED
         finally:
             spent = time.perf_counter() - started
             state.elapsed_ms += int(spent * 1000)
@@ -113,16 +92,16 @@ class AgentTurn:
 
     # -- the loop (see the module docstring) ----------------------------------------------------
 
-    def _advance(self, state: SessionState) -> TurnResult:
+    def _advance(self, state: SessionState) -> Route:
         if state.status.terminal:
-            return TurnResult.COMPLETED if state.status is SessionStatus.COMPLETED else TurnResult.FAILED
+            return Route.COMPLETED if state.status is SessionStatus.COMPLETED else Route.FAILED
         pending = state.pending_approval
         if pending is not None:
             if pending.status is ApprovalStatus.PENDING:
-                return TurnResult.AWAITING_APPROVAL
+                return Route.AWAITING_APPROVAL
             self._approvals.resolve(state, pending)
             if state.status.terminal:
-                return TurnResult.FAILED
+                return Route.FAILED
         if state.messages and state.messages[-1]["role"] == "assistant":
             return self._tool_step(state, state.messages[-1]["content"])
         if state.stop_reason:
@@ -134,7 +113,7 @@ class AgentTurn:
         if options is not None and options.site_id is not None and state.site_url is None:
             resolve_site_id(self._io, self._runner, state, options.site_id)
             if state.status.terminal:
-                return TurnResult.FAILED
+                return Route.FAILED
         opening = self._deps.changes.opening_step(state) if state.iterations == 0 else None
         if opening is not None:  # an undo run: its first step is the revert plan, not a model call
             state.iterations += 1
@@ -167,24 +146,24 @@ class AgentTurn:
         self._io.checkpoint(state)
         return content
 
-    def _tool_step(self, state: SessionState, content: Content) -> TurnResult:
+    def _tool_step(self, state: SessionState, content: Content) -> Route:
         calls = tool_uses(content)
         if not calls:
             self._io.finish(state, SessionStatus.COMPLETED, response=text_of(content))
-            return TurnResult.COMPLETED
+            return Route.COMPLETED
         state.status = SessionStatus.EXECUTING
         results = self._answer_tool_calls(state, calls)
         if state.pending_approval is not None and state.pending_approval.status is ApprovalStatus.PENDING:
             state.held_results = results
             state.status = SessionStatus.AWAITING_APPROVAL
             self._io.emit("approval_needed", "確認が必要な操作があります")
-            return TurnResult.AWAITING_APPROVAL
+            return Route.AWAITING_APPROVAL
         if state.status.terminal:
-            return TurnResult.FAILED
+            return Route.FAILED
         state.messages.append({"role": "user", "content": results})
         if state.stop_reason:
             return self._stop_for_loop(state)
-        return TurnResult.CONTINUE
+        return Route.CONTINUE
 
     def _answer_tool_calls(self, state: SessionState, calls: list[ToolUseBlock]) -> list[dict[str, Any]]:
         """Every call through the pipeline; the runnable ones run, the held ones become one approval."""
@@ -205,7 +184,7 @@ class AgentTurn:
             self._approvals.hold(state, held)
         return [results[call.id] for call in calls if call.id in results]
 
-    def _stop_for_loop(self, state: SessionState) -> TurnResult:
+    def _stop_for_loop(self, state: SessionState) -> Route:
         limit = state.input.max_iterations or self._deps.settings.agent_max_iterations
         messages = {
             "iteration_cap": f"処理回数の上限（{limit}回）に達したため中断しました。",
@@ -219,4 +198,4 @@ class AgentTurn:
             details={"reason": reason, "iterations": state.iterations},
         )
         self._io.finish(state, SessionStatus.FAILED, error=error)
-        return TurnResult.FAILED
+        return Route.FAILED

@@ -4,48 +4,18 @@ audit, finishing the run), kept in one place so the parts stay about their own s
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from wp_agent.agent import audit_outbox, lifecycle
 from wp_agent.agent.approval_summary import StateReader
 from wp_agent.agent.audit_events import AuditEventType
-from wp_agent.agent.model_client import ModelClient
-from wp_agent.agent.ports import AuditLog, ChangeRecorder, NoChangeRecorder, RateLimiter, SessionStore
+from wp_agent.agent.ports import AgentDeps, ProgressEvent
 from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionState, SessionStatus
 from wp_agent.agent.site_scope import apply_site_scope
 from wp_agent.agent.tool_results import result_for
-from wp_agent.config import Settings
 from wp_agent.errors import WpAgentError
-from wp_agent.executors.port import WpCli
 from wp_agent.masking import mask_command, mask_command_output, mask_text
-from wp_agent.policy import CommandPolicy, PolicyCategory
-from wp_agent.telemetry import NoTelemetry, Telemetry
-
-
-@dataclass(frozen=True)
-class ProgressEvent:
-    kind: str  # model_call | command_started | command_finished | command_blocked | approval_needed
-    message_ja: str
-    command: str | None = None
-
-
-ProgressListener = Callable[[ProgressEvent], None]
-
-
-@dataclass
-class AgentDeps:
-    model: ModelClient
-    wp_cli: WpCli
-    policy: CommandPolicy
-    audit: AuditLog
-    limiter: RateLimiter
-    store: SessionStore
-    settings: Settings
-    progress: ProgressListener | None = None
-    telemetry: Telemetry = field(default_factory=NoTelemetry)
-    changes: ChangeRecorder = field(default_factory=NoChangeRecorder)  # before/after images for undo
+from wp_agent.policy import PolicyCategory
 
 
 class TurnIO:

@@ -9,10 +9,10 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from wp_agent.agent.ports import ApprovalDecision
+from wp_agent.agent.ports import AgentDeps, ApprovalDecision, ProgressEvent, ProgressListener
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import ApprovalStatus, CommandStatus, PendingApproval, SessionState
-from wp_agent.agent.turn import AgentDeps, AgentTurn, ProgressEvent, ProgressListener
+from wp_agent.agent.turn import AgentTurn
 from wp_agent.cli import history, interrupts, undo
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import Settings

@@ -10,9 +10,9 @@ from typing import TextIO
 
 from wp_agent.adapters.jsonl_audit import JsonlAuditLog
 from wp_agent.agent import audit_outbox
+from wp_agent.agent.lifecycle import new_run_id
 from wp_agent.agent.ports import NoRateLimits
 from wp_agent.agent.session_state import SessionState
-from wp_agent.agent.turn import new_run_id
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import Settings
 from wp_agent.errors import WpAgentError
@@ -23,7 +23,7 @@ from wp_agent.models.undo import UndoPlan
 from wp_agent.policy import CommandPolicy
 from wp_agent.undo.execute import PlanOutcome
 from wp_agent.undo.local_store import LocalRunStore, StoredRun
-from wp_agent.undo.service import CheckedPlan, UndoService, undo_available
+from wp_agent.undo.revert_run import CheckedPlan, RevertRun, undo_available
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     state = _undo_state(stored)
     audit = JsonlAuditLog(settings.wp_agent_audit_file.expanduser())
     wp_cli = build_wp_cli(settings)
-    service = UndoService(CommandPolicy.from_settings(settings), wp_cli, NoRateLimits(), state, stored.run_id)
+    service = RevertRun(CommandPolicy.from_settings(settings), wp_cli, NoRateLimits(), state, stored.run_id)
     try:
         checked = service.plan(stored.commands)
         _print_plan(checked, sys.stderr if args.json else sys.stdout)

@@ -5,8 +5,15 @@ from __future__ import annotations
 
 from wp_agent.adapters.jsonl_audit import JsonlAuditLog
 from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
-from wp_agent.agent.ports import AuditLog, InMemorySessionStore, NoRateLimits, RateLimiter, SessionStore
-from wp_agent.agent.turn_io import AgentDeps, ProgressListener
+from wp_agent.agent.ports import (
+    AgentDeps,
+    AuditLog,
+    InMemorySessionStore,
+    NoRateLimits,
+    ProgressListener,
+    RateLimiter,
+    SessionStore,
+)
 from wp_agent.config import Settings
 from wp_agent.executors.factory import build_wp_cli
 from wp_agent.executors.port import WpCli

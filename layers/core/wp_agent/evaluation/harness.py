@@ -20,10 +20,9 @@ from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
-from wp_agent.agent.ports import AuditLog, MemoryAuditLog
+from wp_agent.agent.ports import AgentDeps, AuditLog, MemoryAuditLog
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import CommandStatus
-from wp_agent.agent.turn import AgentDeps
 from wp_agent.config import Settings, WpCliMode
 from wp_agent.errors import AgentErrorCode, ConfigurationError, WpAgentError
 from wp_agent.evaluation import scoring

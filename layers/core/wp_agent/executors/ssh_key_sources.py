@@ -23,7 +23,7 @@ from typing import Any
 from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 
-logger = logging.getLogger("wp_agent.executors.ssh_keys")  # the name operators filter on, as before the split
+logger = logging.getLogger(__name__)
 
 
 # How long a secret fetched from B/C/D is reused before it is read again (key rotation delay).

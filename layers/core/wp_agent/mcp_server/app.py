@@ -8,7 +8,7 @@ import sys
 
 import anyio
 
-from wp_agent.agent.turn import AgentDeps
+from wp_agent.agent.ports import AgentDeps
 from wp_agent.config import Settings
 from wp_agent.mcp_server.server import WpAgentMcp
 

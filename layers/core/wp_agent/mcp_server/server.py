@@ -19,10 +19,9 @@ from pydantic import BaseModel, Field, ValidationError, WithJsonSchema
 from wp_agent import __version__
 from wp_agent.agent.audit_events import AuditEvent
 from wp_agent.agent.model_client import ModelReply
-from wp_agent.agent.ports import AuditLog
+from wp_agent.agent.ports import AgentDeps, AuditLog
 from wp_agent.agent.session_state import PendingApproval
 from wp_agent.agent.site_scope import normalise_site_url
-from wp_agent.agent.turn import AgentDeps
 from wp_agent.config import Settings
 from wp_agent.errors import InternalStateError
 from wp_agent.mcp_server.resources import policy_rules_ja, site_summary

@@ -14,14 +14,16 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from wp_agent.agent.lifecycle import new_session
 from wp_agent.agent.model_client import ModelReply
-from wp_agent.agent.ports import ApprovalDecision
+from wp_agent.agent.ports import AgentDeps, ApprovalDecision
 from wp_agent.agent.prompt import TOOL_NAME
 from wp_agent.agent.session_state import CommandRecord, PendingApproval, SessionState
 from wp_agent.agent.site_scope import apply_site_scope
-from wp_agent.agent.turn import AgentDeps, AgentTurn, TurnResult, new_session
+from wp_agent.agent.turn import AgentTurn
 from wp_agent.errors import WpAgentError
 from wp_agent.models.agent_io import AgentInput
+from wp_agent.models.workflow import Route
 from wp_agent.policy import PolicyCategory, PolicyDecision
 
 # Held approvals one connection may keep open; past it the oldest one expires (audited, never run).
@@ -114,7 +116,7 @@ class McpSession:
         turn = AgentTurn(dataclasses.replace(self._deps, model=ClientToolCall(tool_use_id, command, reason)))
         result = turn.advance(state)
         pending = state.pending_approval
-        if result is TurnResult.AWAITING_APPROVAL and pending is not None:
+        if result is Route.AWAITING_APPROVAL and pending is not None:
             with self._lock:
                 self._held[pending.approval_id] = _Held(state, turn, tool_use_id)
                 overflow = list(self._held)[:-MAX_HELD_APPROVALS]
@@ -122,7 +124,7 @@ class McpSession:
             for held in dropped:
                 held.turn.expire_approval(held.state)
             return CallOutcome(text="", is_error=False, record=state.record(tool_use_id), pending=pending)
-        if result is TurnResult.CONTINUE:
+        if result is Route.CONTINUE:
             turn.advance(state)  # the "model" ends the run: the run is finished and recorded
         return _outcome(state, tool_use_id)
 
@@ -150,7 +152,7 @@ class McpSession:
                 is_error=True,
             )
         result = held.turn.advance(held.state)
-        if result is TurnResult.CONTINUE:
+        if result is Route.CONTINUE:
             held.turn.advance(held.state)
         return _outcome(held.state, held.tool_use_id)
 

@@ -15,8 +15,8 @@ from wp_agent.adapters.aws.secrets import read_secret
 from wp_agent.adapters.aws.session_store import DynamoSessionStore
 from wp_agent.adapters.aws.workflow import RunWorkflow
 from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
-from wp_agent.agent.ports import NoRateLimits, RateLimiter
-from wp_agent.agent.turn import AgentDeps, AgentTurn
+from wp_agent.agent.ports import AgentDeps, NoRateLimits, RateLimiter
+from wp_agent.agent.turn import AgentTurn
 from wp_agent.config import Settings
 from wp_agent.errors import ConfigurationError
 from wp_agent.executors.port import WpCli

@@ -8,8 +8,8 @@ from typing import TypeVar
 
 from wp_agent.agent import approval_protocol, lifecycle
 from wp_agent.agent.approval_protocol import ApprovalRefusedError, Refusal, ResumeOutcome
+from wp_agent.agent.lifecycle import continue_session, new_session
 from wp_agent.agent.session_state import ApprovalStatus, SessionState, SessionStatus
-from wp_agent.agent.turn import continue_session, new_session
 from wp_agent.errors import StaleSessionError
 from wp_agent.masking import mask_text
 from wp_agent.models import field_rules

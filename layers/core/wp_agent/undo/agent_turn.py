@@ -16,7 +16,7 @@ from wp_agent.errors import WpAgentError
 from wp_agent.executors.port import WpCli
 from wp_agent.policy import CommandPolicy
 from wp_agent.undo.execute import NEW_ID
-from wp_agent.undo.service import UndoService
+from wp_agent.undo.revert_run import RevertRun
 
 
 class TurnDeps(Protocol):
@@ -37,7 +37,7 @@ def plan_message(state: SessionState, deps: TurnDeps) -> list[dict[str, Any]]:
     revert command (none when there is nothing to do: the run then ends with this text)."""
     reverts = state.reverts_run_id or ""
     records = [c for c in state.commands if c.run_id == reverts]
-    service = UndoService(deps.policy, deps.wp_cli, deps.limiter, state, reverts)
+    service = RevertRun(deps.policy, deps.wp_cli, deps.limiter, state, reverts)
     try:
         plan = service.plan(records).plan
     except WpAgentError as exc:

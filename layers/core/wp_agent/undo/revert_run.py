@@ -48,7 +48,7 @@ class CheckedPlan:
 
 
 @dataclass
-class UndoService:
+class RevertRun:
     """Plans and runs the undo of one run. `state` is the undo run's own state (its run ID, the
     original session, user and site scope); audit records go to its outbox."""
 
