@@ -10,7 +10,7 @@ from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel, text_reply,
 from wp_agent.agent.lifecycle import new_session
 from wp_agent.agent.ports import AgentDeps, InMemorySessionStore, MemoryAuditLog, NoApprovals, NoRateLimits
 from wp_agent.agent.runner import AgentRunner
-from wp_agent.agent.site_scope import apply_site_scope, normalise_site_url
+from wp_agent.agent.site_scope import SiteScope, apply_site_scope, normalise_site_url
 from wp_agent.config import Settings
 from wp_agent.executors.port import CommandResult
 from wp_agent.models.agent_io import AgentInput, MultisiteOptions
@@ -35,7 +35,7 @@ def state(
 
 
 def scoped(command: str, session: Any) -> Any:
-    return apply_site_scope(POLICY.classify(command), session)
+    return apply_site_scope(POLICY.classify(command), SiteScope.of(session))
 
 
 def test_commands_get_the_session_site_url() -> None:

@@ -16,9 +16,10 @@ from wp_agent.agent.audit_outbox import audit
 from wp_agent.agent.ports import ApprovalDecision
 from wp_agent.agent.prompt import multisite_note
 from wp_agent.agent.session_state import CommandStatus, SessionState, SessionStatus
-from wp_agent.agent.tool_results import close_open_tool_calls
+from wp_agent.agent.tool_results import closing_results
 from wp_agent.errors import (
     AgentErrorCode,
+    OwnerRemovedError,
     RunCancelledError,
     RunInfrastructureError,
     SessionBusyError,
@@ -45,8 +46,10 @@ def new_session(
     target_id: str,
     site_url: str | None = None,
     run_id: str | None = None,
+    network_admin: bool = False,
 ) -> SessionState:
-    """Initial state: conversation history (text only) + the new instruction as the last user message."""
+    """Initial state: conversation history (text only) + the new instruction as the last user message.
+    `network_admin`: may run network-level commands when no site is chosen (the target's network admins)."""
     messages: list[dict[str, Any]] = []
     for item in agent_input.conversation_history or []:
         content = (
@@ -82,6 +85,7 @@ def new_session(
         messages=messages,
         started_at=utc_now_iso(),
         site_url=site_url,
+        network_admin=network_admin,
     )
 
 
@@ -92,7 +96,10 @@ def continue_session(
     if not state.status.terminal and state.status is not SessionStatus.IDLE:
         raise SessionBusyError()
     # A run that ended mid-way (expiry, cancel, failure) may have left tool calls unanswered.
-    close_open_tool_calls(state, timeout_ms=timeout_ms)
+    closing = closing_results(state, timeout_ms=timeout_ms)
+    if closing:
+        state.messages.append({"role": "user", "content": closing})
+        state.held_results = []
     approval_protocol.cancel(state)
     if state.messages and state.messages[-1]["role"] == "user":
         # The previous run ended without an assistant reply (e.g. an error); keep roles alternating.
@@ -105,6 +112,33 @@ def continue_session(
     state.elapsed_ms = 0
     state.stop_reason = None
     state.result = None
+
+
+def start_run(
+    state: SessionState,
+    *,
+    site_url: str | None,
+    network_admin: bool,
+    reverts_run_id: str | None = None,
+    execution_arn: str | None = None,
+) -> None:
+    """A new or follow-up run is about to begin (serverless): its site, the requester's rights as the
+    registry says now, the run it reverts (an undo run) and its workflow execution."""
+    state.site_url = site_url
+    state.network_admin = network_admin
+    state.reverts_run_id = reverts_run_id
+    state.execution_arn = execution_arn
+    state.status = SessionStatus.PLANNING
+
+
+def refresh_rights(state: SessionState, *, owner: bool, network_admin: bool) -> bool:
+    """Rights as the registry says now, every turn: a removed owner's run ends, a removed network
+    administrator loses network-level commands. False: the run was ended."""
+    if not owner:
+        finish(state, SessionStatus.FAILED, error=OwnerRemovedError())
+        return False
+    state.network_admin = network_admin
+    return True
 
 
 # -- a run is decided, expires, is cancelled, fails, finishes ------------------------------------

@@ -39,8 +39,8 @@ class AgentRunner:
             user_id=user_id,
             target_id=target_id,
             site_url=site_url,
+            network_admin=network_admin,
         )
-        state.network_admin = network_admin
         return self.resume(state)
 
     def resume(self, state: SessionState) -> AgentOutput:

@@ -81,6 +81,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"[{exc.code.value}] {exc.message_ja}", file=sys.stderr)
         return ExitCode.FAILED
     finally:
+        audit_outbox.put(state, service.events)
         audit_outbox.deliver(state, audit)
         wp_cli.close()
     stored.reverted_by.append(state.run_id)
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 def _undo_state(stored: StoredRun) -> SessionState:
     """The undo's own run, in the session of the run it reverts (same requester, target and site)."""
-    state = SessionState(
+    return SessionState(
         session_id=stored.session_id,
         run_id=new_run_id(),
         user_id=stored.user_id,
@@ -105,9 +106,8 @@ def _undo_state(stored: StoredRun) -> SessionState:
         input=AgentInput(message=f"{stored.run_id} を元に戻す"),
         started_at=utc_now_iso(),
         site_url=stored.site_url,
+        network_admin=stored.network_admin,
     )
-    state.network_admin = stored.network_admin
-    return state
 
 
 def _approver(args: argparse.Namespace, checked: CheckedPlan) -> str | None:

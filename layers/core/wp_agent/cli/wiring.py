@@ -18,7 +18,7 @@ from wp_agent.config import Settings
 from wp_agent.executors.factory import build_wp_cli
 from wp_agent.executors.port import WpCli
 from wp_agent.policy import CommandPolicy
-from wp_agent.undo.agent_hooks import UndoRecorder
+from wp_agent.undo.agent_hooks import UndoRecorder, UndoRunOpening
 
 
 def build_local_deps(
@@ -44,4 +44,5 @@ def build_local_deps(
         settings=settings,
         progress=progress,
         changes=UndoRecorder(policy, wp_cli, limiter),
+        opening=UndoRunOpening(policy, wp_cli, limiter),
     )

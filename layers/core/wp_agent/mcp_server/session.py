@@ -19,7 +19,7 @@ from wp_agent.agent.model_client import ModelReply
 from wp_agent.agent.ports import AgentDeps, ApprovalDecision
 from wp_agent.agent.prompt import TOOL_NAME
 from wp_agent.agent.session_state import CommandRecord, PendingApproval, SessionState
-from wp_agent.agent.site_scope import apply_site_scope
+from wp_agent.agent.site_scope import SiteScope, apply_site_scope
 from wp_agent.agent.turn import AgentTurn
 from wp_agent.errors import WpAgentError
 from wp_agent.models.agent_io import AgentInput
@@ -165,7 +165,7 @@ class McpSession:
 
     def check(self, command: str) -> PolicyDecision:
         """The decision wp_cli would meet in this session (policy, then the session's site scope)."""
-        return apply_site_scope(self._deps.policy.classify(command), self._new_state())
+        return apply_site_scope(self._deps.policy.classify(command), SiteScope.of(self._new_state()))
 
     def read(self, command: str, reason: str) -> str | None:
         """Masked stdout of a read-only command run through the same pipeline; None when the policy
@@ -181,15 +181,14 @@ class McpSession:
     # -- plumbing -------------------------------------------------------------------------------
 
     def _new_state(self) -> SessionState:
-        state = new_session(
+        return new_session(
             AgentInput(message=f"MCPクライアント（{self.channel}）からの wp_cli 呼び出し"),
             session_id=self.session_id,
             user_id=self._user_id,
             target_id="local",
             site_url=self._site_url,
+            network_admin=self._network_admin,
         )
-        state.network_admin = self._network_admin
-        return state
 
 
 def _outcome(state: SessionState, tool_use_id: str) -> CallOutcome:

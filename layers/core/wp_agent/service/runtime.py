@@ -24,7 +24,7 @@ from wp_agent.executors.ssh_target import SshTarget
 from wp_agent.models.target import Target
 from wp_agent.policy import CommandPolicy
 from wp_agent.telemetry import RATE_LIMIT_UTILISATION_PERCENT, Telemetry
-from wp_agent.undo.agent_hooks import UndoRecorder
+from wp_agent.undo.agent_hooks import UndoRecorder, UndoRunOpening
 
 # The adapters the services may use are the ones wired here (import-linter keeps it so).
 __all__ = [
@@ -145,6 +145,7 @@ class AwsRuntime:
                 settings=self.settings,
                 telemetry=self.telemetry,
                 changes=UndoRecorder(self.policy, wp_cli, self.limiter),
+                opening=UndoRunOpening(self.policy, wp_cli, self.limiter),
             )
         )
 
