@@ -16,9 +16,11 @@ from tests.fakes.agent_doubles import (
     tool_reply,
 )
 from wp_agent.agent import lifecycle
+from wp_agent.agent.approval_protocol import ApprovalRefusedError, Refusal
 from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.lifecycle import continue_session, new_session
-from wp_agent.agent.ports import AgentDeps, ApprovalDecision, MemoryAuditLog
+from wp_agent.agent.ports import AgentDeps, ApprovalDecision, MemoryAuditLog, NoApprovals
+from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import ApprovalStatus, CommandStatus, SessionState, SessionStatus
 from wp_agent.agent.turn import AgentTurn
 from wp_agent.errors import AgentErrorCode, WpAgentError
@@ -119,8 +121,27 @@ def test_history_in_text_and_blocks_of_one_speaker_is_joined() -> None:
 def test_a_decision_on_an_ended_run_is_refused() -> None:
     _, state = awaiting_approval(make_deps(ScriptedModel([tool_reply("post delete 45")])))
     lifecycle.cancel_run(state)
-    with pytest.raises(WpAgentError):
+    with pytest.raises(ApprovalRefusedError) as refused:
         lifecycle.record_decision(state, ApprovalDecision(approved=True, decided_by="u1"))
+    assert refused.value.refusal is Refusal.RUN_ENDED
+
+
+def test_the_local_runner_ends_a_run_whose_approval_expired_while_it_waited() -> None:
+    """The local front door's one mapping of a refused decision: nothing held runs, the run ends as
+    an expired approval (CONFIRMATION_REQUIRED), never a traceback."""
+    wp = RecordingWpCli()
+    deps = make_deps(ScriptedModel([tool_reply("post delete 45")]), wp)
+    _, state = awaiting_approval(deps)
+    assert state.pending_approval is not None
+    state.pending_approval.expires_at = "2000-01-01T00:00:00Z"
+    runner = AgentRunner(deps, NoApprovals())
+    runner.decide(state, ApprovalDecision(approved=True, decided_by="u1"))
+    output = runner.resume(state)
+    assert output.error is not None
+    assert output.error.code is AgentErrorCode.CONFIRMATION_REQUIRED
+    assert state.pending_approval is not None
+    assert state.pending_approval.status is ApprovalStatus.EXPIRED
+    assert wp.changes() == []
 
 
 def test_a_decision_that_never_reached_the_wait_expires() -> None:

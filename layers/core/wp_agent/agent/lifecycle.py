@@ -157,21 +157,22 @@ def finish(
 
 
 def record_decision(state: SessionState, decision: ApprovalDecision) -> None:
-    """The requester's decision on the pending approval; the next turn acts on it."""
+    """The requester's decision on the pending approval; the next turn acts on it. A decision the
+    approval protocol refuses raises its one refusal type, ApprovalRefusedError (each front door
+    maps it once: the API to its error codes, the local runner and MCP by expiring the approval)."""
     pending = state.pending_approval
-    if state.status.terminal or pending is None:
-        raise WpAgentError(AgentErrorCode.CONFIRMATION_REQUIRED, "承認待ちの操作はありません。")
-    try:
-        approval_protocol.decide(
-            state,
-            pending.approval_id,
-            decided_by=decision.decided_by,
-            approved=decision.approved,
-            comment=decision.comment,
-            declined=decision.declined,
-        )
-    except approval_protocol.ApprovalRefusedError as refused:
-        raise WpAgentError(AgentErrorCode.CONFIRMATION_REQUIRED, "承認待ちの操作はありません。") from refused
+    if state.status.terminal:
+        raise approval_protocol.ApprovalRefusedError(approval_protocol.Refusal.RUN_ENDED)
+    if pending is None:
+        raise approval_protocol.ApprovalRefusedError(approval_protocol.Refusal.NOT_FOUND)
+    approval_protocol.decide(
+        state,
+        pending.approval_id,
+        decided_by=decision.decided_by,
+        approved=decision.approved,
+        comment=decision.comment,
+        declined=decision.declined,
+    )
     if decision.approved and decision.declined:  # approved in part: the declined ones never run
         for record in state.commands:
             if record.approval_id == pending.approval_id and record.tool_use_id in decision.declined:

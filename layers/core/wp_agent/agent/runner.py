@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import uuid
 
+from wp_agent.agent.approval_protocol import ApprovalRefusedError
 from wp_agent.agent.lifecycle import new_session
 from wp_agent.agent.outcome import awaiting_approval_output
-from wp_agent.agent.ports import AgentDeps, Approvals
+from wp_agent.agent.ports import AgentDeps, ApprovalDecision, Approvals
 from wp_agent.agent.session_state import SessionState
 from wp_agent.agent.turn import AgentTurn
 from wp_agent.errors import AgentErrorCode, WpAgentError
@@ -43,6 +44,14 @@ class AgentRunner:
         )
         return self.resume(state)
 
+    def decide(self, state: SessionState, decision: ApprovalDecision) -> None:
+        """The requester's decision on the held run. Refused (the approval expired while it waited, or
+        the run ended): nothing held runs, and the run ends as an expired approval does."""
+        try:
+            self._turn.decide(state, decision)
+        except ApprovalRefusedError:
+            self._turn.expire_approval(state)
+
     def resume(self, state: SessionState) -> AgentOutput:
         """Run an existing session on to its end (e.g. a held run once its approval is decided)."""
         self.last_state = state
@@ -56,7 +65,7 @@ class AgentRunner:
                 decision = self._approvals.decide(state.pending_approval, state)
                 if decision is None:
                     return awaiting_approval_output(state, simulated=self._deps.wp_cli.simulated)
-                self._turn.decide(state, decision)
+                self.decide(state, decision)
                 continue
             if state.result is not None:
                 return state.result

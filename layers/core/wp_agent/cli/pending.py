@@ -24,7 +24,6 @@ from wp_agent.agent.messages import text_of, tool_uses
 from wp_agent.agent.ports import ApprovalDecision, Approvals, NoApprovals
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import ApprovalStatus, PendingApproval, SessionState
-from wp_agent.agent.turn import AgentTurn
 from wp_agent.cli import doctor, run_output
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.local_files import write_private
@@ -241,14 +240,10 @@ def _decide(args: argparse.Namespace, settings: Settings, *, approve: bool) -> i
     except WpAgentError as exc:
         print(f"設定エラー: {exc.message_ja}", file=sys.stderr)
         return ExitCode.CONFIGURATION
-    turn = AgentTurn(deps)
-    if decision is not None:
-        try:
-            turn.decide(state, decision)
-        except WpAgentError:  # expired while it waited
-            turn.expire_approval(state)
     approvals: Approvals = run_output.terminal_approvals(args.user) or NoApprovals()
     runner = AgentRunner(deps, approvals)
+    if decision is not None:
+        runner.decide(state, decision)  # expired while it waited: the run ends as expired
     code = run_output.drive(
         runner,
         deps,

@@ -14,6 +14,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from wp_agent.agent.approval_protocol import ApprovalRefusedError
 from wp_agent.agent.lifecycle import new_session
 from wp_agent.agent.model_client import ModelReply
 from wp_agent.agent.ports import AgentDeps, ApprovalDecision
@@ -21,7 +22,6 @@ from wp_agent.agent.prompt import TOOL_NAME
 from wp_agent.agent.session_state import CommandRecord, PendingApproval, SessionState
 from wp_agent.agent.site_scope import SiteScope, apply_site_scope
 from wp_agent.agent.turn import AgentTurn
-from wp_agent.errors import WpAgentError
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.workflow import Route
 from wp_agent.policy import PolicyCategory, PolicyDecision
@@ -145,7 +145,7 @@ class McpSession:
         decision = ApprovalDecision(approved=approved, decided_by=decided_by, comment=comment)
         try:
             held.turn.decide(held.state, decision)
-        except WpAgentError:
+        except ApprovalRefusedError:
             held.turn.expire_approval(held.state)  # the only refusal left for a live approval
             return CallOutcome(
                 text="承認の期限が切れたため、この操作は実行しませんでした。必要なら改めて wp_cli から依頼してください。",
