@@ -11,7 +11,7 @@ from typing import Any
 from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel
 from tests.fakes.aws import TABLES
 from wp_agent.adapters.aws.events import DETAIL_TYPES, EventPublisher
-from wp_agent.adapters.aws.workflow import RunWorkflow
+from wp_agent.adapters.aws.workflow import ApprovalWaits, RunWorkflow
 from wp_agent.agent.approval_protocol import ResumeOutcome
 from wp_agent.agent.model_client import ModelClient
 from wp_agent.config import Settings
@@ -99,6 +99,10 @@ class RecordedRuntime(AwsRuntime):
 
     @cached_property
     def workflow(self) -> RunWorkflow:
+        return self.recording_workflow
+
+    @cached_property
+    def approval_waits(self) -> ApprovalWaits:
         return self.recording_workflow
 
     @cached_property

@@ -13,7 +13,7 @@ from wp_agent.adapters.aws.scheduler import failure_code as scheduler_failure_co
 from wp_agent.adapters.aws.scheduler import scheduler_client
 from wp_agent.adapters.aws.secrets import read_secret
 from wp_agent.adapters.aws.session_store import DynamoSessionStore
-from wp_agent.adapters.aws.workflow import RunWorkflow
+from wp_agent.adapters.aws.workflow import ApprovalWaits, RunWorkflow
 from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
 from wp_agent.agent.ports import AgentDeps, NoRateLimits, RateLimiter
 from wp_agent.agent.turn import AgentTurn
@@ -88,6 +88,10 @@ class AwsRuntime:
         return RunWorkflow(
             required_setting(self.settings.wp_agent_state_machine_arn, "WP_AGENT_STATE_MACHINE_ARN")
         )
+
+    @cached_property
+    def approval_waits(self) -> ApprovalWaits:
+        return ApprovalWaits()
 
     @cached_property
     def telemetry(self) -> Telemetry:

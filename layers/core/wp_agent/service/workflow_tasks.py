@@ -115,7 +115,7 @@ def wait_for_approval(
             # The requester answered before the wait began: still announce it (with its status),
             # then hand the stored decision to this wait.
             notifications.approval_requested(runtime.events, state)
-            runtime.workflow.resume(task_token, came_first)
+            runtime.approval_waits.resume(task_token, came_first)
             return
         try:
             save_and_deliver(runtime.sessions, runtime.audit, state)
