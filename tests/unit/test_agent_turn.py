@@ -21,7 +21,7 @@ from wp_agent.agent.ports import (
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import ApprovalStatus, CommandStatus, SessionStatus
 from wp_agent.agent.turn import AgentTurn
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult
 from wp_agent.models.agent_io import AgentInput
@@ -390,7 +390,7 @@ def test_retried_turn_does_not_rerun_a_started_command() -> None:
         user_id="u",
         target_id="t",
     )
-    deps.settings = Settings(anthropic_api_key="x", agent_allow_skip_confirmation=True)
+    deps.settings = CliSettings(anthropic_api_key="x", agent_allow_skip_confirmation=True)
     with pytest.raises(KeyboardInterrupt):
         AgentTurn(deps).advance(state)
     persisted = store.load("s1")

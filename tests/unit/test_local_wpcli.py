@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.environment import INHERITED
 from wp_agent.executors.factory import build_wp_cli
@@ -26,10 +26,10 @@ STUB = Path(__file__).resolve().parents[1] / "fakes" / "wp_stub.py"
 STUB_BIN = f"{shlex.quote(sys.executable)} {shlex.quote(str(STUB))}"
 
 
-def _settings(**values: object) -> Settings:
+def _settings(**values: object) -> CliSettings:
     base: dict[str, object] = {"wp_local_path": None, "wp_agent_sandbox_site": None, "vps_host": None}
     base.update(values)
-    return Settings(**base)  # type: ignore[arg-type]
+    return CliSettings(**base)  # type: ignore[arg-type]
 
 
 def _running(marker: str) -> list[str]:

@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from moto import mock_aws
 
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.ssh_keys import (
     KeyMethod,
@@ -58,7 +58,7 @@ def _host_line() -> str:
     )
 
 
-def _settings(**values: Any) -> Settings:
+def _settings(**values: Any) -> CliSettings:
     base: dict[str, Any] = {
         "vps_host": HOST,
         "vps_port": PORT,
@@ -74,7 +74,7 @@ def _settings(**values: Any) -> Settings:
         "vault_token": None,
     }
     base.update(values)
-    return Settings(**base)
+    return CliSettings(**base)
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,7 @@ from wp_agent.agent.audit_events import AuditEvent
 from wp_agent.agent.model_client import ModelClient
 from wp_agent.agent.session_state import CommandRecord, PendingApproval, SessionState
 from wp_agent.agent.site_scope import SiteScope
-from wp_agent.config import Settings
+from wp_agent.config import AgentSettings
 from wp_agent.executors.port import WpCli
 from wp_agent.models.undo import UndoCapture
 from wp_agent.policy import CommandPolicy, PolicyDecision
@@ -200,7 +200,7 @@ class AgentDeps:
     audit: AuditLog
     limiter: RateLimiter
     store: SessionStore
-    settings: Settings
+    settings: AgentSettings
     progress: ProgressListener | None = None
     telemetry: Telemetry = field(default_factory=NoTelemetry)
     changes: ChangeRecorder = field(default_factory=NoChangeRecorder)  # before/after images for undo

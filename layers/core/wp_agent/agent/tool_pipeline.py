@@ -25,7 +25,7 @@ from wp_agent.agent.session_state import CommandRecord, CommandStatus
 from wp_agent.agent.site_reads import SiteReads
 from wp_agent.agent.site_scope import SiteScope, apply_site_scope, as_run
 from wp_agent.agent.tool_results import tool_result
-from wp_agent.config import Settings
+from wp_agent.config import AgentSettings
 from wp_agent.masking import mask_command
 from wp_agent.policy import CommandPolicy, PolicyDecision
 
@@ -113,7 +113,7 @@ def _refused(tool_use_id: str, message_ja: str) -> dict[str, Any]:
 
 
 class ToolCallPipeline:
-    def __init__(self, policy: CommandPolicy, settings: Settings) -> None:
+    def __init__(self, policy: CommandPolicy, settings: AgentSettings) -> None:
         self._policy = policy
         self._settings = settings
 
@@ -171,7 +171,7 @@ def _again(record: CommandRecord) -> ToolCallOutcome:
 
 
 def loop_guard(
-    commands: Sequence[CommandRecord], argv: list[str], settings: Settings
+    commands: Sequence[CommandRecord], argv: list[str], settings: AgentSettings
 ) -> tuple[StopReason, str] | None:
     """Why running `argv` next would make the run a loop (the run's stop reason and the message), or None."""
     same = sum(1 for r in commands if r.argv == argv and r.status is not CommandStatus.BLOCKED)

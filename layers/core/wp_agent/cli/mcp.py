@@ -7,7 +7,7 @@ import sys
 
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.wiring import build_local_deps
-from wp_agent.config import Settings
+from wp_agent.config import McpSettings
 from wp_agent.errors import WpAgentError
 
 
@@ -30,10 +30,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     parser.add_argument("--user", default="local-user", help="監査ログに記録する依頼者ID")
     parser.add_argument("--site-url", help="マルチサイト: すべてのコマンドをこのサイトで実行します（--url）")
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, settings_class=McpSettings)
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: McpSettings) -> int:
     from wp_agent.mcp_server.app import serve  # the SDK loads only for this command
     from wp_agent.mcp_server.server import NoPlanner
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from wp_agent.agent.messages import text_of, tool_uses
+from wp_agent.agent.model_client import AnthropicModelClient
 from wp_agent.agent.ports import ApprovalDecision, Approvals, NoApprovals
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import ApprovalStatus, PendingApproval, SessionState
@@ -28,7 +29,7 @@ from wp_agent.cli import doctor, run_output
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.local_files import write_private
 from wp_agent.cli.wiring import build_local_deps
-from wp_agent.config import Settings, WpCliMode
+from wp_agent.config import CliSettings, WpCliMode
 from wp_agent.errors import WpAgentError
 from wp_agent.masking import mask_command, mask_text
 from wp_agent.models.agent_io import utc_now_iso
@@ -46,7 +47,7 @@ class HeldRun(BaseModel):
     state: SessionState
 
 
-def target_of(settings: Settings) -> str:
+def target_of(settings: CliSettings) -> str:
     if settings.wp_cli_mode is WpCliMode.SSH:
         return f"ssh:{settings.vps_ssh_user}@{settings.vps_host}:{settings.vps_port}{settings.wp_path}"
     if settings.wp_cli_mode is WpCliMode.LOCAL:
@@ -80,7 +81,7 @@ def carries_secret(state: SessionState) -> bool:
     )
 
 
-def keep(state: SessionState, settings: Settings, user: str) -> str | None:
+def keep(state: SessionState, settings: CliSettings, user: str) -> str | None:
     """Keep a run that waits for approval; its approval id. A run holding a secret is not written to
     disk (None): it can only be approved where it runs (a terminal, or --yes)."""
     assert state.pending_approval is not None  # noqa: S101 - only called for a held run
@@ -156,11 +157,11 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     reject.set_defaults(handler=run_reject)
 
 
-def run_approve(args: argparse.Namespace, settings: Settings) -> int:
+def run_approve(args: argparse.Namespace, settings: CliSettings) -> int:
     return _decide(args, settings, approve=True)
 
 
-def run_reject(args: argparse.Namespace, settings: Settings) -> int:
+def run_reject(args: argparse.Namespace, settings: CliSettings) -> int:
     return _decide(args, settings, approve=False)
 
 
@@ -199,7 +200,7 @@ def _selection(pending: PendingApproval, only: str | None) -> frozenset[str] | N
     return frozenset(item.tool_use_id for n, item in enumerate(pending.items, 1) if n not in chosen)
 
 
-def _decide(args: argparse.Namespace, settings: Settings, *, approve: bool) -> int:
+def _decide(args: argparse.Namespace, settings: CliSettings, *, approve: bool) -> int:
     held = _find(args.approval_id)
     if held is None:
         return _not_found(args.approval_id)
@@ -236,7 +237,12 @@ def _decide(args: argparse.Namespace, settings: Settings, *, approve: bool) -> i
     doctor.preflight(settings)
     store = HeldRunStore(held)
     try:
-        deps = build_local_deps(settings, progress=run_output.progress_printer(), store=store)
+        deps = build_local_deps(
+            settings,
+            model=AnthropicModelClient(settings),
+            progress=run_output.progress_printer(),
+            store=store,
+        )
     except WpAgentError as exc:
         print(f"設定エラー: {exc.message_ja}", file=sys.stderr)
         return ExitCode.CONFIGURATION

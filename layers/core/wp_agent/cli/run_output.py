@@ -15,7 +15,7 @@ from wp_agent.agent.session_state import ApprovalStatus, CommandStatus, PendingA
 from wp_agent.agent.turn import AgentTurn
 from wp_agent.cli import history, interrupts, undo
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.errors import AgentErrorCode
 from wp_agent.models.agent_io import AgentOutput
 
@@ -165,8 +165,8 @@ def drive(
     args: argparse.Namespace,
     run: Callable[[], AgentOutput],
     *,
-    settings: Settings,
-    keep_held: Callable[[SessionState, Settings, str], str | None] | None,
+    settings: CliSettings,
+    keep_held: Callable[[SessionState, CliSettings, str], str | None] | None,
 ) -> int:
     """Run (Ctrl-C: commands ended, run cancelled, exit 130), keep a held run nobody could answer,
     print the outcome (AgentOutput JSON with --json), and give the exit code. `keep_held` stores a

@@ -14,7 +14,7 @@ from wp_agent.agent.lifecycle import new_run_id
 from wp_agent.agent.ports import NoRateLimits
 from wp_agent.agent.session_state import SessionState
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.factory import build_wp_cli
 from wp_agent.masking import mask_command
@@ -47,7 +47,7 @@ def undo_hint(run_id: str) -> str:
     return f"元に戻すには: wp-agent undo {run_id}（内容の確認だけなら --dry-run）"
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: CliSettings) -> int:
     store = LocalRunStore.from_settings(settings)
     stored = store.load(args.run_id)
     if stored is None:
@@ -157,7 +157,7 @@ def _print_outcome(outcome: PlanOutcome, undo_run_id: str, out: TextIO) -> None:
     print(f"{verdict}（この取り消しの実行ID: {undo_run_id}）", file=out)
 
 
-def remember_for_undo(state: SessionState | None, settings: Settings) -> None:
+def remember_for_undo(state: SessionState | None, settings: CliSettings) -> None:
     """Keep the run's records for `wp-agent undo` and say how to undo it (stderr: stdout is the answer)."""
     if state is None or not any(r.undo is not None for r in state.run_commands()):
         return

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
-from wp_agent.config import Settings
+from wp_agent.config import WpCliSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors import running
 from wp_agent.executors.environment import minimal_environment, parse_passthrough
@@ -74,7 +74,7 @@ class LocalWpCli:
         self._media = media or MediaImporter()
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> LocalWpCli:
+    def from_settings(cls, settings: WpCliSettings) -> LocalWpCli:
         if settings.wp_local_path is None:
             raise WpAgentError(
                 AgentErrorCode.UNKNOWN_ERROR,

@@ -9,7 +9,7 @@ import sys
 import anyio
 
 from wp_agent.agent.ports import AgentDeps
-from wp_agent.config import Settings
+from wp_agent.config import McpSettings
 from wp_agent.mcp_server.server import WpAgentMcp
 
 LOOPBACK = "127.0.0.1"
@@ -17,7 +17,7 @@ HTTP_PATH = "/mcp"
 
 
 def serve(
-    settings: Settings, deps: AgentDeps, *, user_id: str, site_url: str | None, http_port: int | None
+    settings: McpSettings, deps: AgentDeps, *, user_id: str, site_url: str | None, http_port: int | None
 ) -> None:
     """Serve with `deps` wired as for `ask` (by cli/mcp.py), whose model is a NoPlanner."""
     app = WpAgentMcp(settings, deps, user_id=user_id, site_url=site_url)

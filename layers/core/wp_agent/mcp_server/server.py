@@ -22,7 +22,7 @@ from wp_agent.agent.model_client import ModelReply
 from wp_agent.agent.ports import AgentDeps, AuditLog
 from wp_agent.agent.session_state import PendingApproval
 from wp_agent.agent.site_scope import normalise_site_url
-from wp_agent.config import Settings
+from wp_agent.config import McpSettings
 from wp_agent.errors import InternalStateError
 from wp_agent.mcp_server.resources import policy_rules_ja, site_summary
 from wp_agent.mcp_server.session import CallOutcome, McpSession
@@ -131,7 +131,7 @@ def approval_text_ja(pending: PendingApproval) -> str:
 class WpAgentMcp:
     """Builds the MCPServer; one McpSession per MCP connection (kept in the SDK's connection state)."""
 
-    def __init__(self, settings: Settings, deps: AgentDeps, *, user_id: str, site_url: str | None) -> None:
+    def __init__(self, settings: McpSettings, deps: AgentDeps, *, user_id: str, site_url: str | None) -> None:
         self._settings = settings
         self._deps = deps
         self._user_id = user_id

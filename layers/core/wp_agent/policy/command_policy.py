@@ -10,7 +10,7 @@ from typing import Any
 from wp_agent.command_line.aliases import canonical_argv
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.command_line.shell_syntax import HazardKind, ShellHazard, find_shell_hazards, split_words
-from wp_agent.config import Settings
+from wp_agent.config import PolicySettings
 from wp_agent.errors import ConfigurationError
 from wp_agent.masking import mask_argv, mask_text
 from wp_agent.media.safe_download import parse_test_hosts
@@ -162,7 +162,7 @@ class CommandPolicy:
             )
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> CommandPolicy:
+    def from_settings(cls, settings: PolicySettings) -> CommandPolicy:
         return cls(
             load_custom_rules(settings.wp_agent_policy_file, settings.wp_agent_policy_rules),
             media_test_hosts=parse_test_hosts(settings.wp_agent_media_test_hosts),
