@@ -6,12 +6,13 @@ import argparse
 
 from pydantic import ValidationError
 
+from wp_agent.agent.model_client import AnthropicModelClient
 from wp_agent.agent.ports import Approvals, AutoApprove, NoApprovals
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.cli import doctor, pending, run_output, sites, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.wiring import build_local_deps
-from wp_agent.config import Settings, WpCliMode
+from wp_agent.config import CliSettings, WpCliMode
 from wp_agent.errors import WpAgentError
 from wp_agent.models.agent_io import (
     MAX_ITERATIONS_LIMIT,
@@ -56,7 +57,7 @@ _INPUT_PROBLEMS = {
 }
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: CliSettings) -> int:
     try:
         multisite = None
         if args.site_url or args.site_id is not None or args.network_wide:
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         approvals = run_output.terminal_approvals(args.user) or NoApprovals()
     progress = run_output.progress_printer()
     try:
-        deps = build_local_deps(settings, progress=progress)
+        deps = build_local_deps(settings, model=AnthropicModelClient(settings), progress=progress)
     except WpAgentError as exc:
         terminal.err.line(f"設定エラー: {exc.message_ja}")
         return ExitCode.CONFIGURATION

@@ -9,7 +9,7 @@ import shlex
 
 from wp_agent.cli import terminal
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.policy import CommandPolicy
 
 _ONLY_OPERATORS = re.compile(r"^[;&|<>()]+$")
@@ -49,7 +49,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: CliSettings) -> int:
     words = list(args.words[1:] if args.words[:1] == ["--"] else args.words)
     if not words:
         terminal.err.line("エラー: 判定するコマンドを指定してください。例: wp-agent check -- 'post list'")

@@ -19,8 +19,8 @@ from wp_agent.agent.ports import AuditLog
 from wp_agent.agent.session_state import SessionState, SessionStatus
 from wp_agent.cli import terminal
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings
-from wp_agent.policy.masking import mask_text
+from wp_agent.config import CliSettings
+from wp_agent.masking import mask_text
 
 _STATUS_JA = {
     "completed": "完了",
@@ -194,7 +194,7 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     show.set_defaults(handler=run_show)
 
 
-def run_history(args: argparse.Namespace, settings: Settings) -> int:
+def run_history(args: argparse.Namespace, settings: CliSettings) -> int:
     if not 1 <= args.n <= 1000:
         terminal.err.line("入力エラー [VALIDATION_ERROR]: -n には 1〜1000 の整数を指定してください。")
         return ExitCode.USAGE
@@ -214,7 +214,7 @@ def run_history(args: argparse.Namespace, settings: Settings) -> int:
     return ExitCode.OK
 
 
-def run_show(args: argparse.Namespace, settings: Settings) -> int:
+def run_show(args: argparse.Namespace, settings: CliSettings) -> int:
     runs = {run.run_id: run for run in read_runs(settings.wp_agent_audit_file.expanduser())}
     run = runs.get(args.run_id)
     if run is None:

@@ -29,7 +29,7 @@ from wp_agent.cli import (
     undo,
 )
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings, LocalSettings
 from wp_agent.errors import ConfigurationError
 
 
@@ -98,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
 _LOG_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warn": logging.WARNING, "error": logging.ERROR}
 
 
-def _configure_logging(settings: Settings) -> None:
+def _configure_logging(settings: LocalSettings) -> None:
     """Our loggers at LOG_LEVEL on stderr (stdout stays for answers and --json); libraries at WARNING."""
     # In a terminal the audit file already holds every record: only an explicit LOG_LEVEL turns on info logs.
     level = _LOG_LEVELS[settings.log_level.value] if "LOG_LEVEL" in os.environ else logging.WARNING
@@ -118,7 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     try:
-        settings = Settings()
+        # Each command's own settings, validated before it starts (`mcp` needs no model settings).
+        settings = getattr(args, "settings_class", CliSettings)()
         _configure_logging(settings)
         return int(args.handler(args, settings))
     except ConfigurationError as exc:

@@ -21,19 +21,18 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from wp_agent.agent.messages import text_of, tool_uses
-from wp_agent.agent.model_client import ModelClient
+from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
 from wp_agent.agent.ports import ApprovalDecision, Approvals, NoApprovals
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import ApprovalStatus, PendingApproval, SessionState
-from wp_agent.agent.turn import AgentTurn
 from wp_agent.cli import doctor, run_output, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.local_files import write_private
 from wp_agent.cli.wiring import build_local_deps
-from wp_agent.config import Settings, WpCliMode
+from wp_agent.config import CliSettings, WpCliMode
 from wp_agent.errors import WpAgentError
+from wp_agent.masking import mask_command, mask_text
 from wp_agent.models.agent_io import utc_now_iso
-from wp_agent.policy.masking import mask_command, mask_text
 
 APPROVAL_ID = re.compile(r"apr_[0-9a-f]{20}")
 
@@ -56,7 +55,7 @@ class HeldRun(BaseModel):
         return self.channel.startswith("mcp:")
 
 
-def target_of(settings: Settings) -> str:
+def target_of(settings: CliSettings) -> str:
     if settings.wp_cli_mode is WpCliMode.SSH:
         return f"ssh:{settings.vps_ssh_user}@{settings.vps_host}:{settings.vps_port}{settings.wp_path}"
     if settings.wp_cli_mode is WpCliMode.LOCAL:
@@ -90,7 +89,7 @@ def carries_secret(state: SessionState) -> bool:
     )
 
 
-def keep(state: SessionState, settings: Settings, user: str, *, channel: str = "cli") -> str | None:
+def keep(state: SessionState, settings: CliSettings, user: str, *, channel: str = "cli") -> str | None:
     """Keep a run that waits for approval; its approval id. A run holding a secret is not written to
     disk (None): it can only be approved where it runs (a terminal, or --yes; over MCP, elicitation)."""
     assert state.pending_approval is not None  # noqa: S101 - only called for a held run
@@ -171,11 +170,11 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     reject.set_defaults(handler=run_reject)
 
 
-def run_approve(args: argparse.Namespace, settings: Settings) -> int:
+def run_approve(args: argparse.Namespace, settings: CliSettings) -> int:
     return _decide(args, settings, approve=True)
 
 
-def run_reject(args: argparse.Namespace, settings: Settings) -> int:
+def run_reject(args: argparse.Namespace, settings: CliSettings) -> int:
     return _decide(args, settings, approve=False)
 
 
@@ -233,16 +232,16 @@ def _ask_person(held: HeldRun, pending: PendingApproval, args: argparse.Namespac
     return ExitCode.AWAITING_APPROVAL if decision is None else decision
 
 
-def _resumed_model(held: HeldRun) -> ModelClient | None:
+def _resumed_model(held: HeldRun, settings: CliSettings) -> ModelClient:
     """An MCP client's call plans nothing more once decided; a held `ask` goes on with the model."""
     if not held.from_mcp:
-        return None
+        return AnthropicModelClient(settings)
     from wp_agent.mcp_server.session import ClientCallEnded
 
     return ClientCallEnded()
 
 
-def _decide(args: argparse.Namespace, settings: Settings, *, approve: bool) -> int:
+def _decide(args: argparse.Namespace, settings: CliSettings, *, approve: bool) -> int:
     held = _find(args.approval_id)
     if held is None:
         return _not_found(args.approval_id)
@@ -284,19 +283,18 @@ def _decide(args: argparse.Namespace, settings: Settings, *, approve: bool) -> i
     store = HeldRunStore(held)
     try:
         deps = build_local_deps(
-            settings, progress=run_output.progress_printer(), store=store, model=_resumed_model(held)
+            settings,
+            model=_resumed_model(held, settings),
+            progress=run_output.progress_printer(),
+            store=store,
         )
     except WpAgentError as exc:
         terminal.err.line(f"設定エラー: {exc.message_ja}")
         return ExitCode.CONFIGURATION
-    turn = AgentTurn(deps)
-    if decision is not None:
-        try:
-            turn.decide(state, decision)
-        except WpAgentError:  # expired while it waited
-            turn.expire_approval(state)
     approvals: Approvals = run_output.terminal_approvals(args.user) or NoApprovals()
     runner = AgentRunner(deps, approvals)
+    if decision is not None:
+        runner.decide(state, decision)  # expired while it waited: the run ends as expired
     code = run_output.drive(
         runner,
         deps,

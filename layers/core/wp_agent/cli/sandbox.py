@@ -7,7 +7,7 @@ from pathlib import Path
 
 from wp_agent.cli import terminal
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 
 _ACTIONS = {
     "status": "状態を表示します（何も変更しません）",
@@ -30,7 +30,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: CliSettings) -> int:
     # Imported here: the sandbox is local-only code (MariaDB, PHP) that other commands never need.
     from wp_agent.executors.sandbox import DEFAULT_SANDBOX_DIR
     from wp_agent.sandbox import SandboxError, SandboxSite

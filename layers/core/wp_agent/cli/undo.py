@@ -9,21 +9,21 @@ import sys
 
 from wp_agent.adapters.jsonl_audit import JsonlAuditLog
 from wp_agent.agent import audit_outbox
+from wp_agent.agent.lifecycle import new_run_id
 from wp_agent.agent.ports import NoRateLimits
 from wp_agent.agent.session_state import SessionState
-from wp_agent.agent.turn import new_run_id
 from wp_agent.cli import terminal
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.factory import build_wp_cli
+from wp_agent.masking import mask_command
 from wp_agent.models.agent_io import AgentInput, utc_now_iso
 from wp_agent.models.undo import UndoPlan
 from wp_agent.policy import CommandPolicy
-from wp_agent.policy.masking import mask_command
 from wp_agent.undo.execute import PlanOutcome
 from wp_agent.undo.local_store import LocalRunStore, StoredRun
-from wp_agent.undo.service import CheckedPlan, UndoService, undo_available
+from wp_agent.undo.revert_run import CheckedPlan, RevertRun, undo_available
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -47,7 +47,7 @@ def undo_hint(run_id: str) -> str:
     return f"元に戻すには: wp-agent undo {run_id}（内容の確認だけなら --dry-run）"
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: CliSettings) -> int:
     store = LocalRunStore.from_settings(settings)
     stored = store.load(args.run_id)
     if stored is None:
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     state = _undo_state(stored)
     audit = JsonlAuditLog(settings.wp_agent_audit_file.expanduser())
     wp_cli = build_wp_cli(settings)
-    service = UndoService(CommandPolicy.from_settings(settings), wp_cli, NoRateLimits(), state, stored.run_id)
+    service = RevertRun(CommandPolicy.from_settings(settings), wp_cli, NoRateLimits(), state, stored.run_id)
     try:
         checked = service.plan(stored.commands)
         _print_plan(checked, terminal.err if args.json else terminal.out)
@@ -81,6 +81,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         terminal.err.line(f"[{exc.code.value}] {exc.message_ja}")
         return ExitCode.FAILED
     finally:
+        audit_outbox.put(state, service.events)
         audit_outbox.deliver(state, audit)
         wp_cli.close()
     stored.reverted_by.append(state.run_id)
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 def _undo_state(stored: StoredRun) -> SessionState:
     """The undo's own run, in the session of the run it reverts (same requester, target and site)."""
-    state = SessionState(
+    return SessionState(
         session_id=stored.session_id,
         run_id=new_run_id(),
         user_id=stored.user_id,
@@ -105,9 +106,8 @@ def _undo_state(stored: StoredRun) -> SessionState:
         input=AgentInput(message=f"{stored.run_id} を元に戻す"),
         started_at=utc_now_iso(),
         site_url=stored.site_url,
+        network_admin=stored.network_admin,
     )
-    state.network_admin = stored.network_admin
-    return state
 
 
 def _approver(args: argparse.Namespace, checked: CheckedPlan) -> str | None:
@@ -156,7 +156,7 @@ def _print_outcome(outcome: PlanOutcome, undo_run_id: str, out: terminal.Stream)
     out.line(f"{verdict}（この取り消しの実行ID: {undo_run_id}）")
 
 
-def remember_for_undo(state: SessionState | None, settings: Settings) -> None:
+def remember_for_undo(state: SessionState | None, settings: CliSettings) -> None:
     """Keep the run's records for `wp-agent undo` and say how to undo it (stderr: stdout is the answer)."""
     if state is None or not any(r.undo is not None for r in state.run_commands()):
         return
