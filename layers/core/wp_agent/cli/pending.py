@@ -29,7 +29,7 @@ from wp_agent.cli import doctor, run_output, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.local_files import write_private
 from wp_agent.cli.wiring import build_local_deps
-from wp_agent.config import CliSettings, WpCliMode
+from wp_agent.config import CliSettings, LocalAgentSettings, WpCliMode
 from wp_agent.errors import WpAgentError
 from wp_agent.masking import mask_command, mask_text
 from wp_agent.models.agent_io import utc_now_iso
@@ -55,7 +55,7 @@ class HeldRun(BaseModel):
         return self.channel.startswith("mcp:")
 
 
-def target_of(settings: CliSettings) -> str:
+def target_of(settings: LocalAgentSettings) -> str:
     if settings.wp_cli_mode is WpCliMode.SSH:
         return f"ssh:{settings.vps_ssh_user}@{settings.vps_host}:{settings.vps_port}{settings.wp_path}"
     if settings.wp_cli_mode is WpCliMode.LOCAL:
@@ -89,7 +89,7 @@ def carries_secret(state: SessionState) -> bool:
     )
 
 
-def keep(state: SessionState, settings: CliSettings, user: str, *, channel: str = "cli") -> str | None:
+def keep(state: SessionState, settings: LocalAgentSettings, user: str, *, channel: str = "cli") -> str | None:
     """Keep a run that waits for approval; its approval id. A run holding a secret is not written to
     disk (None): it can only be approved where it runs (a terminal, or --yes; over MCP, elicitation)."""
     assert state.pending_approval is not None  # noqa: S101 - only called for a held run

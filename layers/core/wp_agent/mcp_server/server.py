@@ -20,7 +20,6 @@ from wp_agent import __version__
 from wp_agent.agent.audit_events import AuditEvent
 from wp_agent.agent.model_client import ModelReply
 from wp_agent.agent.ports import AgentDeps, AuditLog
-from wp_agent.agent.session_state import PendingApproval
 from wp_agent.agent.site_scope import normalise_site_url
 from wp_agent.config import McpSettings
 from wp_agent.errors import InternalStateError
