@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from aws_lambda_powertools import Logger
 
-import functions.turn.handler as turn_handler
 from tests.fakes.anthropic_server import (
     RecordedRequest,
     delay,
@@ -240,7 +240,8 @@ def test_no_secret_reaches_a_log_line(
     package.setLevel(logging.DEBUG)
     secure_root_handlers()
     powertools_output = io.StringIO()  # where the handlers' Powertools Logger writes (stdout in Lambda)
-    powertools_handler = turn_handler.logger.registered_handler
+    # The service's logger, as every container's handler module configures it (POWERTOOLS_SERVICE_NAME).
+    powertools_handler = Logger().registered_handler
     assert isinstance(powertools_handler, logging.StreamHandler)
     original_stream = powertools_handler.setStream(powertools_output)
     password = "Secr3tPassw0rd!"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from wp_agent.adapters.aws.article_jobs import ArticleJobStore
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
@@ -25,6 +27,9 @@ from wp_agent.models.target import Target
 from wp_agent.policy import CommandPolicy
 from wp_agent.telemetry import RATE_LIMIT_UTILISATION_PERCENT, Telemetry
 from wp_agent.undo.agent_hooks import UndoRecorder
+
+if TYPE_CHECKING:
+    from wp_agent.executors.ssh_pool import SshConnectionPool
 
 # The adapters the services may use are the ones wired here (import-linter keeps it so).
 __all__ = [
@@ -51,8 +56,11 @@ def required_setting(value: str | None, name: str) -> str:
 class AwsRuntime:
     """Everything a handler needs, created lazily so a cold start only pays for what it uses."""
 
-    def __init__(self, settings: Settings | None = None) -> None:
+    def __init__(
+        self, settings: Settings | None = None, *, ssh_pool: SshConnectionPool | None = None
+    ) -> None:
         self.settings = settings or Settings()
+        self._ssh_pool = ssh_pool  # None: the process's pool (in Lambda, the container's)
 
     @cached_property
     def sessions(self) -> DynamoSessionStore:
@@ -130,7 +138,7 @@ class AwsRuntime:
             wp_user=target.wp_user,
             key_secret_arn=target.secret_arn,
         )
-        return SshWpCli(self.settings, target=ssh_target)
+        return SshWpCli(self.settings, target=ssh_target, pool=self._ssh_pool)
 
     def agent_turn(self, target: Target, wp_cli: WpCli | None = None) -> AgentTurn:
         wp_cli = wp_cli or self.wp_cli_for(target)
@@ -152,12 +160,13 @@ class AwsRuntime:
 class LazyRuntime:
     """A handler module's accessor: the runtime is built on first use, then reused while warm."""
 
-    def __init__(self) -> None:
+    def __init__(self, build: Callable[[], AwsRuntime] = AwsRuntime) -> None:
+        self._build = build
         self._runtime: AwsRuntime | None = None
 
     def __call__(self) -> AwsRuntime:
         if self._runtime is None:
-            self._runtime = AwsRuntime()
+            self._runtime = self._build()
         return self._runtime
 
     def reset(self) -> None:
