@@ -115,6 +115,7 @@ class SessionService:
             # Rights as the registry says now (every turn checks again).
             state.network_admin = target.multisite and target.network_admin(user_id)
         state.reverts_run_id = reverts_run_id
+        state.runs[state.run_id] = reverts_run_id
         state.status = SessionStatus.PLANNING
         # Known before the start, so the session is saved once: the run's first turn may load it
         # at any moment after the start, and must find it as it will stay.
