@@ -287,6 +287,8 @@ def serverless(
             Rule="to-backend", EventBusName="wp-agent", Targets=[{"Id": "q", "Arn": queue_arn}]
         )
 
+        boto3.client("scheduler", region_name=REGION).create_schedule_group(Name="wp-agent")
+        monkeypatch.setenv("WP_AGENT_SCHEDULER_ROLE_ARN", f"arn:aws:iam::{ACCOUNT}:role/wp-agent-scheduler")
         deployed = deploy_workflow(template, region=REGION, account=ACCOUNT, short_wait_seconds=2)
         sfn, machine, short = deployed.client, deployed.arn, deployed.short_wait_arn
         monkeypatch.setenv("WP_AGENT_STATE_MACHINE_ARN", machine)

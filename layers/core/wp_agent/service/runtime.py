@@ -6,7 +6,7 @@ from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from wp_agent.adapters.aws.article_jobs import ArticleJobStore
+from wp_agent.adapters.aws.article_jobs import ArticleJob, ArticleJobStore
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
 from wp_agent.adapters.aws.events import EventPublisher
 from wp_agent.adapters.aws.registry import TargetRegistry
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 # The adapters the services may use are the ones wired here (import-linter keeps it so).
 __all__ = [
+    "ArticleJob",
     "AwsRuntime",
     "LazyRuntime",
     "ScheduleRecord",
