@@ -18,6 +18,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Pat
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from wp_agent.config import ApiSettings
 from wp_agent.errors import ConfigurationError
 from wp_agent.models import field_rules
 from wp_agent.models.api import (
@@ -57,7 +58,7 @@ from wp_agent.service.targets import TargetService
 from wp_agent.service.undo import undo_run
 from wp_agent.telemetry import REQUESTS_DURATION_SECONDS
 
-logger, tracer, runtime = handler_tools()
+logger, tracer, runtime = handler_tools(ApiSettings)
 app = APIGatewayRestResolver(enable_validation=True)
 _idempotency: dict[str, IdempotentRequests] = {}
 

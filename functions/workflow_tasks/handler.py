@@ -6,12 +6,13 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from wp_agent.config import WorkflowTasksSettings
 from wp_agent.models.workflow import WorkflowAction, WorkflowTaskInput
 from wp_agent.service import workflow_tasks
 from wp_agent.service.articles import ArticleService
 from wp_agent.service.lambda_setup import handler_tools
 
-logger, tracer, runtime = handler_tools()
+logger, tracer, runtime = handler_tools(WorkflowTasksSettings)
 
 
 @logger.inject_lambda_context(clear_state=True)

@@ -21,7 +21,7 @@ from types import ModuleType
 from typing import Any
 
 from wp_agent.executors.ssh_pool import SshConnectionPool
-from wp_agent.service.runtime import AwsRuntime, LazyRuntime
+from wp_agent.service.runtime import LazyRuntime
 
 
 @dataclass
@@ -39,7 +39,8 @@ def _cold_start(module_name: str) -> Container:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     pool = SshConnectionPool()
-    setattr(module, "runtime", LazyRuntime(lambda: AwsRuntime(ssh_pool=pool)))  # noqa: B010 - a module attribute
+    own = LazyRuntime(module.runtime.settings_class, ssh_pool=pool)  # the function's settings class
+    setattr(module, "runtime", own)  # noqa: B010 - a module attribute
     return Container(module=module, ssh_pool=pool)
 
 

@@ -1,11 +1,11 @@
-"""When an undo has nothing to do: the one decision (undo.service) the API and the CLI both answer from."""
+"""When an undo has nothing to do: the one decision (undo.revert_run) the API and the CLI both answer from."""
 
 from __future__ import annotations
 
 from wp_agent.agent.session_state import CommandRecord, CommandStatus
 from wp_agent.models.undo import EntityRef, UndoCapture, UndoItem
 from wp_agent.policy import PolicyCategory
-from wp_agent.undo.service import NothingToUndo, nothing_to_undo, standing_undo, undo_completed
+from wp_agent.undo.revert_run import NothingToUndo, nothing_to_undo, standing_undo, undo_completed
 
 TITLE = EntityRef(kind="post", key=["45"], parts=["fields"])
 

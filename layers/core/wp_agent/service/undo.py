@@ -4,7 +4,7 @@ dryRun answers at once with what the run changed and whether each command can be
 an undo run starts in the session like any message: the workflow's first turn reads the site and
 plans (wp_agent/undo/agent_turn.py), and from there policy, approval and audit are those of any run.
 A run with nothing to put back — no revertible change, or already undone by an earlier undo run that
-completed — is refused with 409 NOTHING_TO_UNDO before any run starts (undo.service decides).
+completed — is refused with 409 NOTHING_TO_UNDO before any run starts (undo.revert_run decides).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from wp_agent.models.api import RunAccepted, SessionMessageRequest, UndoCommandV
 from wp_agent.policy import PolicyCategory
 from wp_agent.service.api_errors import ApiError, ApiErrorCode
 from wp_agent.service.sessions import SessionService
-from wp_agent.undo.service import nothing_to_undo, standing_undo
+from wp_agent.undo.revert_run import nothing_to_undo, standing_undo
 
 _RAN = {CommandStatus.FINISHED, CommandStatus.UNKNOWN, CommandStatus.STARTED}
 
