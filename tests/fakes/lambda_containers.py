@@ -39,8 +39,9 @@ def _cold_start(module_name: str) -> Container:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     pool = SshConnectionPool()
-    own = LazyRuntime(module.runtime.settings_class, ssh_pool=pool)  # the function's settings class
-    setattr(module, "runtime", own)  # noqa: B010 - a module attribute
+    shared = getattr(module, "runtime", None)
+    if isinstance(shared, LazyRuntime):  # the function's settings class, with this container's pool
+        setattr(module, "runtime", LazyRuntime(shared.settings_class, ssh_pool=pool))  # noqa: B010
     return Container(module=module, ssh_pool=pool)
 
 
