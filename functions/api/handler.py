@@ -326,7 +326,12 @@ def publish_article(
 ) -> Response[str]:
     caller = user_id_from(user)
     service = ArticleService(runtime())
-    return _idempotent("articles", caller, idempotency_key, lambda: _json(202, service.submit(caller, body)))
+    return _idempotent(
+        "articles",
+        caller,
+        idempotency_key,
+        lambda: _json(202, service.submit(caller, body, idempotency_key=idempotency_key)),
+    )
 
 
 @app.get(
@@ -350,7 +355,10 @@ def create_schedule(
 ) -> Response[str]:
     caller = user_id_from(user)
     return _idempotent(
-        "schedules", caller, idempotency_key, lambda: _json(201, _schedules().create(caller, body))
+        "schedules",
+        caller,
+        idempotency_key,
+        lambda: _json(201, _schedules().create(caller, body, idempotency_key=idempotency_key)),
     )
 
 

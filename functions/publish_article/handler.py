@@ -21,4 +21,4 @@ logger, tracer, runtime = handler_tools(PublishArticleSettings)
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     job = PublishArticleTaskInput.model_validate(event)
     logger.append_keys(article_id=job.article_id)
-    return ArticleService(runtime()).run(job.article_id)
+    return ArticleService(runtime()).run(job.article_id, job.execution)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from wp_agent.adapters.aws.article_jobs import ArticleJobStore
+from wp_agent.adapters.aws.article_jobs import ArticleJob, ArticleJobStore
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
 from wp_agent.adapters.aws.events import EventPublisher
 from wp_agent.adapters.aws.registry import TargetRegistry
@@ -28,8 +29,12 @@ from wp_agent.policy import CommandPolicy
 from wp_agent.telemetry import RATE_LIMIT_UTILISATION_PERCENT, Telemetry
 from wp_agent.undo.agent_hooks import UndoRecorder, UndoRunOpening
 
+if TYPE_CHECKING:
+    from wp_agent.executors.ssh_pool import SshConnectionPool
+
 # The adapters the services may use are the ones wired here (import-linter keeps it so).
 __all__ = [
+    "ArticleJob",
     "AwsRuntime",
     "LazyRuntime",
     "ScheduleRecord",
@@ -54,8 +59,9 @@ def required_setting(value: str | None, name: str) -> str:
 class AwsRuntime:
     """Everything a handler needs, created lazily so a cold start only pays for what it uses."""
 
-    def __init__(self, settings: LambdaSettings) -> None:
+    def __init__(self, settings: LambdaSettings, *, ssh_pool: SshConnectionPool | None = None) -> None:
         self.settings = settings
+        self._ssh_pool = ssh_pool  # None: the process's pool (in Lambda, the container's)
 
     @cached_property
     def sessions(self) -> DynamoSessionStore:
@@ -137,7 +143,7 @@ class AwsRuntime:
             wp_user=target.wp_user,
             key_secret_arn=target.secret_arn,
         )
-        return SshWpCli(self.settings, target=ssh_target)
+        return SshWpCli(self.settings, target=ssh_target, pool=self._ssh_pool)
 
     def agent_turn(self, target: Target, wp_cli: WpCli | None = None) -> AgentTurn:
         wp_cli = wp_cli or self.wp_cli_for(target)
@@ -162,13 +168,20 @@ class LazyRuntime:
     settings are the function's own class (config.py), validated whole when it is built: a missing or
     invalid setting fails the first invocation before it does anything, naming every such setting."""
 
-    def __init__(self, settings_class: type[LambdaSettings]) -> None:
+    def __init__(
+        self, settings_class: type[LambdaSettings], *, ssh_pool: SshConnectionPool | None = None
+    ) -> None:
         self._settings_class = settings_class
+        self._ssh_pool = ssh_pool  # None: the process's pool (a test's container passes its own)
         self._runtime: AwsRuntime | None = None
+
+    @property
+    def settings_class(self) -> type[LambdaSettings]:
+        return self._settings_class
 
     def __call__(self) -> AwsRuntime:
         if self._runtime is None:
-            self._runtime = AwsRuntime(function_settings(self._settings_class))
+            self._runtime = AwsRuntime(function_settings(self._settings_class), ssh_pool=self._ssh_pool)
         return self._runtime
 
     def reset(self) -> None:
