@@ -153,6 +153,8 @@ def finish(
     error: WpAgentError | None = None,
     simulated: bool = False,
 ) -> None:
+    if status is SessionStatus.COMPLETED and outcome.refused_run(state) is not None:
+        status = SessionStatus.FAILED  # every command was refused: the run did nothing it was asked
     state.status = status
     state.result = outcome.build_output(state, response=response, error=error, simulated=simulated)
 

@@ -160,6 +160,11 @@ class SessionState(StateModel):
     def record(self, tool_use_id: str) -> CommandRecord | None:
         return next((c for c in self.commands if c.tool_use_id == tool_use_id), None)
 
+    def intent_id(self, record: CommandRecord) -> str:
+        """The id of a command's recorded intent, unique across sessions and runs: its rate-limit count
+        is tied to it (wp_agent.agent.ports.RateLimiter.before_command)."""
+        return f"{self.session_id}/{record.run_id or self.run_id}/{record.tool_use_id}"
+
     def find_approval(self, approval_id: str) -> PendingApproval | None:
         if self.pending_approval is not None and self.pending_approval.approval_id == approval_id:
             return self.pending_approval
