@@ -6,18 +6,21 @@ from functools import cached_property
 
 from wp_agent.adapters.aws.article_jobs import ArticleJobStore
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
+from wp_agent.adapters.aws.audit_log import event_from_item as audit_event_from_item
 from wp_agent.adapters.aws.events import EventPublisher
-from wp_agent.adapters.aws.registry import TargetRegistry
+from wp_agent.adapters.aws.paging import InvalidStartKeyError
+from wp_agent.adapters.aws.registry import TargetChangedError, TargetRecord, TargetRegistry
 from wp_agent.adapters.aws.schedule_store import ScheduleRecord, ScheduleStore
+from wp_agent.adapters.aws.scheduler import disable_schedule, scheduler_client
 from wp_agent.adapters.aws.scheduler import failure_code as scheduler_failure_code
-from wp_agent.adapters.aws.scheduler import scheduler_client
-from wp_agent.adapters.aws.secrets import read_secret
+from wp_agent.adapters.aws.secrets import SecretStoreError, TargetSecrets, read_secret
 from wp_agent.adapters.aws.session_store import DynamoSessionStore
 from wp_agent.adapters.aws.workflow import RunWorkflow
 from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
 from wp_agent.agent.ports import NoRateLimits, RateLimiter
 from wp_agent.agent.turn import AgentDeps, AgentTurn
 from wp_agent.config import Settings
+from wp_agent.diagnostics.checks import Check
 from wp_agent.errors import ConfigurationError
 from wp_agent.executors.port import WpCli
 from wp_agent.executors.ssh_target import SshTarget
@@ -29,10 +32,16 @@ from wp_agent.undo.agent_hooks import UndoRecorder
 # The adapters the services may use are the ones wired here (import-linter keeps it so).
 __all__ = [
     "AwsRuntime",
+    "InvalidStartKeyError",
     "LazyRuntime",
     "ScheduleRecord",
     "ScheduleStore",
+    "SecretStoreError",
+    "TargetChangedError",
+    "TargetRecord",
     "TargetRegistry",
+    "audit_event_from_item",
+    "disable_schedule",
     "read_secret",
     "required_setting",
     "scheduler_client",
@@ -68,6 +77,16 @@ class AwsRuntime:
     @cached_property
     def registry(self) -> TargetRegistry:
         return TargetRegistry(
+            required_setting(self.settings.wp_agent_registry_table, "WP_AGENT_REGISTRY_TABLE")
+        )
+
+    @cached_property
+    def target_secrets(self) -> TargetSecrets:
+        return TargetSecrets()
+
+    @cached_property
+    def schedules(self) -> ScheduleStore:
+        return ScheduleStore(
             required_setting(self.settings.wp_agent_registry_table, "WP_AGENT_REGISTRY_TABLE")
         )
 
@@ -122,15 +141,13 @@ class AwsRuntime:
         """WP-CLI over SSH to a registered target: its key and pinned host key come from its secret only."""
         from wp_agent.executors.ssh import SshWpCli
 
-        ssh_target = SshTarget(
-            host=target.host,
-            port=target.port,
-            user=target.user,
-            wp_path=target.wp_path,
-            wp_user=target.wp_user,
-            key_secret_arn=target.secret_arn,
-        )
-        return SshWpCli(self.settings, target=ssh_target)
+        return SshWpCli(self.settings, target=_ssh_target(target))
+
+    def check_target(self, target: Target) -> list[Check]:
+        """The doctor's checks of a registered target (reachable, host key, login, WordPress), no model."""
+        from wp_agent.diagnostics.ssh_checks import check_ssh_target
+
+        return check_ssh_target(self.settings, _ssh_target(target))
 
     def agent_turn(self, target: Target, wp_cli: WpCli | None = None) -> AgentTurn:
         wp_cli = wp_cli or self.wp_cli_for(target)
@@ -147,6 +164,17 @@ class AwsRuntime:
                 changes=UndoRecorder(self.policy, wp_cli, self.limiter),
             )
         )
+
+
+def _ssh_target(target: Target) -> SshTarget:
+    return SshTarget(
+        host=target.host,
+        port=target.port,
+        user=target.user,
+        wp_path=target.wp_path,
+        wp_user=target.wp_user,
+        key_secret_arn=target.secret_arn,
+    )
 
 
 class LazyRuntime:

@@ -79,7 +79,7 @@ def run_turn(runtime: AwsRuntime, session_id: str, run_id: str) -> dict[str, Any
             notifications.run_finished(runtime.events, state, runtime.telemetry)
             return _route(state, TurnResult.FAILED)
         if not refresh_rights(state, target):
-            runtime.sessions.save(state)
+            save_and_deliver(runtime.sessions, runtime.audit, state)
             notifications.run_finished(runtime.events, state, runtime.telemetry)
             return _route(state, TurnResult.FAILED)
         try:
