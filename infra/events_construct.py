@@ -65,7 +65,7 @@ class EventsConstruct(Construct):
             for detail_type in names.DetailType
         }
         for schema in self.schemas.values():
-            schema.add_dependency(self.schema_registry)
+            schema.add_resource_dependency(self.schema_registry)
         # EventBridge can only write to log groups named /aws/events/...
         self.log_group = logs.LogGroup(
             self,

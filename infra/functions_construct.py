@@ -44,6 +44,21 @@ from infra.secrets_construct import SecretsConstruct
 from infra.settings import StackSettings
 from infra.storage_construct import StorageConstruct
 
+# What CDK's grantReadWriteData gives on a table, without its indexes.
+SESSIONS_READ_WRITE = (
+    "dynamodb:BatchGetItem",
+    "dynamodb:BatchWriteItem",
+    "dynamodb:ConditionCheckItem",
+    "dynamodb:DeleteItem",
+    "dynamodb:DescribeTable",
+    "dynamodb:GetItem",
+    "dynamodb:GetRecords",
+    "dynamodb:GetShardIterator",
+    "dynamodb:PutItem",
+    "dynamodb:Query",
+    "dynamodb:Scan",
+    "dynamodb:UpdateItem",
+)
 RUNTIME = lambda_.Runtime.PYTHON_3_12
 ARCHITECTURE = lambda_.Architecture.ARM_64
 # Spec §10.1: error logs are kept 180 days (Lambda logs carry the errors).
@@ -424,13 +439,30 @@ class FunctionsConstruct(Construct):
         storage = self._storage
         api, turn, approval, workflow_tasks = self.api, self.turn, self.approval, self.workflow_tasks
         for function in (api, turn, approval, workflow_tasks, self.publish_article):
-            storage.sessions.grant_read_write_data(function)
+            # The table itself (grantReadWriteData would add every index too): only the api lists sessions.
+            function.add_to_role_policy(
+                iam.PolicyStatement(
+                    sid="ReadWriteSessions",
+                    actions=list(SESSIONS_READ_WRITE),
+                    resources=[storage.sessions.table_arn],
+                )
+            )
             # The audit trail is append-only: PutItem, never UpdateItem/DeleteItem.
             function.add_to_role_policy(
                 iam.PolicyStatement(
                     sid="AppendAudit", actions=["dynamodb:PutItem"], resources=[storage.audit.table_arn]
                 )
             )
+        api.add_to_role_policy(
+            iam.PolicyStatement(
+                sid="ListSessions",
+                actions=["dynamodb:Query"],
+                resources=[
+                    f"{storage.sessions.table_arn}/index/{index.name}"
+                    for index in names.TABLE_LAYOUT[names.Table.SESSIONS].indexes
+                ],
+            )
+        )
         api.add_to_role_policy(
             iam.PolicyStatement(
                 sid="QueryAudit",

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from typing import Annotated, Any, cast
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.router import APIGatewayRouter
 from aws_lambda_powertools.event_handler.openapi.params import Header, Path, Query
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
+from aws_lambda_powertools.event_handler.router import APIGatewayRouter
 
 from wp_agent.models import field_rules
 from wp_agent.models.api import MAX_PAGE_SIZE, ApiErrorResponse

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.router import APIGatewayRouter
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
+from aws_lambda_powertools.event_handler.router import APIGatewayRouter
 from pydantic import AwareDatetime
 
 from wp_agent.agent.audit_events import AuditEventType

@@ -256,6 +256,7 @@ class ActivityRecord(CamelModel):
     timestamp: str
     user_id: str
     session_id: str
+    target_id: str
     run_id: str | None = None
     command: str | None = None
     reason: str | None = None

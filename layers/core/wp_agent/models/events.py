@@ -139,7 +139,10 @@ def event_schema(detail_type: str) -> dict[str, Any]:
             "required": ["id", "detail-type", "source", "time", "detail"],
             "properties": {
                 "version": {"type": "string"},
-                "id": {"type": "string", "description": "EventBridge's id: new for every delivery attempt"},
+                "id": {
+                    "type": "string",
+                    "description": "EventBridge's own id: a new one each time the event is published (de-duplicate on detail.eventId)",
+                },
                 "detail-type": {"type": "string", "enum": [detail_type]},
                 "source": {"type": "string", "enum": [SOURCE]},
                 "account": {"type": "string"},

@@ -224,7 +224,9 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
     schemas = components.setdefault("schemas", {})
     for name in _POWERTOOLS_ONLY:
         schemas.pop(name, None)
-    error_schema = ApiErrorResponse.model_json_schema(by_alias=True, ref_template="#/components/schemas/{model}")
+    error_schema = ApiErrorResponse.model_json_schema(
+        by_alias=True, ref_template="#/components/schemas/{model}"
+    )
     schemas.update(error_schema.pop("$defs", {}))
     schemas["ApiErrorResponse"] = error_schema
     for (schema, field), values in _ENUMS.items():

@@ -121,6 +121,8 @@ def _apply(run: _Run, event: AuditEvent) -> None:
         return
     line = _command(run, event)
     view = line.view
+    view.reason = view.reason or (mask_text(event.reason) if event.reason else None)
+    view.rule = view.rule or event.rule
     if kind is AuditEventType.COMMAND_BLOCKED:
         view.decision, view.outcome = "blocked", "blocked"
         view.policy_reason = mask_text(event.policy_reason or "") or None
