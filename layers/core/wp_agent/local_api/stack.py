@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -101,11 +102,16 @@ class LocalStack:
         self._mock: Any = None
         self._routing: Any = None
         self._api_lock = threading.Lock()
+        self._environment: dict[str, str | None] = {}
         self.runtime: LocalRuntime | None = None
 
     def start(self) -> LocalRuntime:
         from moto import mock_aws
 
+        # The clients the adapters create take the region from the environment; moto answers for it.
+        for name in ("AWS_DEFAULT_REGION", "AWS_REGION"):
+            self._environment[name] = os.environ.get(name)
+            os.environ[name] = REGION
         reset_clients()
         self._mock = mock_aws(config=workflow.MOTO_CONFIG)
         self._mock.start()
@@ -208,6 +214,12 @@ class LocalStack:
         if self._mock is not None:
             self._mock.stop()
             self._mock = None
+        for name, value in self._environment.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        self._environment.clear()
         reset_clients()
 
 
