@@ -7,6 +7,7 @@ server's output, so a developer sees what the backend would receive."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from functools import cached_property
@@ -33,8 +34,8 @@ class _ReportedEvents:
 
     def publish(self, detail_type: str, detail: dict[str, Any]) -> None:
         self._publisher.publish(detail_type, detail)
-        if self._listener is not None:
-            self._listener(detail_type, detail)
+        if self._listener is not None:  # the detail as sent (with its eventId)
+            self._listener(detail_type, json.loads(self._publisher.entry(detail_type, detail)["Detail"]))
 
 
 class LocalRuntime(AwsRuntime):
