@@ -74,7 +74,7 @@ def seed(per_day: int, days: int = 365) -> int:
 def seed_sessions(count: int) -> None:
     from wp_agent.adapters.aws.session_store import DynamoSessionStore
     from wp_agent.adapters.aws.table_layout import LogicalTable
-    from wp_agent.agent.conversation import new_session
+    from wp_agent.agent.lifecycle import new_session
     from wp_agent.local_api.stack import TABLE_NAMES
     from wp_agent.models.agent_io import AgentInput
 

@@ -7,10 +7,11 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from wp_agent.config import ApiSettings
 from wp_agent.http_api.app import handle
 from wp_agent.service.lambda_setup import handler_tools
 
-logger, tracer, runtime = handler_tools()
+logger, tracer, runtime = handler_tools(ApiSettings)
 
 
 @logger.inject_lambda_context(clear_state=True)

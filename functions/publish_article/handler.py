@@ -8,10 +8,11 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from wp_agent.config import PublishArticleSettings
 from wp_agent.service import task_handlers
 from wp_agent.service.lambda_setup import handler_tools
 
-logger, tracer, runtime = handler_tools()
+logger, tracer, runtime = handler_tools(PublishArticleSettings)
 
 
 @logger.inject_lambda_context(clear_state=True)

@@ -6,10 +6,11 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from wp_agent.config import WorkflowTasksSettings
 from wp_agent.service import task_handlers
 from wp_agent.service.lambda_setup import handler_tools
 
-logger, tracer, runtime = handler_tools()
+logger, tracer, runtime = handler_tools(WorkflowTasksSettings)
 
 
 @logger.inject_lambda_context(clear_state=True)

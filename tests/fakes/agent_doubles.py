@@ -10,9 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wp_agent.agent.model_client import ModelReply
-from wp_agent.agent.ports import InMemorySessionStore, MemoryAuditLog, NoRateLimits, SessionStore
-from wp_agent.agent.turn import AgentDeps
-from wp_agent.config import Settings
+from wp_agent.agent.ports import AgentDeps, InMemorySessionStore, MemoryAuditLog, NoRateLimits, SessionStore
+from wp_agent.config import CliSettings
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.port import CommandResult
 from wp_agent.policy import CommandPolicy, PolicyCategory
@@ -127,7 +126,7 @@ def make_deps(
         audit=MemoryAuditLog(),
         limiter=NoRateLimits(),
         store=store if store is not None else InMemorySessionStore(),
-        settings=Settings(anthropic_api_key="test", **settings),
+        settings=CliSettings(anthropic_api_key="test", **settings),
     )
 
 

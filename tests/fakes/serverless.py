@@ -225,7 +225,7 @@ def serverless(
         "POWERTOOLS_SERVICE_NAME": "wp-agent",
         "POWERTOOLS_TRACE_DISABLED": "true",
         "POWERTOOLS_METRICS_NAMESPACE": "WpAgent",
-        **aws_fakes.table_env(),
+        **aws_fakes.deployment_env(),
     }
     for key, value in environment.items():
         monkeypatch.setenv(key, value)

@@ -19,7 +19,7 @@ from tests.integration.test_api import env  # noqa: F401 - the fixture
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
 from wp_agent.adapters.aws.session_store import DynamoSessionStore
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
-from wp_agent.agent.conversation import new_session
+from wp_agent.agent.lifecycle import new_session
 from wp_agent.agent.session_state import SessionStatus
 from wp_agent.models.agent_io import AgentInput
 

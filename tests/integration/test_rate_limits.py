@@ -12,7 +12,7 @@ import pytest
 
 from tests.fakes.aws import TABLES, LostAnswer, sdk_retries_run_out, sdk_retry_meets_the_write
 from wp_agent.adapters.aws.rate_limiter import DynamoRateLimiter
-from wp_agent.config import Settings
+from wp_agent.config import LambdaSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 
 pytestmark = pytest.mark.usefixtures("aws")
@@ -31,7 +31,7 @@ class FakeClock:
 
 
 def limiter(clock: Any = time.time, sleep: Any = time.sleep, **settings: Any) -> DynamoRateLimiter:
-    return DynamoRateLimiter(TABLES["rate_limits"], Settings(**settings), clock=clock, sleep=sleep)
+    return DynamoRateLimiter(TABLES["rate_limits"], LambdaSettings(**settings), clock=clock, sleep=sleep)
 
 
 def raise_waited(seconds: float) -> None:
@@ -217,7 +217,7 @@ def test_utilisation_is_reported() -> None:
     seen: list[tuple[str, float]] = []
     limit = DynamoRateLimiter(
         TABLES["rate_limits"],
-        Settings(),
+        LambdaSettings(),
         clock=FakeClock(7_000_000.0),
         on_utilisation=lambda n, u: seen.append((n, u)),
     )

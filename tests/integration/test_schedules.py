@@ -22,7 +22,7 @@ from tests.fakes.aws import REGION, TABLES
 from wp_agent.adapters.aws.registry import TargetRegistry
 from wp_agent.adapters.aws.schedule_store import ScheduleStore
 from wp_agent.agent.model_client import AnthropicModelClient, ModelReply
-from wp_agent.config import Settings
+from wp_agent.config import LambdaSettings
 from wp_agent.errors import AgentErrorCode, ConfigurationError, WpAgentError
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.schedule import (
@@ -84,13 +84,13 @@ def scheduler(aws: None) -> RecordingScheduler:
     return RecordingScheduler(real)
 
 
-def settings(**overrides: Any) -> Settings:
+def settings(**overrides: Any) -> LambdaSettings:
     values: dict[str, Any] = {
         "wp_agent_registry_table": TABLES["registry"],
         "wp_agent_state_machine_arn": STATE_MACHINE_ARN,
         "wp_agent_scheduler_role_arn": ROLE_ARN,
     }
-    return Settings(**(values | overrides))
+    return LambdaSettings(**(values | overrides))
 
 
 @pytest.fixture
@@ -501,7 +501,7 @@ def test_proposal_through_the_real_sdk(
         reply_tool_use([proposal_call("cron(0 9 ? * MON *)")]),
     )
     model = AnthropicModelClient(
-        Settings(anthropic_api_key="k", anthropic_base_url=scripted_anthropic.base_url)
+        LambdaSettings(anthropic_api_key="k", anthropic_base_url=scripted_anthropic.base_url)
     )
     service = ScheduleService(settings(), scheduler=scheduler, model=model, clock=lambda: NOW)
 
@@ -542,7 +542,7 @@ def test_proposal_question_through_the_real_sdk(
 ) -> None:
     scripted_anthropic.enqueue(reply_text("何曜日の何時に実行しますか？"))
     model = AnthropicModelClient(
-        Settings(anthropic_api_key="k", anthropic_base_url=scripted_anthropic.base_url)
+        LambdaSettings(anthropic_api_key="k", anthropic_base_url=scripted_anthropic.base_url)
     )
     service = ScheduleService(settings(), scheduler=scheduler, model=model, clock=lambda: NOW)
     view = service.propose(
@@ -615,7 +615,7 @@ def test_a_firing_starts_one_session_through_the_workflow_task(
     view = service.create("alice", request())
     template = scheduler.calls[0][1]["Target"]["Input"]
     delivered = json.loads(template.replace(SCHEDULED_TIME_PLACEHOLDER, "2025-01-13T00:00:00Z"))
-    runtime = AwsRuntime(Settings())
+    runtime = AwsRuntime(LambdaSettings())
     first = start_scheduled_run(runtime, delivered)
     again = start_scheduled_run(runtime, delivered)  # a retried task: the same session
     assert first == again

@@ -15,7 +15,7 @@ from wp_agent.agent.runner import AgentRunner
 from wp_agent.cli.main import main
 from wp_agent.cli.undo import remember_for_undo
 from wp_agent.cli.wiring import build_local_deps
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.sandbox import SandboxSite
 
@@ -34,7 +34,7 @@ def test_a_run_is_undone_from_the_cli(
         "ANTHROPIC_API_KEY": "test",
     }.items():
         monkeypatch.setenv(name, value)
-    settings = Settings()
+    settings = CliSettings()
     model = ScriptedModel(
         [
             tool_reply("post update 45 --post_title=エージェントの題名", "option update blogname 新しい名前"),

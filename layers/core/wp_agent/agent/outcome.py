@@ -7,6 +7,7 @@ from typing import Any
 from wp_agent.agent.batch_results import Operation, split_operations
 from wp_agent.agent.session_state import CommandRecord, CommandStatus, PendingApproval, SessionState
 from wp_agent.errors import DEFAULT_MESSAGES_JA, AgentErrorCode, WpAgentError
+from wp_agent.masking import mask_argv, mask_command_output, mask_text
 from wp_agent.models.agent_io import (
     AgentErrorInfo,
     AgentMetadata,
@@ -16,7 +17,6 @@ from wp_agent.models.agent_io import (
     PartialSuccessDetail,
 )
 from wp_agent.policy.categories import PolicyCategory
-from wp_agent.policy.masking import mask_argv, mask_command_output, mask_text
 
 SANDBOX_LABEL = "【サンドボックス】この結果はサンドボックス（サンプルデータ入りのローカルWordPress）での実行結果です（実際のサイトは変更されていません）。"
 

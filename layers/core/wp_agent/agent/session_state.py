@@ -163,6 +163,15 @@ class SessionState(StateModel):
             return self.pending_approval
         return next((a for a in self.approval_history if a.approval_id == approval_id), None)
 
+    def audit_about(self) -> dict[str, Any]:
+        """Whom and which run an audit record about the current run names."""
+        return {
+            "user_id": self.user_id,
+            "session_id": self.session_id,
+            "target_id": self.target_id,
+            "run_id": self.run_id or None,
+        }
+
     def run_commands(self) -> list[CommandRecord]:
         """Commands of the current run (a session may hold several runs)."""
         return [c for c in self.commands if c.run_id == self.run_id]

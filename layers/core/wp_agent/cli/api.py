@@ -9,12 +9,12 @@ from __future__ import annotations
 import argparse
 import json
 import signal
-import sys
 import threading
 from typing import Any
 
+from wp_agent.cli import terminal
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings, WpCliMode
+from wp_agent.config import CliSettings, WpCliMode
 from wp_agent.models import field_rules
 
 DEFAULT_PORT = 8787
@@ -45,19 +45,18 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     serve.set_defaults(handler=run_serve)
 
 
-def run_serve(args: argparse.Namespace, settings: Settings) -> int:
+def run_serve(args: argparse.Namespace, settings: CliSettings) -> int:
     site = args.site or ("sandbox" if settings.wp_cli_mode is WpCliMode.SANDBOX else "local-site")
     problem = _argument_problem(args.port, args.user, site)
     if problem:
-        print(f"入力エラー [USAGE_ERROR]: {problem}", file=sys.stderr)
+        terminal.err.line(f"入力エラー [USAGE_ERROR]: {problem}")
         return ExitCode.USAGE
     try:
         from wp_agent.local_api.server import LocalApiServer
         from wp_agent.local_api.stack import LOCAL_PRINCIPAL, LocalStack
     except ImportError:
-        print(
-            "設定エラー: api serve には追加パッケージが必要です。`pip install 'wp-agent[local]'` でインストールしてください。",
-            file=sys.stderr,
+        terminal.err.line(
+            "設定エラー: api serve には追加パッケージが必要です。`pip install 'wp-agent[local]'` でインストールしてください。"
         )
         return ExitCode.CONFIGURATION
     stack = LocalStack(settings, target_id=site, owner=args.user, on_event=_print_event)
@@ -66,16 +65,15 @@ def run_serve(args: argparse.Namespace, settings: Settings) -> int:
         server = LocalApiServer(stack.handle_api, port=args.port, caller_arn=LOCAL_PRINCIPAL)
     except OSError as exc:
         stack.stop()
-        print(
-            f"設定エラー: ポート {args.port} で待ち受けできません（{exc.strerror}）。--port で別の番号を指定してください。",
-            file=sys.stderr,
+        terminal.err.line(
+            f"設定エラー: ポート {args.port} で待ち受けできません（{exc.strerror}）。--port で別の番号を指定してください。"
         )
         return ExitCode.CONFIGURATION
-    print(
+    terminal.out.line(
         f"wp-agent api: {server.url}  （対象サイト {site}、所有者 {args.user}、WP_CLI_MODE={settings.wp_cli_mode.value}）",
         flush=True,
     )
-    print(f"  例: curl -H 'X-Argo-User-Id: {args.user}' {server.url}/v1/targets", flush=True)
+    terminal.out.line(f"  例: curl -H 'X-Argo-User-Id: {args.user}' {server.url}/v1/targets", flush=True)
     stopped = threading.Event()
     previous = signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     server.start()
@@ -87,7 +85,7 @@ def run_serve(args: argparse.Namespace, settings: Settings) -> int:
         signal.signal(signal.SIGTERM, previous)
         server.stop()
         stack.stop()
-    print("wp-agent api: 終了しました。", file=sys.stderr)
+    terminal.err.line("wp-agent api: 終了しました。")
     return ExitCode.OK
 
 
@@ -102,5 +100,7 @@ def _argument_problem(port: int, user: str, site: str) -> str | None:
 
 
 def _print_event(detail_type: str, detail: dict[str, Any]) -> None:
-    """What the backend would receive from EventBridge, one line each (stdout)."""
-    print(f"event: {detail_type} {json.dumps(detail, ensure_ascii=False)}", flush=True)
+    """What the backend would receive from EventBridge, one line each (stdout; the detail's JSON
+    exact, with what a terminal would act on written as JSON escapes)."""
+    document = terminal.json_for_terminal(json.dumps(detail, ensure_ascii=False))
+    terminal.out.line(f"event: {detail_type} {document}", flush=True)

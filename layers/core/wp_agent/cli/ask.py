@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from pydantic import ValidationError
 
+from wp_agent.agent.model_client import AnthropicModelClient
 from wp_agent.agent.ports import Approvals, AutoApprove, NoApprovals
 from wp_agent.agent.runner import AgentRunner
-from wp_agent.cli import doctor, pending, run_output, sites
+from wp_agent.cli import doctor, pending, run_output, sites, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.wiring import build_local_deps
-from wp_agent.config import Settings, WpCliMode
+from wp_agent.config import CliSettings, WpCliMode
 from wp_agent.errors import WpAgentError
 from wp_agent.models.agent_io import (
     MAX_ITERATIONS_LIMIT,
@@ -57,7 +57,7 @@ _INPUT_PROBLEMS = {
 }
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: CliSettings) -> int:
     try:
         multisite = None
         if args.site_url or args.site_id is not None or args.network_wide:
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     except ValidationError as exc:
         for field in dict.fromkeys(str(e["loc"][0]) for e in exc.errors()):
             problem = _INPUT_PROBLEMS.get(field, f"{field} の値が正しくありません。")
-            print(f"入力エラー [VALIDATION_ERROR]: {problem}", file=sys.stderr)
+            terminal.err.line(f"入力エラー [VALIDATION_ERROR]: {problem}")
         return ExitCode.USAGE
     doctor.preflight(settings)  # configuration errors are exit 5 before any model call
     approvals: Approvals
@@ -80,24 +80,23 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         approvals = run_output.terminal_approvals(args.user) or NoApprovals()
     progress = run_output.progress_printer()
     try:
-        deps = build_local_deps(settings, progress=progress)
+        deps = build_local_deps(settings, model=AnthropicModelClient(settings), progress=progress)
     except WpAgentError as exc:
-        print(f"設定エラー: {exc.message_ja}", file=sys.stderr)
+        terminal.err.line(f"設定エラー: {exc.message_ja}")
         return ExitCode.CONFIGURATION
     if settings.wp_cli_mode is WpCliMode.SANDBOX and progress is not None:
-        print(
-            "【サンドボックス】サンプルデータ入りのローカルWordPressで実行します（実際のサイトには接続しません）",
-            file=sys.stderr,
+        terminal.err.line(
+            "【サンドボックス】サンプルデータ入りのローカルWordPressで実行します（実際のサイトには接続しません）"
         )
     try:
         site_url = sites.resolve_site(deps.wp_cli, deps.policy, site_url=args.site_url, site_id=args.site_id)
     except sites.SiteSelectionError as exc:
         deps.wp_cli.close()
-        print(f"入力エラー [SITE_NOT_FOUND]: {exc.message_ja}", file=sys.stderr)
+        terminal.err.line(f"入力エラー [SITE_NOT_FOUND]: {exc.message_ja}")
         return ExitCode.USAGE
     except WpAgentError as exc:  # e.g. the server cannot be reached: said before any model call
         deps.wp_cli.close()
-        print(f"エラー [{exc.code.value}]: {exc.message_ja}", file=sys.stderr)
+        terminal.err.line(f"エラー [{exc.code.value}]: {exc.message_ja}")
         return ExitCode.FAILED
     runner = AgentRunner(deps, approvals)
     return run_output.drive(

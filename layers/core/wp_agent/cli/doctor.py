@@ -16,14 +16,14 @@ import json
 import os
 import shlex
 import shutil
-import sys
 from collections.abc import Callable
 from dataclasses import asdict
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+from wp_agent.cli import terminal
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import ModelProvider, Settings, WpCliMode
+from wp_agent.config import CliSettings, ModelProvider, WpCliMode
 from wp_agent.diagnostics.checks import Check, failed, passed, wordpress_checks
 from wp_agent.errors import ConfigurationError, WpAgentError
 from wp_agent.executors.port import WpCli
@@ -49,7 +49,7 @@ def _aws_credentials_found() -> bool:
     return boto3.session.Session().get_credentials() is not None
 
 
-def model_lifetime_check(settings: Settings, today: date | None = None) -> Check:
+def model_lifetime_check(settings: CliSettings, today: date | None = None) -> Check:
     """The configured model against the retirement dates kept in the repo (model_catalog.json)."""
     model = settings.anthropic_model
     warning = retirement_warning(model, today or datetime.now(UTC).date())
@@ -60,11 +60,11 @@ def model_lifetime_check(settings: Settings, today: date | None = None) -> Check
     return Check("model.retirement", "AIモデルの提供期間", True, detail, warning=warning or "")
 
 
-def model_checks(settings: Settings) -> list[Check]:
+def model_checks(settings: CliSettings) -> list[Check]:
     return [*_credential_checks(settings), model_lifetime_check(settings)]
 
 
-def _credential_checks(settings: Settings) -> list[Check]:
+def _credential_checks(settings: CliSettings) -> list[Check]:
     label = "AIモデルの認証情報"
     if settings.wp_agent_model_provider is ModelProvider.BEDROCK:
         checks = []
@@ -110,7 +110,7 @@ def _credential_checks(settings: Settings) -> list[Check]:
 # --- where WP-CLI runs (offline part) -------------------------------------------------------------
 
 
-def _ssh_offline_checks(settings: Settings) -> list[Check]:
+def _ssh_offline_checks(settings: CliSettings) -> list[Check]:
     from wp_agent.executors.ssh_keys import KeyMethod, configured_key_method, load_ssh_credentials
 
     if not settings.vps_host:
@@ -152,7 +152,7 @@ def _ssh_offline_checks(settings: Settings) -> list[Check]:
     ]
 
 
-def _local_offline_checks(settings: Settings) -> list[Check]:
+def _local_offline_checks(settings: CliSettings) -> list[Check]:
     checks: list[Check] = []
     path = settings.wp_local_path
     if path is None or not path.expanduser().is_dir():
@@ -181,7 +181,7 @@ def _local_offline_checks(settings: Settings) -> list[Check]:
     return checks
 
 
-def _sandbox_offline_checks(settings: Settings) -> list[Check]:
+def _sandbox_offline_checks(settings: CliSettings) -> list[Check]:
     from wp_agent.executors.sandbox import DEFAULT_SANDBOX_DIR
     from wp_agent.sandbox import SandboxError, SandboxSite
 
@@ -194,7 +194,7 @@ def _sandbox_offline_checks(settings: Settings) -> list[Check]:
     return [passed("sandbox", "サンドボックス", detail)]
 
 
-def offline_checks(settings: Settings) -> list[Check]:
+def offline_checks(settings: CliSettings) -> list[Check]:
     """Everything that can be checked without a network round trip."""
     checks = model_checks(settings)
     if settings.wp_cli_mode is WpCliMode.SSH:
@@ -206,11 +206,14 @@ def offline_checks(settings: Settings) -> list[Check]:
     return checks
 
 
-def preflight(settings: Settings) -> None:
-    """`ask` before its first model call: the offline checks, a ConfigurationError (exit 5) on the first ✗."""
+def preflight(settings: CliSettings, *, model: bool = True) -> None:
+    """`ask` before its first model call: the offline checks, a ConfigurationError (exit 5) on the
+    first ✗. `model=False`: a run that calls no model (an MCP client's held call) needs no credentials."""
     for check in offline_checks(settings):
         if check.name == "sandbox":
             continue  # the sandbox is started (and seeded on first use) by the executor itself
+        if not model and check.name.startswith("model."):
+            continue
         if not check.ok:
             raise ConfigurationError(f"{check.label}: {check.detail}。{check.fix}", setting=check.name)
 
@@ -218,7 +221,7 @@ def preflight(settings: Settings) -> None:
 # --- online ---------------------------------------------------------------------------------------
 
 
-def _aws_table_checks(settings: Settings) -> list[Check]:
+def _aws_table_checks(settings: CliSettings) -> list[Check]:
     tables = {"WP_AGENT_REGISTRY_TABLE": settings.wp_agent_registry_table}
     checks: list[Check] = []
     for variable, table in tables.items():
@@ -243,7 +246,9 @@ def _aws_table_checks(settings: Settings) -> list[Check]:
     return checks
 
 
-def all_checks(settings: Settings, build_wp_cli: Callable[[Settings], WpCli] | None = None) -> list[Check]:
+def all_checks(
+    settings: CliSettings, build_wp_cli: Callable[[CliSettings], WpCli] | None = None
+) -> list[Check]:
     checks = offline_checks(settings)
     if all(check.ok for check in checks if not check.name.startswith("model.")):
         from wp_agent.executors.factory import build_wp_cli as default_build
@@ -276,21 +281,19 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: CliSettings) -> int:
     checks = all_checks(settings)
     ok = all(check.ok for check in checks)
     if args.json:
-        print(json.dumps({"ok": ok, "mode": settings.wp_cli_mode.value, "checks": [asdict(c) for c in checks]},
+        terminal.out.json(json.dumps({"ok": ok, "mode": settings.wp_cli_mode.value, "checks": [asdict(c) for c in checks]},
                          ensure_ascii=False))  # fmt: skip
     else:
-        print(f"実行モード: {settings.wp_cli_mode.value}（WP_CLI_MODE）")
+        terminal.out.line(f"実行モード: {settings.wp_cli_mode.value}（WP_CLI_MODE）")
         for check in checks:
-            print(check.line())
+            terminal.out.line(check.line())
             if not check.ok:
-                print(f"    対処: {check.fix}")
+                terminal.out.line(f"    対処: {check.fix}")
             elif check.warning:
-                print(f"    注意: {check.warning}")
-        print(
-            "すべて正常です。" if ok else "問題があります。上の「対処」を確認してください。", file=sys.stderr
-        )
+                terminal.out.line(f"    注意: {check.warning}")
+        terminal.err.line("すべて正常です。" if ok else "問題があります。上の「対処」を確認してください。")
     return ExitCode.OK if ok else ExitCode.CONFIGURATION

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,10 +17,10 @@ from typing import Any
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.ports import AuditLog
 from wp_agent.agent.session_state import SessionState, SessionStatus
-from wp_agent.cli import tables
+from wp_agent.cli import terminal
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings
-from wp_agent.policy.masking import mask_text
+from wp_agent.config import CliSettings
+from wp_agent.masking import mask_text
 
 _STATUS_JA = {
     "completed": "完了",
@@ -198,52 +197,51 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     show.set_defaults(handler=run_show)
 
 
-def run_history(args: argparse.Namespace, settings: Settings) -> int:
+def run_history(args: argparse.Namespace, settings: CliSettings) -> int:
     if not 1 <= args.n <= 1000:
-        print("入力エラー [VALIDATION_ERROR]: -n には 1〜1000 の整数を指定してください。", file=sys.stderr)
+        terminal.err.line("入力エラー [VALIDATION_ERROR]: -n には 1〜1000 の整数を指定してください。")
         return ExitCode.USAGE
     runs = read_runs(settings.wp_agent_audit_file.expanduser())[-args.n :][::-1]
     if args.json:
-        print(json.dumps([run.to_json() for run in runs], ensure_ascii=False))
+        terminal.out.json(json.dumps([run.to_json() for run in runs], ensure_ascii=False))
         return ExitCode.OK
     if not runs:
-        print("まだ実行の記録はありません。")
+        terminal.out.line("まだ実行の記録はありません。")
         return ExitCode.OK
     rows = [
         [run.started_at, run.run_id, _STATUS_JA.get(run.status, run.status), str(len(run.commands)),
          _short(run.instruction or "（指示の記録なし）")]
         for run in runs
     ]  # fmt: skip
-    tables.print_table(["開始", "実行ID", "結果", "コマンド", "指示"], rows, title="過去の実行（新しい順）")
+    terminal.out.table(["開始", "実行ID", "結果", "コマンド", "指示"], rows, title="過去の実行（新しい順）")
     return ExitCode.OK
 
 
-def run_show(args: argparse.Namespace, settings: Settings) -> int:
+def run_show(args: argparse.Namespace, settings: CliSettings) -> int:
     runs = {run.run_id: run for run in read_runs(settings.wp_agent_audit_file.expanduser())}
     run = runs.get(args.run_id)
     if run is None:
-        print(
-            f"入力エラー [RUN_NOT_FOUND]: 実行ID {args.run_id} の記録は監査ログにありません。wp-agent history で確認してください。",
-            file=sys.stderr,
+        terminal.err.line(
+            f"入力エラー [RUN_NOT_FOUND]: 実行ID {args.run_id} の記録は監査ログにありません。wp-agent history で確認してください。"
         )
         return ExitCode.USAGE
     if args.json:
-        print(json.dumps(run.to_json(), ensure_ascii=False))
+        terminal.out.json(json.dumps(run.to_json(), ensure_ascii=False))
         return ExitCode.OK
-    print(f"実行ID: {run.run_id}（セッション {run.session_id}、依頼者 {run.user_id}）")
-    print(f"開始: {run.started_at}")
-    print(
+    terminal.out.line(f"実行ID: {run.run_id}（セッション {run.session_id}、依頼者 {run.user_id}）")
+    terminal.out.line(f"開始: {run.started_at}")
+    terminal.out.line(
         f"結果: {_STATUS_JA.get(run.status, run.status)}" + (f" [{run.error_code}]" if run.error_code else "")
     )
-    print(f"指示: {run.instruction or '（記録なし）'}")
-    print(f"回答: {run.answer or '（記録なし）'}")
+    terminal.out.line(f"指示: {run.instruction or '（記録なし）'}")
+    terminal.out.line(f"回答: {run.answer or '（記録なし）'}")
     rows = [
         [f"wp {c.command}", c.decision, c.approver or "－", c.outcome, "" if c.exit_code is None else str(c.exit_code),
          "" if c.duration_ms is None else f"{c.duration_ms}ms"]
         for c in run.commands
     ]  # fmt: skip
     if rows:
-        tables.print_table(
+        terminal.out.table(
             ["コマンド", "判定", "承認者", "結果", "終了コード", "時間"], rows, title="コマンド"
         )
     return ExitCode.OK

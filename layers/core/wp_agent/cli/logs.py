@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import logging
-import sys
+
+from wp_agent.cli import terminal
 
 # Attributes every LogRecord has; anything else on a record came from `extra=`.
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
@@ -30,9 +31,8 @@ class FieldsFormatter(logging.Formatter):
 def configure(level: int) -> None:
     """Our loggers at `level`, libraries at WARNING — except the model API's retry notices (INFO on
     the SDK's client logger; its DEBUG lines would dump request bodies, so never lower)."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(FieldsFormatter())
-    logging.basicConfig(level=logging.WARNING, handlers=[handler])
+    logging.basicConfig(level=logging.WARNING, handlers=[terminal.log_handler(FieldsFormatter())])
+    logging.captureWarnings(True)  # Python's warnings leave through the same handler
     logging.getLogger("wp_agent").setLevel(level)
     if level <= logging.INFO:
         logging.getLogger("anthropic._base_client").setLevel(logging.INFO)  # "Retrying request to …"

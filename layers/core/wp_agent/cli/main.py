@@ -26,10 +26,11 @@ from wp_agent.cli import (
     publish,
     sandbox,
     targets,
+    terminal,
     undo,
 )
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings, LocalSettings
 from wp_agent.errors import ConfigurationError
 
 
@@ -58,10 +59,14 @@ class _Parser(argparse.ArgumentParser):
                 help="このヘルプを表示して終了します",
             )
 
+    def _print_message(self, message: str, file: Any = None) -> None:
+        if message:  # help, usage, version and argparse's own errors: through the one writer too
+            terminal.stream_for(file).line(message, end="")
+
     def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        print(f"入力エラー [USAGE_ERROR]: コマンドの指定が正しくありません（{message}）。", file=sys.stderr)
-        print(f"使い方: {self.prog} --help", file=sys.stderr)
+        terminal.err.line(self.format_usage(), end="")
+        terminal.err.line(f"入力エラー [USAGE_ERROR]: コマンドの指定が正しくありません（{message}）。")
+        terminal.err.line(f"使い方: {self.prog} --help")
         raise SystemExit(ExitCode.USAGE)
 
 
@@ -95,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
 _LOG_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warn": logging.WARNING, "error": logging.ERROR}
 
 
-def _configure_logging(settings: Settings) -> None:
+def _configure_logging(settings: LocalSettings) -> None:
     """Our loggers at LOG_LEVEL on stderr (stdout stays for answers and --json); libraries at WARNING."""
     # In a terminal the audit file already holds every record: only an explicit LOG_LEVEL turns on info logs.
     level = _LOG_LEVELS[settings.log_level.value] if "LOG_LEVEL" in os.environ else logging.WARNING
@@ -103,6 +108,7 @@ def _configure_logging(settings: Settings) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    sys.excepthook = terminal.show_uncaught  # an unexpected error's traceback may quote data too
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -114,24 +120,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     try:
-        settings = Settings()
+        # Each command's own settings, validated before it starts (`mcp` needs no model settings).
+        settings = getattr(args, "settings_class", CliSettings)()
         _configure_logging(settings)
         return int(args.handler(args, settings))
     except ConfigurationError as exc:
-        print(f"設定エラー: {exc.message_ja}", file=sys.stderr)
+        terminal.err.line(f"設定エラー: {exc.message_ja}")
         return ExitCode.CONFIGURATION
     except ValidationError as exc:
         fields = "、".join(_setting_problem(error) for error in exc.errors())
-        print(f"設定エラー: 環境変数の値が正しくありません: {fields}", file=sys.stderr)
+        terminal.err.line(f"設定エラー: 環境変数の値が正しくありません: {fields}")
         return ExitCode.CONFIGURATION
     except Exception as exc:
         if not _is_aws_error(exc):
             raise
         # `targets` (DynamoDB, Secrets Manager) and Bedrock: say what to check instead of a traceback.
-        print(
+        terminal.err.line(
             f"AWSエラー [AWS_UNAVAILABLE]: AWS の呼び出しに失敗しました（{type(exc).__name__}）。"
-            "リージョン（AWS_DEFAULT_REGION）、認証情報と権限、設定した名前（テーブルなど）を確認してください。",
-            file=sys.stderr,
+            "リージョン（AWS_DEFAULT_REGION）、認証情報と権限、設定した名前（テーブルなど）を確認してください。"
         )
         return ExitCode.CONFIGURATION
 

@@ -21,18 +21,18 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from wp_agent.agent.messages import text_of, tool_uses
+from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
 from wp_agent.agent.ports import ApprovalDecision, Approvals, NoApprovals
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import ApprovalStatus, PendingApproval, SessionState
-from wp_agent.agent.turn import AgentTurn
-from wp_agent.cli import doctor, run_output
+from wp_agent.cli import doctor, run_output, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.local_files import write_private
 from wp_agent.cli.wiring import build_local_deps
-from wp_agent.config import Settings, WpCliMode
+from wp_agent.config import CliSettings, LocalAgentSettings, WpCliMode
 from wp_agent.errors import WpAgentError
+from wp_agent.masking import mask_command, mask_text
 from wp_agent.models.agent_io import utc_now_iso
-from wp_agent.policy.masking import mask_command, mask_text
 
 APPROVAL_ID = re.compile(r"apr_[0-9a-f]{20}")
 
@@ -45,9 +45,17 @@ class HeldRun(BaseModel):
     target: str  # where its commands run; the run resumes only against the same place
     held_at: str
     state: SessionState
+    # The front door that asked: "cli" (`wp-agent ask`; the model plans on after the decision) or
+    # "mcp:<client>" (the client's model planned it; the person decides at a terminal, nothing more
+    # is planned).
+    channel: str = "cli"
+
+    @property
+    def from_mcp(self) -> bool:
+        return self.channel.startswith("mcp:")
 
 
-def target_of(settings: Settings) -> str:
+def target_of(settings: LocalAgentSettings) -> str:
     if settings.wp_cli_mode is WpCliMode.SSH:
         return f"ssh:{settings.vps_ssh_user}@{settings.vps_host}:{settings.vps_port}{settings.wp_path}"
     if settings.wp_cli_mode is WpCliMode.LOCAL:
@@ -81,15 +89,20 @@ def carries_secret(state: SessionState) -> bool:
     )
 
 
-def keep(state: SessionState, settings: Settings, user: str) -> str | None:
+def keep(state: SessionState, settings: LocalAgentSettings, user: str, *, channel: str = "cli") -> str | None:
     """Keep a run that waits for approval; its approval id. A run holding a secret is not written to
-    disk (None): it can only be approved where it runs (a terminal, or --yes)."""
+    disk (None): it can only be approved where it runs (a terminal, or --yes; over MCP, elicitation)."""
     assert state.pending_approval is not None  # noqa: S101 - only called for a held run
     if carries_secret(state):
         return None
     approval_id = state.pending_approval.approval_id
     held = HeldRun(
-        approval_id=approval_id, user=user, target=target_of(settings), held_at=utc_now_iso(), state=state
+        approval_id=approval_id,
+        user=user,
+        target=target_of(settings),
+        held_at=utc_now_iso(),
+        state=state,
+        channel=channel,
     )
     _write(_path(approval_id), held)
     return approval_id
@@ -157,16 +170,16 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     reject.set_defaults(handler=run_reject)
 
 
-def run_approve(args: argparse.Namespace, settings: Settings) -> int:
+def run_approve(args: argparse.Namespace, settings: CliSettings) -> int:
     return _decide(args, settings, approve=True)
 
 
-def run_reject(args: argparse.Namespace, settings: Settings) -> int:
+def run_reject(args: argparse.Namespace, settings: CliSettings) -> int:
     return _decide(args, settings, approve=False)
 
 
 def _usage_error(message: str) -> int:
-    print(f"入力エラー [VALIDATION_ERROR]: {message}", file=sys.stderr)
+    terminal.err.line(f"入力エラー [VALIDATION_ERROR]: {message}")
     return ExitCode.USAGE
 
 
@@ -200,7 +213,35 @@ def _selection(pending: PendingApproval, only: str | None) -> frozenset[str] | N
     return frozenset(item.tool_use_id for n, item in enumerate(pending.items, 1) if n not in chosen)
 
 
-def _decide(args: argparse.Namespace, settings: Settings, *, approve: bool) -> int:
+def _ask_person(held: HeldRun, pending: PendingApproval, args: argparse.Namespace) -> ApprovalDecision | int:
+    """An MCP client's hold is approved by the person at a terminal, after reading the policy's own
+    summary (not the model's account of it); without a terminal (a model's shell tool) nothing runs."""
+    if getattr(args, "only", None) is not None:
+        return _usage_error(
+            "MCPクライアントから保留された操作には --only は使えません（端末で1件ずつ確認します）。"
+        )
+    if not terminal.interactive():
+        terminal.err.line(
+            f"MCPクライアント（{held.channel}）から保留された操作は、本人が端末で内容を確認して承認します。"
+            f"端末で wp-agent approve {held.approval_id} を実行してください（何も実行していません）。"
+        )
+        return ExitCode.AWAITING_APPROVAL
+    terminal.err.line(f"MCPクライアント（{held.channel}）が依頼した操作です（{held.held_at} に保留）。")
+    person = run_output.TerminalApprovals(terminal.err, sys.stdin, f"cli:{args.user}")
+    decision = person.decide(pending, held.state)
+    return ExitCode.AWAITING_APPROVAL if decision is None else decision
+
+
+def _resumed_model(held: HeldRun, settings: CliSettings) -> ModelClient:
+    """An MCP client's call plans nothing more once decided; a held `ask` goes on with the model."""
+    if not held.from_mcp:
+        return AnthropicModelClient(settings)
+    from wp_agent.mcp_server.session import ClientCallEnded
+
+    return ClientCallEnded()
+
+
+def _decide(args: argparse.Namespace, settings: CliSettings, *, approve: bool) -> int:
     held = _find(args.approval_id)
     if held is None:
         return _not_found(args.approval_id)
@@ -209,16 +250,20 @@ def _decide(args: argparse.Namespace, settings: Settings, *, approve: bool) -> i
             f"この操作を承認・拒否できるのは依頼者（{held.user}）だけです。--user を確認してください。"
         )
     if held.target != target_of(settings):
-        print(
+        terminal.err.line(
             f"設定エラー: この操作は {held.target} で保留されました。今の設定（{target_of(settings)}）では再開できません。"
-            "WP_CLI_MODE と接続先の設定を保留したときと同じにしてください。",
-            file=sys.stderr,
+            "WP_CLI_MODE と接続先の設定を保留したときと同じにしてください。"
         )
         return ExitCode.CONFIGURATION
     state = held.state
     pending = state.pending_approval
     decision: ApprovalDecision | None = None
-    if pending is not None and pending.status is ApprovalStatus.PENDING:
+    if pending is not None and pending.status is ApprovalStatus.PENDING and approve and held.from_mcp:
+        asked = _ask_person(held, pending, args)
+        if isinstance(asked, int):
+            return asked
+        decision = asked
+    elif pending is not None and pending.status is ApprovalStatus.PENDING:
         declined = _selection(pending, getattr(args, "only", None))
         if declined is None:
             return _usage_error(
@@ -233,22 +278,23 @@ def _decide(args: argparse.Namespace, settings: Settings, *, approve: bool) -> i
         )
     elif pending is not None or not state.status.terminal:
         # Decided earlier and interrupted before the run ended: it resumes as it was.
-        print("この承認はすでに決定済みです。中断された処理を再開します。", file=sys.stderr)
-    doctor.preflight(settings)
+        terminal.err.line("この承認はすでに決定済みです。中断された処理を再開します。")
+    doctor.preflight(settings, model=not held.from_mcp)
     store = HeldRunStore(held)
     try:
-        deps = build_local_deps(settings, progress=run_output.progress_printer(), store=store)
+        deps = build_local_deps(
+            settings,
+            model=_resumed_model(held, settings),
+            progress=run_output.progress_printer(),
+            store=store,
+        )
     except WpAgentError as exc:
-        print(f"設定エラー: {exc.message_ja}", file=sys.stderr)
+        terminal.err.line(f"設定エラー: {exc.message_ja}")
         return ExitCode.CONFIGURATION
-    turn = AgentTurn(deps)
-    if decision is not None:
-        try:
-            turn.decide(state, decision)
-        except WpAgentError:  # expired while it waited
-            turn.expire_approval(state)
     approvals: Approvals = run_output.terminal_approvals(args.user) or NoApprovals()
     runner = AgentRunner(deps, approvals)
+    if decision is not None:
+        runner.decide(state, decision)  # expired while it waited: the run ends as expired
     code = run_output.drive(
         runner,
         deps,

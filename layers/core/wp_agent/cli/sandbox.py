@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
+from wp_agent.cli import terminal
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 
 _ACTIONS = {
     "status": "状態を表示します（何も変更しません）",
@@ -30,7 +30,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: CliSettings) -> int:
     # Imported here: the sandbox is local-only code (MariaDB, PHP) that other commands never need.
     from wp_agent.executors.sandbox import DEFAULT_SANDBOX_DIR
     from wp_agent.sandbox import SandboxError, SandboxSite
@@ -39,28 +39,25 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
         if args.action == "status":
             for line in site.status().lines_ja():
-                print(line)
+                terminal.out.line(line)
         elif args.action == "start":
             if not site.status().seed:
-                print(
-                    "サンドボックスを準備しています（初回のみ、1分ほどかかることがあります）…",
-                    file=sys.stderr,
-                )
+                terminal.err.line("サンドボックスを準備しています（初回のみ、1分ほどかかることがあります）…")
             site.start()
-            print(f"サンドボックスを起動しました: {site.home}")
+            terminal.out.line(f"サンドボックスを起動しました: {site.home}")
         elif args.action == "reset":
             seconds = site.reset()
-            print(f"サンドボックスをサンプルデータの状態に戻しました（{seconds:.1f}秒）。")
+            terminal.out.line(f"サンドボックスをサンプルデータの状態に戻しました（{seconds:.1f}秒）。")
         else:
             stopped = site.stop()
-            print(
+            terminal.out.line(
                 "サンドボックスのデータベースを停止しました。"
                 if stopped
                 else "サンドボックスは起動していません。"
             )
     except SandboxError as exc:
-        print(f"サンドボックスエラー [{exc.cause}]: {exc.message_ja}", file=sys.stderr)
+        terminal.err.line(f"サンドボックスエラー [{exc.cause}]: {exc.message_ja}")
         if exc.log:
-            print(exc.log, file=sys.stderr)
+            terminal.err.line(exc.log)
         return ExitCode.CONFIGURATION
     return ExitCode.OK

@@ -6,24 +6,24 @@ import argparse
 import json
 import shlex
 import sys
-from typing import TextIO
 
 from wp_agent.adapters.jsonl_audit import JsonlAuditLog
 from wp_agent.agent import audit_outbox
+from wp_agent.agent.lifecycle import new_run_id
 from wp_agent.agent.ports import NoRateLimits
 from wp_agent.agent.session_state import SessionState
-from wp_agent.agent.turn import new_run_id
+from wp_agent.cli import terminal
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.factory import build_wp_cli
+from wp_agent.masking import mask_command
 from wp_agent.models.agent_io import AgentInput, utc_now_iso
 from wp_agent.models.undo import UndoPlan
 from wp_agent.policy import CommandPolicy
-from wp_agent.policy.masking import mask_command
 from wp_agent.undo.execute import PlanOutcome
 from wp_agent.undo.local_store import LocalRunStore, StoredRun
-from wp_agent.undo.service import CheckedPlan, UndoService, undo_available
+from wp_agent.undo.revert_run import CheckedPlan, RevertRun, undo_available
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -47,47 +47,48 @@ def undo_hint(run_id: str) -> str:
     return f"元に戻すには: wp-agent undo {run_id}（内容の確認だけなら --dry-run）"
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: CliSettings) -> int:
     store = LocalRunStore.from_settings(settings)
     stored = store.load(args.run_id)
     if stored is None:
-        print(f"入力エラー [RUN_NOT_FOUND]: 実行記録「{args.run_id}」が見つかりません。", file=sys.stderr)
+        terminal.err.line(f"入力エラー [RUN_NOT_FOUND]: 実行記録「{args.run_id}」が見つかりません。")
         return ExitCode.USAGE
     if stored.user_id != args.user:
-        print("入力エラー [FORBIDDEN]: 元に戻せるのは、その実行を依頼した本人だけです。", file=sys.stderr)
+        terminal.err.line("入力エラー [FORBIDDEN]: 元に戻せるのは、その実行を依頼した本人だけです。")
         return ExitCode.USAGE
     state = _undo_state(stored)
     audit = JsonlAuditLog(settings.wp_agent_audit_file.expanduser())
     wp_cli = build_wp_cli(settings)
-    service = UndoService(CommandPolicy.from_settings(settings), wp_cli, NoRateLimits(), state, stored.run_id)
+    service = RevertRun(CommandPolicy.from_settings(settings), wp_cli, NoRateLimits(), state, stored.run_id)
     try:
         checked = service.plan(stored.commands)
-        _print_plan(checked, sys.stderr if args.json else sys.stdout)
+        _print_plan(checked, terminal.err if args.json else terminal.out)
         if args.dry_run or checked.plan.empty:
             if args.json:
-                print(json.dumps({"undoRunId": state.run_id, "plan": checked.plan.model_dump(mode="json")}))
+                terminal.out.json(
+                    json.dumps({"undoRunId": state.run_id, "plan": checked.plan.model_dump(mode="json")})
+                )
             return ExitCode.OK
         approver = _approver(args, checked)
         if approver is None:
-            print(
-                "元に戻す操作には確認が必要です。--yes を付けるか、端末で実行してください。", file=sys.stderr
-            )
+            terminal.err.line("元に戻す操作には確認が必要です。--yes を付けるか、端末で実行してください。")
             return ExitCode.AWAITING_APPROVAL
         if approver == "":
-            print("元に戻す操作を取りやめました。", file=sys.stderr)
+            terminal.err.line("元に戻す操作を取りやめました。")
             return ExitCode.OK
         outcome = service.execute(checked, approved_by=approver)
     except WpAgentError as exc:
-        print(f"[{exc.code.value}] {exc.message_ja}", file=sys.stderr)
+        terminal.err.line(f"[{exc.code.value}] {exc.message_ja}")
         return ExitCode.FAILED
     finally:
+        audit_outbox.put(state, service.events)
         audit_outbox.deliver(state, audit)
         wp_cli.close()
     stored.reverted_by.append(state.run_id)
     store.save(stored)
-    _print_outcome(outcome, state.run_id, sys.stderr if args.json else sys.stdout)
+    _print_outcome(outcome, state.run_id, terminal.err if args.json else terminal.out)
     if args.json:
-        print(json.dumps({"undoRunId": state.run_id, "plan": checked.plan.model_dump(mode="json"),
+        terminal.out.json(json.dumps({"undoRunId": state.run_id, "plan": checked.plan.model_dump(mode="json"),
                           "success": outcome.ok, "newIds": outcome.new_ids,
                           "unsettled": outcome.unsettled_ja}, ensure_ascii=False))  # fmt: skip
     if outcome.ok:
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 def _undo_state(stored: StoredRun) -> SessionState:
     """The undo's own run, in the session of the run it reverts (same requester, target and site)."""
-    state = SessionState(
+    return SessionState(
         session_id=stored.session_id,
         run_id=new_run_id(),
         user_id=stored.user_id,
@@ -105,9 +106,8 @@ def _undo_state(stored: StoredRun) -> SessionState:
         input=AgentInput(message=f"{stored.run_id} を元に戻す"),
         started_at=utc_now_iso(),
         site_url=stored.site_url,
+        network_admin=stored.network_admin,
     )
-    state.network_admin = stored.network_admin
-    return state
 
 
 def _approver(args: argparse.Namespace, checked: CheckedPlan) -> str | None:
@@ -116,51 +116,50 @@ def _approver(args: argparse.Namespace, checked: CheckedPlan) -> str | None:
         return f"cli:{args.user}"
     if args.yes:
         return f"cli:{args.user}:--yes"
-    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+    if not terminal.interactive():
         return None
-    print("\n⚠ 次の操作には確認が必要です:", file=sys.stderr)
+    terminal.err.line("\n⚠ 次の操作には確認が必要です:")
     for item in checked.approval_items:
-        print(
-            f"  ・{item.summary_ja}\n    影響: {item.impact_ja}\n    コマンド: wp {item.command}",
-            file=sys.stderr,
+        terminal.err.line(
+            f"  ・{item.summary_ja}\n    影響: {item.impact_ja}\n    コマンド: wp {item.command}"
         )
-    print("実行してよろしいですか？ [y/N]: ", end="", file=sys.stderr, flush=True)
+    terminal.err.line("実行してよろしいですか？ [y/N]: ", end="", flush=True)
     answer = sys.stdin.readline().strip().lower()
     return f"cli:{args.user}" if answer in {"y", "yes", "はい"} else ""
 
 
-def _print_plan(checked: CheckedPlan, out: TextIO) -> None:
+def _print_plan(checked: CheckedPlan, out: terminal.Stream) -> None:
     plan: UndoPlan = checked.plan
-    print(f"{plan.run_id} を元に戻す計画:", file=out)
+    out.line(f"{plan.run_id} を元に戻す計画:")
     if plan.empty:
-        print("  元に戻す操作はありません。", file=out)
+        out.line("  元に戻す操作はありません。")
     for step in plan.steps:
-        print(f"  ・{step.restores_ja}\n      wp {mask_command(shlex.join(step.argv))}", file=out)
+        out.line(f"  ・{step.restores_ja}\n      wp {mask_command(shlex.join(step.argv))}")
     for skipped in plan.skipped:
-        print(f"  ✗ {skipped.entity_ja}: {skipped.reason_ja}", file=out)
+        out.line(f"  ✗ {skipped.entity_ja}: {skipped.reason_ja}")
     for note in plan.notes_ja:
-        print(f"  ※ {note}", file=out)
+        out.line(f"  ※ {note}")
 
 
-def _print_outcome(outcome: PlanOutcome, undo_run_id: str, out: TextIO) -> None:
+def _print_outcome(outcome: PlanOutcome, undo_run_id: str, out: terminal.Stream) -> None:
     for done in outcome.steps:
         if done.result is None:
             mark = "－（実行していません）"
         else:
             mark = "✓" if done.ok else f"✗ {done.result.stderr.strip()[:200]}"
-        print(f"  {mark} wp {mask_command(shlex.join(done.argv))}", file=out)
+        out.line(f"  {mark} wp {mask_command(shlex.join(done.argv))}")
     for old, new in outcome.new_ids.items():
-        print(f"  ※ 投稿 ID {old} は新しいID {new} で作り直しました。", file=out)
+        out.line(f"  ※ 投稿 ID {old} は新しいID {new} で作り直しました。")
     for problem in outcome.unsettled_ja:
-        print(f"  ✗ {problem}", file=out)
+        out.line(f"  ✗ {problem}")
     verdict = "元に戻しました" if outcome.ok else "一部を元に戻せませんでした"
-    print(f"{verdict}（この取り消しの実行ID: {undo_run_id}）", file=out)
+    out.line(f"{verdict}（この取り消しの実行ID: {undo_run_id}）")
 
 
-def remember_for_undo(state: SessionState | None, settings: Settings) -> None:
+def remember_for_undo(state: SessionState | None, settings: CliSettings) -> None:
     """Keep the run's records for `wp-agent undo` and say how to undo it (stderr: stdout is the answer)."""
     if state is None or not any(r.undo is not None for r in state.run_commands()):
         return
     LocalRunStore.from_settings(settings).save_run(state)
     if undo_available(state.run_commands()):
-        print(undo_hint(state.run_id), file=sys.stderr)
+        terminal.err.line(undo_hint(state.run_id))

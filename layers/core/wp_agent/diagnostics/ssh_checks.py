@@ -9,7 +9,7 @@ import socket
 import time
 from collections.abc import Sequence
 
-from wp_agent.config import Settings
+from wp_agent.config import WpCliSettings
 from wp_agent.diagnostics.checks import Check, failed, passed, wordpress_checks
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
@@ -40,7 +40,7 @@ class _Deadline:
         return getattr(self._wp_cli, name)
 
 
-def check_ssh_target(settings: Settings, target: SshTarget) -> list[Check]:
+def check_ssh_target(settings: WpCliSettings, target: SshTarget) -> list[Check]:
     """Every check of the target, in order; a failed step ends the list with its fix."""
     from wp_agent.executors.ssh import SshWpCli
     from wp_agent.executors.ssh_keys import describe_key, load_ssh_credentials

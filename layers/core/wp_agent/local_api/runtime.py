@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import cached_property
 from typing import Any
 
-from wp_agent.config import Settings
+from wp_agent.config import LambdaSettings
 from wp_agent.diagnostics.checks import Check, passed, wordpress_checks
 from wp_agent.executors.port import WpCli
 from wp_agent.models.target import Target
@@ -41,7 +41,7 @@ class _ReportedEvents:
 class LocalRuntime(AwsRuntime):
     def __init__(
         self,
-        settings: Settings,
+        settings: LambdaSettings,
         *,
         local_target: str | None,
         local_executor: Callable[[], WpCli] | None,

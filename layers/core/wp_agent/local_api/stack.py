@@ -20,12 +20,23 @@ from typing import Any
 
 from wp_agent.adapters.aws.clients import reset_clients
 from wp_agent.adapters.aws.table_layout import LAYOUTS, LogicalTable
-from wp_agent.config import Settings, WpCliMode
+from wp_agent.config import (
+    ApiSettings,
+    ApprovalSettings,
+    CliSettings,
+    LambdaSettings,
+    PublishArticleSettings,
+    TurnSettings,
+    WorkflowTasksSettings,
+    WpCliMode,
+    WpCliSettings,
+)
 from wp_agent.local_api import workflow
 from wp_agent.local_api.runtime import EventListener, LocalRuntime
 from wp_agent.models.agent_io import utc_now_iso
 from wp_agent.models.target import Target
 from wp_agent.service import task_handlers
+from wp_agent.service.runtime import function_settings
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +57,15 @@ TASKS: dict[str, TaskHandler] = {
     "approval": task_handlers.approval,
     "workflow_tasks": task_handlers.small_task,
     "publish_article": task_handlers.publish_article,
+}
+# Each function's settings class: the local stack starts only with settings every function accepts,
+# so what would fail a Lambda's start fails `api serve`'s start too (config.py).
+FUNCTION_SETTINGS: dict[str, type[LambdaSettings]] = {
+    "api": ApiSettings,
+    "turn": TurnSettings,
+    "approval": ApprovalSettings,
+    "workflow_tasks": WorkflowTasksSettings,
+    "publish_article": PublishArticleSettings,
 }
 
 
@@ -89,7 +109,7 @@ class LocalStack:
 
     def __init__(
         self,
-        settings: Settings,
+        settings: CliSettings,
         *,
         target_id: str,
         owner: str,
@@ -135,17 +155,7 @@ class LocalStack:
             ),
             region=REGION,
         )
-        settings = self._base.model_copy(
-            update={
-                **table_environment(),
-                "wp_agent_event_bus": EVENT_BUS,
-                "wp_agent_state_machine_arn": deployed.arn,
-                "wp_agent_schedule_group": SCHEDULE_GROUP,
-                "wp_agent_scheduler_role_arn": SCHEDULER_ROLE,
-                "wp_agent_admin_principals": "",
-                "anthropic_api_key_secret_arn": None,
-            }
-        )
+        settings = self._settings(deployed.arn)
         ssh = settings.wp_cli_mode is WpCliMode.SSH
         secret_arn = self._store_secret(settings if ssh else None)
         self.runtime = LocalRuntime(
@@ -157,7 +167,24 @@ class LocalStack:
         self.runtime.registry.put(self._target(settings, secret_arn), replace=True)
         return self.runtime
 
-    def _store_secret(self, ssh_settings: Settings | None) -> str:
+    def _settings(self, state_machine_arn: str) -> LambdaSettings:
+        """The command line's settings with the local stack's resources, as the CDK stack gives them
+        to the functions; a ConfigurationError naming what a function would lack."""
+        values = {
+            **{k: v for k, v in self._base.model_dump().items() if k in LambdaSettings.model_fields},
+            **table_environment(),
+            "wp_agent_event_bus": EVENT_BUS,
+            "wp_agent_state_machine_arn": state_machine_arn,
+            "wp_agent_schedule_group": SCHEDULE_GROUP,
+            "wp_agent_scheduler_role_arn": SCHEDULER_ROLE,
+            "wp_agent_admin_principals": "",
+            "anthropic_api_key_secret_arn": None,
+        }
+        for settings_class in FUNCTION_SETTINGS.values():
+            function_settings(settings_class, values)
+        return function_settings(LambdaSettings, values)
+
+    def _store_secret(self, ssh_settings: LambdaSettings | None) -> str:
         """The target's secret: an SSH site's key and pinned host key, else a stand-in (no SSH)."""
         import boto3
 
@@ -168,7 +195,7 @@ class LocalStack:
         name = f"{ssh_settings.wp_agent_target_secret_prefix if ssh_settings else 'wp-agent/targets/'}{self.target_id}"
         return str(secrets.create_secret(Name=name, SecretString=json.dumps(value))["ARN"])
 
-    def _target(self, settings: Settings, secret_arn: str) -> Target:
+    def _target(self, settings: LambdaSettings, secret_arn: str) -> Target:
         ssh = settings.wp_cli_mode is WpCliMode.SSH
         return Target(
             target_id=self.target_id,
@@ -223,7 +250,7 @@ class LocalStack:
         reset_clients()
 
 
-def _executor_factory(settings: Settings) -> Callable[[], Any]:
+def _executor_factory(settings: WpCliSettings) -> Callable[[], Any]:
     def build() -> Any:
         from wp_agent.executors.factory import build_wp_cli
 
@@ -232,7 +259,7 @@ def _executor_factory(settings: Settings) -> Callable[[], Any]:
     return build
 
 
-def _is_network(settings: Settings) -> bool:
+def _is_network(settings: WpCliSettings) -> bool:
     """Whether the local WordPress is a multisite network (the sandbox is one)."""
     if settings.wp_cli_mode is WpCliMode.SSH:
         return False
@@ -243,7 +270,7 @@ def _is_network(settings: Settings) -> bool:
         wp_cli.close()
 
 
-def _ssh_secret(settings: Settings) -> dict[str, str]:
+def _ssh_secret(settings: WpCliSettings) -> dict[str, str]:
     """The site's key and pinned host key as a target secret holds them (read from the same settings
     `wp-agent ask` uses; the host key is required, exactly as there)."""
     from wp_agent.executors.ssh_key_sources import MATERIAL_LOADERS

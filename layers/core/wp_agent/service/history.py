@@ -10,6 +10,7 @@ from typing import Any
 
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.session_state import SessionStatus
+from wp_agent.masking import mask_command, mask_text
 from wp_agent.models.api import (
     ActivityPage,
     ActivityRecord,
@@ -17,7 +18,6 @@ from wp_agent.models.api import (
     SessionPage,
     SessionSummary,
 )
-from wp_agent.policy.masking import mask_command, mask_text
 from wp_agent.service import cursors
 from wp_agent.service.api_errors import ApiError, ApiErrorCode
 from wp_agent.service.run_records import build_run_view

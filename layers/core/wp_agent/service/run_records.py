@@ -11,9 +11,9 @@ from typing import Literal
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.session_state import CommandRecord, SessionState, SessionStatus
 from wp_agent.errors import AgentErrorCode
+from wp_agent.masking import mask_command, mask_text
 from wp_agent.models.api import RunCommandView, RunErrorView, RunView
 from wp_agent.policy import PolicyCategory
-from wp_agent.policy.masking import mask_command, mask_text
 
 Outcome = Literal[
     "succeeded",

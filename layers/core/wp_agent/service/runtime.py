@@ -1,8 +1,12 @@
-"""Wiring of the AWS adapters from Settings; built once per Lambda container and reused warm."""
+"""Wiring of the AWS adapters from LambdaSettings; built once per Lambda container and reused warm."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cached_property
+from typing import Any
+
+from pydantic import ValidationError
 
 from wp_agent.adapters.aws.article_jobs import ArticleJobStore
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
@@ -15,11 +19,11 @@ from wp_agent.adapters.aws.scheduler import disable_schedule, scheduler_client
 from wp_agent.adapters.aws.scheduler import failure_code as scheduler_failure_code
 from wp_agent.adapters.aws.secrets import SecretStoreError, TargetSecrets, read_secret
 from wp_agent.adapters.aws.session_store import DynamoSessionStore
-from wp_agent.adapters.aws.workflow import RunWorkflow
+from wp_agent.adapters.aws.workflow import ApprovalWaits, RunWorkflow
 from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
-from wp_agent.agent.ports import NoRateLimits, RateLimiter
-from wp_agent.agent.turn import AgentDeps, AgentTurn
-from wp_agent.config import Settings
+from wp_agent.agent.ports import AgentDeps, NoRateLimits, RateLimiter
+from wp_agent.agent.turn import AgentTurn
+from wp_agent.config import LambdaSettings
 from wp_agent.diagnostics.checks import Check
 from wp_agent.errors import ConfigurationError
 from wp_agent.executors.port import WpCli
@@ -27,7 +31,7 @@ from wp_agent.executors.ssh_target import SshTarget
 from wp_agent.models.target import Target
 from wp_agent.policy import CommandPolicy
 from wp_agent.telemetry import RATE_LIMIT_UTILISATION_PERCENT, Telemetry
-from wp_agent.undo.agent_hooks import UndoRecorder
+from wp_agent.undo.agent_hooks import UndoRecorder, UndoRunOpening
 
 # The adapters the services may use are the ones wired here (import-linter keeps it so).
 __all__ = [
@@ -42,6 +46,7 @@ __all__ = [
     "TargetRegistry",
     "audit_event_from_item",
     "disable_schedule",
+    "function_settings",
     "read_secret",
     "required_setting",
     "scheduler_client",
@@ -60,8 +65,8 @@ def required_setting(value: str | None, name: str) -> str:
 class AwsRuntime:
     """Everything a handler needs, created lazily so a cold start only pays for what it uses."""
 
-    def __init__(self, settings: Settings | None = None) -> None:
-        self.settings = settings or Settings()
+    def __init__(self, settings: LambdaSettings) -> None:
+        self.settings = settings
 
     @cached_property
     def sessions(self) -> DynamoSessionStore:
@@ -107,6 +112,10 @@ class AwsRuntime:
         return RunWorkflow(
             required_setting(self.settings.wp_agent_state_machine_arn, "WP_AGENT_STATE_MACHINE_ARN")
         )
+
+    @cached_property
+    def approval_waits(self) -> ApprovalWaits:
+        return ApprovalWaits()
 
     @cached_property
     def telemetry(self) -> Telemetry:
@@ -162,6 +171,7 @@ class AwsRuntime:
                 settings=self.settings,
                 telemetry=self.telemetry,
                 changes=UndoRecorder(self.policy, wp_cli, self.limiter),
+                opening=UndoRunOpening(self.policy, wp_cli, self.limiter),
             )
         )
 
@@ -178,16 +188,40 @@ def _ssh_target(target: Target) -> SshTarget:
 
 
 class LazyRuntime:
-    """A handler module's accessor: the runtime is built on first use, then reused while warm."""
+    """A handler module's accessor: the runtime is built on first use, then reused while warm. Its
+    settings are the function's own class (config.py), validated whole when it is built: a missing or
+    invalid setting fails the first invocation before it does anything, naming every such setting."""
 
-    def __init__(self) -> None:
+    def __init__(self, settings_class: type[LambdaSettings]) -> None:
+        self._settings_class = settings_class
         self._runtime: AwsRuntime | None = None
 
     def __call__(self) -> AwsRuntime:
         if self._runtime is None:
-            self._runtime = AwsRuntime()
+            self._runtime = AwsRuntime(function_settings(self._settings_class))
         return self._runtime
 
     def reset(self) -> None:
         """Forget the runtime (tests switching environments; SnapStart restore)."""
         self._runtime = None
+
+
+def function_settings(
+    settings_class: type[LambdaSettings], values: Mapping[str, Any] | None = None
+) -> LambdaSettings:
+    """The function's settings from its environment (`values` first: the local stack's own); a
+    ConfigurationError naming what is missing or invalid (never the values: they may be secrets)."""
+    try:
+        return settings_class(**(values or {}))
+    except ValidationError as exc:
+        # A setting's name, or for a rule over several settings the names it gives.
+        names = sorted(
+            {
+                ".".join(map(str, e["loc"])).upper() or e["msg"].removeprefix("Value error, ")
+                for e in exc.errors()
+            }
+        )
+        raise ConfigurationError(
+            f"環境変数 {', '.join(names)} が設定されていないか、値が正しくありません（デプロイ設定を確認してください）。",
+            setting=",".join(names),
+        ) from None

@@ -24,7 +24,7 @@ from functools import cached_property
 from typing import Any
 
 from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
-from wp_agent.config import Settings
+from wp_agent.config import LambdaSettings
 from wp_agent.errors import AgentErrorCode, ConfigurationError, WpAgentError
 from wp_agent.models import field_rules
 from wp_agent.models.agent_io import AgentInput
@@ -87,7 +87,7 @@ class ScheduleService:
 
     def __init__(
         self,
-        settings: Settings,
+        settings: LambdaSettings,
         *,
         registry_table: str | None = None,
         scheduler: Any | None = None,

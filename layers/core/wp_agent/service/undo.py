@@ -12,7 +12,7 @@ from wp_agent.models.api import RunAccepted, SessionMessageRequest, UndoCommandV
 from wp_agent.policy import PolicyCategory
 from wp_agent.service.api_errors import ApiError, ApiErrorCode
 from wp_agent.service.sessions import SessionService
-from wp_agent.undo.service import undo_available
+from wp_agent.undo.revert_run import undo_available
 
 _RAN = {CommandStatus.FINISHED, CommandStatus.UNKNOWN, CommandStatus.STARTED}
 

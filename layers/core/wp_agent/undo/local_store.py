@@ -11,8 +11,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from wp_agent.agent.session_state import CommandRecord, SessionState
-from wp_agent.config import Settings
-from wp_agent.policy.masking import mask_argv
+from wp_agent.config import LocalSettings
+from wp_agent.masking import mask_argv
 
 _RUN_ID = re.compile(r"^run_[0-9a-f]{20}$")
 
@@ -39,7 +39,7 @@ class LocalRunStore:
         self.directory = directory
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> LocalRunStore:
+    def from_settings(cls, settings: LocalSettings) -> LocalRunStore:
         return cls(settings.wp_agent_audit_file.expanduser().parent / "runs")
 
     def save_run(self, state: SessionState) -> StoredRun:

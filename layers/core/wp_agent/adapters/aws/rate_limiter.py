@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from wp_agent.adapters.aws.clients import resource
-from wp_agent.config import Settings
+from wp_agent.config import LambdaSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.ssh_timing import last_command_ends_seconds
 
@@ -49,7 +49,7 @@ class DynamoRateLimiter:
     def __init__(
         self,
         table_name: str,
-        settings: Settings,
+        settings: LambdaSettings,
         *,
         clock: Callable[[], float] = time.time,
         sleep: Callable[[float], None] = time.sleep,

@@ -35,7 +35,7 @@ from wp_agent.adapters.aws.table_layout import (
 )
 from wp_agent.agent.session_state import SessionState
 from wp_agent.errors import SessionDataMissingError, SessionReadThrottledError, StaleSessionError
-from wp_agent.policy.masking import mask_text
+from wp_agent.masking import mask_text
 
 logger = logging.getLogger(__name__)
 

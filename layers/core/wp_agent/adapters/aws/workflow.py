@@ -13,7 +13,33 @@ from wp_agent.agent.approval_protocol import ResumeOutcome
 logger = logging.getLogger(__name__)
 
 
-class RunWorkflow:
+class ApprovalWaits:
+    """Answers runs' approval waits by their task tokens: no state machine ARN needed (the approval
+    task's function has none)."""
+
+    def resume(
+        self, task_token: str, decision: dict[str, Any], *, attempts: int = 3, pause: float = 0.3
+    ) -> ResumeOutcome:
+        """Answer the approval wait (approval_protocol.hand_over calls this). A token written a moment
+        ago may not be accepted yet, so "unknown token" is retried briefly before it is reported."""
+        sfn = client("stepfunctions")
+        for attempt in range(attempts):
+            try:
+                sfn.send_task_success(taskToken=task_token, output=json.dumps(decision))
+            except sfn.exceptions.TaskTimedOut:
+                return ResumeOutcome.TIMED_OUT
+            except (sfn.exceptions.TaskDoesNotExist, sfn.exceptions.InvalidToken):
+                if attempt + 1 < attempts:
+                    time.sleep(pause)
+            else:
+                return ResumeOutcome.RESUMED
+        logger.warning("approval wait did not accept the decision", extra={"attempts": attempts})
+        return ResumeOutcome.UNKNOWN_TOKEN
+
+
+class RunWorkflow(ApprovalWaits):
+    """Starts, stops and looks at the runs of one state machine (and answers their approval waits)."""
+
     def __init__(self, state_machine_arn: str) -> None:
         self._arn = state_machine_arn
 
@@ -52,22 +78,3 @@ class RunWorkflow:
         except sfn.exceptions.ExecutionDoesNotExist:
             return False  # not started yet (the API saves the session first)
         return str(status) != "RUNNING"
-
-    def resume(
-        self, task_token: str, decision: dict[str, Any], *, attempts: int = 3, pause: float = 0.3
-    ) -> ResumeOutcome:
-        """Answer the approval wait (approval_protocol.hand_over calls this). A token written a moment
-        ago may not be accepted yet, so "unknown token" is retried briefly before it is reported."""
-        sfn = client("stepfunctions")
-        for attempt in range(attempts):
-            try:
-                sfn.send_task_success(taskToken=task_token, output=json.dumps(decision))
-            except sfn.exceptions.TaskTimedOut:
-                return ResumeOutcome.TIMED_OUT
-            except (sfn.exceptions.TaskDoesNotExist, sfn.exceptions.InvalidToken):
-                if attempt + 1 < attempts:
-                    time.sleep(pause)
-            else:
-                return ResumeOutcome.RESUMED
-        logger.warning("approval wait did not accept the decision", extra={"attempts": attempts})
-        return ResumeOutcome.UNKNOWN_TOKEN

@@ -9,15 +9,16 @@ from dataclasses import dataclass, field
 
 from wp_agent.agent import audit_outbox
 from wp_agent.agent.approval_summary import describe
-from wp_agent.agent.audit_events import AuditEventType
+from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.ports import RateLimiter
 from wp_agent.agent.session_state import ApprovalItem, CommandRecord, CommandStatus, SessionState
-from wp_agent.agent.site_scope import apply_site_scope
+from wp_agent.agent.site_scope import SiteScope, apply_site_scope
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
+from wp_agent.masking import mask_command, mask_command_output
 from wp_agent.models.undo import UndoPlan
 from wp_agent.policy import CommandPolicy, PolicyDecision
-from wp_agent.policy.masking import mask_command, mask_command_output
+from wp_agent.undo.entities import Read
 from wp_agent.undo.execute import PlanOutcome, execute_plan
 from wp_agent.undo.plan import RunCommand, build_plan
 from wp_agent.undo.recorder import site_reader
@@ -48,24 +49,25 @@ class CheckedPlan:
 
 
 @dataclass
-class UndoService:
+class RevertRun:
     """Plans and runs the undo of one run. `state` is the undo run's own state (its run ID, the
-    original session, user and site scope); audit records go to its outbox."""
+    original session, user and site scope), read only; the audit records it makes are kept in `events`
+    for the caller to put in the session's outbox (or deliver)."""
 
     policy: CommandPolicy
     wp_cli: WpCli
     limiter: RateLimiter
     state: SessionState
     reverts_run_id: str
+    events: list[AuditEvent] = field(default_factory=list)
 
     def plan(self, records: Sequence[CommandRecord]) -> CheckedPlan:
-        read = site_reader(self.state, self.policy, self.wp_cli, self.limiter, audit=True)
         plan = build_plan(
-            self.reverts_run_id, run_commands(records), read, workers=self.wp_cli.max_concurrency
+            self.reverts_run_id, run_commands(records), self._reader(), workers=self.wp_cli.max_concurrency
         )
         checked = CheckedPlan(plan)
         for index, step in enumerate(plan.steps):
-            decision = apply_site_scope(self.policy.classify_argv(step.argv), self.state)
+            decision = apply_site_scope(self.policy.classify_argv(step.argv), SiteScope.of(self.state))
             if decision.blocked:
                 raise WpAgentError(
                     AgentErrorCode.COMMAND_BLOCKED,
@@ -92,8 +94,7 @@ class UndoService:
                 details={"reason": "undo"},
             )
         self.audit_start(approved_by=approved_by)
-        read = site_reader(self.state, self.policy, self.wp_cli, self.limiter, audit=True)
-        outcome = execute_plan(checked.plan, self._run, read, workers=self.wp_cli.max_concurrency)
+        outcome = execute_plan(checked.plan, self._run, self._reader(), workers=self.wp_cli.max_concurrency)
         self._audit(
             AuditEventType.RUN_REVERT_FINISHED,
             success=outcome.ok,
@@ -106,7 +107,7 @@ class UndoService:
         self._audit(AuditEventType.RUN_REVERT_STARTED, approver=approved_by)
 
     def _run(self, argv: list[str]) -> CommandResult:
-        decision = apply_site_scope(self.policy.classify_argv(argv), self.state)
+        decision = apply_site_scope(self.policy.classify_argv(argv), SiteScope.of(self.state))
         command = mask_command(" ".join(decision.argv))
         if decision.blocked:  # checked when planned; a re-created post's new ID is checked here
             self._audit(AuditEventType.COMMAND_BLOCKED, command=command, rule=decision.rule,
@@ -125,8 +126,17 @@ class UndoService:
                     duration_ms=result.duration_ms, error=error)  # fmt: skip
         return result
 
-    def _audit(self, event_type: AuditEventType, **fields: object) -> None:
-        audit_outbox.audit(
-            self.state, event_type, reason=f"{self.reverts_run_id} を元に戻す", reverts_run_id=self.reverts_run_id,
-            **fields,
+    def _reader(self) -> Read:
+        """Policy-checked reads on the undo run's scope, each audited."""
+        return site_reader(
+            SiteScope.of(self.state), self.state.target_id, self.policy, self.wp_cli, self.limiter,
+            on_read=lambda fields: self.events.append(
+                audit_outbox.new_event(AuditEventType.COMMAND_EXECUTED, self.state.audit_about(), **fields)
+            ),
         )  # fmt: skip
+
+    def _audit(self, event_type: AuditEventType, **fields: object) -> None:
+        self.events.append(audit_outbox.new_event(
+            event_type, self.state.audit_about(), reason=f"{self.reverts_run_id} を元に戻す", reverts_run_id=self.reverts_run_id,
+            **fields,
+        ))  # fmt: skip
