@@ -42,23 +42,8 @@ from infra.nag import acknowledge, acknowledge_wildcard_resource
 from infra.packaging import FUNCTIONS_DIR, LayerDirs
 from infra.secrets_construct import SecretsConstruct
 from infra.settings import StackSettings
-from infra.storage_construct import StorageConstruct
+from infra.storage_construct import TABLE_READ_WRITE, StorageConstruct
 
-# What CDK's grantReadWriteData gives on a table, without its indexes.
-SESSIONS_READ_WRITE = (
-    "dynamodb:BatchGetItem",
-    "dynamodb:BatchWriteItem",
-    "dynamodb:ConditionCheckItem",
-    "dynamodb:DeleteItem",
-    "dynamodb:DescribeTable",
-    "dynamodb:GetItem",
-    "dynamodb:GetRecords",
-    "dynamodb:GetShardIterator",
-    "dynamodb:PutItem",
-    "dynamodb:Query",
-    "dynamodb:Scan",
-    "dynamodb:UpdateItem",
-)
 RUNTIME = lambda_.Runtime.PYTHON_3_12
 ARCHITECTURE = lambda_.Architecture.ARM_64
 # Spec §10.1: error logs are kept 180 days (Lambda logs carry the errors).
@@ -443,7 +428,7 @@ class FunctionsConstruct(Construct):
             function.add_to_role_policy(
                 iam.PolicyStatement(
                     sid="ReadWriteSessions",
-                    actions=list(SESSIONS_READ_WRITE),
+                    actions=list(TABLE_READ_WRITE),
                     resources=[storage.sessions.table_arn],
                 )
             )

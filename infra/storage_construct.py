@@ -20,6 +20,22 @@ from constructs import Construct
 
 from infra import names
 
+# What CDK's grantReadWriteData gives on a table, without its indexes (a grant on the table alone).
+TABLE_READ_WRITE = (
+    "dynamodb:BatchGetItem",
+    "dynamodb:BatchWriteItem",
+    "dynamodb:ConditionCheckItem",
+    "dynamodb:DeleteItem",
+    "dynamodb:DescribeTable",
+    "dynamodb:GetItem",
+    "dynamodb:GetRecords",
+    "dynamodb:GetShardIterator",
+    "dynamodb:PutItem",
+    "dynamodb:Query",
+    "dynamodb:Scan",
+    "dynamodb:UpdateItem",
+)
+
 
 class StorageConstruct(Construct):
     """The five tables of the contract; `tables[names.Table.X]` gives each."""
