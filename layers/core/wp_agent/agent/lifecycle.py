@@ -128,6 +128,7 @@ def start_run(
     state.site_url = site_url
     state.network_admin = network_admin
     state.reverts_run_id = reverts_run_id
+    state.runs[state.run_id] = reverts_run_id  # which run each undo reverts (an undo of an undo too)
     state.execution_arn = execution_arn
     state.status = SessionStatus.PLANNING
 

@@ -23,7 +23,7 @@ from wp_agent.models.undo import UndoPlan
 from wp_agent.policy import CommandPolicy
 from wp_agent.undo.execute import PlanOutcome
 from wp_agent.undo.local_store import LocalRunStore, StoredRun
-from wp_agent.undo.revert_run import CheckedPlan, RevertRun, undo_available
+from wp_agent.undo.revert_run import CheckedPlan, RevertRun, nothing_to_undo, undo_available
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -56,6 +56,8 @@ def run(args: argparse.Namespace, settings: CliSettings) -> int:
     if stored.user_id != args.user:
         terminal.err.line("入力エラー [FORBIDDEN]: 元に戻せるのは、その実行を依頼した本人だけです。")
         return ExitCode.USAGE
+    if _said_nothing_to_undo(args, stored):
+        return ExitCode.OK
     state = _undo_state(stored)
     audit = JsonlAuditLog(settings.wp_agent_audit_file.expanduser())
     wp_cli = build_wp_cli(settings)
@@ -85,6 +87,8 @@ def run(args: argparse.Namespace, settings: CliSettings) -> int:
         audit_outbox.deliver(state, audit)
         wp_cli.close()
     stored.reverted_by.append(state.run_id)
+    if outcome.ok and not checked.plan.empty:
+        stored.undone_by = state.run_id
     store.save(stored)
     _print_outcome(outcome, state.run_id, terminal.err if args.json else terminal.out)
     if args.json:
@@ -94,6 +98,17 @@ def run(args: argparse.Namespace, settings: CliSettings) -> int:
     if outcome.ok:
         return ExitCode.OK
     return ExitCode.PARTIAL_FAILURE if any(s.ok for s in outcome.steps) else ExitCode.FAILED
+
+
+def _said_nothing_to_undo(args: argparse.Namespace, stored: StoredRun) -> bool:
+    """Nothing left for an undo to do (no revertible change, or already undone): said, not an error."""
+    refusal = nothing_to_undo(stored.commands, undone_by=stored.undone_by)
+    if refusal is None:
+        return False
+    (terminal.err if args.json else terminal.out).line(refusal.message_ja)
+    if args.json:
+        terminal.out.json(json.dumps({"nothingToUndo": refusal.reason, "undoneBy": refusal.undone_by}))
+    return True
 
 
 def _undo_state(stored: StoredRun) -> SessionState:

@@ -22,7 +22,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 
 from wp_agent.errors import ConfigurationError
 from wp_agent.http_api import articles, schedules, sessions, targets
-from wp_agent.http_api.routing import RUNTIME_KEY, error_response
+from wp_agent.http_api.routing import error_response, serving
 from wp_agent.service import api_contract
 from wp_agent.service.api_errors import ApiError, ApiErrorCode
 from wp_agent.service.api_requests import unreadable_body, validation_refusal
@@ -112,7 +112,7 @@ def handle(event: dict[str, Any], context: Any, runtime: Callable[[], AwsRuntime
         }
     started = time.perf_counter()
     try:
-        app.append_context(**{RUNTIME_KEY: runtime})  # type: ignore[no-untyped-call]
-        return app.resolve(event, context)
+        with serving(runtime):
+            return app.resolve(event, context)
     finally:
         runtime().telemetry.seconds(REQUESTS_DURATION_SECONDS, time.perf_counter() - started)

@@ -15,7 +15,7 @@ from wp_agent.http_api.routing import (
     answers,
     idempotent,
     json_response,
-    runtime_of,
+    request_runtime,
 )
 from wp_agent.models.api import ArticleAccepted, ArticleJobView, ArticlePublishRequest
 from wp_agent.service.api_identity import user_id_from
@@ -34,9 +34,13 @@ def publish_article(
     body: Annotated[ArticlePublishRequest, Body()], user: UserHeader, idempotency_key: KeyHeader = None
 ) -> Response[str]:
     caller = user_id_from(user)
-    service = ArticleService(runtime_of(router))
+    service = ArticleService(request_runtime())
     return idempotent(
-        router, "articles", caller, idempotency_key, lambda: json_response(202, service.submit(caller, body))
+        router,
+        "articles",
+        caller,
+        idempotency_key,
+        lambda: json_response(202, service.submit(caller, body, idempotency_key=idempotency_key)),
     )
 
 
@@ -47,4 +51,4 @@ def publish_article(
     responses=answers(200, "publish job and its PublishArticleOutput", ArticleJobView),
 )
 def get_article(article_id: ArticleId, user: UserHeader) -> Response[str]:
-    return json_response(200, ArticleService(runtime_of(router)).view(user_id_from(user), article_id))
+    return json_response(200, ArticleService(request_runtime()).view(user_id_from(user), article_id))

@@ -1,11 +1,17 @@
 """What every route module shares: the declared headers and path parameters, the response helpers,
-who the caller is, the runtime of this request, and Idempotency-Key handling."""
+who the caller is, the runtime of this request, and Idempotency-Key handling.
+
+The runtime of the request being served is held per thread (a context variable), not in the
+resolver: a Lambda container serves one request at a time, but in one process (the tests'
+containers, several at once) each request must run with its own container's runtime."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Annotated, Any, cast
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Header, Path, Query
@@ -17,11 +23,10 @@ from wp_agent.models.api import MAX_PAGE_SIZE, ApiErrorResponse
 from wp_agent.models.base import CamelModel
 from wp_agent.service.api_errors import ApiError
 from wp_agent.service.api_identity import USER_HEADER, is_admin, user_id_from
-from wp_agent.service.idempotency import IdempotentRequests
 from wp_agent.service.runtime import AwsRuntime
 from wp_agent.service.targets import Caller
 
-RUNTIME_KEY = "runtime"
+_runtime: ContextVar[Callable[[], AwsRuntime]] = ContextVar("runtime")
 
 UserHeader = Annotated[
     str,
@@ -59,8 +64,6 @@ Cursor = Annotated[
     Query(max_length=2_048, pattern=r"^[A-Za-z0-9_\-]+$", description="`nextCursor` of the previous page"),
 ]
 
-_idempotency: dict[str, IdempotentRequests] = {}
-
 
 def answers(status: int, description: str, model: type[CamelModel]) -> dict[int, OpenAPIResponse]:
     """A route's success answer; its error answers are added by service/api_contract.py."""
@@ -82,15 +85,25 @@ def error_response(error: ApiError) -> Response[str]:
     )
 
 
-def runtime_of(router: APIGatewayRouter) -> AwsRuntime:
-    """The runtime this request runs with (the Lambda's, or `wp-agent api serve`'s)."""
-    return cast(Callable[[], AwsRuntime], router.context[RUNTIME_KEY])()
+@contextmanager
+def serving(runtime: Callable[[], AwsRuntime]) -> Iterator[None]:
+    """The routes of one request run with `runtime` (the Lambda's, or `wp-agent api serve`'s)."""
+    token = _runtime.set(runtime)
+    try:
+        yield
+    finally:
+        _runtime.reset(token)
+
+
+def request_runtime() -> AwsRuntime:
+    """The runtime this request runs with."""
+    return _runtime.get()()
 
 
 def caller_of(router: APIGatewayRouter, user: str | None) -> Caller:
     """The caller of an owner-or-administrator route: an administrator principal needs no user id."""
     arn = router.current_event.request_context.identity.user_arn
-    admin = is_admin(arn, runtime_of(router).settings.wp_agent_admin_principals)
+    admin = is_admin(arn, request_runtime().settings.wp_agent_admin_principals)
     user_id = user_id_from(user) if user is not None or not admin else None
     return Caller(user_id=user_id, admin=admin, principal=user_id or arn or "admin")
 
@@ -98,10 +111,7 @@ def caller_of(router: APIGatewayRouter, user: str | None) -> Caller:
 def idempotent(
     router: APIGatewayRouter, route: str, user: str, key: str | None, compute: Callable[[], Response[str]]
 ) -> Response[str]:
-    settings = runtime_of(router).settings
-    requests = _idempotency.setdefault(
-        settings.wp_agent_idempotency_table or "", IdempotentRequests(settings.wp_agent_idempotency_table)
-    )
+    requests = request_runtime().idempotent_requests
     requests.lambda_context = router.lambda_context
 
     def stored() -> dict[str, Any]:

@@ -15,7 +15,7 @@ from wp_agent.http_api.routing import (
     answers,
     idempotent,
     json_response,
-    runtime_of,
+    request_runtime,
 )
 from wp_agent.models.schedule import (
     ScheduleCreateRequest,
@@ -31,7 +31,7 @@ router = APIGatewayRouter()  # type: ignore[no-untyped-call]
 
 
 def _schedules() -> ScheduleService:
-    runtime = runtime_of(router)
+    runtime = request_runtime()
     return ScheduleService(runtime.settings, model=runtime.model)
 
 
@@ -50,7 +50,7 @@ def create_schedule(
         "schedules",
         caller,
         idempotency_key,
-        lambda: json_response(201, _schedules().create(caller, body)),
+        lambda: json_response(201, _schedules().create(caller, body, idempotency_key=idempotency_key)),
     )
 
 

@@ -20,7 +20,7 @@ from wp_agent.http_api.routing import (
     answers,
     idempotent,
     json_response,
-    runtime_of,
+    request_runtime,
 )
 from wp_agent.models import field_rules
 from wp_agent.models.api import (
@@ -56,7 +56,7 @@ def post_message(
     idempotency_key: KeyHeader = None,
 ) -> Response[str]:
     caller = user_id_from(user)
-    service = SessionService(runtime_of(router))
+    service = SessionService(request_runtime())
     return idempotent(
         router,
         f"messages:{session_id}",
@@ -73,7 +73,7 @@ def post_message(
     responses=answers(200, "session", SessionView),
 )
 def get_session(session_id: SessionId, user: UserHeader) -> Response[str]:
-    return json_response(200, SessionService(runtime_of(router)).view(session_id, user_id_from(user)))
+    return json_response(200, SessionService(request_runtime()).view(session_id, user_id_from(user)))
 
 
 @router.post(
@@ -90,7 +90,7 @@ def decide(
     idempotency_key: KeyHeader = None,
 ) -> Response[str]:
     caller = user_id_from(user)
-    service = SessionService(runtime_of(router))
+    service = SessionService(request_runtime())
     return idempotent(
         router,
         f"approval:{session_id}:{approval_id}",
@@ -107,7 +107,7 @@ def decide(
     responses=answers(200, "cancelled", SessionView),
 )
 def cancel(session_id: SessionId, user: UserHeader) -> Response[str]:
-    return json_response(200, SessionService(runtime_of(router)).cancel(session_id, user_id_from(user)))
+    return json_response(200, SessionService(request_runtime()).cancel(session_id, user_id_from(user)))
 
 
 @router.post(
@@ -127,7 +127,7 @@ def undo(
     idempotency_key: KeyHeader = None,
 ) -> Response[str]:
     caller = user_id_from(user)
-    service = SessionService(runtime_of(router))
+    service = SessionService(request_runtime())
 
     def answer() -> Response[str]:
         result = undo_run(service, session_id, run_id, caller, body)
@@ -149,7 +149,7 @@ def list_sessions(
     limit: Limit = DEFAULT_PAGE_SIZE,
     cursor: Cursor = None,
 ) -> Response[str]:
-    history = HistoryService(runtime_of(router))
+    history = HistoryService(request_runtime())
     page = history.sessions(
         user_id_from(user), target_id=target_id, status=status, limit=limit, cursor=cursor
     )
@@ -163,4 +163,4 @@ def list_sessions(
     responses=answers(200, "the run", RunView),
 )
 def get_run(session_id: SessionId, run_id: RunId, user: UserHeader) -> Response[str]:
-    return json_response(200, HistoryService(runtime_of(router)).run(session_id, run_id, user_id_from(user)))
+    return json_response(200, HistoryService(request_runtime()).run(session_id, run_id, user_id_from(user)))

@@ -21,7 +21,7 @@ from wp_agent.http_api.routing import (
     caller_of,
     idempotent,
     json_response,
-    runtime_of,
+    request_runtime,
 )
 from wp_agent.models.api import (
     DEFAULT_PAGE_SIZE,
@@ -50,9 +50,9 @@ router = APIGatewayRouter()  # type: ignore[no-untyped-call]
 )
 def register_target(body: Annotated[TargetRegistration, Body()]) -> Response[str]:
     arn = router.current_event.request_context.identity.user_arn
-    admin = is_admin(arn, runtime_of(router).settings.wp_agent_admin_principals)
+    admin = is_admin(arn, request_runtime().settings.wp_agent_admin_principals)
     return json_response(
-        201, TargetService(runtime_of(router)).register(body, admin=admin, caller=arn or "unknown")
+        201, TargetService(request_runtime()).register(body, admin=admin, caller=arn or "unknown")
     )
 
 
@@ -66,7 +66,7 @@ def list_targets(user: OptionalUserHeader = None) -> Response[str]:
     caller = caller_of(router, user)
     return json_response(
         200,
-        TargetService(runtime_of(router)).list(None if caller.admin else caller.user_id, admin=caller.admin),
+        TargetService(request_runtime()).list(None if caller.admin else caller.user_id, admin=caller.admin),
     )
 
 
@@ -78,7 +78,7 @@ def list_targets(user: OptionalUserHeader = None) -> Response[str]:
 )
 def get_target(target_id: TargetId, user: OptionalUserHeader = None) -> Response[str]:
     caller = caller_of(router, user)
-    service = TargetService(runtime_of(router))
+    service = TargetService(request_runtime())
     return json_response(
         200, service.get(target_id, None if caller.admin else caller.user_id, admin=caller.admin)
     )
@@ -97,7 +97,7 @@ def update_target(
     idempotency_key: KeyHeader = None,
 ) -> Response[str]:
     caller = caller_of(router, user)
-    lifecycle = TargetLifecycle(runtime_of(router))
+    lifecycle = TargetLifecycle(request_runtime())
     return idempotent(
         router,
         f"target-update:{target_id}",
@@ -115,7 +115,7 @@ def update_target(
 )
 def delete_target(target_id: TargetId, user: OptionalUserHeader = None) -> Response[str]:
     caller = caller_of(router, user)
-    return json_response(200, TargetLifecycle(runtime_of(router)).delete(target_id, caller))
+    return json_response(200, TargetLifecycle(request_runtime()).delete(target_id, caller))
 
 
 @router.post(
@@ -126,7 +126,7 @@ def delete_target(target_id: TargetId, user: OptionalUserHeader = None) -> Respo
 )
 def check_target(target_id: TargetId, user: OptionalUserHeader = None) -> Response[str]:
     caller = caller_of(router, user)
-    return json_response(200, TargetLifecycle(runtime_of(router)).check(target_id, caller))
+    return json_response(200, TargetLifecycle(request_runtime()).check(target_id, caller))
 
 
 @router.get(
@@ -145,7 +145,7 @@ def target_activity(
     cursor: Cursor = None,
 ) -> Response[str]:
     caller = caller_of(router, user)
-    page = HistoryService(runtime_of(router)).activity(
+    page = HistoryService(request_runtime()).activity(
         target_id, caller, since=since, until=until, types=types, limit=limit, cursor=cursor
     )
     return json_response(200, page)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from wp_agent.adapters.aws.article_jobs import ArticleJobStore
+from wp_agent.adapters.aws.article_jobs import ArticleJob, ArticleJobStore
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
 from wp_agent.adapters.aws.audit_log import event_from_item as audit_event_from_item
 from wp_agent.adapters.aws.events import EventPublisher
@@ -30,11 +30,16 @@ from wp_agent.executors.port import WpCli
 from wp_agent.executors.ssh_target import SshTarget
 from wp_agent.models.target import Target
 from wp_agent.policy import CommandPolicy
+from wp_agent.service.idempotency import IdempotentRequests
 from wp_agent.telemetry import RATE_LIMIT_UTILISATION_PERCENT, Telemetry
 from wp_agent.undo.agent_hooks import UndoRecorder, UndoRunOpening
 
+if TYPE_CHECKING:
+    from wp_agent.executors.ssh_pool import SshConnectionPool
+
 # The adapters the services may use are the ones wired here (import-linter keeps it so).
 __all__ = [
+    "ArticleJob",
     "AwsRuntime",
     "InvalidStartKeyError",
     "LazyRuntime",
@@ -65,8 +70,9 @@ def required_setting(value: str | None, name: str) -> str:
 class AwsRuntime:
     """Everything a handler needs, created lazily so a cold start only pays for what it uses."""
 
-    def __init__(self, settings: LambdaSettings) -> None:
+    def __init__(self, settings: LambdaSettings, *, ssh_pool: SshConnectionPool | None = None) -> None:
         self.settings = settings
+        self._ssh_pool = ssh_pool  # None: the process's pool (in Lambda, the container's)
 
     @cached_property
     def sessions(self) -> DynamoSessionStore:
@@ -84,6 +90,11 @@ class AwsRuntime:
         return TargetRegistry(
             required_setting(self.settings.wp_agent_registry_table, "WP_AGENT_REGISTRY_TABLE")
         )
+
+    @cached_property
+    def idempotent_requests(self) -> IdempotentRequests:
+        """The api's Idempotency-Key handling (one per container, like the runtime itself)."""
+        return IdempotentRequests(self.settings.wp_agent_idempotency_table)
 
     @cached_property
     def target_secrets(self) -> TargetSecrets:
@@ -150,10 +161,11 @@ class AwsRuntime:
         """WP-CLI over SSH to a registered target: its key and pinned host key come from its secret only."""
         from wp_agent.executors.ssh import SshWpCli
 
-        return SshWpCli(self.settings, target=_ssh_target(target))
+        return SshWpCli(self.settings, target=_ssh_target(target), pool=self._ssh_pool)
 
     def check_target(self, target: Target) -> list[Check]:
-        """The doctor's checks of a registered target (reachable, host key, login, WordPress), no model."""
+        """The doctor's checks of a registered target (reachable, host key, login, WordPress), no model;
+        a connection of their own (never the pool's)."""
         from wp_agent.diagnostics.ssh_checks import check_ssh_target
 
         return check_ssh_target(self.settings, _ssh_target(target))
@@ -192,13 +204,20 @@ class LazyRuntime:
     settings are the function's own class (config.py), validated whole when it is built: a missing or
     invalid setting fails the first invocation before it does anything, naming every such setting."""
 
-    def __init__(self, settings_class: type[LambdaSettings]) -> None:
+    def __init__(
+        self, settings_class: type[LambdaSettings], *, ssh_pool: SshConnectionPool | None = None
+    ) -> None:
         self._settings_class = settings_class
+        self._ssh_pool = ssh_pool  # None: the process's pool (a test's container passes its own)
         self._runtime: AwsRuntime | None = None
+
+    @property
+    def settings_class(self) -> type[LambdaSettings]:
+        return self._settings_class
 
     def __call__(self) -> AwsRuntime:
         if self._runtime is None:
-            self._runtime = AwsRuntime(function_settings(self._settings_class))
+            self._runtime = AwsRuntime(function_settings(self._settings_class), ssh_pool=self._ssh_pool)
         return self._runtime
 
     def reset(self) -> None:

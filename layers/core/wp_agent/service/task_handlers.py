@@ -46,7 +46,7 @@ def small_task(runtime: AwsRuntime, event: dict[str, Any], log_keys: LogKeys = _
     if task.action is WorkflowAction.EXPIRE_APPROVAL and task.session_id and task.run_id:
         return workflow_tasks.expire_approval(runtime, task.session_id, task.run_id)
     if task.action is WorkflowAction.RECORD_ARTICLE_FAILURE and task.article_id:
-        return ArticleService(runtime).record_failure(task.article_id, task.error)
+        return ArticleService(runtime).record_failure(task.article_id, task.error, task.execution)
     if task.action is WorkflowAction.START_SCHEDULED_RUN:
         return workflow_tasks.start_scheduled_run(runtime, task.input or {})
     return workflow_tasks.record_failure(runtime, task.session_id, task.run_id, task.error)
@@ -58,4 +58,4 @@ def publish_article(
     """One publishArticle job (no model)."""
     job = PublishArticleTaskInput.model_validate(event)
     log_keys(article_id=job.article_id)
-    return ArticleService(runtime).run(job.article_id)
+    return ArticleService(runtime).run(job.article_id, job.execution)
