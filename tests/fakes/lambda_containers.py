@@ -3,13 +3,18 @@
 Lambda runs an invocation in a container that serves one invocation at a time and stays warm for
 later ones; an invocation that finds every container of its function busy gets a new one (a cold
 start), and each container is a process of its own. Here a container is a fresh import of the
-function's handler module — its Powertools resolver and current event, its lazily built runtime,
-its idempotency helper, its cached OpenAPI document are its own — with an SSH connection pool of its
-own (the executor's process-wide pool is per container in Lambda).
+function's handler module — its lazily built runtime (and with it the api's Idempotency-Key helper)
+is its own — with an SSH connection pool of its own (the executor's process-wide pool is per
+container in Lambda). A request runs with its own container's runtime: the API's routes take it
+per thread (wp_agent/http_api/routing.py).
 
 Shared between containers here, unlike in Lambda: Python's logging configuration (process-wide;
 Powertools reuses its configured logger), the boto3 client cache (clients hold no per-invocation
-state, and moto is one backend anyway) and the cached secrets.
+state, and moto is one backend anyway), the cached secrets, the API's routes and resolver
+(wp_agent.http_api, imported once; they keep no request state of their own) and Powertools' current
+event and Lambda context, which the resolver keeps at class level: two API requests resolved at the
+same moment in two threads see one of the two events (the concurrent API tests send the same request
+twice).
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ from tests.fakes import aws as aws_fakes
 from tests.fakes.anthropic_server import ScriptedAnthropicServer
 from tests.fakes.apigw import LambdaContextStub, call, rest_event
 from tests.fakes.lambda_containers import FunctionContainers
-from tests.fakes.moto_workflow import MOTO_CONFIG, deploy_workflow, dispatch_lambda_invocations
+from tests.fakes.moto_workflow import deploy_workflow, dispatch_lambda_invocations
 from tests.fakes.sshd import SshdRig
 from tests.fakes.wordpress import TestWordPress
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
@@ -44,6 +44,7 @@ from wp_agent.adapters.aws.clients import reset_clients
 from wp_agent.adapters.aws.registry import TargetRegistry
 from wp_agent.executors.ssh import close_pooled_connections
 from wp_agent.executors.ssh_keys import clear_secret_cache
+from wp_agent.local_api.workflow import MOTO_CONFIG
 from wp_agent.models.target import Target
 
 REGION = aws_fakes.REGION

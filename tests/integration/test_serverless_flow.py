@@ -237,7 +237,9 @@ def test_blocked_command_in_the_cloud_run(serverless: ServerlessStack) -> None:
     start(stack, "db dropして")
     view = stack.wait_for(SESSION, "Failed")  # its only command was refused: nothing asked was done
     assert view["result"]["error"]["code"] == "COMMAND_BLOCKED"
-    assert [r["type"] for r in stack.audit(SESSION)] == ["command_blocked"]
+    records = stack.audit(SESSION)
+    assert [r["type"] for r in records] == ["command_blocked", "run_summary"]  # the run's one end record
+    assert (records[-1]["status"], records[-1]["error"]) == ("completed", "COMMAND_BLOCKED")
     assert [e["detail-type"] for e in stack.events(1)] == ["Run Failed"]
 
 

@@ -25,6 +25,7 @@ from wp_agent.errors import (
     SessionBusyError,
     WpAgentError,
 )
+from wp_agent.masking import mask_text
 from wp_agent.models.agent_io import AgentInput, utc_now_iso
 
 # -- a run starts ---------------------------------------------------------------------------------
@@ -152,11 +153,34 @@ def finish(
     response: str = "",
     error: WpAgentError | None = None,
     simulated: bool = False,
+    expired: bool = False,
 ) -> None:
+    """End the run. Its first end also puts the run's one end record in the outbox (saved and
+    delivered with this state, so a retried step that ends it again cannot write a second)."""
+    ending = not state.status.terminal
     if status is SessionStatus.COMPLETED and outcome.refused_run(state) is not None:
         status = SessionStatus.FAILED  # every command was refused: the run did nothing it was asked
     state.status = status
     state.result = outcome.build_output(state, response=response, error=error, simulated=simulated)
+    if ending:
+        _record_end(state, "expired" if expired else status.value.lower())
+
+
+def _record_end(state: SessionState, how: str) -> None:
+    """The run summary (`history`, the API's run and activity views): how the run ended
+    (completed / failed / cancelled / expired) with its error code, the instruction and the answer."""
+    result = state.result
+    error = result.error if result is not None else None
+    answer = (result.response or (error.message if error else "")) if result is not None else ""
+    audit(
+        state,
+        AuditEventType.RUN_SUMMARY,
+        instruction=mask_text(state.input.message),
+        answer=mask_text(answer),
+        status=how,
+        error=error.code.value if error is not None else None,
+        reverts_run_id=state.reverts_run_id,
+    )
 
 
 def record_decision(state: SessionState, decision: ApprovalDecision) -> None:
@@ -193,7 +217,7 @@ def expire_approval(state: SessionState, *, simulated: bool = False) -> bool:
         "承認の期限が切れたため、確認が必要な操作は実行されませんでした。",
         details=outcome.approval_details(pending),
     )
-    finish(state, SessionStatus.FAILED, error=error, simulated=simulated)
+    finish(state, SessionStatus.FAILED, error=error, simulated=simulated, expired=True)
     return True
 
 

@@ -33,7 +33,10 @@ _DECISION_JA = {"read": "読み取り", "write": "書き込み", "destructive": 
 
 
 def record_summary(audit: AuditLog, state: SessionState) -> None:
-    """The run's instruction and answer (masked) as one audit record, when the run stops."""
+    """The run's instruction and answer (masked) as one audit record, when the run stops held or
+    interrupted; a run that ended wrote its end record itself (agent/lifecycle.py), exactly once."""
+    if state.status.terminal:
+        return
     result = state.result
     answer = ""
     if result is not None:

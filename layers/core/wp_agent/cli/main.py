@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from wp_agent import __version__
 from wp_agent.cli import (
+    api,
     ask,
     check,
     doctor,
@@ -92,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox.add_parser(subparsers)
     targets.add_parser(subparsers)
     undo.add_parser(subparsers)
+    api.add_parser(subparsers)
     return parser
 
 
