@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from wp_agent.cli import terminal
+from wp_agent.cli import site_choice, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import ModelProvider, Settings, WpCliMode
 from wp_agent.errors import ConfigurationError, WpAgentError
@@ -86,32 +86,49 @@ def model_checks(settings: Settings) -> list[Check]:
     return [*_credential_checks(settings), model_lifetime_check(settings)]
 
 
+def _bedrock_checks() -> list[Check]:
+    checks = []
+    region = _aws_region()
+    checks.append(
+        _passed("model.bedrock_region", "Amazon Bedrock のリージョン", region)
+        if region
+        else _failed(
+            "model.bedrock_region",
+            "Amazon Bedrock のリージョン",
+            "リージョンが設定されていません",
+            "AWS_REGION（例: export AWS_REGION=ap-northeast-1）を設定してください。",
+        )
+    )
+    checks.append(
+        _passed("model.bedrock_credentials", "Amazon Bedrock の認証情報", "AWS の認証情報があります")
+        if _aws_credentials_found()
+        else _failed(
+            "model.bedrock_credentials",
+            "Amazon Bedrock の認証情報",
+            "AWS の認証情報が見つかりません",
+            "AWS_ACCESS_KEY_ID と AWS_SECRET_ACCESS_KEY、または AWS_PROFILE（~/.aws/credentials）を設定してください。",
+        )
+    )
+    return checks
+
+
 def _credential_checks(settings: Settings) -> list[Check]:
     label = "AIモデルの認証情報"
     if settings.wp_agent_model_provider is ModelProvider.BEDROCK:
-        checks = []
-        region = _aws_region()
-        checks.append(
-            _passed("model.bedrock_region", "Amazon Bedrock のリージョン", region)
-            if region
-            else _failed(
-                "model.bedrock_region",
-                "Amazon Bedrock のリージョン",
-                "リージョンが設定されていません",
-                "AWS_REGION（例: export AWS_REGION=ap-northeast-1）を設定してください。",
-            )
-        )
-        checks.append(
-            _passed("model.bedrock_credentials", "Amazon Bedrock の認証情報", "AWS の認証情報があります")
-            if _aws_credentials_found()
-            else _failed(
-                "model.bedrock_credentials",
-                "Amazon Bedrock の認証情報",
-                "AWS の認証情報が見つかりません",
-                "AWS_ACCESS_KEY_ID と AWS_SECRET_ACCESS_KEY、または AWS_PROFILE（~/.aws/credentials）を設定してください。",
-            )
-        )
-        return checks
+        from botocore.exceptions import BotoCoreError
+
+        try:
+            return _bedrock_checks()
+        except BotoCoreError as exc:  # a profile that is not there, a credential process that fails, …
+            return [
+                _failed(
+                    "model.bedrock_credentials",
+                    "Amazon Bedrock の認証情報",
+                    f"AWS の認証情報を読めません（{type(exc).__name__}）",
+                    "AWS_PROFILE の名前、~/.aws/config と ~/.aws/credentials、または AWS_ACCESS_KEY_ID と "
+                    "AWS_SECRET_ACCESS_KEY の組を確認してください（SSO なら aws sso login）。",
+                )
+            ]
     if settings.anthropic_api_key is not None and settings.anthropic_api_key.get_secret_value():
         return [_passed("model.api_key", label, "ANTHROPIC_API_KEY が設定されています")]
     if settings.anthropic_api_key_secret_arn:
@@ -154,7 +171,7 @@ def _ssh_offline_checks(settings: Settings) -> list[Check]:
             *checks,
             _failed("ssh.private_key", "SSH秘密鍵", "取得方法の設定が正しくありません", exc.message_ja),
         ]
-    if method not in (KeyMethod.FILE, KeyMethod.ENV_BASE64):
+    if method not in (KeyMethod.FILE, KeyMethod.ENV_BASE64, KeyMethod.AGENT):
         # The key lives in a secret store: reading it is a network call, made by the online checks.
         return [*checks, _passed("ssh.private_key", "SSH秘密鍵", f"{method.value} から取得します")]
     try:
@@ -344,6 +361,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "終了コード: 0 すべて正常、5 設定に問題あり。",
     )
     parser.add_argument("--json", action="store_true", help="結果を JSON で標準出力に出します")
+    site_choice.add_site_option(parser)
     parser.set_defaults(handler=run)
 
 
@@ -354,7 +372,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         terminal.out.json(json.dumps({"ok": ok, "mode": settings.wp_cli_mode.value, "checks": [asdict(c) for c in checks]},
                          ensure_ascii=False))  # fmt: skip
     else:
-        terminal.out.line(f"実行モード: {settings.wp_cli_mode.value}（WP_CLI_MODE）")
+        choice = getattr(args, "site_choice", None)
+        site = choice.site if choice is not None else None
+        where = f"サイト「{site.name}」（{site.describe()}）" if site is not None else "環境変数の設定"
+        terminal.out.line(f"実行モード: {settings.wp_cli_mode.value}（{where}）")
         for check in checks:
             terminal.out.line(check.line())
             if not check.ok:

@@ -17,7 +17,7 @@ from typing import Any
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.ports import AuditLog
 from wp_agent.agent.session_state import SessionState, SessionStatus
-from wp_agent.cli import terminal
+from wp_agent.cli import failures, site_book, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import Settings
 from wp_agent.policy.masking import mask_text
@@ -74,6 +74,7 @@ class Run:
     session_id: str
     user_id: str
     started_at: str
+    target_id: str = ""
     instruction: str = ""
     answer: str = ""
     status: str = "unknown"
@@ -86,6 +87,7 @@ class Run:
             "sessionId": self.session_id,
             "userId": self.user_id,
             "startedAt": self.started_at,
+            "targetId": self.target_id,
             "status": self.status,
             "errorCode": self.error_code,
             "instruction": self.instruction,
@@ -121,7 +123,7 @@ def read_runs(path: Path) -> list[Run]:
         key = event.run_id or event.session_id
         run = runs.get(key)
         if run is None:
-            run = runs[key] = Run(key, event.session_id, event.user_id, event.timestamp)
+            run = runs[key] = Run(key, event.session_id, event.user_id, event.timestamp, event.target_id)
         _apply(run, event)
     return list(runs.values())
 
@@ -183,6 +185,9 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     history.add_argument("-n", type=int, default=20, metavar="N", help="表示する件数（1〜1000、既定 20）")
     history.add_argument("--json", action="store_true", help="JSON で標準出力に出します")
+    history.add_argument(
+        "--site", metavar="NAME", help="このサイト（wp-agent sites add）で実行したものだけを表示します"
+    )
     history.set_defaults(handler=run_history)
     show = subparsers.add_parser(
         "show",
@@ -191,14 +196,29 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     show.add_argument("run_id", metavar="実行ID", help="run_… の形式の実行ID")
     show.add_argument("--json", action="store_true", help="JSON で標準出力に出します")
+    show.add_argument("--site", metavar="NAME", help="このサイトで実行したものに限ります")
     show.set_defaults(handler=run_show)
+
+
+def _on_site(runs: list[Run], name: str | None) -> list[Run]:
+    """The runs made on the named site (a run records where it ran, whichever way it was chosen)."""
+    if name is None:
+        return runs
+    book = site_book.load()
+    site = book.sites.get(name)
+    if site is None:
+        raise failures.usage(
+            "SITE_NOT_REGISTERED", f"サイト「{name}」は登録されていません。登録済み: {book.names()}"
+        )
+    target = site_book.target_of(site_book.settings_with(Settings, site.environment()))
+    return [run for run in runs if run.target_id == target]
 
 
 def run_history(args: argparse.Namespace, settings: Settings) -> int:
     if not 1 <= args.n <= 1000:
         terminal.err.line("入力エラー [VALIDATION_ERROR]: -n には 1〜1000 の整数を指定してください。")
         return ExitCode.USAGE
-    runs = read_runs(settings.wp_agent_audit_file.expanduser())[-args.n :][::-1]
+    runs = _on_site(read_runs(settings.wp_agent_audit_file.expanduser()), args.site)[-args.n :][::-1]
     if args.json:
         terminal.out.json(json.dumps([run.to_json() for run in runs], ensure_ascii=False))
         return ExitCode.OK
@@ -215,7 +235,9 @@ def run_history(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def run_show(args: argparse.Namespace, settings: Settings) -> int:
-    runs = {run.run_id: run for run in read_runs(settings.wp_agent_audit_file.expanduser())}
+    runs = {
+        run.run_id: run for run in _on_site(read_runs(settings.wp_agent_audit_file.expanduser()), args.site)
+    }
     run = runs.get(args.run_id)
     if run is None:
         terminal.err.line(
