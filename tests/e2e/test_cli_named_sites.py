@@ -313,3 +313,22 @@ def test_without_a_key_file_the_agents_key_is_used_and_only_its_fingerprint_kept
     )
     assert asked.returncode == 0, asked.stderr
     assert json.loads(asked.stdout)["executedCommands"][0]["success"] is True
+
+
+def test_a_change_that_failed_is_told_without_field_names(
+    tmp_path: Path, sshd_server: SshdRig, rig_site: TestWordPress, scripted_anthropic: ScriptedAnthropicServer
+) -> None:
+    assert add_site(tmp_path, sshd_server, "--host-key", sshd_server.host_key_line).returncode == 0
+    scripted_anthropic.enqueue(
+        reply_tool_use([("wp_cli", {"command": "post update 99999 --post_title=x", "reason": "題名の変更"})]),
+        reply_text("変更できませんでした。"),
+    )
+    done = run_cli(tmp_path, "ask", "ID 99999 の題名を変えて", **model_only(scripted_anthropic))
+    assert done.returncode == 1, done.stderr
+    assert (
+        "[UNKNOWN_ERROR] 操作を実行できませんでした（1件が失敗）。各操作の失敗の理由を確認してください。"
+        in done.stdout
+    )
+    assert "理由: Warning: 無効な投稿 ID です。" in done.stdout  # what WordPress said, in its language
+    shown = done.stdout + done.stderr
+    assert not re.search(r"\b(partialSuccess|executedCommands|undoAvailable|errorCode)\b", shown)
