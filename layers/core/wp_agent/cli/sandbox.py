@@ -73,7 +73,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
         if args.action == "install":
             _install(site, args.phar, start=not args.no_start)
-            terminal.out.line(f"サンドボックスを使えるようにしました: {site.home}")
+            terminal.out.line(
+                "サンドボックスに必要なものを入れました（起動は wp-agent sandbox start）。"
+                if args.no_start
+                else f"サンドボックスを使えるようにしました: {site.home}"
+            )
         elif args.action == "status":
             for line in site.status().lines_ja():
                 terminal.out.line(line)
