@@ -96,13 +96,16 @@ def test_ask_approve_undo_and_history_on_a_named_site_with_only_the_model_settin
         reply_tool_use([("wp_cli", {"command": "post delete 45", "reason": "指示された下書きを削除"})]),
         reply_text("削除しました。"),
     )
-    changed = run_cli(tmp_path, "ask", "--json", "ID 1 の題名を変えて", **env)
+    changed = run_cli(tmp_path, "ask", "--json", "-", stdin_text="ID 1 の題名を変えて\n", **env)
     assert changed.returncode == 0, changed.stderr
     output = json.loads(changed.stdout)
     run_id = output["runId"]
     assert re.fullmatch(r"run_[0-9a-f]{20}", run_id)
     assert "approvalId" not in output
     assert rig_site.post(1)["post_title"] == "名前付きサイト"  # type: ignore[index]
+    assert "ID 1 の題名を変えて" in json.dumps(
+        scripted_anthropic.requests[0].json["messages"][0], ensure_ascii=False
+    )
 
     held = run_cli(tmp_path, "ask", "--json", "ID 45 の下書きを削除して", **env)
     assert held.returncode == 3, held.stderr
