@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from wp_agent.cli import failures, terminal
-from wp_agent.cli.self_command import NAME, command_name
+from wp_agent.program import NAME, command_name
 
 
 class JapaneseHelpFormatter(argparse.HelpFormatter):

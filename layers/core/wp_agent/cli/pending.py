@@ -29,7 +29,6 @@ from wp_agent.agent.turn import AgentDeps, AgentTurn
 from wp_agent.cli import doctor, failures, run_output, site_choice, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.local_files import write_private
-from wp_agent.cli.self_command import command_name
 from wp_agent.cli.site_book import target_of
 from wp_agent.cli.site_reachability import sandbox_ready, site_answers
 from wp_agent.cli.wiring import build_local_deps
@@ -37,6 +36,7 @@ from wp_agent.config import Settings
 from wp_agent.errors import WpAgentError
 from wp_agent.models.agent_io import utc_now_iso
 from wp_agent.policy.masking import mask_command, mask_text
+from wp_agent.program import command_name
 
 APPROVAL_ID = re.compile(r"apr_[0-9a-f]{20}")
 

@@ -16,10 +16,10 @@ from wp_agent.agent.session_state import ApprovalStatus, CommandStatus, PendingA
 from wp_agent.agent.turn import AgentDeps, AgentTurn, ProgressEvent, ProgressListener
 from wp_agent.cli import failures, history, interrupts, terminal, undo
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.cli.self_command import command_name
 from wp_agent.config import Settings
 from wp_agent.errors import AgentErrorCode
 from wp_agent.models.agent_io import AgentOutput
+from wp_agent.program import command_name
 
 _YES = {"y", "yes", "はい"}
 

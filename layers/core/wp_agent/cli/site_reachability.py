@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from wp_agent.cli import failures
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.cli.self_command import command_name
 from wp_agent.cli.site_book import NamedSite
 from wp_agent.config import Settings, WpCliMode
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.port import WpCli
+from wp_agent.program import command_name
 
 _NOT_FOUND_EXIT = 127
 

@@ -17,12 +17,12 @@ from typing import Any
 
 from wp_agent.cli import failures, site_book, terminal
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.cli.self_command import command_name
 from wp_agent.cli.site_book import SITE_NAME, SITE_NAME_RULE, NamedSite
 from wp_agent.cli.site_reachability import wordpress_version
 from wp_agent.config import Settings
 from wp_agent.errors import WpAgentError
 from wp_agent.models.agent_io import utc_now_iso
+from wp_agent.program import command_name
 
 _SSH_TARGET = re.compile(
     r"^(?P<user>[A-Za-z0-9_][A-Za-z0-9_.-]*)@(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(?P<port>\d{1,5}))?$"

@@ -14,7 +14,6 @@ from wp_agent.agent.session_state import SessionState
 from wp_agent.agent.turn import new_run_id
 from wp_agent.cli import failures, site_choice, terminal
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.cli.self_command import command_name
 from wp_agent.cli.site_book import target_of
 from wp_agent.cli.site_reachability import sandbox_ready, site_answers
 from wp_agent.config import Settings
@@ -24,6 +23,7 @@ from wp_agent.models.agent_io import AgentInput, utc_now_iso
 from wp_agent.models.undo import UndoPlan
 from wp_agent.policy import CommandPolicy
 from wp_agent.policy.masking import mask_command
+from wp_agent.program import command_name
 from wp_agent.undo.execute import PlanOutcome
 from wp_agent.undo.local_store import LocalRunStore, StoredRun
 from wp_agent.undo.service import CheckedPlan, UndoService, undo_available

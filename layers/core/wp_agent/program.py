@@ -1,5 +1,6 @@
-"""How a person runs this wp-agent again, for the commands the CLI prints (`wp-agent approve …`):
-`wp-agent` when that name on PATH is this very program, else the path that is."""
+"""How a person runs this wp-agent again, for the commands it prints (`wp-agent approve …` from the
+CLI and from `wp-agent mcp`): `wp-agent` when that name on PATH is this very program, else the path
+that is."""
 
 from __future__ import annotations
 
