@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.anthropic_server import ScriptedAnthropicServer, reply_text, reply_tool_use
-from tests.fakes.cli import run_cli
+from tests.fakes.cli import run_cli, run_on_terminal
 from tests.fakes.sshd import SshdRig, generate_ed25519_key
 from tests.fakes.wordpress import TestWordPress
 
@@ -335,3 +335,26 @@ def test_a_change_that_failed_is_told_without_field_names(
     assert "理由: Warning: 無効な投稿 ID です。" in done.stdout  # what WordPress said, in its language
     shown = done.stdout + done.stderr
     assert not re.search(r"\b(partialSuccess|executedCommands|undoAvailable|errorCode)\b", shown)
+
+
+@pytest.mark.parametrize(("answer", "exit_code"), [("n", 1), ("y", 0)])
+def test_at_a_terminal_the_person_compares_the_fingerprint_and_answers(
+    tmp_path: Path, sshd_server: SshdRig, rig_site: TestWordPress, answer: str, exit_code: int
+) -> None:
+    args = [
+        "sites", "add", "blog", "--ssh", f"{sshd_server.user}@{sshd_server.host}:{sshd_server.port}",
+        "--wp-path", sshd_server.wp_path, "--key", str(sshd_server.client_key_path),
+    ]  # fmt: skip
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
+    code, seen = run_on_terminal(args, env, answers=answer, prompt=b"[y/N]")
+    shown = seen.decode()
+    assert f"ホスト鍵の指紋: ssh-ed25519 {fingerprint_of(sshd_server)}" in shown
+    assert "ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub" in shown
+    assert code == exit_code, shown
+    saved = tmp_path / ".config" / "wp-agent" / "sites.json"
+    if answer == "y":
+        assert "サイト「blog」を登録しました" in shown
+        assert saved.exists()
+    else:
+        assert "[HOST_KEY_NOT_CONFIRMED]" in shown
+        assert not saved.exists()
