@@ -87,7 +87,9 @@ def test_installed_alone_it_runs_against_a_site_over_ssh(
 
     doctor = run_installed(installed_bin, tmp_path, "doctor", "--json", ANTHROPIC_API_KEY="test-key")
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
-    checks = {check["name"]: check for check in json.loads(doctor.stdout)["checks"]}
+    report = json.loads(doctor.stdout)
+    assert report["site"] == "blog"  # the default site, nothing else configured
+    checks = {check["name"]: check for check in report["checks"]}
     assert checks["ssh.host_key"]["ok"]
     assert checks["wp.wordpress"]["detail"].startswith("バージョン 6.1")
 

@@ -368,12 +368,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     checks = all_checks(settings)
     ok = all(check.ok for check in checks)
+    choice = getattr(args, "site_choice", None)
+    site = choice.site if choice is not None else None
     if args.json:
-        terminal.out.json(json.dumps({"ok": ok, "mode": settings.wp_cli_mode.value, "checks": [asdict(c) for c in checks]},
-                         ensure_ascii=False))  # fmt: skip
+        terminal.out.json(json.dumps({"ok": ok, "mode": settings.wp_cli_mode.value, "site": site.name if site else None,
+                                      "checks": [asdict(c) for c in checks]}, ensure_ascii=False))  # fmt: skip
     else:
-        choice = getattr(args, "site_choice", None)
-        site = choice.site if choice is not None else None
         where = f"サイト「{site.name}」（{site.describe()}）" if site is not None else "環境変数の設定"
         terminal.out.line(f"実行モード: {settings.wp_cli_mode.value}（{where}）")
         for check in checks:
