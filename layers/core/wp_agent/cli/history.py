@@ -21,6 +21,7 @@ from wp_agent.cli import failures, site_book, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import Settings
 from wp_agent.policy.masking import mask_text
+from wp_agent.program import command_name
 
 _STATUS_JA = {
     "completed": "完了",
@@ -216,8 +217,7 @@ def _on_site(runs: list[Run], name: str | None) -> list[Run]:
 
 def run_history(args: argparse.Namespace, settings: Settings) -> int:
     if not 1 <= args.n <= 1000:
-        terminal.err.line("入力エラー [VALIDATION_ERROR]: -n には 1〜1000 の整数を指定してください。")
-        return ExitCode.USAGE
+        raise failures.usage("VALIDATION_ERROR", "-n には 1〜1000 の整数を指定してください。")
     runs = _on_site(read_runs(settings.wp_agent_audit_file.expanduser()), args.site)[-args.n :][::-1]
     if args.json:
         terminal.out.json(json.dumps([run.to_json() for run in runs], ensure_ascii=False))
@@ -240,10 +240,10 @@ def run_show(args: argparse.Namespace, settings: Settings) -> int:
     }
     run = runs.get(args.run_id)
     if run is None:
-        terminal.err.line(
-            f"入力エラー [RUN_NOT_FOUND]: 実行ID {args.run_id} の記録は監査ログにありません。wp-agent history で確認してください。"
+        raise failures.usage(
+            "RUN_NOT_FOUND",
+            f"実行ID {args.run_id} の記録は監査ログにありません。{command_name()} history で確認してください。",
         )
-        return ExitCode.USAGE
     if args.json:
         terminal.out.json(json.dumps(run.to_json(), ensure_ascii=False))
         return ExitCode.OK

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from wp_agent.cli import pending, site_choice, terminal
+from wp_agent.cli import failures, pending, site_choice, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.wiring import build_local_deps
 from wp_agent.config import Settings
@@ -54,11 +54,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from wp_agent.mcp_server.server import NoPlanner, WpAgentMcp
 
     if args.site_url and not args.site_url.startswith(("http://", "https://")):
-        terminal.err.line("入力エラー [USAGE_ERROR]: --site-url は http:// または https:// で始まるURLです。")
-        return ExitCode.USAGE
+        raise failures.usage("USAGE_ERROR", "--site-url は http:// または https:// で始まるURLです。")
     if not 0 <= args.port <= 65_535:
-        terminal.err.line("入力エラー [USAGE_ERROR]: --port は 0〜65535 です。")
-        return ExitCode.USAGE
+        raise failures.usage("USAGE_ERROR", "--port は 0〜65535 です。")
     if args.allow_model_approval:
         terminal.err.line(MODEL_APPROVAL_NOTICE, flush=True)
     try:
@@ -77,6 +75,5 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             on_listening=lambda url: terminal.err.line(f"wp-agent mcp: {url}", flush=True),
         )
     except WpAgentError as exc:
-        terminal.err.line(f"設定エラー: {exc.message_ja}")
-        return ExitCode.CONFIGURATION
+        raise failures.configuration(exc.code.value, exc.message_ja) from None
     return ExitCode.OK

@@ -179,11 +179,13 @@ def _publish_once(
     """(output, whether it is the earlier call's answer, the scheduled date), or an exit code."""
     first = publish_once.earlier(key)
     if first is not None and first.state == "started":
-        terminal.err.line(
-            "実行エラー [PUBLISH_IN_PROGRESS]: 同じ記事の投稿が実行中か、途中で終了しています"
-            f"（{first.at} 開始）。WordPress の投稿一覧で確認してから、必要なら --key に新しい値を付けて再実行してください。"
+        raise failures.CliError(
+            ExitCode.FAILED,
+            "PUBLISH_IN_PROGRESS",
+            "同じ記事の投稿が実行中か、途中で終了しています"
+            f"（{first.at} 開始）。WordPress の投稿一覧で確認してから、必要なら --key に新しい値を付けて再実行してください。",
+            label="実行エラー",
         )
-        return ExitCode.FAILED
     repeated = (
         first is not None
         and first.output is not None
