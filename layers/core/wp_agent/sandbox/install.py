@@ -116,10 +116,10 @@ def download_url() -> str:
 
 
 def install_phar(source: Path | None, say: Say, destination: Path = INSTALLED_PHAR) -> Path:
-    """The pinned WP-CLI phar at `destination`, from `source` or the download; refused on a checksum
-    mismatch (both checksums in the message)."""
-    if destination.is_file() and source is None and _sha512(destination) == pinned_sha512():
-        return destination
+    """The pinned WP-CLI phar at `destination` (kept when it is already there), from `source` or the
+    download; refused on a checksum mismatch (both checksums in the message)."""
+    if destination.is_file() and _sha512(destination) == pinned_sha512():
+        return destination  # already the pinned phar: any source would give the same file (or be refused)
     with tempfile.TemporaryDirectory(prefix="wp-agent-phar-") as scratch:
         if source is None:
             url = download_url()
