@@ -157,3 +157,18 @@ def test_an_empty_or_long_instruction_says_which(
     assert "指示が空です" in capsys.readouterr().err
     assert main(["ask", "あ" * 8_001]) == 2
     assert "指示が長すぎます（8,001文字）。8,000文字以内にしてください。" in capsys.readouterr().err
+
+
+def test_an_unexpected_error_is_still_one_json_object_then_its_traceback(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*_args: Any, **_kwargs: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr("wp_agent.cli.site_choice.choose", broken)
+    with pytest.raises(RuntimeError):  # the console script's excepthook prints its traceback
+        main(["history", "--json"])
+    captured = capsys.readouterr()
+    document = json.loads(captured.out)
+    assert (document["exitCode"], document["error"]["code"]) == (1, "UNKNOWN_ERROR")
+    assert captured.err.startswith("エラー [UNKNOWN_ERROR]: 予期しないエラーで終了しました")

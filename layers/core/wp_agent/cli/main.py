@@ -91,6 +91,11 @@ def _wants_json(arguments: list[str]) -> bool:
     return "--json" in options
 
 
+_UNEXPECTED = (
+    "予期しないエラーで終了しました（wp-agent の不具合です）。下に続く内容を添えて報告してください。"
+)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     sys.excepthook = terminal.show_uncaught  # an unexpected error's traceback may quote data too
     arguments = list(sys.argv[1:] if argv is None else argv)
@@ -109,6 +114,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             terminal.out.json(json.dumps(document, ensure_ascii=False))
         return ExitCode.INTERRUPTED
+    except Exception:  # a bug: said in one line (one object under --json), then its traceback on stderr
+        failures.report(failures.CliError(ExitCode.FAILED, "UNKNOWN_ERROR", _UNEXPECTED), as_json=as_json)
+        raise
 
 
 def _run(args: argparse.Namespace, *, as_json: bool) -> int:
@@ -131,9 +139,8 @@ def _run(args: argparse.Namespace, *, as_json: bool) -> int:
             as_json=as_json,
         )
     except WpAgentError as exc:  # a command that did not say it itself: its code and Japanese message
-        return failures.report(
-            failures.CliError(ExitCode.FAILED, exc.code.value, exc.message_ja), as_json=as_json
-        )
+        said = failures.CliError(ExitCode.FAILED, exc.code.value, exc.message_ja, error_details=exc.details)
+        return failures.report(said, as_json=as_json)
     except Exception as exc:
         if not _is_aws_error(exc):
             raise

@@ -69,7 +69,7 @@ def _connection_failure(exc: WpAgentError, site: NamedSite | None) -> failures.C
             "サーバーの鍵を正当に変更した場合は、サーバーで指紋を確かめてから "
             f"{command_name()} sites add {site.name} --replace … で登録し直してください。"
         )
-    return failures.CliError(ExitCode.FAILED, exc.code.value, message, cause=details.get("cause"))
+    return failures.CliError(ExitCode.FAILED, exc.code.value, message, error_details=details)
 
 
 def sandbox_ready(settings: Settings) -> None:

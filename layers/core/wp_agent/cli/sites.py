@@ -109,7 +109,7 @@ def run_add(args: argparse.Namespace, settings: Settings) -> int:
         try:
             version = _try_site(candidate)
         except failures.CliError as failure:
-            if failure.details.get("cause") == "auth_failed" and number < len(candidates):
+            if (failure.error_details or {}).get("cause") == "auth_failed" and number < len(candidates):
                 continue  # the agent's next key may be the one the server accepts
             raise
         site = candidate
