@@ -117,6 +117,16 @@ def test_the_environment_wins_over_the_default_site_and_says_so(
     )
 
 
+def test_many_variables_are_named_three_and_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    keep(ssh_site("blog"), default="blog")
+    for name, value in {"WP_CLI_MODE": "ssh", "VPS_HOST": "h", "VPS_PORT": "22", "VPS_SSH_USER": "u",
+                        "WP_PATH": "/w"}.items():  # fmt: skip
+        monkeypatch.setenv(name, value)
+    choice = site_choice.choose(command(), environ=dict(os.environ))
+    assert choice.notice is not None
+    assert choice.notice.startswith("環境変数 WP_CLI_MODE、VPS_HOST、VPS_PORT ほか2つの接続設定を使います（")
+
+
 def test_site_and_wp_agent_site_win_over_the_environment_and_say_so(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -68,14 +68,14 @@ def choose(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -
             if from_environment:
                 notice = (
                     f"この処理を実行したサイト「{site.name}」で続けます"
-                    f"（環境変数 {_listing(from_environment)} の接続設定は使いません）。"
+                    f"（{_variables(from_environment)}接続設定は使いません）。"
                 )
             return _site_choice(site, "remembered", notice)
     if from_environment or target is not None:
         notice = None
         if book.default and from_environment:
             notice = (
-                f"環境変数 {_listing(from_environment)} の接続設定を使います（既定のサイト「{book.default}」は"
+                f"{_variables(from_environment)}接続設定を使います（既定のサイト「{book.default}」は"
                 f"使いません。使うときは --site {book.default}）。"
             )
         return SiteChoice(settings, notice=notice)
@@ -97,7 +97,7 @@ def _named(book: site_book.SiteBook, name: str, source: str, from_environment: l
     notice = None
     if from_environment:
         notice = (
-            f"{source} で指定したサイト「{name}」を使います（環境変数 {_listing(from_environment)} の"
+            f"{source} で指定したサイト「{name}」を使います（{_variables(from_environment)}"
             "接続設定は使いません）。"
         )
     return _site_choice(site, source, notice)
@@ -107,5 +107,7 @@ def _site_choice(site: NamedSite, source: str, notice: str | None) -> SiteChoice
     return SiteChoice(site_book.settings_with(Settings, site.environment()), site, source, notice)
 
 
-def _listing(names: list[str]) -> str:
-    return "、".join(names[:3]) + ("など" if len(names) > 3 else "")
+def _variables(names: list[str]) -> str:
+    """`環境変数 A、B、C の` (more than three: `環境変数 A、B、C ほか2つの`)."""
+    shown = "、".join(names[:3])
+    return f"環境変数 {shown} ほか{len(names) - 3}つの" if len(names) > 3 else f"環境変数 {shown} の"
