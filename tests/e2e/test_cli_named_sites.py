@@ -1,14 +1,18 @@
 """Named sites, walked through as a new user would on the real sshd rig: `sites add` fetches the host
-key and pins it once its fingerprint is confirmed; then ask, approve later, undo and history run
-against the site with no environment variable but the model's (key and the scripted endpoint)."""
+key and pins it once its fingerprint is confirmed; then ask, approve later, reject, undo, history and
+Ctrl-C run against the site with no environment variable but the model's (key and the scripted
+endpoint), each `--json` one object naming its run; an unreachable site is one Japanese line before
+any model call."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+import signal
 import stat
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.anthropic_server import ScriptedAnthropicServer, reply_text, reply_tool_use
+from tests.fakes.anthropic_server import ScriptedAnthropicServer, delay, reply_text, reply_tool_use
 from tests.fakes.cli import run_cli, run_on_terminal
 from tests.fakes.sshd import SshdRig, generate_ed25519_key
 from tests.fakes.wordpress import TestWordPress
@@ -82,12 +86,21 @@ def test_sites_add_shows_the_fingerprint_and_pins_it_only_once_confirmed(
     assert "[SITE_EXISTS]" in again.stderr
 
 
-def test_ask_approve_undo_and_history_on_a_named_site_with_only_the_model_settings(
+def test_ask_approve_reject_undo_and_history_on_a_named_site_with_only_the_model_settings(
     tmp_path: Path, sshd_server: SshdRig, rig_site: TestWordPress, scripted_anthropic: ScriptedAnthropicServer
 ) -> None:
-    assert add_site(tmp_path, sshd_server, "--host-key", sshd_server.host_key_line).returncode == 0
-    env = model_only(scripted_anthropic)
+    """The walk of a new user: a fresh HOME and XDG_CONFIG_HOME, only the model's settings; every step's
+    `--json` is one object that names its run (and the approval when one is held)."""
+    config = tmp_path / "xdg"
+    env = {**model_only(scripted_anthropic), "XDG_CONFIG_HOME": str(config)}
+    added = add_site(
+        tmp_path, sshd_server, "--host-key", sshd_server.host_key_line, XDG_CONFIG_HOME=str(config)
+    )
+    assert added.returncode == 0, added.stderr
+    assert (config / "wp-agent" / "sites.json").is_file()
+    assert not (tmp_path / ".config").exists()
     title_before = rig_site.post(1)["post_title"]  # type: ignore[index]
+    other_status = rig_site.status_of(46)
     scripted_anthropic.enqueue(
         reply_tool_use(
             [("wp_cli", {"command": "post update 1 --post_title=名前付きサイト", "reason": "題名の変更"})]
@@ -95,6 +108,9 @@ def test_ask_approve_undo_and_history_on_a_named_site_with_only_the_model_settin
         reply_text("題名を変えました。"),
         reply_tool_use([("wp_cli", {"command": "post delete 45", "reason": "指示された下書きを削除"})]),
         reply_text("削除しました。"),
+        reply_tool_use([("wp_cli", {"command": "post delete 46", "reason": "指示された投稿を削除"})]),
+        reply_text("削除をやめました。"),
+        delay(60, reply_text("呼ばれる前に中断されます")),
     )
     changed = run_cli(tmp_path, "ask", "--json", "-", stdin_text="ID 1 の題名を変えて\n", **env)
     assert changed.returncode == 0, changed.stderr
@@ -120,15 +136,51 @@ def test_ask_approve_undo_and_history_on_a_named_site_with_only_the_model_settin
     assert json.loads(approved.stdout)["runId"] == held_output["runId"]
     assert rig_site.status_of(45) == "trash"
 
+    second = json.loads(run_cli(tmp_path, "ask", "--json", "ID 46 を削除して", **env).stdout)
+    rejected = run_cli(tmp_path, "reject", second["approvalId"], "--json", **env)
+    assert rejected.returncode == 7, rejected.stderr  # declined: nothing of it ran
+    assert json.loads(rejected.stdout)["runId"] == second["runId"]
+    assert rig_site.status_of(46) == other_status
+
     undone = run_cli(tmp_path, "undo", run_id, "--yes", "--json", **env)  # the run's site, remembered
     assert undone.returncode == 0, undone.stderr
     undo_output = json.loads(undone.stdout)
     assert undo_output["revertsRunId"] == run_id
     assert rig_site.post(1)["post_title"] == title_before  # type: ignore[index]
 
+    interrupted = interrupt_when_the_model_is_asked(
+        tmp_path, scripted_anthropic, "ask", "--json", "投稿一覧", **env
+    )
+    assert interrupted.returncode == 130, interrupted.stderr
+    document = json.loads(interrupted.stdout)
+    assert (document["exitCode"], document["error"]["code"]) == (130, "INTERRUPTED")
+
     history = json.loads(run_cli(tmp_path, "history", "--json", "--site", "blog", **env).stdout)
-    assert {run_id, held_output["runId"], undo_output["runId"]} <= {run["runId"] for run in history}
-    assert scripted_anthropic.request_count == 4
+    listed = {run["runId"] for run in history}
+    assert {run_id, held_output["runId"], second["runId"], undo_output["runId"], document["runId"]} <= listed
+    assert scripted_anthropic.request_count == 7
+
+
+def interrupt_when_the_model_is_asked(
+    home: Path, server: ScriptedAnthropicServer, *args: str, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """`wp-agent <args>` without a terminal, sent SIGINT (as a supervisor's Ctrl-C) once its model
+    request has arrived."""
+    asked = server.request_count + 1
+    process = subprocess.Popen(
+        [sys.executable, "-m", "wp_agent.cli.main", *args],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={"PATH": os.environ["PATH"], "HOME": str(home), **env},
+    )  # fmt: skip
+    try:
+        assert server.wait_for_requests(asked, timeout=60), "the model was never asked"
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=10)
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
 
 def test_a_default_site_gives_way_to_the_environment_and_says_so(
@@ -254,6 +306,8 @@ def test_an_unreachable_site_is_one_japanese_line_before_any_model_call(
     as_json = run_cli(tmp_path, "ask", "--json", "投稿一覧", **model_only(scripted_anthropic))
     document = json.loads(as_json.stdout)
     assert (as_json.returncode, document["success"], document["error"]["code"]) == (1, False, code)
+    assert document["error"]["details"]["cause"] == "unreachable"  # as in a run's AgentOutput
+    assert document["error"]["details"]["reason"] == "refused"
     assert scripted_anthropic.request_count == 0
 
 
