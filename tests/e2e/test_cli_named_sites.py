@@ -412,3 +412,37 @@ def test_at_a_terminal_the_person_compares_the_fingerprint_and_answers(
     else:
         assert "[HOST_KEY_NOT_CONFIRMED]" in shown
         assert not saved.exists()
+
+
+def test_a_local_site_needs_its_wp_cli_found_and_then_runs_like_any_other(
+    tmp_path: Path, sshd_server: SshdRig, rig_site: TestWordPress, scripted_anthropic: ScriptedAnthropicServer
+) -> None:
+    no_wp = {"PATH": "/usr/bin:/bin"}  # no WP-CLI on it
+    missing = run_cli(tmp_path, "sites", "add", "shop", "--local", str(rig_site.path), **no_wp)
+    assert missing.returncode == 5, missing.stderr
+    [line] = missing.stderr.strip().splitlines()
+    assert line.startswith(
+        "設定エラー [WP_CLI_NOT_FOUND]: このコンピューターで WP-CLI（wp）が見つかりません。"
+    )
+    assert "--wp-bin" in line  # the option of this command, not an environment variable
+    assert not (tmp_path / ".config" / "wp-agent" / "sites.json").exists()
+
+    wp_bin = str(sshd_server.bin_dir / "wp")  # the real WP-CLI on this WordPress
+    added = run_cli(
+        tmp_path, "sites", "add", "shop", "--local", str(rig_site.path), "--wp-bin", wp_bin, "--json"
+    )
+    assert added.returncode == 0, added.stderr
+    assert json.loads(added.stdout)["site"]["kind"] == "local"
+    scripted_anthropic.enqueue(
+        reply_tool_use([("wp_cli", {"command": "option get blogname", "reason": "サイト名"})]),
+        reply_text("サイト名です。"),
+    )
+    asked = run_cli(
+        tmp_path, "ask", "--json", "--site", "shop", "サイト名は？", **model_only(scripted_anthropic)
+    )
+    assert asked.returncode == 0, asked.stderr
+    [command] = json.loads(asked.stdout)["executedCommands"]
+    assert command["success"] is True
+    removed = run_cli(tmp_path, "sites", "remove", "shop", "--json")
+    assert removed.returncode == 0, removed.stderr
+    assert json.loads(run_cli(tmp_path, "sites", "list", "--json").stdout)["sites"] == []

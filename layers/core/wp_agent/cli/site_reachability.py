@@ -4,6 +4,9 @@ connection), so an unreachable site costs no model call and is said in one Japan
 
 from __future__ import annotations
 
+import shlex
+import shutil
+
 from wp_agent.cli import failures
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.site_book import NamedSite
@@ -17,20 +20,17 @@ _NOT_FOUND_EXIT = 127
 
 def wordpress_version(wp_cli: WpCli, settings: Settings, site: NamedSite | None) -> str:
     """WordPress's version as the site answers it; a CliError saying what is wrong and what to do."""
+    local_program = (shlex.split(settings.wp_cli_bin) or ["wp"])[0]
+    if settings.wp_cli_mode is WpCliMode.LOCAL and shutil.which(local_program) is None:
+        raise _wp_cli_missing(settings, site)
     try:
         result = wp_cli.run(["core", "version"])
     except WpAgentError as exc:
         raise _connection_failure(exc, site) from None
     if result.exit_code == 0:
         return result.stdout.strip()
-    where = "サーバー" if settings.wp_cli_mode is WpCliMode.SSH else "このコンピューター"
-    wp_bin = "--wp-bin" if site is not None else "WP_CLI_BIN"
     if result.exit_code == _NOT_FOUND_EXIT or "not found" in result.stderr:
-        raise failures.configuration(
-            "WP_CLI_NOT_FOUND",
-            f"{where}で WP-CLI（{settings.wp_cli_bin}）が見つかりません。WP-CLI をインストールして PATH に入れるか、"
-            f'{wp_bin} で実行方法（例: "php /path/to/wp-cli.phar"）を指定してください。',
-        )
+        raise _wp_cli_missing(settings, site)
     path = settings.wp_path if settings.wp_cli_mode is WpCliMode.SSH else str(settings.wp_local_path)
     option = (
         "--wp-path"
@@ -49,6 +49,16 @@ def wordpress_version(wp_cli: WpCli, settings: Settings, site: NamedSite | None)
         "WORDPRESS_UNAVAILABLE",
         f"{path} の WordPress が応答しません（終了コード {result.exit_code}: {first[:200]}）。"
         f"{command_name()} doctor で点検してください。",
+    )
+
+
+def _wp_cli_missing(settings: Settings, site: NamedSite | None) -> failures.CliError:
+    where = "サーバー" if settings.wp_cli_mode is WpCliMode.SSH else "このコンピューター"
+    wp_bin = "--wp-bin" if site is not None else "WP_CLI_BIN"
+    return failures.configuration(
+        "WP_CLI_NOT_FOUND",
+        f"{where}で WP-CLI（{settings.wp_cli_bin}）が見つかりません。WP-CLI をインストールして PATH に入れるか、"
+        f'{wp_bin} で実行方法（例: "php /path/to/wp-cli.phar"）を指定してください。',
     )
 
 
