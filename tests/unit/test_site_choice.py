@@ -186,3 +186,28 @@ def test_commands_without_a_site_option_never_take_the_default_site(tmp_path: Pa
     keep(local_site("shop", tmp_path / "shop"), default="shop")
     choice = site_choice.choose(argparse.Namespace(), environ={})  # e.g. eval, sandbox, check
     assert choice.settings.wp_cli_mode is WpCliMode.SANDBOX
+
+
+def test_a_fix_for_a_named_site_names_its_options_not_the_variables() -> None:
+    site = ssh_site("blog")
+    fix = site.in_site_terms(
+        "SSH秘密鍵ファイル（x）を読めません。VPS_SSH_KEY_PATH とファイルの権限を確認してください。"
+    )
+    assert fix.startswith("SSH秘密鍵ファイル（x）を読めません。--key とファイルの権限を確認してください。")
+    assert "sites add blog --replace" in fix
+    assert site.in_site_terms("ネットワークを確認してください。") == "ネットワークを確認してください。"
+
+
+def test_ask_on_a_named_site_whose_key_file_is_gone_says_so_in_the_sites_terms(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from wp_agent.cli.main import main
+
+    keep(ssh_site("blog"), default="blog")  # its key file does not exist on this machine
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # never reached: refused before
+    assert main(["ask", "投稿一覧"]) == ExitCode.CONFIGURATION
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("設定エラー [CONFIGURATION_ERROR]: SSH秘密鍵: 読み込めません。")
+    assert "--key とファイルの権限" in line
+    assert "VPS_SSH_KEY_PATH" not in line

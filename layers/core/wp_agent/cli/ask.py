@@ -118,7 +118,7 @@ def _agent_input(args: argparse.Namespace, message: str) -> AgentInput:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     agent_input = _agent_input(args, read_instruction(args.instruction))
     choice: site_choice.SiteChoice = args.site_choice
-    doctor.preflight(settings)  # configuration errors are exit 5 before any model call
+    doctor.preflight(settings, site=choice.site)  # configuration errors are exit 5 before any model call
     sandbox_ready(settings)
     approvals: Approvals
     if args.yes:

@@ -17,12 +17,13 @@ import os
 import shlex
 import shutil
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 
 from wp_agent.cli import site_choice, terminal
 from wp_agent.cli.exit_codes import ExitCode
+from wp_agent.cli.site_book import NamedSite
 from wp_agent.config import ModelProvider, Settings, WpCliMode
 from wp_agent.errors import ConfigurationError, WpAgentError
 from wp_agent.executors.port import WpCli
@@ -245,16 +246,18 @@ def offline_checks(settings: Settings) -> list[Check]:
     return checks
 
 
-def preflight(settings: Settings, *, model: bool = True) -> None:
+def preflight(settings: Settings, *, model: bool = True, site: NamedSite | None = None) -> None:
     """`ask` before its first model call: the offline checks, a ConfigurationError (exit 5) on the
-    first ✗. `model=False`: a run that calls no model (an MCP client's held call) needs no credentials."""
+    first ✗. `model=False`: a run that calls no model (an MCP client's held call) needs no credentials.
+    On a named site the fix names its `sites add` options, not the environment's variables."""
     for check in offline_checks(settings):
         if check.name == "sandbox":
             continue  # the sandbox is started (and seeded on first use) by the executor itself
         if not model and check.name.startswith("model."):
             continue
         if not check.ok:
-            raise ConfigurationError(f"{check.label}: {check.detail}。{check.fix}", setting=check.name)
+            fix = site.in_site_terms(check.fix) if site is not None else check.fix
+            raise ConfigurationError(f"{check.label}: {check.detail}。{fix}", setting=check.name)
 
 
 # --- online ---------------------------------------------------------------------------------------
@@ -366,10 +369,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    checks = all_checks(settings)
-    ok = all(check.ok for check in checks)
     choice = getattr(args, "site_choice", None)
     site = choice.site if choice is not None else None
+    checks = all_checks(settings)
+    if site is not None:  # its fixes in the site's terms (`sites add` options, not variables)
+        checks = [
+            check if check.ok else replace(check, fix=site.in_site_terms(check.fix)) for check in checks
+        ]
+    ok = all(check.ok for check in checks)
     if args.json:
         terminal.out.json(json.dumps({"ok": ok, "mode": settings.wp_cli_mode.value, "site": site.name if site else None,
                                       "checks": [asdict(c) for c in checks]}, ensure_ascii=False))  # fmt: skip

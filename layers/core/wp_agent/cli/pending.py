@@ -297,7 +297,7 @@ def _ready_deps(
 ) -> AgentDeps:
     """The agent's ports over the held run's file, once the site answers: an unreachable site leaves
     the approval as it was (nothing decided, nothing paid for)."""
-    doctor.preflight(settings, model=not held.from_mcp)
+    doctor.preflight(settings, model=not held.from_mcp, site=args.site_choice.site)
     sandbox_ready(settings)
     try:
         deps = build_local_deps(

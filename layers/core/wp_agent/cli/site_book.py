@@ -23,6 +23,7 @@ from wp_agent.cli.local_files import write_private
 from wp_agent.config import Settings, WpCliMode
 from wp_agent.errors import ConfigurationError
 from wp_agent.models.base import CamelModel
+from wp_agent.program import command_name
 
 S = TypeVar("S", bound=BaseSettings)
 
@@ -49,6 +50,22 @@ CONNECTION_VARIABLES = (
     "WP_CLI_BIN",
     "WP_AGENT_WP_USER",
 )
+
+
+# The `sites add` option that sets each variable, for fixes written in the environment's terms.
+_SITE_OPTIONS = {
+    "VPS_HOST": "--ssh",
+    "VPS_PORT": "--ssh",
+    "VPS_SSH_USER": "--ssh",
+    "WP_PATH": "--wp-path",
+    "VPS_SSH_KEY_PATH": "--key",
+    "VPS_SSH_AGENT_KEY": "ssh-agent の鍵（--key なし）",
+    "VPS_SSH_HOST_KEY": "--host-key",
+    "WP_LOCAL_PATH": "--local",
+    "WP_CLI_BIN": "--wp-bin",
+    "WP_AGENT_WP_USER": "--wp-user",
+}
+_SITE_VARIABLE_NAMES = re.compile(r"\b(" + "|".join(sorted(_SITE_OPTIONS, key=len, reverse=True)) + r")\b")
 
 
 class NamedSite(CamelModel):
@@ -92,6 +109,17 @@ class NamedSite(CamelModel):
             values |= {"WP_CLI_MODE": WpCliMode.LOCAL.value, "WP_LOCAL_PATH": self.wp_path}
         values |= {"WP_CLI_BIN": self.wp_cli_bin, "WP_AGENT_WP_USER": self.wp_user}
         return values
+
+    def in_site_terms(self, fix_ja: str) -> str:
+        """A fix that names the environment's variables, said for this site: the `sites add` options
+        that set them and how to register the site again (the person never set those variables)."""
+        if not _SITE_VARIABLE_NAMES.search(fix_ja):
+            return fix_ja
+        reworded = _SITE_VARIABLE_NAMES.sub(lambda found: _SITE_OPTIONS[found.group(1)], fix_ja)
+        return (
+            f"{reworded}（サイト「{self.name}」の設定です。直すときは {command_name()} sites add {self.name} "
+            "--replace … で登録し直してください）"
+        )
 
     def describe(self) -> str:
         """`ssh wpagent@host:22 /var/www/wordpress` or `local /srv/wordpress`."""
