@@ -26,11 +26,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.fakes.anthropic_server import ScriptedAnthropicServer, reply_text, reply_tool_use
 from wp_agent.agent.model_client import AnthropicModelClient, ModelReply
-from wp_agent.agent.ports import InMemorySessionStore, MemoryAuditLog, NoApprovals, NoRateLimits
+from wp_agent.agent.ports import AgentDeps, InMemorySessionStore, MemoryAuditLog, NoApprovals, NoRateLimits
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.tool_output import render_tool_result
-from wp_agent.agent.turn import AgentDeps
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.executors.port import CommandResult
 from wp_agent.executors.sandbox import SandboxWpCli
 from wp_agent.models.agent_io import AgentInput
@@ -95,7 +94,7 @@ def overhead_per_iteration(site: SandboxSite) -> float:
         ]
         script.append(reply_text("完了"))
         with ScriptedAnthropicServer(script) as server:
-            settings = Settings(
+            settings = CliSettings(
                 anthropic_api_key="bench", anthropic_base_url=server.base_url, agent_max_iterations=ITERATIONS
             )
             model = TimedModel(AnthropicModelClient(settings))

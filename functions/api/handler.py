@@ -18,6 +18,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Header, Pat
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from wp_agent.config import ApiSettings
 from wp_agent.errors import ConfigurationError
 from wp_agent.models import field_rules
 from wp_agent.models.api import (
@@ -57,7 +58,7 @@ from wp_agent.service.targets import TargetService
 from wp_agent.service.undo import undo_run
 from wp_agent.telemetry import REQUESTS_DURATION_SECONDS
 
-logger, tracer, runtime = handler_tools()
+logger, tracer, runtime = handler_tools(ApiSettings)
 app = APIGatewayRestResolver(enable_validation=True)
 _idempotency: dict[str, IdempotentRequests] = {}
 
@@ -325,7 +326,12 @@ def publish_article(
 ) -> Response[str]:
     caller = user_id_from(user)
     service = ArticleService(runtime())
-    return _idempotent("articles", caller, idempotency_key, lambda: _json(202, service.submit(caller, body)))
+    return _idempotent(
+        "articles",
+        caller,
+        idempotency_key,
+        lambda: _json(202, service.submit(caller, body, idempotency_key=idempotency_key)),
+    )
 
 
 @app.get(
@@ -349,7 +355,10 @@ def create_schedule(
 ) -> Response[str]:
     caller = user_id_from(user)
     return _idempotent(
-        "schedules", caller, idempotency_key, lambda: _json(201, _schedules().create(caller, body))
+        "schedules",
+        caller,
+        idempotency_key,
+        lambda: _json(201, _schedules().create(caller, body, idempotency_key=idempotency_key)),
     )
 
 

@@ -6,11 +6,12 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from wp_agent.config import ApprovalSettings
 from wp_agent.models.workflow import ApprovalTaskInput
 from wp_agent.service.lambda_setup import handler_tools
 from wp_agent.service.workflow_tasks import wait_for_approval
 
-logger, tracer, runtime = handler_tools()
+logger, tracer, runtime = handler_tools(ApprovalSettings)
 
 
 @logger.inject_lambda_context(clear_state=True)

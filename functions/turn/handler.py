@@ -6,11 +6,12 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from wp_agent.config import TurnSettings
 from wp_agent.models.workflow import TurnTaskInput
 from wp_agent.service.lambda_setup import handler_tools
 from wp_agent.service.workflow_tasks import run_turn
 
-logger, tracer, runtime = handler_tools()
+logger, tracer, runtime = handler_tools(TurnSettings)
 
 
 @logger.inject_lambda_context(clear_state=True)

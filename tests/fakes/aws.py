@@ -77,6 +77,18 @@ def table_env() -> dict[str, str]:
     }
 
 
+def deployment_env() -> dict[str, str]:
+    """What the stack gives the functions (config.py's per-function classes require it at start): the
+    tables, and stand-ins a test replaces when it uses them (a state machine it creates, a model key)."""
+    return {
+        **table_env(),
+        "WP_AGENT_EVENT_BUS": "wp-agent",
+        "WP_AGENT_STATE_MACHINE_ARN": f"arn:aws:states:{REGION}:123456789012:stateMachine:wp-agent-stand-in",
+        "WP_AGENT_SCHEDULER_ROLE_ARN": "arn:aws:iam::123456789012:role/wp-agent-scheduler",
+        "ANTHROPIC_API_KEY_SECRET_ARN": f"arn:aws:secretsmanager:{REGION}:123456789012:secret:wp-agent/anthropic-stand-in",
+    }
+
+
 _dynamo_lock = threading.RLock()
 _original_call_action = DynamoHandler.call_action
 
@@ -95,7 +107,7 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         "AWS_REGION": REGION,
         "AWS_ACCESS_KEY_ID": "testing",
         "AWS_SECRET_ACCESS_KEY": "testing",
-        **table_env(),
+        **deployment_env(),
     }.items():
         monkeypatch.setenv(key, value)
     monkeypatch.setattr(DynamoHandler, "call_action", _atomic_call_action)

@@ -39,7 +39,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from tests.fakes.wordpress import TestWordPress
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 
 SSHD_BIN = Path("/usr/sbin/sshd")
 PRIVSEP_DIR = Path("/run/sshd")
@@ -330,8 +330,8 @@ class SshdRig:
     def clear_faults(self) -> None:
         self.faults_path.write_text("")
 
-    def settings(self, **overrides: Any) -> Settings:
-        """Settings for SshWpCli against this server (key method A, pinned host key); overrides win.
+    def settings(self, **overrides: Any) -> CliSettings:
+        """CliSettings for SshWpCli against this server (key method A, pinned host key); overrides win.
 
         Every key source is set explicitly so variables in the caller's environment cannot leak in.
         """
@@ -355,7 +355,7 @@ class SshdRig:
             "vps_ssh_max_channels": 5,
         }
         values.update(overrides)
-        return Settings(**values)
+        return CliSettings(**values)
 
     def environment(self) -> dict[str, str]:
         """The same configuration as environment variables, for `wp-agent` run as a process."""

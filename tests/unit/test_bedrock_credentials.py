@@ -10,7 +10,7 @@ import pytest
 
 from wp_agent.agent.model_client import AnthropicModelClient
 from wp_agent.cli.main import main
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 
 
@@ -34,7 +34,7 @@ def aws_without_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
 
 def test_half_a_key_pair_fails_at_signing_as_an_api_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIAIOSFODNN7EXAMPLE")
-    client = AnthropicModelClient(Settings())
+    client = AnthropicModelClient(CliSettings())
     with pytest.raises(WpAgentError) as caught:
         client.create(system=[], tools=[], messages=[{"role": "user", "content": "こんにちは"}])
     assert caught.value.code is AgentErrorCode.API_ERROR

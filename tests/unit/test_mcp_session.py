@@ -10,7 +10,7 @@ from typing import Any
 from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel, make_deps
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.ports import MemoryAuditLog
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.mcp_server.resources import policy_rules_ja
 from wp_agent.mcp_server.server import ChannelAuditLog, annotations_for, client_channel
 from wp_agent.mcp_server.session import MAX_HELD_APPROVALS, UNKNOWN_APPROVAL_JA, McpSession
@@ -148,7 +148,7 @@ def test_the_policy_resource_lists_hard_blocks_and_this_environments_rules() -> 
     rules = json.dumps(
         {"deny": [{"command": "plugin install", "reason": "社内規定"}], "confirm": ["post update"]}
     )
-    text = policy_rules_ja(Settings(anthropic_api_key="x", wp_agent_policy_rules=rules))
+    text = policy_rules_ja(CliSettings(anthropic_api_key="x", wp_agent_policy_rules=rules))
     for block in HARD_BLOCKS:
         assert block.reason_ja in text
     assert "禁止: `wp plugin install` — 社内規定" in text

@@ -14,7 +14,7 @@ import pytest
 
 from wp_agent.cli import failures, site_book, site_choice
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings, WpCliMode
+from wp_agent.config import CliSettings, WpCliMode
 from wp_agent.errors import ConfigurationError
 
 
@@ -79,7 +79,7 @@ def test_a_book_others_can_write_is_refused(home: Path) -> None:
 def test_a_site_sets_every_connection_variable_and_clears_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VPS_SSH_KEY_SECRET_ARN", "arn:aws:secretsmanager:ap-northeast-1:1:secret:x")
     monkeypatch.setenv("WP_CLI_BIN", "php /elsewhere/wp-cli.phar")
-    settings = site_book.settings_with(Settings, ssh_site("blog").environment())
+    settings = site_book.settings_with(CliSettings, ssh_site("blog").environment())
     assert settings.wp_cli_mode is WpCliMode.SSH
     assert (settings.vps_host, settings.vps_port, settings.vps_ssh_user) == (
         "wp.example.test",
@@ -176,7 +176,7 @@ def test_a_held_run_continues_on_its_own_site_without_repeating_settings(
 
 def test_a_held_run_of_the_environments_place_stays_with_the_environment(tmp_path: Path) -> None:
     keep(local_site("shop", tmp_path / "shop"), default="shop")
-    sandbox = site_book.target_of(Settings())
+    sandbox = site_book.target_of(CliSettings())
     choice = site_choice.choose(command(remembered=sandbox), environ={})
     assert choice.site is None  # not the default site: the run was held on the sandbox
     assert choice.settings.wp_cli_mode is WpCliMode.SANDBOX

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from wp_agent.agent.messages import ToolUseBlock, text_of, tool_uses
-from wp_agent.config import ModelProvider, Settings
+from wp_agent.config import ModelProvider, ModelSettings
 from wp_agent.errors import AgentErrorCode, ConfigurationError, WpAgentError
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ def _retry_after_seconds(exc: Exception | None) -> float | None:
     return None
 
 
-def retry_policy(settings: Settings) -> RetryPolicy:
+def retry_policy(settings: ModelSettings) -> RetryPolicy:
     return RetryPolicy(base_delay=settings.wp_agent_api_retry_base_seconds)
 
 
@@ -117,7 +117,7 @@ SecretReader = Callable[[str], str]
 
 
 def build_sdk_client(
-    settings: Settings, *, read_secret: SecretReader | None = None
+    settings: ModelSettings, *, read_secret: SecretReader | None = None
 ) -> anthropic.Anthropic | anthropic.AnthropicBedrock:
     """The SDK client; the key is ANTHROPIC_API_KEY, or read with `read_secret` from the secret
     named by ANTHROPIC_API_KEY_SECRET_ARN (the Lambda wiring passes a Secrets Manager reader)."""
@@ -215,7 +215,7 @@ class AnthropicModelClient:
 
     def __init__(
         self,
-        settings: Settings,
+        settings: ModelSettings,
         client: anthropic.Anthropic | anthropic.AnthropicBedrock | None = None,
         *,
         read_secret: SecretReader | None = None,

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from wp_agent.agent.approval_summary import StateReader
+from wp_agent.agent.site_reads import StateReader
+from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy import PolicyCategory, PolicyDecision
 from wp_agent.policy.argument_rules import INTERNAL_POST_TYPES
-from wp_agent.policy.parsed_command import ParsedCommand
 
 _CHECKED_PATHS = {("post", "update"), ("post", "create")}
 # Every status, including those `any` leaves out (trash, auto-draft) and the privacy requests' own.

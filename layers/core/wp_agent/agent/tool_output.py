@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from wp_agent.agent.untrusted_markers import neutralise_markers
-from wp_agent.policy.masking import mask_command_output
+from wp_agent.masking import mask_command_output
 
 MODEL_OUTPUT_LIMIT_CHARS = 6_000
 SAMPLE_ROWS = 20

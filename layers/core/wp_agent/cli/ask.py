@@ -8,6 +8,7 @@ import sys
 
 from pydantic import ValidationError
 
+from wp_agent.agent.model_client import AnthropicModelClient
 from wp_agent.agent.ports import Approvals, AutoApprove, NoApprovals
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.cli import doctor, failures, network_sites, pending, run_output, site_choice, terminal
@@ -15,7 +16,7 @@ from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.site_book import target_of
 from wp_agent.cli.site_reachability import sandbox_ready, site_answers
 from wp_agent.cli.wiring import build_local_deps
-from wp_agent.config import Settings, WpCliMode
+from wp_agent.config import CliSettings, WpCliMode
 from wp_agent.errors import WpAgentError
 from wp_agent.models.agent_io import (
     MAX_ITERATIONS_LIMIT,
@@ -115,7 +116,7 @@ def _agent_input(args: argparse.Namespace, message: str) -> AgentInput:
         raise failures.usage("VALIDATION_ERROR", problem) from None
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: CliSettings) -> int:
     agent_input = _agent_input(args, read_instruction(args.instruction))
     choice: site_choice.SiteChoice = args.site_choice
     doctor.preflight(settings, site=choice.site)  # configuration errors are exit 5 before any model call
@@ -127,7 +128,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         approvals = run_output.terminal_approvals(args.user) or NoApprovals()
     progress = run_output.progress_printer()
     try:
-        deps = build_local_deps(settings, progress=progress)
+        deps = build_local_deps(settings, model=AnthropicModelClient(settings), progress=progress)
     except WpAgentError as exc:
         raise failures.configuration(exc.code.value, exc.message_ja) from None
     if progress is not None:

@@ -9,7 +9,7 @@ import shlex
 
 from wp_agent.cli import failures, terminal
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.policy import CommandPolicy
 from wp_agent.program import command_name
 
@@ -50,7 +50,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: CliSettings) -> int:
     words = list(args.words[1:] if args.words[:1] == ["--"] else args.words)
     if not words:
         raise failures.usage(

@@ -24,7 +24,7 @@ from pathlib import Path
 from wp_agent.cli import site_choice, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.site_book import NamedSite
-from wp_agent.config import ModelProvider, Settings, WpCliMode
+from wp_agent.config import CliSettings, ModelProvider, WpCliMode
 from wp_agent.errors import ConfigurationError, WpAgentError
 from wp_agent.executors.port import WpCli
 from wp_agent.model_catalog import model_info, retirement_warning
@@ -72,7 +72,7 @@ def _aws_credentials_found() -> bool:
     return boto3.session.Session().get_credentials() is not None
 
 
-def model_lifetime_check(settings: Settings, today: date | None = None) -> Check:
+def model_lifetime_check(settings: CliSettings, today: date | None = None) -> Check:
     """The configured model against the retirement dates kept in the repo (model_catalog.json)."""
     model = settings.anthropic_model
     warning = retirement_warning(model, today or datetime.now(UTC).date())
@@ -83,7 +83,7 @@ def model_lifetime_check(settings: Settings, today: date | None = None) -> Check
     return Check("model.retirement", "AIモデルの提供期間", True, detail, warning=warning or "")
 
 
-def model_checks(settings: Settings) -> list[Check]:
+def model_checks(settings: CliSettings) -> list[Check]:
     return [*_credential_checks(settings), model_lifetime_check(settings)]
 
 
@@ -113,7 +113,7 @@ def _bedrock_checks() -> list[Check]:
     return checks
 
 
-def _credential_checks(settings: Settings) -> list[Check]:
+def _credential_checks(settings: CliSettings) -> list[Check]:
     label = "AIモデルの認証情報"
     if settings.wp_agent_model_provider is ModelProvider.BEDROCK:
         from botocore.exceptions import BotoCoreError
@@ -150,7 +150,7 @@ def _credential_checks(settings: Settings) -> list[Check]:
 # --- where WP-CLI runs (offline part) -------------------------------------------------------------
 
 
-def _ssh_offline_checks(settings: Settings) -> list[Check]:
+def _ssh_offline_checks(settings: CliSettings) -> list[Check]:
     from wp_agent.executors.ssh_keys import KeyMethod, configured_key_method, load_ssh_credentials
 
     if not settings.vps_host:
@@ -192,7 +192,7 @@ def _ssh_offline_checks(settings: Settings) -> list[Check]:
     ]
 
 
-def _local_offline_checks(settings: Settings) -> list[Check]:
+def _local_offline_checks(settings: CliSettings) -> list[Check]:
     checks: list[Check] = []
     path = settings.wp_local_path
     if path is None or not path.expanduser().is_dir():
@@ -221,7 +221,7 @@ def _local_offline_checks(settings: Settings) -> list[Check]:
     return checks
 
 
-def _sandbox_offline_checks(settings: Settings) -> list[Check]:
+def _sandbox_offline_checks(settings: CliSettings) -> list[Check]:
     from wp_agent.executors.sandbox import DEFAULT_SANDBOX_DIR
     from wp_agent.sandbox import SandboxError, SandboxSite
 
@@ -234,7 +234,7 @@ def _sandbox_offline_checks(settings: Settings) -> list[Check]:
     return [_passed("sandbox", "サンドボックス", detail)]
 
 
-def offline_checks(settings: Settings) -> list[Check]:
+def offline_checks(settings: CliSettings) -> list[Check]:
     """Everything that can be checked without a network round trip."""
     checks = model_checks(settings)
     if settings.wp_cli_mode is WpCliMode.SSH:
@@ -246,7 +246,7 @@ def offline_checks(settings: Settings) -> list[Check]:
     return checks
 
 
-def preflight(settings: Settings, *, model: bool = True, site: NamedSite | None = None) -> None:
+def preflight(settings: CliSettings, *, model: bool = True, site: NamedSite | None = None) -> None:
     """`ask` before its first model call: the offline checks, a ConfigurationError (exit 5) on the
     first ✗. `model=False`: a run that calls no model (an MCP client's held call) needs no credentials.
     On a named site the fix names its `sites add` options, not the environment's variables."""
@@ -309,7 +309,7 @@ def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
-def _aws_table_checks(settings: Settings) -> list[Check]:
+def _aws_table_checks(settings: CliSettings) -> list[Check]:
     tables = {"WP_AGENT_REGISTRY_TABLE": settings.wp_agent_registry_table}
     checks: list[Check] = []
     for variable, table in tables.items():
@@ -334,7 +334,9 @@ def _aws_table_checks(settings: Settings) -> list[Check]:
     return checks
 
 
-def all_checks(settings: Settings, build_wp_cli: Callable[[Settings], WpCli] | None = None) -> list[Check]:
+def all_checks(
+    settings: CliSettings, build_wp_cli: Callable[[CliSettings], WpCli] | None = None
+) -> list[Check]:
     checks = offline_checks(settings)
     if all(check.ok for check in checks if not check.name.startswith("model.")):
         from wp_agent.executors.factory import build_wp_cli as default_build
@@ -368,7 +370,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: CliSettings) -> int:
     choice = getattr(args, "site_choice", None)
     site = choice.site if choice is not None else None
     checks = all_checks(settings)

@@ -14,7 +14,7 @@ from wp_agent.agent.model_client import build_sdk_client
 from wp_agent.cli import failures, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.wiring import build_local_deps
-from wp_agent.config import ModelProvider, Settings
+from wp_agent.config import CliSettings, ModelProvider
 from wp_agent.errors import ConfigurationError, WpAgentError
 from wp_agent.evaluation.report import EvalReport, TrialResult, compare_markdown, to_markdown
 from wp_agent.evaluation.tasks import load_tasks
@@ -71,7 +71,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: CliSettings) -> int:
     if args.compare:
         return _compare(*args.compare)
     problem = _usage_problem(args)

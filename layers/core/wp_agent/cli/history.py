@@ -19,8 +19,8 @@ from wp_agent.agent.ports import AuditLog
 from wp_agent.agent.session_state import SessionState, SessionStatus
 from wp_agent.cli import failures, site_book, terminal
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings
-from wp_agent.policy.masking import mask_text
+from wp_agent.config import CliSettings
+from wp_agent.masking import mask_text
 from wp_agent.program import command_name
 
 _STATUS_JA = {
@@ -211,11 +211,11 @@ def _on_site(runs: list[Run], name: str | None) -> list[Run]:
         raise failures.usage(
             "SITE_NOT_REGISTERED", f"サイト「{name}」は登録されていません。登録済み: {book.names()}"
         )
-    target = site_book.target_of(site_book.settings_with(Settings, site.environment()))
+    target = site_book.target_of(site_book.settings_with(CliSettings, site.environment()))
     return [run for run in runs if run.target_id == target]
 
 
-def run_history(args: argparse.Namespace, settings: Settings) -> int:
+def run_history(args: argparse.Namespace, settings: CliSettings) -> int:
     if not 1 <= args.n <= 1000:
         raise failures.usage("VALIDATION_ERROR", "-n には 1〜1000 の整数を指定してください。")
     runs = _on_site(read_runs(settings.wp_agent_audit_file.expanduser()), args.site)[-args.n :][::-1]
@@ -234,7 +234,7 @@ def run_history(args: argparse.Namespace, settings: Settings) -> int:
     return ExitCode.OK
 
 
-def run_show(args: argparse.Namespace, settings: Settings) -> int:
+def run_show(args: argparse.Namespace, settings: CliSettings) -> int:
     runs = {
         run.run_id: run for run in _on_site(read_runs(settings.wp_agent_audit_file.expanduser()), args.site)
     }

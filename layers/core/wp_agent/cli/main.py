@@ -34,7 +34,7 @@ from wp_agent.cli import (
 )
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.parser import parser_class
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings, LocalSettings
 from wp_agent.errors import ConfigurationError, WpAgentError
 
 
@@ -68,7 +68,7 @@ def build_parser(*, json_errors: bool = False) -> argparse.ArgumentParser:
 _LOG_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warn": logging.WARNING, "error": logging.ERROR}
 
 
-def _configure_logging(settings: Settings) -> None:
+def _configure_logging(settings: LocalSettings) -> None:
     """Log lines on stderr (stdout stays for answers and --json) only when LOG_LEVEL asks for them: a
     person sees one Japanese line per failure, not the libraries' warnings and tracebacks."""
     logs.configure(_LOG_LEVELS[settings.log_level.value] if "LOG_LEVEL" in os.environ else None)
@@ -122,7 +122,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: argparse.Namespace, *, as_json: bool) -> int:
     try:
         logs.configure(None)  # until the settings are read: nothing but our own Japanese lines
-        choice = site_choice.choose(args)
+        # Each command's own settings, validated before it starts (`mcp` needs no model settings).
+        choice = site_choice.choose(args, getattr(args, "settings_class", CliSettings))
         _configure_logging(choice.settings)
         if choice.notice:
             terminal.err.line(choice.notice)

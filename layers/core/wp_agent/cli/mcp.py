@@ -11,7 +11,7 @@ import argparse
 from wp_agent.cli import failures, pending, site_choice, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.wiring import build_local_deps
-from wp_agent.config import Settings
+from wp_agent.config import McpSettings
 from wp_agent.errors import WpAgentError
 
 MODEL_APPROVAL_NOTICE = (
@@ -46,10 +46,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         action="store_true",
         help="危険: AIが呼び出せる approve / reject ツールを追加します（AIが自分の依頼を承認できます）",
     )
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, settings_class=McpSettings)
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: McpSettings) -> int:
     from wp_agent.mcp_server.app import serve  # the SDK loads only for this command
     from wp_agent.mcp_server.server import NoPlanner, WpAgentMcp
 

@@ -21,21 +21,20 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from wp_agent.agent.messages import text_of, tool_uses
-from wp_agent.agent.model_client import ModelClient
-from wp_agent.agent.ports import ApprovalDecision, Approvals, NoApprovals
+from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
+from wp_agent.agent.ports import AgentDeps, ApprovalDecision, Approvals, NoApprovals
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import ApprovalStatus, PendingApproval, SessionState
-from wp_agent.agent.turn import AgentDeps, AgentTurn
 from wp_agent.cli import doctor, failures, run_output, site_choice, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.local_files import write_private
 from wp_agent.cli.site_book import target_of
 from wp_agent.cli.site_reachability import sandbox_ready, site_answers
 from wp_agent.cli.wiring import build_local_deps
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings, LocalAgentSettings
 from wp_agent.errors import WpAgentError
+from wp_agent.masking import mask_command, mask_text
 from wp_agent.models.agent_io import utc_now_iso
-from wp_agent.policy.masking import mask_command, mask_text
 from wp_agent.program import command_name
 
 APPROVAL_ID = re.compile(r"apr_[0-9a-f]{20}")
@@ -85,7 +84,7 @@ def carries_secret(state: SessionState) -> bool:
     )
 
 
-def keep(state: SessionState, settings: Settings, user: str, *, channel: str = "cli") -> str | None:
+def keep(state: SessionState, settings: LocalAgentSettings, user: str, *, channel: str = "cli") -> str | None:
     """Keep a run that waits for approval; its approval id. A run holding a secret is not written to
     disk (None): it can only be approved where it runs (a terminal, or --yes; over MCP, elicitation)."""
     assert state.pending_approval is not None  # noqa: S101 - only called for a held run
@@ -169,17 +168,17 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     reject.set_defaults(handler=run_reject)
 
 
-def remembered_target(args: argparse.Namespace, settings: Settings) -> str | None:
+def remembered_target(args: argparse.Namespace, settings: LocalAgentSettings) -> str | None:
     """Where the held run ran: approve and reject continue there without repeating the settings."""
     held = _find(args.approval_id)
     return held.target if held is not None else None
 
 
-def run_approve(args: argparse.Namespace, settings: Settings) -> int:
+def run_approve(args: argparse.Namespace, settings: CliSettings) -> int:
     return _decide(args, settings, approve=True)
 
 
-def run_reject(args: argparse.Namespace, settings: Settings) -> int:
+def run_reject(args: argparse.Namespace, settings: CliSettings) -> int:
     return _decide(args, settings, approve=False)
 
 
@@ -240,16 +239,16 @@ def _ask_person(held: HeldRun, pending: PendingApproval, args: argparse.Namespac
     return ExitCode.AWAITING_APPROVAL if decision is None else decision
 
 
-def _resumed_model(held: HeldRun) -> ModelClient | None:
+def _resumed_model(held: HeldRun, settings: CliSettings) -> ModelClient:
     """An MCP client's call plans nothing more once decided; a held `ask` goes on with the model."""
     if not held.from_mcp:
-        return None
+        return AnthropicModelClient(settings)
     from wp_agent.mcp_server.session import ClientCallEnded
 
     return ClientCallEnded()
 
 
-def _held_for(args: argparse.Namespace, settings: Settings) -> HeldRun:
+def _held_for(args: argparse.Namespace, settings: CliSettings) -> HeldRun:
     """The held run this requester may decide here, or why not."""
     held = _find(args.approval_id)
     if held is None:
@@ -293,7 +292,7 @@ def _decision(held: HeldRun, args: argparse.Namespace, *, approve: bool) -> Appr
 
 
 def _ready_deps(
-    held: HeldRun, settings: Settings, args: argparse.Namespace, store: HeldRunStore
+    held: HeldRun, settings: CliSettings, args: argparse.Namespace, store: HeldRunStore
 ) -> AgentDeps:
     """The agent's ports over the held run's file, once the site answers: an unreachable site leaves
     the approval as it was (nothing decided, nothing paid for)."""
@@ -301,7 +300,10 @@ def _ready_deps(
     sandbox_ready(settings)
     try:
         deps = build_local_deps(
-            settings, progress=run_output.progress_printer(), store=store, model=_resumed_model(held)
+            settings,
+            model=_resumed_model(held, settings),
+            progress=run_output.progress_printer(),
+            store=store,
         )
     except WpAgentError as exc:
         raise failures.configuration(exc.code.value, exc.message_ja) from None
@@ -316,7 +318,7 @@ def _ready_deps(
     return deps
 
 
-def _decide(args: argparse.Namespace, settings: Settings, *, approve: bool) -> int:
+def _decide(args: argparse.Namespace, settings: CliSettings, *, approve: bool) -> int:
     held = _held_for(args, settings)
     state = held.state
     decision = _decision(held, args, approve=approve)
@@ -324,14 +326,10 @@ def _decide(args: argparse.Namespace, settings: Settings, *, approve: bool) -> i
         return decision
     store = HeldRunStore(held)
     deps = _ready_deps(held, settings, args, store)
-    turn = AgentTurn(deps)
-    if decision is not None:
-        try:
-            turn.decide(state, decision)
-        except WpAgentError:  # expired while it waited
-            turn.expire_approval(state)
     approvals: Approvals = run_output.terminal_approvals(args.user) or NoApprovals()
     runner = AgentRunner(deps, approvals)
+    if decision is not None:
+        runner.decide(state, decision)  # expired while it waited: the run ends as expired
     code = run_output.drive(
         runner,
         deps,

@@ -14,7 +14,7 @@ from wp_agent.adapters.jsonl_audit import JsonlAuditLog
 from wp_agent.cli import failures, publish_once, site_choice, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.site_book import target_of
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.factory import build_wp_cli
 from wp_agent.executors.port import WpCli
@@ -109,7 +109,9 @@ def _scheduled_date(wp_cli: WpCli, output: PublishArticleOutput, site_url: str |
     return publish_once.post_field(wp_cli, output.data.post_id, "post_date", site_url)
 
 
-def _read_input(args: argparse.Namespace, settings: Settings) -> tuple[PublishArticleInput, Settings] | int:
+def _read_input(
+    args: argparse.Namespace, settings: CliSettings
+) -> tuple[PublishArticleInput, CliSettings] | int:
     """The article and the settings it runs with, or the exit code of a refused input."""
     try:
         document = _load(args.file)
@@ -138,7 +140,7 @@ def _read_input(args: argparse.Namespace, settings: Settings) -> tuple[PublishAr
     return article, settings
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: CliSettings) -> int:
     read = _read_input(args, settings)
     if isinstance(read, int):
         return read
@@ -170,7 +172,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 def _publish_once(
     args: argparse.Namespace,
-    settings: Settings,
+    settings: CliSettings,
     wp_cli: WpCli,
     article: PublishArticleInput,
     key: str,

@@ -10,13 +10,13 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from wp_agent.agent.ports import ApprovalDecision
+from wp_agent.agent.ports import AgentDeps, ApprovalDecision, ProgressEvent, ProgressListener
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import ApprovalStatus, CommandStatus, PendingApproval, SessionState
-from wp_agent.agent.turn import AgentDeps, AgentTurn, ProgressEvent, ProgressListener
+from wp_agent.agent.turn import AgentTurn
 from wp_agent.cli import failures, history, interrupts, terminal, undo
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.errors import AgentErrorCode
 from wp_agent.models.agent_io import AgentOutput
 from wp_agent.program import command_name
@@ -154,8 +154,8 @@ def drive(
     args: argparse.Namespace,
     run: Callable[[], AgentOutput],
     *,
-    settings: Settings,
-    keep_held: Callable[[SessionState, Settings, str], str | None] | None,
+    settings: CliSettings,
+    keep_held: Callable[[SessionState, CliSettings, str], str | None] | None,
 ) -> int:
     """Run (Ctrl-C: commands ended, run cancelled, exit 130), keep a held run nobody could answer,
     print the outcome (AgentOutput JSON with --json), and give the exit code. `keep_held` stores a

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from wp_agent.cli import terminal
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 
 if TYPE_CHECKING:
     from wp_agent.sandbox import SandboxSite
@@ -64,7 +64,7 @@ def _install(site: SandboxSite, phar: Path | None, *, start: bool) -> None:
     site.start()
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: CliSettings) -> int:
     # Imported here: the sandbox is local-only code (MariaDB, PHP) that other commands never need.
     from wp_agent.executors.sandbox import DEFAULT_SANDBOX_DIR
     from wp_agent.sandbox import SandboxError, SandboxSite

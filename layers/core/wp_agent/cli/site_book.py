@@ -20,7 +20,7 @@ from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings
 
 from wp_agent.cli.local_files import write_private
-from wp_agent.config import Settings, WpCliMode
+from wp_agent.config import CliSettings, LocalAgentSettings, WpCliMode
 from wp_agent.errors import ConfigurationError
 from wp_agent.models.base import CamelModel
 from wp_agent.program import command_name
@@ -186,7 +186,7 @@ def changing() -> Iterator[SiteBook]:
         save(book)
 
 
-def target_of(settings: Settings) -> str:
+def target_of(settings: LocalAgentSettings) -> str:
     """Where the settings' WP-CLI runs, as one string (a held run and a finished run remember it)."""
     if settings.wp_cli_mode is WpCliMode.SSH:
         return f"ssh:{settings.vps_ssh_user}@{settings.vps_host}:{settings.vps_port}{settings.wp_path}"
@@ -210,6 +210,6 @@ def site_for_target(book: SiteBook, target: str) -> NamedSite | None:
     """The named site whose place is `target` (a run remembers where it ran, not under which name)."""
     for name in sorted(book.sites):
         site = book.sites[name]
-        if target_of(settings_with(Settings, site.environment())) == target:
+        if target_of(settings_with(CliSettings, site.environment())) == target:
             return site
     return None

@@ -19,17 +19,17 @@ from dataclasses import dataclass
 
 from wp_agent.cli import failures, site_book
 from wp_agent.cli.site_book import NamedSite
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings, LocalAgentSettings
 
 SITE_VARIABLE = "WP_AGENT_SITE"
 
 # What a command remembers of where its run ran (approve: the held run; undo: the run undone).
-RememberedTarget = Callable[[argparse.Namespace, Settings], str | None]
+RememberedTarget = Callable[[argparse.Namespace, LocalAgentSettings], str | None]
 
 
 @dataclass(frozen=True)
 class SiteChoice:
-    settings: Settings
+    settings: LocalAgentSettings
     site: NamedSite | None = None
     source: str = "environment"  # --site | WP_AGENT_SITE | remembered | environment | default
     notice: str | None = None
@@ -46,9 +46,14 @@ def add_site_option(parser: argparse.ArgumentParser, *, remembered: RememberedTa
     parser.set_defaults(site_aware=True, remembered_target=remembered)
 
 
-def choose(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -> SiteChoice:
+def choose(
+    args: argparse.Namespace,
+    settings_class: type[LocalAgentSettings] = CliSettings,
+    environ: Mapping[str, str] | None = None,
+) -> SiteChoice:
+    """The site a command works on and its settings (of the command's own settings class)."""
     environ = os.environ if environ is None else environ
-    settings = Settings()
+    settings = settings_class()
     if not getattr(args, "site_aware", False):
         return SiteChoice(settings)
     present = {name.upper() for name, value in environ.items() if value}
@@ -56,9 +61,9 @@ def choose(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -
     book = site_book.load()
     named = getattr(args, "site", None)
     if named:
-        return _named(book, named, "--site", from_environment)
+        return _named(book, named, "--site", from_environment, settings_class)
     if environ.get(SITE_VARIABLE):
-        return _named(book, environ[SITE_VARIABLE], SITE_VARIABLE, from_environment)
+        return _named(book, environ[SITE_VARIABLE], SITE_VARIABLE, from_environment, settings_class)
     remember: RememberedTarget | None = getattr(args, "remembered_target", None)
     target = remember(args, settings) if remember is not None else None
     if target is not None and site_book.target_of(settings) != target:
@@ -70,7 +75,7 @@ def choose(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -
                     f"この処理を実行したサイト「{site.name}」で続けます"
                     f"（{_variables(from_environment)}接続設定は使いません）。"
                 )
-            return _site_choice(site, "remembered", notice)
+            return _site_choice(site, "remembered", notice, settings_class)
     if from_environment or target is not None:
         notice = None
         if book.default and from_environment:
@@ -80,11 +85,17 @@ def choose(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -
             )
         return SiteChoice(settings, notice=notice)
     if book.default and book.default in book.sites:
-        return _site_choice(book.sites[book.default], "default", None)
+        return _site_choice(book.sites[book.default], "default", None, settings_class)
     return SiteChoice(settings)
 
 
-def _named(book: site_book.SiteBook, name: str, source: str, from_environment: list[str]) -> SiteChoice:
+def _named(
+    book: site_book.SiteBook,
+    name: str,
+    source: str,
+    from_environment: list[str],
+    settings_class: type[LocalAgentSettings],
+) -> SiteChoice:
     site = book.sites.get(name)
     if site is None:
         message = (
@@ -100,11 +111,13 @@ def _named(book: site_book.SiteBook, name: str, source: str, from_environment: l
             f"{source} で指定したサイト「{name}」を使います（{_variables(from_environment)}"
             "接続設定は使いません）。"
         )
-    return _site_choice(site, source, notice)
+    return _site_choice(site, source, notice, settings_class)
 
 
-def _site_choice(site: NamedSite, source: str, notice: str | None) -> SiteChoice:
-    return SiteChoice(site_book.settings_with(Settings, site.environment()), site, source, notice)
+def _site_choice(
+    site: NamedSite, source: str, notice: str | None, settings_class: type[LocalAgentSettings]
+) -> SiteChoice:
+    return SiteChoice(site_book.settings_with(settings_class, site.environment()), site, source, notice)
 
 
 def _variables(names: list[str]) -> str:

@@ -10,7 +10,7 @@ import shutil
 from wp_agent.cli import failures
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.site_book import NamedSite
-from wp_agent.config import Settings, WpCliMode
+from wp_agent.config import LocalAgentSettings, WpCliMode
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.port import WpCli
 from wp_agent.program import command_name
@@ -18,7 +18,7 @@ from wp_agent.program import command_name
 _NOT_FOUND_EXIT = 127
 
 
-def wordpress_version(wp_cli: WpCli, settings: Settings, site: NamedSite | None) -> str:
+def wordpress_version(wp_cli: WpCli, settings: LocalAgentSettings, site: NamedSite | None) -> str:
     """WordPress's version as the site answers it; a CliError saying what is wrong and what to do."""
     local_program = (shlex.split(settings.wp_cli_bin) or ["wp"])[0]
     if settings.wp_cli_mode is WpCliMode.LOCAL and shutil.which(local_program) is None:
@@ -52,7 +52,7 @@ def wordpress_version(wp_cli: WpCli, settings: Settings, site: NamedSite | None)
     )
 
 
-def _wp_cli_missing(settings: Settings, site: NamedSite | None) -> failures.CliError:
+def _wp_cli_missing(settings: LocalAgentSettings, site: NamedSite | None) -> failures.CliError:
     where = "サーバー" if settings.wp_cli_mode is WpCliMode.SSH else "このコンピューター"
     wp_bin = "--wp-bin" if site is not None else "WP_CLI_BIN"
     return failures.configuration(
@@ -62,7 +62,7 @@ def _wp_cli_missing(settings: Settings, site: NamedSite | None) -> failures.CliE
     )
 
 
-def _path_variable(settings: Settings) -> str:
+def _path_variable(settings: LocalAgentSettings) -> str:
     return "WP_PATH" if settings.wp_cli_mode is WpCliMode.SSH else "WP_LOCAL_PATH"
 
 
@@ -82,7 +82,7 @@ def _connection_failure(exc: WpAgentError, site: NamedSite | None) -> failures.C
     return failures.CliError(ExitCode.FAILED, exc.code.value, message, error_details=details)
 
 
-def sandbox_ready(settings: Settings) -> None:
+def sandbox_ready(settings: LocalAgentSettings) -> None:
     """In sandbox mode, what the sandbox needs is on this machine; else the one command that installs it."""
     if settings.wp_cli_mode is not WpCliMode.SANDBOX:
         return
@@ -98,7 +98,7 @@ def sandbox_ready(settings: Settings) -> None:
         )
 
 
-def site_answers(wp_cli: WpCli, settings: Settings, site: NamedSite | None) -> None:
+def site_answers(wp_cli: WpCli, settings: LocalAgentSettings, site: NamedSite | None) -> None:
     """SSH or local: log in and find WordPress before anything is paid for (the sandbox was prepared
     when its executor was built)."""
     if settings.wp_cli_mode is not WpCliMode.SANDBOX:

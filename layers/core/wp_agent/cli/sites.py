@@ -19,7 +19,7 @@ from wp_agent.cli import failures, site_book, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.site_book import SITE_NAME, SITE_NAME_RULE, NamedSite
 from wp_agent.cli.site_reachability import wordpress_version
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.errors import WpAgentError
 from wp_agent.models.agent_io import utc_now_iso
 from wp_agent.program import command_name
@@ -90,7 +90,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 # --- add ------------------------------------------------------------------------------------------
 
 
-def run_add(args: argparse.Namespace, settings: Settings) -> int:
+def run_add(args: argparse.Namespace, settings: CliSettings) -> int:
     if not SITE_NAME.fullmatch(args.name):
         raise failures.usage(
             "INVALID_SITE_NAME", f"サイト名「{args.name}」は使えません（{SITE_NAME_RULE}）。"
@@ -130,7 +130,7 @@ def run_add(args: argparse.Namespace, settings: Settings) -> int:
     return ExitCode.OK
 
 
-def _ssh_site(args: argparse.Namespace, settings: Settings) -> NamedSite:
+def _ssh_site(args: argparse.Namespace, settings: CliSettings) -> NamedSite:
     matched = _SSH_TARGET.fullmatch(args.ssh)
     if matched is None:
         raise failures.usage(
@@ -175,7 +175,7 @@ def _local_site(args: argparse.Namespace) -> NamedSite:
     )  # fmt: skip
 
 
-def _check_key_file(path: str, settings: Settings) -> None:
+def _check_key_file(path: str, settings: CliSettings) -> None:
     from wp_agent.executors.ssh_keys import parse_private_key
 
     try:
@@ -265,7 +265,7 @@ def _try_site(site: NamedSite) -> str:
     """Log in (or find the directory) and ask WordPress its version, as a run would."""
     from wp_agent.executors.factory import build_wp_cli
 
-    settings = site_book.settings_with(Settings, site.environment())
+    settings = site_book.settings_with(CliSettings, site.environment())
     try:
         wp_cli = build_wp_cli(settings)
     except WpAgentError as exc:
@@ -305,7 +305,7 @@ def _find(book: site_book.SiteBook, name: str) -> NamedSite:
     return site
 
 
-def run_list(args: argparse.Namespace, settings: Settings) -> int:
+def run_list(args: argparse.Namespace, settings: CliSettings) -> int:
     book = site_book.load()
     sites = [book.sites[name] for name in sorted(book.sites)]
     if args.json:
@@ -320,7 +320,7 @@ def run_list(args: argparse.Namespace, settings: Settings) -> int:
     return ExitCode.OK
 
 
-def run_show(args: argparse.Namespace, settings: Settings) -> int:
+def run_show(args: argparse.Namespace, settings: CliSettings) -> int:
     book = site_book.load()
     site = _find(book, args.name)
     document = _site_json(site, book)
@@ -340,7 +340,7 @@ def run_show(args: argparse.Namespace, settings: Settings) -> int:
     return ExitCode.OK
 
 
-def run_remove(args: argparse.Namespace, settings: Settings) -> int:
+def run_remove(args: argparse.Namespace, settings: CliSettings) -> int:
     with site_book.changing() as book:
         site = _find(book, args.name)
         del book.sites[site.name]
@@ -356,7 +356,7 @@ def run_remove(args: argparse.Namespace, settings: Settings) -> int:
     return ExitCode.OK
 
 
-def run_default(args: argparse.Namespace, settings: Settings) -> int:
+def run_default(args: argparse.Namespace, settings: CliSettings) -> int:
     if args.name and args.clear:
         raise failures.usage("USAGE_ERROR", "NAME と --clear は同時に指定できません。")
     if args.name or args.clear:

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from wp_agent.cli import terminal
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.errors import ConfigurationError
 from wp_agent.models.agent_io import utc_now_iso
 from wp_agent.models.target import Target
@@ -71,7 +71,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     get.set_defaults(handler=run_get)
 
 
-def _registry(settings: Settings) -> TargetRegistry:
+def _registry(settings: CliSettings) -> TargetRegistry:
     from wp_agent.adapters.aws.registry import TargetRegistry
 
     if not settings.wp_agent_registry_table:
@@ -82,7 +82,7 @@ def _registry(settings: Settings) -> TargetRegistry:
     return TargetRegistry(settings.wp_agent_registry_table)
 
 
-def _create_secret(args: argparse.Namespace, settings: Settings) -> str:
+def _create_secret(args: argparse.Namespace, settings: CliSettings) -> str:
     import boto3
 
     if not args.host_key:
@@ -120,7 +120,7 @@ def _show(target: Target) -> str:
     return "\n".join(lines)
 
 
-def run_add(args: argparse.Namespace, settings: Settings) -> int:
+def run_add(args: argparse.Namespace, settings: CliSettings) -> int:
     registry = _registry(settings)
     values = {
         "target_id": args.target_id,
@@ -160,7 +160,7 @@ def run_add(args: argparse.Namespace, settings: Settings) -> int:
     return ExitCode.OK
 
 
-def run_list(args: argparse.Namespace, settings: Settings) -> int:
+def run_list(args: argparse.Namespace, settings: CliSettings) -> int:
     targets = _registry(settings).list()
     if args.json:
         terminal.out.json(json.dumps([t.to_json_dict() for t in targets], ensure_ascii=False))
@@ -171,7 +171,7 @@ def run_list(args: argparse.Namespace, settings: Settings) -> int:
     return ExitCode.OK
 
 
-def run_get(args: argparse.Namespace, settings: Settings) -> int:
+def run_get(args: argparse.Namespace, settings: CliSettings) -> int:
     target = _registry(settings).get(args.target_id)
     if target is None:
         terminal.err.line(f"エラー: ターゲット「{args.target_id}」は登録されていません。")

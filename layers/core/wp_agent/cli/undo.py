@@ -9,24 +9,25 @@ import sys
 
 from wp_agent.adapters.jsonl_audit import JsonlAuditLog
 from wp_agent.agent import audit_outbox
+from wp_agent.agent.lifecycle import new_run_id
 from wp_agent.agent.ports import NoRateLimits
 from wp_agent.agent.session_state import SessionState
-from wp_agent.agent.turn import new_run_id
 from wp_agent.cli import failures, site_choice, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.site_book import target_of
 from wp_agent.cli.site_reachability import sandbox_ready, site_answers
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings, LocalAgentSettings
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.factory import build_wp_cli
+from wp_agent.executors.port import WpCli
+from wp_agent.masking import mask_command
 from wp_agent.models.agent_io import AgentInput, utc_now_iso
 from wp_agent.models.undo import UndoPlan
 from wp_agent.policy import CommandPolicy
-from wp_agent.policy.masking import mask_command
 from wp_agent.program import command_name
 from wp_agent.undo.execute import PlanOutcome
 from wp_agent.undo.local_store import LocalRunStore, StoredRun
-from wp_agent.undo.service import CheckedPlan, UndoService, undo_available
+from wp_agent.undo.revert_run import CheckedPlan, RevertRun, nothing_to_undo, undo_available
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -51,7 +52,7 @@ def undo_hint(run_id: str) -> str:
     return f"元に戻すには: {command_name()} undo {run_id}（内容の確認だけなら --dry-run）"
 
 
-def remembered_target(args: argparse.Namespace, settings: Settings) -> str | None:
+def remembered_target(args: argparse.Namespace, settings: LocalAgentSettings) -> str | None:
     """Where the run ran (runs from before sites were remembered say only "local")."""
     stored = LocalRunStore.from_settings(settings).load(args.run_id)
     if stored is None or stored.target_id == _UNNAMED_TARGET:
@@ -62,7 +63,7 @@ def remembered_target(args: argparse.Namespace, settings: Settings) -> str | Non
 _UNNAMED_TARGET = "local"
 
 
-def _load(args: argparse.Namespace, settings: Settings) -> tuple[LocalRunStore, StoredRun]:
+def _load(args: argparse.Namespace, settings: CliSettings) -> tuple[LocalRunStore, StoredRun]:
     store = LocalRunStore.from_settings(settings)
     stored = store.load(args.run_id)
     if stored is None:
@@ -78,23 +79,14 @@ def _load(args: argparse.Namespace, settings: Settings) -> tuple[LocalRunStore, 
     return store, stored
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: CliSettings) -> int:
     store, stored = _load(args, settings)
-    sandbox_ready(settings)
+    if _said_nothing_to_undo(args, stored):
+        return ExitCode.OK
+    wp_cli = _open_site(args, settings)
     state = _undo_state(stored)
     audit = JsonlAuditLog(settings.wp_agent_audit_file.expanduser())
-    try:
-        wp_cli = build_wp_cli(settings)
-    except WpAgentError as exc:
-        raise failures.configuration(exc.code.value, exc.message_ja) from None
-    try:
-        site_answers(wp_cli, settings, args.site_choice.site)
-    except (WpAgentError, failures.CliError) as exc:
-        wp_cli.close()
-        if isinstance(exc, failures.CliError):
-            raise
-        raise failures.CliError(ExitCode.FAILED, exc.code.value, exc.message_ja) from None
-    service = UndoService(CommandPolicy.from_settings(settings), wp_cli, NoRateLimits(), state, stored.run_id)
+    service = RevertRun(CommandPolicy.from_settings(settings), wp_cli, NoRateLimits(), state, stored.run_id)
     try:
         checked = service.plan(stored.commands)
         _print_plan(checked, terminal.err if args.json else terminal.out)
@@ -140,9 +132,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     except WpAgentError as exc:
         raise failures.CliError(ExitCode.FAILED, exc.code.value, exc.message_ja, runId=state.run_id) from None
     finally:
+        audit_outbox.put(state, service.events)
         audit_outbox.deliver(state, audit)
         wp_cli.close()
     stored.reverted_by.append(state.run_id)
+    if outcome.ok and not checked.plan.empty:
+        stored.undone_by = state.run_id
     store.save(stored)
     _print_outcome(outcome, state.run_id, terminal.err if args.json else terminal.out)
     if args.json:
@@ -154,9 +149,46 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     return ExitCode.PARTIAL_FAILURE if any(s.ok for s in outcome.steps) else ExitCode.FAILED
 
 
+def _open_site(args: argparse.Namespace, settings: CliSettings) -> WpCli:
+    """The site's WP-CLI once the site answers (an unreachable site: one line, nothing changed)."""
+    sandbox_ready(settings)
+    try:
+        wp_cli = build_wp_cli(settings)
+    except WpAgentError as exc:
+        raise failures.configuration(exc.code.value, exc.message_ja) from None
+    try:
+        site_answers(wp_cli, settings, args.site_choice.site)
+    except (WpAgentError, failures.CliError) as exc:
+        wp_cli.close()
+        if isinstance(exc, failures.CliError):
+            raise
+        raise failures.CliError(ExitCode.FAILED, exc.code.value, exc.message_ja) from None
+    return wp_cli
+
+
+def _said_nothing_to_undo(args: argparse.Namespace, stored: StoredRun) -> bool:
+    """Nothing left for an undo to do (no revertible change, or already undone): said, not an error."""
+    refusal = nothing_to_undo(stored.commands, undone_by=stored.undone_by)
+    if refusal is None:
+        return False
+    (terminal.err if args.json else terminal.out).line(refusal.message_ja)
+    if args.json:
+        terminal.out.json(
+            json.dumps(
+                {
+                    "success": True,
+                    "revertsRunId": stored.run_id,
+                    "nothingToUndo": refusal.reason,
+                    "undoneBy": refusal.undone_by,
+                }
+            )
+        )
+    return True
+
+
 def _undo_state(stored: StoredRun) -> SessionState:
     """The undo's own run, in the session of the run it reverts (same requester, target and site)."""
-    state = SessionState(
+    return SessionState(
         session_id=stored.session_id,
         run_id=new_run_id(),
         user_id=stored.user_id,
@@ -164,9 +196,8 @@ def _undo_state(stored: StoredRun) -> SessionState:
         input=AgentInput(message=f"{stored.run_id} を元に戻す"),
         started_at=utc_now_iso(),
         site_url=stored.site_url,
+        network_admin=stored.network_admin,
     )
-    state.network_admin = stored.network_admin
-    return state
 
 
 def _approver(args: argparse.Namespace, checked: CheckedPlan) -> str | None:
@@ -215,7 +246,7 @@ def _print_outcome(outcome: PlanOutcome, undo_run_id: str, out: terminal.Stream)
     out.line(f"{verdict}（この取り消しの実行ID: {undo_run_id}）")
 
 
-def remember_for_undo(state: SessionState | None, settings: Settings) -> None:
+def remember_for_undo(state: SessionState | None, settings: CliSettings) -> None:
     """Keep the run's records for `wp-agent undo` and say how to undo it (stderr: stdout is the answer)."""
     if state is None or not any(r.undo is not None for r in state.run_commands()):
         return

@@ -14,14 +14,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
-from wp_agent.config import Settings
+from wp_agent.config import WpCliSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors import running
 from wp_agent.executors.environment import minimal_environment, parse_passthrough
 from wp_agent.executors.media_staging import MediaImporter, StagedFile, local_staged_files
 from wp_agent.executors.output import CappedOutput, finished_result
 from wp_agent.executors.port import OUTPUT_LIMIT_BYTES, CommandResult
-from wp_agent.policy.masking import command_label
+from wp_agent.masking import command_label
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ class LocalWpCli:
         self._media = media or MediaImporter()
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> LocalWpCli:
+    def from_settings(cls, settings: WpCliSettings) -> LocalWpCli:
         if settings.wp_local_path is None:
             raise WpAgentError(
                 AgentErrorCode.UNKNOWN_ERROR,

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from wp_agent.config import Settings
+from wp_agent.config import WpCliSettings
 from wp_agent.executors.local import LocalWpCli
 from wp_agent.executors.media_staging import MediaImporter, StagedFile
 from wp_agent.executors.port import CommandResult
@@ -45,7 +45,7 @@ class SandboxWpCli:
         self._local: LocalWpCli | None = None
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> SandboxWpCli:
+    def from_settings(cls, settings: WpCliSettings) -> SandboxWpCli:
         """Prepared at once, so a sandbox that cannot start is a configuration error before any model call."""
         wp_cli = cls(
             settings.wp_agent_sandbox_site,

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 import paramiko
 
-from wp_agent.config import Settings
+from wp_agent.config import WpCliSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.media_staging import MediaImporter, StagedFile, unique_names
 from wp_agent.executors.output import CappedOutput, finished_result
@@ -51,7 +51,7 @@ from wp_agent.executors.ssh_timing import (
     REMOTE_KILL_AFTER_SECONDS,
     RETRY_BASE_SECONDS,
 )
-from wp_agent.policy.masking import command_label, mask_argv
+from wp_agent.masking import command_label, mask_argv
 
 __all__ = [  # the pool's names stay importable from here (tests, benchmarks, the serverless fakes)
     "REMOTE_STAGING_PARENT",
@@ -114,7 +114,7 @@ class SshWpCli:
 
     def __init__(
         self,
-        settings: Settings,
+        settings: WpCliSettings,
         *,
         target: SshTarget | None = None,
         credentials: SshCredentials | None = None,

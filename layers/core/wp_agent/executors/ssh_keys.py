@@ -34,7 +34,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from paramiko.pkey import UnknownKeyType
 
-from wp_agent.config import Settings
+from wp_agent.config import WpCliSettings
 from wp_agent.executors.ssh_agent_keys import agent_key
 from wp_agent.executors.ssh_key_sources import (
     MATERIAL_LOADERS,
@@ -93,7 +93,7 @@ def describe_key(key: paramiko.PKey) -> str:
     return f"{key.get_name()} {key.fingerprint}"
 
 
-def configured_key_method(settings: Settings) -> KeyMethod:
+def configured_key_method(settings: WpCliSettings) -> KeyMethod:
     """The one configured key source; a clear error naming the variables when none or several are set."""
     values: dict[KeyMethod, object] = {
         KeyMethod.FILE: settings.vps_ssh_key_path,
@@ -118,7 +118,7 @@ def configured_key_method(settings: Settings) -> KeyMethod:
     return chosen[0]
 
 
-def load_ssh_credentials(settings: Settings, target: SshTarget | None = None) -> SshCredentials:
+def load_ssh_credentials(settings: WpCliSettings, target: SshTarget | None = None) -> SshCredentials:
     """Load the private key and the pinned host key(s) for the target (VPS_* by default; a
     registered target's key and host key come from its own secret only)."""
     if target is None:
@@ -305,7 +305,7 @@ def _public_key(key_type: str, blob: str, source: str) -> paramiko.PKey:
 
 
 def _pinned_host_keys(
-    settings: Settings, material: SecretMaterial, host: str, port: int, *, settings_fallback: bool = True
+    settings: WpCliSettings, material: SecretMaterial, host: str, port: int, *, settings_fallback: bool = True
 ) -> list[paramiko.PKey]:
     if material.host_key:
         return parse_host_keys(material.host_key, host, port, source="シークレットの hostKey")

@@ -17,7 +17,7 @@ import paramiko
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.ssh_keys import describe_key
 
-logger = logging.getLogger("wp_agent.executors.ssh")  # the name operators filter on, as before the split
+logger = logging.getLogger(__name__)
 
 
 class HostKeyRejectedError(paramiko.SSHException):

@@ -19,10 +19,9 @@ from pydantic import Field, ValidationError, WithJsonSchema
 from wp_agent import __version__
 from wp_agent.agent.audit_events import AuditEvent
 from wp_agent.agent.model_client import ModelReply
-from wp_agent.agent.ports import AuditLog
+from wp_agent.agent.ports import AgentDeps, AuditLog
 from wp_agent.agent.site_scope import normalise_site_url
-from wp_agent.agent.turn import AgentDeps
-from wp_agent.config import Settings
+from wp_agent.config import McpSettings
 from wp_agent.errors import InternalStateError
 from wp_agent.mcp_server.approvals import (
     MODEL_APPROVAL_WARNING_JA,
@@ -141,7 +140,7 @@ class WpAgentMcp:
 
     def __init__(
         self,
-        settings: Settings,
+        settings: McpSettings,
         deps: AgentDeps,
         *,
         user_id: str,

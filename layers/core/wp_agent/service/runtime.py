@@ -1,10 +1,13 @@
-"""Wiring of the AWS adapters from Settings; built once per Lambda container and reused warm."""
+"""Wiring of the AWS adapters from LambdaSettings; built once per Lambda container and reused warm."""
 
 from __future__ import annotations
 
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-from wp_agent.adapters.aws.article_jobs import ArticleJobStore
+from pydantic import ValidationError
+
+from wp_agent.adapters.aws.article_jobs import ArticleJob, ArticleJobStore
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
 from wp_agent.adapters.aws.events import EventPublisher
 from wp_agent.adapters.aws.registry import TargetRegistry
@@ -13,26 +16,31 @@ from wp_agent.adapters.aws.scheduler import failure_code as scheduler_failure_co
 from wp_agent.adapters.aws.scheduler import scheduler_client
 from wp_agent.adapters.aws.secrets import read_secret
 from wp_agent.adapters.aws.session_store import DynamoSessionStore
-from wp_agent.adapters.aws.workflow import RunWorkflow
+from wp_agent.adapters.aws.workflow import ApprovalWaits, RunWorkflow
 from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
-from wp_agent.agent.ports import NoRateLimits, RateLimiter
-from wp_agent.agent.turn import AgentDeps, AgentTurn
-from wp_agent.config import Settings
+from wp_agent.agent.ports import AgentDeps, NoRateLimits, RateLimiter
+from wp_agent.agent.turn import AgentTurn
+from wp_agent.config import LambdaSettings
 from wp_agent.errors import ConfigurationError
 from wp_agent.executors.port import WpCli
 from wp_agent.executors.ssh_target import SshTarget
 from wp_agent.models.target import Target
 from wp_agent.policy import CommandPolicy
 from wp_agent.telemetry import RATE_LIMIT_UTILISATION_PERCENT, Telemetry
-from wp_agent.undo.agent_hooks import UndoRecorder
+from wp_agent.undo.agent_hooks import UndoRecorder, UndoRunOpening
+
+if TYPE_CHECKING:
+    from wp_agent.executors.ssh_pool import SshConnectionPool
 
 # The adapters the services may use are the ones wired here (import-linter keeps it so).
 __all__ = [
+    "ArticleJob",
     "AwsRuntime",
     "LazyRuntime",
     "ScheduleRecord",
     "ScheduleStore",
     "TargetRegistry",
+    "function_settings",
     "read_secret",
     "required_setting",
     "scheduler_client",
@@ -51,8 +59,9 @@ def required_setting(value: str | None, name: str) -> str:
 class AwsRuntime:
     """Everything a handler needs, created lazily so a cold start only pays for what it uses."""
 
-    def __init__(self, settings: Settings | None = None) -> None:
-        self.settings = settings or Settings()
+    def __init__(self, settings: LambdaSettings, *, ssh_pool: SshConnectionPool | None = None) -> None:
+        self.settings = settings
+        self._ssh_pool = ssh_pool  # None: the process's pool (in Lambda, the container's)
 
     @cached_property
     def sessions(self) -> DynamoSessionStore:
@@ -88,6 +97,10 @@ class AwsRuntime:
         return RunWorkflow(
             required_setting(self.settings.wp_agent_state_machine_arn, "WP_AGENT_STATE_MACHINE_ARN")
         )
+
+    @cached_property
+    def approval_waits(self) -> ApprovalWaits:
+        return ApprovalWaits()
 
     @cached_property
     def telemetry(self) -> Telemetry:
@@ -130,7 +143,7 @@ class AwsRuntime:
             wp_user=target.wp_user,
             key_secret_arn=target.secret_arn,
         )
-        return SshWpCli(self.settings, target=ssh_target)
+        return SshWpCli(self.settings, target=ssh_target, pool=self._ssh_pool)
 
     def agent_turn(self, target: Target, wp_cli: WpCli | None = None) -> AgentTurn:
         wp_cli = wp_cli or self.wp_cli_for(target)
@@ -145,21 +158,51 @@ class AwsRuntime:
                 settings=self.settings,
                 telemetry=self.telemetry,
                 changes=UndoRecorder(self.policy, wp_cli, self.limiter),
+                opening=UndoRunOpening(self.policy, wp_cli, self.limiter),
             )
         )
 
 
 class LazyRuntime:
-    """A handler module's accessor: the runtime is built on first use, then reused while warm."""
+    """A handler module's accessor: the runtime is built on first use, then reused while warm. Its
+    settings are the function's own class (config.py), validated whole when it is built: a missing or
+    invalid setting fails the first invocation before it does anything, naming every such setting."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self, settings_class: type[LambdaSettings], *, ssh_pool: SshConnectionPool | None = None
+    ) -> None:
+        self._settings_class = settings_class
+        self._ssh_pool = ssh_pool  # None: the process's pool (a test's container passes its own)
         self._runtime: AwsRuntime | None = None
+
+    @property
+    def settings_class(self) -> type[LambdaSettings]:
+        return self._settings_class
 
     def __call__(self) -> AwsRuntime:
         if self._runtime is None:
-            self._runtime = AwsRuntime()
+            self._runtime = AwsRuntime(function_settings(self._settings_class), ssh_pool=self._ssh_pool)
         return self._runtime
 
     def reset(self) -> None:
         """Forget the runtime (tests switching environments; SnapStart restore)."""
         self._runtime = None
+
+
+def function_settings(settings_class: type[LambdaSettings]) -> LambdaSettings:
+    """The function's settings from its environment; ConfigurationError naming what is missing or
+    invalid (never the values: they may be secrets)."""
+    try:
+        return settings_class()
+    except ValidationError as exc:
+        # A setting's name, or for a rule over several settings the names it gives.
+        names = sorted(
+            {
+                ".".join(map(str, e["loc"])).upper() or e["msg"].removeprefix("Value error, ")
+                for e in exc.errors()
+            }
+        )
+        raise ConfigurationError(
+            f"環境変数 {', '.join(names)} が設定されていないか、値が正しくありません（デプロイ設定を確認してください）。",
+            setting=",".join(names),
+        ) from None

@@ -15,11 +15,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from wp_agent.agent import approval_steps
 from wp_agent.agent.approval_summary import IRREVERSIBLE
+from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.executors.port import CommandResult
+from wp_agent.masking import is_secret_name, mask_command_output
 from wp_agent.models.undo import EntityRef, UndoCapture, UndoItem
-from wp_agent.policy.masking import is_secret_name, mask_command_output
-from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.undo.entities import KINDS, CaptureError, Read, scoped
 
 NOT_RECORDED = "この操作の変更内容は記録できないため、" + IRREVERSIBLE
@@ -438,9 +439,12 @@ def _masked(read: Read) -> Callable[[list[str]], tuple[CommandResult, bool]]:
     return run
 
 
+def cannot_undo(path: Sequence[str], argv: Sequence[str]) -> str | None:
+    """Why `wp-agent undo` could not revert this command (None when it could)."""
+    verdict = assess(path, argv)
+    return None if verdict.revertible else verdict.reason_ja
+
+
 def with_undo_note(path: Sequence[str], argv: Sequence[str], impact_ja: str) -> str:
     """The approval impact, saying「元に戻せません」when the command cannot be undone (if not said already)."""
-    verdict = assess(path, argv)
-    if verdict.revertible or IRREVERSIBLE in impact_ja:
-        return impact_ja
-    return f"{impact_ja} {verdict.reason_ja}".strip()
+    return approval_steps.with_undo_note(impact_ja, cannot_undo(path, argv))
