@@ -128,6 +128,8 @@ class WpCliSettings(MediaSettings):
     vault_addr: str | None = None
     vault_token: SecretStr | None = None
     vps_ssh_private_key: SecretStr | None = None
+    # Method F: a key held by the person's ssh-agent (SSH_AUTH_SOCK), named by its SHA256 fingerprint.
+    vps_ssh_agent_key: str | None = None
     vps_ssh_key_passphrase: SecretStr | None = None
     vps_ssh_host_key: str | None = None
     vps_ssh_known_hosts: Path | None = None

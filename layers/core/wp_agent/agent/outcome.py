@@ -154,7 +154,8 @@ def build_output(
         timeouts = any(r.error_code is AgentErrorCode.COMMAND_TIMEOUT for r in state.run_commands())
         code = AgentErrorCode.COMMAND_TIMEOUT if timeouts else AgentErrorCode.UNKNOWN_ERROR
         info = AgentErrorInfo(
-            code=code, message="操作を実行できませんでした。詳細は partialSuccess を確認してください。"
+            code=code,
+            message=f"操作を実行できませんでした（{len(failed)}件が失敗）。各操作の失敗の理由を確認してください。",
         )
     elif (blocked := _last_blocked_without_recovery(state) or refused_run(state)) is not None:
         by_policy = blocked.rule.startswith(("blocked.", "custom.deny", "scope."))

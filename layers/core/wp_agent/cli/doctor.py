@@ -17,12 +17,13 @@ import os
 import shlex
 import shutil
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from wp_agent.cli import terminal
+from wp_agent.cli import site_choice, terminal
 from wp_agent.cli.exit_codes import ExitCode
+from wp_agent.cli.site_book import NamedSite
 from wp_agent.config import CliSettings, ModelProvider, WpCliMode
 from wp_agent.diagnostics.checks import Check, failed, passed, wordpress_checks
 from wp_agent.errors import ConfigurationError, WpAgentError
@@ -64,32 +65,49 @@ def model_checks(settings: CliSettings) -> list[Check]:
     return [*_credential_checks(settings), model_lifetime_check(settings)]
 
 
+def _bedrock_checks() -> list[Check]:
+    checks = []
+    region = _aws_region()
+    checks.append(
+        passed("model.bedrock_region", "Amazon Bedrock のリージョン", region)
+        if region
+        else failed(
+            "model.bedrock_region",
+            "Amazon Bedrock のリージョン",
+            "リージョンが設定されていません",
+            "AWS_REGION（例: export AWS_REGION=ap-northeast-1）を設定してください。",
+        )
+    )
+    checks.append(
+        passed("model.bedrock_credentials", "Amazon Bedrock の認証情報", "AWS の認証情報があります")
+        if _aws_credentials_found()
+        else failed(
+            "model.bedrock_credentials",
+            "Amazon Bedrock の認証情報",
+            "AWS の認証情報が見つかりません",
+            "AWS_ACCESS_KEY_ID と AWS_SECRET_ACCESS_KEY、または AWS_PROFILE（~/.aws/credentials）を設定してください。",
+        )
+    )
+    return checks
+
+
 def _credential_checks(settings: CliSettings) -> list[Check]:
     label = "AIモデルの認証情報"
     if settings.wp_agent_model_provider is ModelProvider.BEDROCK:
-        checks = []
-        region = _aws_region()
-        checks.append(
-            passed("model.bedrock_region", "Amazon Bedrock のリージョン", region)
-            if region
-            else failed(
-                "model.bedrock_region",
-                "Amazon Bedrock のリージョン",
-                "リージョンが設定されていません",
-                "AWS_REGION（例: export AWS_REGION=ap-northeast-1）を設定してください。",
-            )
-        )
-        checks.append(
-            passed("model.bedrock_credentials", "Amazon Bedrock の認証情報", "AWS の認証情報があります")
-            if _aws_credentials_found()
-            else failed(
-                "model.bedrock_credentials",
-                "Amazon Bedrock の認証情報",
-                "AWS の認証情報が見つかりません",
-                "AWS_ACCESS_KEY_ID と AWS_SECRET_ACCESS_KEY、または AWS_PROFILE（~/.aws/credentials）を設定してください。",
-            )
-        )
-        return checks
+        from botocore.exceptions import BotoCoreError
+
+        try:
+            return _bedrock_checks()
+        except BotoCoreError as exc:  # a profile that is not there, a credential process that fails, …
+            return [
+                failed(
+                    "model.bedrock_credentials",
+                    "Amazon Bedrock の認証情報",
+                    f"AWS の認証情報を読めません（{type(exc).__name__}）",
+                    "AWS_PROFILE の名前、~/.aws/config と ~/.aws/credentials、または AWS_ACCESS_KEY_ID と "
+                    "AWS_SECRET_ACCESS_KEY の組を確認してください（SSO なら aws sso login）。",
+                )
+            ]
     if settings.anthropic_api_key is not None and settings.anthropic_api_key.get_secret_value():
         return [passed("model.api_key", label, "ANTHROPIC_API_KEY が設定されています")]
     if settings.anthropic_api_key_secret_arn:
@@ -132,7 +150,7 @@ def _ssh_offline_checks(settings: CliSettings) -> list[Check]:
             *checks,
             failed("ssh.private_key", "SSH秘密鍵", "取得方法の設定が正しくありません", exc.message_ja),
         ]
-    if method not in (KeyMethod.FILE, KeyMethod.ENV_BASE64):
+    if method not in (KeyMethod.FILE, KeyMethod.ENV_BASE64, KeyMethod.AGENT):
         # The key lives in a secret store: reading it is a network call, made by the online checks.
         return [*checks, passed("ssh.private_key", "SSH秘密鍵", f"{method.value} から取得します")]
     try:
@@ -206,16 +224,18 @@ def offline_checks(settings: CliSettings) -> list[Check]:
     return checks
 
 
-def preflight(settings: CliSettings, *, model: bool = True) -> None:
+def preflight(settings: CliSettings, *, model: bool = True, site: NamedSite | None = None) -> None:
     """`ask` before its first model call: the offline checks, a ConfigurationError (exit 5) on the
-    first ✗. `model=False`: a run that calls no model (an MCP client's held call) needs no credentials."""
+    first ✗. `model=False`: a run that calls no model (an MCP client's held call) needs no credentials.
+    On a named site the fix names its `sites add` options, not the environment's variables."""
     for check in offline_checks(settings):
         if check.name == "sandbox":
             continue  # the sandbox is started (and seeded on first use) by the executor itself
         if not model and check.name.startswith("model."):
             continue
         if not check.ok:
-            raise ConfigurationError(f"{check.label}: {check.detail}。{check.fix}", setting=check.name)
+            fix = site.in_site_terms(check.fix) if site is not None else check.fix
+            raise ConfigurationError(f"{check.label}: {check.detail}。{fix}", setting=check.name)
 
 
 # --- online ---------------------------------------------------------------------------------------
@@ -278,17 +298,25 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "終了コード: 0 すべて正常、5 設定に問題あり。",
     )
     parser.add_argument("--json", action="store_true", help="結果を JSON で標準出力に出します")
+    site_choice.add_site_option(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace, settings: CliSettings) -> int:
+    choice = getattr(args, "site_choice", None)
+    site = choice.site if choice is not None else None
     checks = all_checks(settings)
+    if site is not None:  # its fixes in the site's terms (`sites add` options, not variables)
+        checks = [
+            check if check.ok else replace(check, fix=site.in_site_terms(check.fix)) for check in checks
+        ]
     ok = all(check.ok for check in checks)
     if args.json:
-        terminal.out.json(json.dumps({"ok": ok, "mode": settings.wp_cli_mode.value, "checks": [asdict(c) for c in checks]},
-                         ensure_ascii=False))  # fmt: skip
+        terminal.out.json(json.dumps({"ok": ok, "mode": settings.wp_cli_mode.value, "site": site.name if site else None,
+                                      "checks": [asdict(c) for c in checks]}, ensure_ascii=False))  # fmt: skip
     else:
-        terminal.out.line(f"実行モード: {settings.wp_cli_mode.value}（WP_CLI_MODE）")
+        where = f"サイト「{site.name}」（{site.describe()}）" if site is not None else "環境変数の設定"
+        terminal.out.line(f"実行モード: {settings.wp_cli_mode.value}（{where}）")
         for check in checks:
             terminal.out.line(check.line())
             if not check.ok:

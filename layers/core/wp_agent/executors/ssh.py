@@ -27,6 +27,7 @@ from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.media_staging import MediaImporter, StagedFile, unique_names
 from wp_agent.executors.output import CappedOutput, finished_result
 from wp_agent.executors.port import OUTPUT_LIMIT_BYTES, CommandResult
+from wp_agent.executors.ssh_errors import connect_failure
 from wp_agent.executors.ssh_keys import (
     SshCredentials,
     describe_key,
@@ -320,15 +321,8 @@ class SshWpCli:
                 )
                 if attempt < attempts:
                     self._sleep(self._retry_base * 2 ** (attempt - 1))
-        raise WpAgentError(
-            AgentErrorCode.SSH_CONNECTION_FAILED,
-            f"{self._host}:{self._port} にSSH接続できませんでした（{attempts}回試行）。"
-            "ホスト・ポート・ファイアウォール・サーバーの状態を確認してください。",
-            details={
-                "cause": "unreachable",
-                "attempts": attempts,
-                "errorType": type(last_error).__name__,
-            },
+        raise connect_failure(
+            self._host, self._port, last_error, attempts=attempts, timeout_seconds=self._connect_timeout
         ) from last_error
 
     def _connect_once(self) -> paramiko.SSHClient:
