@@ -25,7 +25,8 @@ from pathlib import Path
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import ModelProvider, Settings, WpCliMode
 from wp_agent.errors import ConfigurationError, WpAgentError
-from wp_agent.executors.port import WpCli
+from wp_agent.executors.php_launch import LaunchReason
+from wp_agent.executors.port import ReportsPhpLaunch, WpCli
 from wp_agent.model_catalog import model_info, retirement_warning
 
 
@@ -260,6 +261,8 @@ def _wordpress_checks(wp_cli: WpCli) -> list[Check]:
             )
         ]
     checks.append(_passed("wp.binary", "WP-CLI（wp）", version.stdout.strip()))
+    if isinstance(wp_cli, ReportsPhpLaunch):
+        checks.append(_launch_check(wp_cli))
     core = wp_cli.run(["core", "version"])
     if core.exit_code != 0:
         checks.append(
@@ -280,6 +283,18 @@ def _wordpress_checks(wp_cli: WpCli) -> list[Check]:
     else:
         checks.append(_passed("wp.sites", "マルチサイト", "単一サイトです"))
     return checks
+
+
+def _launch_check(wp_cli: ReportsPhpLaunch) -> Check:
+    """How PHP starts WP-CLI (with the opcache file cache or as configured); a ⚠ for an unsafe cache directory."""
+    launch = wp_cli.php_launch()
+    warning = ""
+    if launch.reason is LaunchReason.UNSAFE_DIR:
+        warning = (
+            "キャッシュ用ディレクトリが他のユーザーから変更できる状態です。内容を確認してから削除してください"
+            "（次回、所有者だけが使える 0700 で作り直します）。"
+        )
+    return Check("wp.php_launch", "PHP の起動（opcache）", True, launch.describe_ja(), warning=warning)
 
 
 def _first_line(text: str) -> str:
