@@ -9,8 +9,7 @@ one by one. An undo run audits every command it runs (audit=True).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 
 from wp_agent.agent import audit_outbox
 from wp_agent.agent.audit_events import AuditEventType
@@ -21,7 +20,7 @@ from wp_agent.errors import WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
 from wp_agent.policy import CommandPolicy, PolicyCategory
 from wp_agent.policy.masking import mask_command
-from wp_agent.undo.capture import capture_before, record_after
+from wp_agent.undo.capture import capture_before_all, record_after_all
 from wp_agent.undo.entities import CaptureError, Read
 
 logger = logging.getLogger(__name__)
@@ -58,41 +57,32 @@ def site_reader(
     return read
 
 
-def _each(records: Sequence[CommandRecord], work: Callable[[CommandRecord], None], workers: int) -> None:
-    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(records)))) as pool:
-        list(pool.map(work, records))
-
-
 def capture_records(records: Sequence[CommandRecord], read: Read, *, workers: int = 1) -> None:
     """Before the batch runs: the before-image of every write/destructive command of it (all of them
-    first, so commands running side by side never see each other's changes)."""
+    first, so commands running side by side never see each other's changes), read together."""
     writes = [r for r in records if r.category is not PolicyCategory.READ and r.undo is None]
     if not writes:
         return
-
-    def capture(record: CommandRecord) -> None:
-        try:
-            record.undo = capture_before(record.command_path, record.argv, read, workers=workers)
-        except Exception:  # an undo problem never stops the command the person asked for
-            logger.exception("before-image capture failed", extra={"command": record.command})
-
-    _each(writes, capture, 1 if len(writes) == 1 else workers)
+    try:
+        captures = capture_before_all([(r.command_path, r.argv) for r in writes], read, workers=workers)
+    except Exception:  # an undo problem never stops the command the person asked for
+        logger.exception("before-image capture failed", extra={"commands": [r.command for r in writes]})
+        return
+    for record, capture in zip(writes, captures, strict=True):
+        record.undo = capture
 
 
 def record_records(records: Sequence[CommandRecord], read: Read, *, workers: int = 1) -> None:
     """After the batch ran: what each command created and the after-image of what it changed."""
     done = [r for r in records if r.undo is not None and r.status is CommandStatus.FINISHED]
-
-    def after(record: CommandRecord) -> None:
-        capture = record.undo
-        if capture is None:
-            return
-        try:
-            record_after(record.command_path, record.argv, capture, record.stdout, read, workers=workers)
-        except Exception:
-            logger.exception("after-image capture failed", extra={"command": record.command})
-            capture.revertible = False
-            capture.reason_ja = "実行後の状態を記録できなかったため、元に戻せません。"
-
-    if done:
-        _each(done, after, 1 if len(done) == 1 else workers)
+    ran = [(r.command_path, r.argv, r.undo, r.stdout) for r in done if r.undo is not None]
+    if not ran:
+        return
+    try:
+        record_after_all(ran, read, workers=workers)
+    except Exception:
+        logger.exception("after-image capture failed", extra={"commands": [r.command for r in done]})
+        for record in done:
+            if record.undo is not None:
+                record.undo.revertible = False
+                record.undo.reason_ja = "実行後の状態を記録できなかったため、元に戻せません。"
