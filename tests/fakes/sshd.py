@@ -433,7 +433,7 @@ class SshdRig:
     def _write_wrappers(self) -> None:
         # `wp` is the plain WP-CLI phar, as on a VPS: no opcache unless the client starts PHP with it.
         shutil.copyfile(verified_phar(), self.phar_path)
-        self.phar_path.chmod(0o755)
+        self.phar_path.chmod(0o555)
         self._install_plain_wp()
         # The login user cannot run our interpreter (it may live in root's home); the shims need only
         # the standard library.
@@ -445,6 +445,8 @@ class SshdRig:
 
     def _install_plain_wp(self) -> None:
         path = self.bin_dir / "wp"
+        if path.exists() and path.samefile(self.phar_path):
+            return  # rename() of a hard link onto itself does nothing and would leave the link behind
         tmp = path.with_suffix(".tmp")
         tmp.unlink(missing_ok=True)
         os.link(self.phar_path, tmp)
@@ -465,6 +467,7 @@ class SshdRig:
     def _install(self, name: str, body: str) -> None:
         path = self.bin_dir / name
         tmp = path.with_suffix(".tmp")
+        tmp.unlink(missing_ok=True)  # never write through a name that may be a link to the phar
         tmp.write_text("#!/bin/sh\n" + body + "\n")
         tmp.chmod(0o755)
         tmp.replace(path)  # atomic: a command starting now sees the old or the new script

@@ -156,6 +156,26 @@ def test_a_cache_directory_another_account_could_write_is_refused(
             shutil.rmtree(planted)
 
 
+def test_a_home_the_user_cannot_write_runs_wp_as_configured(
+    rig: SshdRig, home: Path, seeded_wordpress: TestWordPress
+) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("a home owned by another account needs root")
+    login = _login_user(rig)
+    os.chown(home, 0, 0)  # as www-data's /var/www often is
+    try:
+        wp, pool = _executor(rig)
+        try:
+            assert wp.run(BLOGNAME).stdout == TITLE
+            launch = wp.php_launch()
+            assert launch.reason is LaunchReason.NO_CACHE_DIR, launch
+            assert "作成・書き込みできない" in launch.describe_ja()
+        finally:
+            pool.close_all()
+    finally:
+        os.chown(home, login.pw_uid, login.pw_gid)
+
+
 def test_what_changes_on_the_host_after_the_probe_is_seen_per_command(
     rig: SshdRig, home: Path, seeded_wordpress: TestWordPress
 ) -> None:

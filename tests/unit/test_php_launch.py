@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import pytest
 
 from wp_agent.executors.php_launch import (
     LaunchReason,
     PhpLaunch,
+    ShellAnswer,
     parse_shebang,
-    probe,
+    probe_steps,
     refused_at_startup,
+    run_probe,
 )
 from wp_agent.executors.ssh_command import build_remote_command
 
@@ -48,6 +50,10 @@ def test_shebangs_we_start_php_for(line: str, program: tuple[str, ...] | None) -
     assert parse_shebang(line) == program
 
 
+def probe(run: Callable[[str], ShellAnswer], wp_cli_bin: str) -> PhpLaunch:
+    return run_probe(probe_steps(wp_cli_bin), run)
+
+
 class ScriptedShell:
     """Answers the probe's two steps (locate, check) without a host; records what was asked."""
 
@@ -76,6 +82,17 @@ GOOD_CHECK = {
     "problem": "",
 }
 GOOD_VERIFY = {"enable": "1", "enable_cli": "1", "only": "1", "dir": "/h/.cache/wp-agent/opcache"}
+
+
+def test_the_probe_is_a_plan_decided_from_the_answers_alone() -> None:
+    steps = probe_steps("wp")
+    locate = next(steps)
+    assert locate.startswith("wpagent_bin=")
+    check = steps.send((0, "/usr/local/bin/wp\n#!/usr/bin/env php\n", ""))
+    assert '"$HOME"/.cache/wp-agent/opcache' in check
+    with pytest.raises(StopIteration) as finished:
+        steps.send((0, json.dumps(GOOD_CHECK) + "\n" + json.dumps(GOOD_VERIFY) + "\n", ""))
+    assert finished.value.value.reason is LaunchReason.OPCACHE
 
 
 def test_a_phar_on_path_is_started_by_its_shebang_with_the_cache() -> None:
@@ -133,6 +150,7 @@ def test_what_runs_as_configured_before_php_is_asked(
         ({**GOOD_CHECK, "opcache": False, "problem": "no_opcache"}, GOOD_VERIFY, LaunchReason.NO_OPCACHE),
         ({**GOOD_CHECK, "problem": "owned by another user: /h/.cache/wp-agent/opcache"}, GOOD_VERIFY,
          LaunchReason.UNSAFE_DIR),
+        ({**GOOD_CHECK, "problem": "cannot create: /var/www/.cache"}, GOOD_VERIFY, LaunchReason.NO_CACHE_DIR),
         (GOOD_CHECK, {**GOOD_VERIFY, "enable": "0"}, LaunchReason.OPCACHE_OFF),  # the operator's php.ini wins
         (GOOD_CHECK, {**GOOD_VERIFY, "dir": "/tmp"}, LaunchReason.OPCACHE_OFF),  # a file_cache of their own
         ({**GOOD_CHECK, "dir": "/h/odd dir"}, GOOD_VERIFY, LaunchReason.PROBE_FAILED),

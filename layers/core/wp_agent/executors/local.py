@@ -25,8 +25,9 @@ from wp_agent.executors.php_launch import (
     LaunchReason,
     PhpLaunch,
     plain,
-    probe,
+    probe_steps,
     refused_at_startup,
+    run_probe,
 )
 from wp_agent.executors.port import OUTPUT_LIMIT_BYTES, CommandResult
 from wp_agent.policy.masking import command_label
@@ -134,7 +135,7 @@ class LocalWpCli:
             return plain(LaunchReason.DISABLED)
         with self._launch_lock:
             if self._launch is None:
-                self._launch = probe(self._probe_shell, shlex.join(self._base_command))
+                self._launch = run_probe(probe_steps(shlex.join(self._base_command)), self._probe_shell)
                 logger.info("wp-cli launch chosen", extra=self._launch.log_fields())
             return self._launch
 

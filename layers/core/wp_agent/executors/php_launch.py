@@ -8,8 +8,8 @@ be private: `~/.cache/wp-agent/opcache` of the user WP-CLI runs as, created 0700
 not owned by that user, is reachable by others, is a symlink, or sits below a directory others can
 change.
 
-The choice is made once per connection (SSH) or executor (local) by `probe`, with POSIX sh and PHP
-run where WP-CLI runs:
+The choice is made once per connection (SSH) or executor (local) by `probe_steps`, a plan of POSIX
+sh and PHP commands the executor runs where WP-CLI runs (`run_probe`), decided from their answers:
 - `WP_CLI_BIN` names PHP itself (`php [-d …] /path/wp-cli.phar`): our `-d` flags go right after the
   PHP binary, before the operator's own (theirs win);
 - otherwise its first word is found on PATH, and when that file starts with a PHP shebang
@@ -29,7 +29,7 @@ import os
 import posixpath
 import re
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -71,6 +71,7 @@ class LaunchReason(StrEnum):
     NO_OPCACHE = "no_opcache"
     OPCACHE_OFF = "opcache_off"  # PHP with our flags does not use the file cache (the ini says no)
     UNSAFE_DIR = "unsafe_cache_dir"
+    NO_CACHE_DIR = "cache_dir_unavailable"  # cannot be created or written (e.g. a home owned by root)
     PROBE_FAILED = "probe_failed"
     STARTUP_REFUSED = "startup_refused"  # PHP refused the cache directory while running a command
 
@@ -86,6 +87,7 @@ _DETAIL_JA = {
     LaunchReason.NO_OPCACHE: "PHP に opcache がないため、そのまま実行します（php-opcache を入れると速くなります）",
     LaunchReason.OPCACHE_OFF: "PHP の設定で opcache が無効のため、そのまま実行します",
     LaunchReason.UNSAFE_DIR: "opcache のキャッシュ用ディレクトリが安全でないため使わず、そのまま実行します",
+    LaunchReason.NO_CACHE_DIR: "opcache のキャッシュ用ディレクトリを作成・書き込みできないため、そのまま実行します",
     LaunchReason.PROBE_FAILED: "PHP の起動方法を確認できなかったため、wp をそのまま実行します",
     LaunchReason.STARTUP_REFUSED: "PHP がキャッシュ用ディレクトリを使えなかったため、wp をそのまま実行しています",
 }
@@ -110,7 +112,7 @@ _UNSAFE_JA = {
 @dataclass(frozen=True)
 class PhpLaunch:
     """How WP-CLI is started: `cached` runs `program + opcache flags + php_options + script + extra`;
-    otherwise `WP_CLI_BIN` as configured."""
+    otherwise `WP_CLI_BIN` as configured (SANDBOX: the sandbox's own cached command, for `doctor`)."""
 
     reason: LaunchReason
     detail: str = ""  # English, for logs: what the probe saw
@@ -124,7 +126,8 @@ class PhpLaunch:
 
     @property
     def cached(self) -> bool:
-        return self.reason in (LaunchReason.OPCACHE, LaunchReason.SANDBOX)
+        """True: commands are started with `php_argv` (while the guard holds)."""
+        return self.reason is LaunchReason.OPCACHE
 
     def php_argv(self) -> list[str]:
         """The words that start WP-CLI through PHP with the cache (before `--path` and the command)."""
@@ -155,10 +158,12 @@ class PhpLaunch:
 
     def describe_ja(self) -> str:
         text = _DETAIL_JA[self.reason]
-        if self.cached:
+        if self.reason in (LaunchReason.OPCACHE, LaunchReason.SANDBOX):
             version = f"PHP {self.php_version}、" if self.php_version else ""
             return f"{text}（{version}{self.cache_dir}）"
-        if self.reason is LaunchReason.UNSAFE_DIR and (found := _UNSAFE.match(self.detail)):
+        if self.reason in (LaunchReason.UNSAFE_DIR, LaunchReason.NO_CACHE_DIR) and (
+            found := _UNSAFE.match(self.detail)
+        ):
             why = _UNSAFE_JA.get(found["kind"], found["kind"]).format(mode=found["mode"])
             return f"{text}（{found['path']}: {why}）"
         return text
@@ -188,8 +193,11 @@ def refused_at_startup(launch: PhpLaunch, exit_code: int, stdout: str, stderr: s
 
 # --- the probe ----------------------------------------------------------------------------------
 
-# Runs one POSIX sh command line where WP-CLI runs: (exit code, stdout, stderr).
-RunShell = Callable[[str], tuple[int, str, str]]
+# What one POSIX sh command line run where WP-CLI runs answered: (exit code, stdout, stderr).
+ShellAnswer = tuple[int, str, str]
+# probe_steps: yields the command lines to run, is sent their answers, returns the launch.
+LaunchProbe = Generator[str, ShellAnswer, PhpLaunch]
+_MOST_PROBE_STEPS = 2  # locate, check
 
 _LOCATE = (
     "wpagent_bin=$(command -v -- {word}) || exit 3; "
@@ -306,8 +314,8 @@ def parse_shebang(line: str) -> tuple[str, ...] | None:
     return None
 
 
-def _locate(run: RunShell, words: Sequence[str]) -> _Candidate | PhpLaunch:
-    code, out, _err = run(_LOCATE.format(word=shlex.quote(words[0])))
+def _located(words: Sequence[str], answer: ShellAnswer) -> _Candidate | PhpLaunch:
+    code, out, _err = answer
     if code in (3, 4):
         return plain(LaunchReason.NOT_FOUND, f"{words[0]} not found on PATH")
     lines = out.split("\n")
@@ -323,9 +331,10 @@ def _locate(run: RunShell, words: Sequence[str]) -> _Candidate | PhpLaunch:
     return _Candidate(program, (), path, tuple(words[1:]), first_line)
 
 
-def probe(run: RunShell, wp_cli_bin: str) -> PhpLaunch:
-    """Decide how to start WP-CLI where `run` runs commands; never raises for what it finds there
-    (a failing probe is a plain launch), only for a connection that fails (the caller's errors)."""
+def probe_steps(wp_cli_bin: str) -> LaunchProbe:
+    """The shell commands that decide how to start WP-CLI, each to be sent its answer (exit code,
+    stdout, stderr) from where WP-CLI runs; returns the launch. What it finds there never raises (a
+    failing probe is a plain launch); the executor runs the commands and raises for its connection."""
     try:
         words = shlex.split(wp_cli_bin)
     except ValueError:
@@ -337,25 +346,41 @@ def probe(run: RunShell, wp_cli_bin: str) -> PhpLaunch:
         if found is None:
             return plain(LaunchReason.UNSUPPORTED, "WP_CLI_BIN has PHP options we do not take apart")
     else:
-        located = _locate(run, words)
+        located = _located(words, (yield _LOCATE.format(word=shlex.quote(words[0]))))
         if isinstance(located, PhpLaunch):
             return located
         found = located
-    return _check(run, found)
+    return _checked(found, (yield _check_command(found)))
 
 
-def _check(run: RunShell, found: _Candidate) -> PhpLaunch:
+def run_probe(steps: LaunchProbe, run: Callable[[str], ShellAnswer]) -> PhpLaunch:
+    """Runs the probe's commands with `run` (an executor's shell) and returns the launch decided;
+    `run`'s own errors (a connection that fails) are the caller's."""
+    try:
+        command = next(steps)
+        for _ in range(_MOST_PROBE_STEPS):
+            command = steps.send(run(command))
+    except StopIteration as finished:
+        launch: PhpLaunch = finished.value
+        return launch
+    raise RuntimeError("the launch probe asked for more steps than it has")
+
+
+def _check_command(found: _Candidate) -> str:
     php = shlex.join(found.program)
     own = shlex.join(found.php_options)
     flags = '-d opcache.enable_cli=1 -d "opcache.file_cache=$wpagent_dir" -d opcache.file_cache_only=1'
     check = " ".join(part for part in (php, own, "-r", shlex.quote(_CHECK_PHP)) if part)
     verify = " ".join(part for part in (php, flags, own, "-r", shlex.quote(_VERIFY_PHP)) if part)
-    command = (
+    return (
         f'[ -n "$HOME" ] || exit 5; wpagent_dir="$HOME"/{CACHE_DIR_BELOW_HOME}; wpagent_uid=$(id -u) || exit 5; '
         f'timeout {PROBE_TIMEOUT_SECONDS} {check} -- "$wpagent_uid" "$wpagent_dir" {shlex.quote(found.script)} '
         f"|| exit $?; exec timeout {PROBE_TIMEOUT_SECONDS} {verify}"
     )
-    code, out, err = run(command)
+
+
+def _checked(found: _Candidate, answer: ShellAnswer) -> PhpLaunch:
+    code, out, err = answer
     if code == 127:
         return plain(LaunchReason.NOT_FOUND, f"{found.program[-1]} not found")
     checked, verified = (_json_line(out, at) for at in (0, 1))
@@ -368,6 +393,8 @@ def _check(run: RunShell, found: _Candidate) -> PhpLaunch:
         return plain(LaunchReason.NOT_PHAR, f"{found.script}: {problem}")
     if problem == "no_opcache":
         return plain(LaunchReason.NO_OPCACHE, f"PHP {version} has no opcache")
+    if problem.startswith(("cannot create", "not writable")):
+        return PhpLaunch(LaunchReason.NO_CACHE_DIR, problem, php_version=version)
     if problem:
         return PhpLaunch(LaunchReason.UNSAFE_DIR, problem, php_version=version)
     directory = str(checked.get("dir", ""))

@@ -30,8 +30,9 @@ from wp_agent.executors.php_launch import (
     LaunchReason,
     PhpLaunch,
     plain,
-    probe,
+    probe_steps,
     refused_at_startup,
+    run_probe,
 )
 from wp_agent.executors.port import OUTPUT_LIMIT_BYTES, CommandResult
 from wp_agent.executors.ssh_command import build_remote_command
@@ -214,7 +215,10 @@ class SshWpCli:
         result = self._run_remote(connection, command, label, self._timeout_seconds, failures_seen)
         if refused_at_startup(launch, result.exit_code, result.stdout, result.stderr):
             # PHP stopped before running anything: the same command as configured, from now on.
-            self._remember_launch(connection, plain(LaunchReason.STARTUP_REFUSED, result.stderr.strip()))
+            with connection.launch_lock:
+                refused = plain(LaunchReason.STARTUP_REFUSED, result.stderr.strip())
+                connection.remember_launch(self._settings.wp_cli_bin, refused)
+            logger.warning("wp-cli launch changed", extra={"host": self._host, **refused.log_fields()})
             result = self._run_remote(
                 connection, self.remote_command(argv), label, self._timeout_seconds, None
             )
@@ -245,25 +249,19 @@ class SshWpCli:
         if not self._settings.wp_agent_opcache:
             return plain(LaunchReason.DISABLED)
         with connection.launch_lock:
-            known = connection.launches.get(self._settings.wp_cli_bin)
-            if known is not None and known[0] == connection.connects:
-                return known[1]
+            if (known := connection.launch_for(self._settings.wp_cli_bin)) is not None:
+                return known
             started = time.monotonic()
-            launch = probe(
+            launch = run_probe(
+                probe_steps(self._settings.wp_cli_bin),
                 lambda command: self._probe_shell(connection, command, failures_seen),
-                self._settings.wp_cli_bin,
             )
-            connection.launches[self._settings.wp_cli_bin] = (connection.connects, launch)
+            connection.remember_launch(self._settings.wp_cli_bin, launch)
         probe_ms = int((time.monotonic() - started) * 1000)
         logger.info(
             "wp-cli launch chosen", extra={"host": self._host, "probe_ms": probe_ms, **launch.log_fields()}
         )
         return launch
-
-    def _remember_launch(self, connection: PooledConnection, launch: PhpLaunch) -> None:
-        with connection.launch_lock:
-            connection.launches[self._settings.wp_cli_bin] = (connection.connects, launch)
-        logger.warning("wp-cli launch changed", extra={"host": self._host, **launch.log_fields()})
 
     def _probe_shell(
         self, connection: PooledConnection, command: str, failures_seen: int

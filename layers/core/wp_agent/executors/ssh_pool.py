@@ -99,6 +99,15 @@ class PooledConnection:
     def failed_connects(self) -> int:
         return self._failed_connects
 
+    def launch_for(self, wp_cli_bin: str) -> PhpLaunch | None:
+        """The launch probed on this connection (None: not yet, or it reconnected since); under launch_lock."""
+        known = self.launches.get(wp_cli_bin)
+        return known[1] if known is not None and known[0] == self.connects else None
+
+    def remember_launch(self, wp_cli_bin: str, launch: PhpLaunch) -> None:
+        """Under launch_lock."""
+        self.launches[wp_cli_bin] = (self.connects, launch)
+
     def transport(
         self, connect: Callable[[], paramiko.SSHClient], *, failures_seen: int | None = None
     ) -> paramiko.Transport:
