@@ -155,6 +155,9 @@ def test_the_shebangs_php_runs_not_the_one_first_on_path(
         pytest.param(lambda cache: (cache.parent.mkdir(parents=True), cache.write_text("")), id="a-file"),
         pytest.param(lambda cache: _symlink(cache, private=True), id="symlink-to-a-private-dir"),
         pytest.param(lambda cache: _symlink(cache, private=False), id="symlink-to-a-shared-dir"),
+        pytest.param(lambda cache: _inside(cache, "link"), id="a-link-inside-to-a-shared-dir"),
+        pytest.param(lambda cache: _inside(cache, "open-dir"), id="a-directory-inside-others-can-write"),
+        pytest.param(lambda cache: _inside(cache, "open-file"), id="a-file-inside-others-can-write"),
     ],
 )  # fmt: skip
 def test_an_unsafe_cache_directory_is_never_used(
@@ -172,17 +175,55 @@ def test_an_unsafe_cache_directory_is_never_used(
 
 
 @ROOT_ONLY
+@pytest.mark.parametrize("theirs", ["the-directory", "an-ancestor", "an-entry-inside"])
 def test_a_directory_another_account_prepared_is_refused(
-    bench: Path, seeded_wordpress: TestWordPress
+    bench: Path, seeded_wordpress: TestWordPress, theirs: str
 ) -> None:
     nobody = pwd.getpwnam("nobody")
     cache = _cache(bench)
     cache.mkdir(parents=True, mode=0o700)
-    os.chown(cache, nobody.pw_uid, nobody.pw_gid)  # private, but not ours
+    for directory in (cache, cache.parent, cache.parent.parent):
+        directory.chmod(0o700)
+    owned = {
+        "the-directory": cache,  # private, but not ours
+        "an-ancestor": cache.parent.parent,  # ~/.cache: they could swap what is below
+        "an-entry-inside": cache / "planted",  # written while the directory was open: PHP would load it
+    }[theirs]
+    owned.mkdir(mode=0o700, exist_ok=True)
+    os.chown(owned, nobody.pw_uid, nobody.pw_gid)
+    before = _tree(bench)
     wp = _local(bench, seeded_wordpress)
     assert wp.php_launch().reason is LaunchReason.UNSAFE_DIR
     assert wp.run(BLOGNAME).ok
-    assert list(cache.iterdir()) == []
+    assert _tree(bench) == before
+
+
+@ROOT_ONLY
+def test_a_link_of_another_account_on_the_way_is_followed_once(
+    bench: Path, seeded_wordpress: TestWordPress
+) -> None:
+    """HOME reached through a link another account owns in a sticky directory (as /tmp): the cache is
+    the private directory it resolved to; re-pointing the link later changes nothing."""
+    nobody = pwd.getpwnam("nobody")
+    sticky = bench / "sticky"
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    theirs = sticky / "theirs"
+    theirs.mkdir(mode=0o777)
+    theirs.chmod(0o777)
+    os.chown(theirs, nobody.pw_uid, nobody.pw_gid)
+    link = sticky / "home"
+    link.symlink_to(bench / "home")
+    os.chown(link, nobody.pw_uid, nobody.pw_gid, follow_symlinks=False)
+    wp = _local(bench, seeded_wordpress, HOME=str(link))
+    launch = wp.php_launch()
+    assert launch.reason is LaunchReason.OPCACHE, launch.detail
+    assert launch.cache_dir == str(_cache(bench))
+    link.unlink()
+    link.symlink_to(theirs)  # as they could: the link is theirs
+    assert wp.run(BLOGNAME).stdout == "Argo Note サンプルサイト\n"
+    assert list(theirs.iterdir()) == []
+    assert any(_cache(bench).rglob("*.bin"))
 
 
 def test_a_cache_directory_removed_later_falls_back_per_command(
@@ -232,6 +273,24 @@ def _symlink(cache: Path, *, private: bool) -> None:
     target.chmod(0o700 if private else 0o777)
     cache.parent.mkdir(parents=True, mode=0o700)
     cache.symlink_to(target)
+
+
+def _inside(cache: Path, what: str) -> None:
+    """A private cache directory holding something others could write (planted while it was open)."""
+    cache.mkdir(parents=True, mode=0o700)
+    cache.chmod(0o700)
+    entry = cache / "entry"
+    if what == "link":
+        shared = cache.parent.parent / "shared-target"
+        shared.mkdir(mode=0o777)
+        shared.chmod(0o777)
+        entry.symlink_to(shared)
+    elif what == "open-dir":
+        entry.mkdir(mode=0o777)
+        entry.chmod(0o777)
+    else:
+        entry.write_text("")
+        entry.chmod(0o666)
 
 
 def _tree(root: Path) -> list[tuple[str, int]]:

@@ -107,34 +107,89 @@ def test_php_named_in_wp_cli_bin_over_ssh(rig: SshdRig, home: Path, seeded_wordp
         pool.close_all()
 
 
-@pytest.mark.parametrize("attack", ["another-owner", "open-mode", "symlink", "writable-ancestor"])
+class Attacker:
+    """Prepares the login user's ~/.cache as another account (or a careless past) could have left it."""
+
+    def __init__(self, rig: SshdRig, home: Path) -> None:
+        self.login = _login_user(rig)
+        self.nobody = pwd.getpwnam("nobody")
+        self.home = home
+        self.cache = home / CACHE_DIR_BELOW_HOME
+        self.planted = rig.dir / "planted"  # a directory anyone can write
+        self.planted.mkdir(mode=0o777, exist_ok=True)
+        self.planted.chmod(0o777)
+        self.cache.parent.mkdir(parents=True)
+        for directory in (home / ".cache", self.cache.parent):
+            self._own(directory, self.login, 0o700)
+
+    def _own(self, path: Path, owner: pwd.struct_passwd, mode: int) -> None:
+        os.chown(path, owner.pw_uid, owner.pw_gid)
+        path.chmod(mode)
+
+    def _cache_dir(self, owner: pwd.struct_passwd | None = None, mode: int = 0o700) -> None:
+        self.cache.mkdir()
+        self._own(self.cache, owner or self.login, mode)
+
+    def another_owner(self) -> None:  # the cache directory itself, pre-created by another account
+        self._cache_dir(self.nobody, 0o777)
+
+    def another_owners_ancestor(self) -> None:  # ~/.cache theirs (0755): they could swap what is below
+        self._own(self.home / ".cache", self.nobody, 0o755)
+        self._cache_dir()
+
+    def another_owners_private_parent(self) -> None:  # ~/.cache/wp-agent private, but not the user's
+        self._own(self.cache.parent, self.nobody, 0o700)
+
+    def open_mode(self) -> None:
+        self._cache_dir(mode=0o777)
+
+    def group_writable(self) -> None:
+        self._cache_dir(mode=0o770)
+
+    def writable_ancestor(self) -> None:  # anyone could swap wp-agent/opcache for their own
+        (self.home / ".cache").chmod(0o777)
+
+    def symlink(self) -> None:
+        self.cache.symlink_to(self.planted)
+
+    def symlink_to_own_private_dir(self) -> None:  # a link is never trusted, even to a private directory
+        own = self.home / "elsewhere"
+        own.mkdir()
+        self._own(own, self.login, 0o700)
+        self.cache.symlink_to(own)
+
+    def dangling_symlinked_ancestor(self) -> None:  # ~/.cache -> a path another account could create first
+        _make_removable(self.home / ".cache")
+        shutil.rmtree(self.home / ".cache")
+        (self.home / ".cache").symlink_to(self.planted / "not-yet")
+
+    def planted_inside(self) -> None:  # private now, holding what another account wrote while it was open
+        self._cache_dir()
+        inside = self.cache / "planted-while-open"
+        inside.mkdir()
+        self._own(inside, self.nobody, 0o700)
+
+    def symlink_inside(self) -> None:  # private, holding a link out to a directory anyone can write
+        self._cache_dir()
+        (self.cache / "out").symlink_to(self.planted)
+
+    def cleanup(self) -> None:
+        _make_removable(self.planted)
+        shutil.rmtree(self.planted)
+
+
+ATTACKS = [name for name in vars(Attacker) if not name.startswith("_") and name != "cleanup"]
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
 def test_a_cache_directory_another_account_could_write_is_refused(
     rig: SshdRig, home: Path, seeded_wordpress: TestWordPress, attack: str
 ) -> None:
-    if attack in ("another-owner", "symlink") and os.geteuid() != 0:
-        pytest.skip("preparing a directory of another account needs root")
-    login = _login_user(rig)
-    cache = home / CACHE_DIR_BELOW_HOME
-    cache.parent.mkdir(parents=True)
-    for directory in (home / ".cache", cache.parent):
-        os.chown(directory, login.pw_uid, login.pw_gid)
-        directory.chmod(0o700)
-    planted = rig.dir / "planted"
-    if attack == "another-owner":
-        nobody = pwd.getpwnam("nobody")
-        cache.mkdir(mode=0o777)
-        cache.chmod(0o777)
-        os.chown(cache, nobody.pw_uid, nobody.pw_gid)
-    elif attack == "open-mode":
-        cache.mkdir()
-        os.chown(cache, login.pw_uid, login.pw_gid)
-        cache.chmod(0o777)
-    elif attack == "symlink":
-        planted.mkdir(mode=0o777, exist_ok=True)
-        planted.chmod(0o777)
-        cache.symlink_to(planted)
-    else:
-        (home / ".cache").chmod(0o777)  # anyone could swap wp-agent/opcache for their own
+    if os.geteuid() != 0:
+        pytest.skip("preparing the login user's home as another account needs root")
+    attacker = Attacker(rig, home)
+    getattr(attacker, attack)()
+    before = sorted(str(p) for p in attacker.planted.rglob("*"))
     wp, pool = _executor(rig)
     try:
         answer = wp.run(BLOGNAME)
@@ -142,8 +197,9 @@ def test_a_cache_directory_another_account_could_write_is_refused(
         launch = wp.php_launch()
         assert launch.reason is LaunchReason.UNSAFE_DIR, launch
         assert "opcache" not in wp.remote_command(BLOGNAME, launch)
-        compiled = [p for p in (cache, planted) if p.is_dir() for _ in p.rglob("*.bin")]
+        compiled = [p for p in (attacker.cache, attacker.planted) if p.is_dir() for _ in p.rglob("*.bin")]
         assert compiled == [], "PHP never used the refused directory"
+        assert sorted(str(p) for p in attacker.planted.rglob("*")) == before, "nothing made through a link"
         doctor = {
             check.name: check for check in all_checks(rig.settings(anthropic_api_key="x"), lambda s: wp)
         }
@@ -152,8 +208,7 @@ def test_a_cache_directory_another_account_could_write_is_refused(
         assert "安全でない" in doctor["wp.php_launch"].detail
     finally:
         pool.close_all()
-        if planted.exists():
-            shutil.rmtree(planted)
+        attacker.cleanup()
 
 
 def test_a_home_the_user_cannot_write_runs_wp_as_configured(

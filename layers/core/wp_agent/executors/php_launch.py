@@ -5,8 +5,9 @@ A plain `wp` phar compiles itself and WordPress again on every command (~230 ms 
 small VPS); PHP's opcache can keep the compiled code in files (~110 ms). The cache directory is
 trusted by PHP — whoever can write there can plant compiled code that runs as the site — so it must
 be private: `~/.cache/wp-agent/opcache` of the user WP-CLI runs as, created 0700, refused when it is
-not owned by that user, is reachable by others, is a symlink, or sits below a directory others can
-change.
+not owned by that user, is reachable by others, is a symlink, sits below a directory others can
+change, or holds a symlink or an entry of another account or that others can write (planted while it
+was open: PHP would load it).
 
 The choice is made once per connection (SSH) or executor (local) by `probe_steps`, a plan of POSIX
 sh and PHP commands the executor runs where WP-CLI runs (`run_probe`), decided from their answers:
@@ -220,6 +221,21 @@ function wpagent_ancestor($path, $uid) {
     if (($st['mode'] & 0022) !== 0 && ($st['mode'] & 01000) === 0) return "writable by others: $path";
     return '';
 }
+function wpagent_contents($dir, $uid) {
+    try {
+        $all = new RecursiveIteratorIterator(new RecursiveDirectoryIterator($dir, FilesystemIterator::SKIP_DOTS), RecursiveIteratorIterator::SELF_FIRST);
+        foreach ($all as $path => $info) {
+            $st = @lstat($path);
+            if ($st === false) return "unresolvable: $path";
+            if (($st['mode'] & 0170000) === 0120000) return "symlink: $path";
+            if ($st['uid'] !== 0 && $st['uid'] !== $uid) return "owned by another user: $path";
+            if (($st['mode'] & 0022) !== 0) return "writable by others: $path";
+        }
+    } catch (Exception $e) {
+        return "unresolvable: $dir";
+    }
+    return '';
+}
 function wpagent_chain($path, $uid, $last) {
     $prefix = '';
     $names = array_values(array_filter(explode('/', $path), 'strlen'));
@@ -254,6 +270,7 @@ if ($st === false || ($st['mode'] & 0170000) !== 0040000) wpagent_done($out, "no
 if ($st['uid'] !== $uid) wpagent_done($out, "owned by another user: $final");
 if (($st['mode'] & 0077) !== 0) wpagent_done($out, sprintf('reachable by others (mode %o): %s', $st['mode'] & 0777, $final));
 if (!is_writable($final)) wpagent_done($out, "not writable: $final");
+if (!$missing && ($why = wpagent_contents($final, $uid)) !== '') wpagent_done($out, $why);
 $out['dir'] = $final;
 wpagent_done($out, '');
 """
