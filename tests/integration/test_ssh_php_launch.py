@@ -224,7 +224,12 @@ def test_a_home_the_user_cannot_write_runs_wp_as_configured(
             assert wp.run(BLOGNAME).stdout == TITLE
             launch = wp.php_launch()
             assert launch.reason is LaunchReason.NO_CACHE_DIR, launch
-            assert "作成・書き込みできない" in launch.describe_ja()
+            doctor = {
+                check.name: check for check in all_checks(rig.settings(anthropic_api_key="x"), lambda s: wp)
+            }
+            assert doctor["wp.php_launch"].ok
+            assert "作成・書き込みできない" in doctor["wp.php_launch"].detail
+            assert CACHE_DIR_BELOW_HOME in doctor["wp.php_launch"].warning
         finally:
             pool.close_all()
     finally:

@@ -25,7 +25,7 @@ from pathlib import Path
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import ModelProvider, Settings, WpCliMode
 from wp_agent.errors import ConfigurationError, WpAgentError
-from wp_agent.executors.php_launch import LaunchReason
+from wp_agent.executors.php_launch import CACHE_DIR_BELOW_HOME, LaunchReason
 from wp_agent.executors.port import ReportsPhpLaunch, WpCli
 from wp_agent.model_catalog import model_info, retirement_warning
 
@@ -286,13 +286,19 @@ def _wordpress_checks(wp_cli: WpCli) -> list[Check]:
 
 
 def _launch_check(wp_cli: ReportsPhpLaunch) -> Check:
-    """How PHP starts WP-CLI (with the opcache file cache or as configured); a ⚠ for an unsafe cache directory."""
+    """How PHP starts WP-CLI (with the opcache file cache or as configured); a ⚠ when the cache
+    directory is unsafe or cannot be made."""
     launch = wp_cli.php_launch()
     warning = ""
     if launch.reason is LaunchReason.UNSAFE_DIR:
         warning = (
-            "キャッシュ用ディレクトリが他のユーザーから変更できる状態です。内容を確認してから削除してください"
-            "（次回、所有者だけが使える 0700 で作り直します）。"
+            "上記の箇所を他のユーザーが変更できない状態にするか、内容を確認してからキャッシュ用ディレクトリを"
+            "削除してください（次回、所有者だけが使える 0700 で作り直します）。"
+        )
+    elif launch.reason is LaunchReason.NO_CACHE_DIR:
+        warning = (
+            f"WP-CLI を実行するユーザーのホームに ~/{CACHE_DIR_BELOW_HOME} を作成できるようにすると、"
+            "コマンドが速くなります。"
         )
     return Check("wp.php_launch", "PHP の起動（opcache）", True, launch.describe_ja(), warning=warning)
 
