@@ -77,10 +77,12 @@ def _run_side_by_side(wp: SshWpCli, writes: Sequence[Write]) -> list[str]:
     return [result.stdout for result in results]
 
 
-def bench(rig: SshdRig, samples: int) -> tuple[list[float], list[float], list[float]]:
-    """Per-write overheads of single-write replies and of multi-write replies, and after-image times."""
+def bench(rig: SshdRig, samples: int) -> tuple[list[float], list[float], list[float], list[float]]:
+    """Per-write overheads of single-write replies and of multi-write replies, after-image times, and
+    the times of single-write replies run alone (the scale of one command on this machine now)."""
     pool = SshConnectionPool()
     single: list[float] = []
+    single_alone: list[float] = []
     multi: list[float] = []
     after_times: list[float] = []
     try:
@@ -120,9 +122,11 @@ def bench(rig: SshdRig, samples: int) -> tuple[list[float], list[float], list[fl
                 after_times.append(timed(after) / len(writes))
                 per_write = (with_capture - alone) / len(writes)
                 (single if len(writes) == 1 else multi).extend([per_write] * len(writes))
+                if len(writes) == 1:
+                    single_alone.append(alone)
     finally:
         pool.close_all()
-    return single, multi, after_times
+    return single, multi, after_times, single_alone
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -133,8 +137,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with running_wordpress() as wordpress, SshdRig(wordpress) as rig:
         log(f"WordPress {wordpress.path} (user {wordpress.owner}); sshd on {rig.host}:{rig.port}")
-        single, multi, after = bench(rig, args.samples)
+        single, multi, after, alone = bench(rig, args.samples)
     overhead = statistics.median(single + multi) * 1000
+    log(f"a single write alone takes {statistics.median(alone) * 1000:.0f} ms (median) on this machine now")
     log(
         f"{len(single) + len(multi)} write commands: before-images add {overhead:.0f} ms per write (median); "
         f"in single-write replies {statistics.median(single) * 1000:.0f} ms, in replies of several writes "
