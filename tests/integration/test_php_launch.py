@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.wordpress import TestWordPress
+from wp_agent.cli.doctor import all_checks
+from wp_agent.config import Settings, WpCliMode
 from wp_agent.executors.local import LocalWpCli
 from wp_agent.executors.php_launch import CACHE_DIR_BELOW_HOME, LaunchReason, opcache_flags
 from wp_agent.sandbox.wp_cli import verified_phar
@@ -70,6 +72,31 @@ def test_a_plain_phar_runs_through_php_with_a_private_cache(
     plain = LocalWpCli(seeded_wordpress.path, wp_cli_bin=str(bench / "bin" / "wp"), env={"HOME": str(bench)})
     assert plain.php_launch().reason is LaunchReason.DISABLED
     assert plain.run(BLOGNAME).stdout == answer.stdout
+
+
+@pytest.mark.parametrize("opcache", [True, False])
+def test_doctor_shows_the_local_choice_and_the_setting_turns_it_off(
+    bench: Path, seeded_wordpress: TestWordPress, monkeypatch: pytest.MonkeyPatch, opcache: bool
+) -> None:
+    """WP_CLI_MODE=local built from the settings, as `wp-agent doctor` builds it."""
+    monkeypatch.setenv("HOME", str(bench / "home"))
+    monkeypatch.setenv("PATH", f"{bench / 'bin'}:/usr/local/bin:/usr/bin:/bin")
+    settings = Settings(
+        anthropic_api_key="x",
+        wp_cli_mode=WpCliMode.LOCAL,
+        wp_local_path=seeded_wordpress.path,
+        wp_agent_opcache=opcache,
+    )
+    checks = {check.name: check for check in all_checks(settings)}
+    launch = checks["wp.php_launch"]
+    assert launch.ok
+    assert not launch.warning
+    if opcache:
+        assert launch.detail.startswith("opcache のファイルキャッシュを使って PHP を起動します")
+        assert str(_cache(bench)) in launch.detail
+    else:
+        assert launch.detail.startswith("WP_AGENT_OPCACHE=false のため")
+        assert not _cache(bench).exists()
 
 
 def test_php_named_in_wp_cli_bin_keeps_the_operators_options(
