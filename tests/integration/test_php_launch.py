@@ -253,6 +253,16 @@ def test_a_link_of_another_account_on_the_way_is_followed_once(
     assert any(_cache(bench).rglob("*.bin"))
 
 
+def test_a_home_that_does_not_exist_is_not_created(bench: Path, seeded_wordpress: TestWordPress) -> None:
+    """As `nobody`'s /nonexistent: only the cache below an existing home is ever made (we run as root)."""
+    wp = _local(bench, seeded_wordpress, HOME=str(bench / "nonexistent"))
+    launch = wp.php_launch()
+    assert launch.reason is LaunchReason.NO_CACHE_DIR, launch
+    assert "ホームディレクトリがありません" in launch.describe_ja()
+    assert wp.run(BLOGNAME).stdout == "Argo Note サンプルサイト\n"
+    assert not (bench / "nonexistent").exists()
+
+
 def test_a_cache_directory_removed_later_falls_back_per_command(
     bench: Path, seeded_wordpress: TestWordPress
 ) -> None:

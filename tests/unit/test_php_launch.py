@@ -151,6 +151,7 @@ def test_what_runs_as_configured_before_php_is_asked(
         ({**GOOD_CHECK, "problem": "owned by another user: /h/.cache/wp-agent/opcache"}, GOOD_VERIFY,
          LaunchReason.UNSAFE_DIR),
         ({**GOOD_CHECK, "problem": "cannot create: /var/www/.cache"}, GOOD_VERIFY, LaunchReason.NO_CACHE_DIR),
+        ({**GOOD_CHECK, "problem": "missing home: /nonexistent"}, GOOD_VERIFY, LaunchReason.NO_CACHE_DIR),
         (GOOD_CHECK, {**GOOD_VERIFY, "enable": "0"}, LaunchReason.OPCACHE_OFF),  # the operator's php.ini wins
         (GOOD_CHECK, {**GOOD_VERIFY, "dir": "/tmp"}, LaunchReason.OPCACHE_OFF),  # a file_cache of their own
         ({**GOOD_CHECK, "dir": "/h/odd dir"}, GOOD_VERIFY, LaunchReason.PROBE_FAILED),

@@ -105,6 +105,7 @@ _UNSAFE_JA = {
     "cannot create": "作成できません",
     "not writable": "書き込めません",
     "unsafe name": "パスに使えない文字が含まれます",
+    "missing home": "ホームディレクトリがありません（作成しません）",
     "unresolvable": "実体をたどれません",
     "missing": "見つかりません",
 }
@@ -209,7 +210,7 @@ _LOCATE = (
 # PHP 5.6-compatible: runs with whatever PHP the server has. Prints one JSON line; exit 0 when
 # opcache is loaded, the script is a phar and the cache directory is private (created when missing).
 _CHECK_PHP = r"""
-$uid = (int) $argv[1]; $dir = $argv[2]; $script = $argv[3];
+$uid = (int) $argv[1]; $dir = $argv[2]; $script = $argv[3]; $home = $argv[4];
 $out = array('php' => PHP_VERSION, 'phar' => false, 'opcache' => extension_loaded('Zend OPcache'), 'dir' => '', 'problem' => '');
 function wpagent_done($out, $problem) { $out['problem'] = $problem; echo json_encode($out), "\n"; exit($problem === '' ? 0 : 3); }
 function wpagent_ancestor($path, $uid) {
@@ -251,6 +252,7 @@ if (!$out['opcache']) wpagent_done($out, 'no_opcache');
 if (class_exists('Phar')) { try { $out['phar'] = Phar::loadPhar($script); } catch (Exception $e) {} }
 if (!$out['phar']) wpagent_done($out, 'not_phar');
 if (!preg_match('#^/[A-Za-z0-9._/-]+$#', $dir) || preg_match('#/\.\.?(/|$)#', $dir)) wpagent_done($out, "unsafe name: $dir");
+if (!is_dir($home)) wpagent_done($out, "missing home: $home");
 $existing = rtrim($dir, '/'); $missing = array();
 while (@lstat($existing) === false) { array_unshift($missing, basename($existing)); $existing = dirname($existing); }
 if (!$missing && is_link($existing)) wpagent_done($out, "symlink: $existing");
@@ -391,7 +393,7 @@ def _check_command(found: _Candidate) -> str:
     verify = " ".join(part for part in (php, flags, own, "-r", shlex.quote(_VERIFY_PHP)) if part)
     return (
         f'[ -n "$HOME" ] || exit 5; wpagent_dir="$HOME"/{CACHE_DIR_BELOW_HOME}; wpagent_uid=$(id -u) || exit 5; '
-        f'timeout {PROBE_TIMEOUT_SECONDS} {check} -- "$wpagent_uid" "$wpagent_dir" {shlex.quote(found.script)} '
+        f'timeout {PROBE_TIMEOUT_SECONDS} {check} -- "$wpagent_uid" "$wpagent_dir" {shlex.quote(found.script)} "$HOME" '
         f"|| exit $?; exec timeout {PROBE_TIMEOUT_SECONDS} {verify}"
     )
 
@@ -410,7 +412,7 @@ def _checked(found: _Candidate, answer: ShellAnswer) -> PhpLaunch:
         return plain(LaunchReason.NOT_PHAR, f"{found.script}: {problem}")
     if problem == "no_opcache":
         return plain(LaunchReason.NO_OPCACHE, f"PHP {version} has no opcache")
-    if problem.startswith(("cannot create", "not writable")):
+    if problem.startswith(("cannot create", "not writable", "missing home")):
         return PhpLaunch(LaunchReason.NO_CACHE_DIR, problem, php_version=version)
     if problem:
         return PhpLaunch(LaunchReason.UNSAFE_DIR, problem, php_version=version)
