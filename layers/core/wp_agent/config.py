@@ -136,6 +136,10 @@ class WpCliSettings(MediaSettings):
     vps_ssh_connect_timeout: float = Field(default=30.0, gt=0)
     vps_ssh_max_channels: int = Field(default=5, ge=1, le=20)
 
+    # How PHP starts WP-CLI (local and ssh): through PHP with the opcache file cache in a private
+    # directory when that runs the same program (executors/php_launch.py); false: `wp` as configured.
+    wp_agent_opcache: bool = True
+
     @field_validator("wp_agent_wp_user")
     @classmethod
     def _wp_user(cls, value: str | None) -> str | None:

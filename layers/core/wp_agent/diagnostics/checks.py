@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from wp_agent.errors import WpAgentError
-from wp_agent.executors.port import CommandResult, WpCli
+from wp_agent.executors.php_launch import CACHE_DIR_BELOW_HOME, LaunchReason
+from wp_agent.executors.port import CommandResult, ReportsPhpLaunch, WpCli
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,8 @@ def wordpress_checks(wp_cli: WpCli) -> list[Check]:
                 )
             ]
         checks.append(passed("wp.binary", "WP-CLI（wp）", version.stdout.strip()))
+        if isinstance(wp_cli, ReportsPhpLaunch):
+            checks.append(_launch_check(wp_cli))
         core = _run(wp_cli, ["core", "version"])
         if core.exit_code != 0:
             checks.append(
@@ -96,3 +99,21 @@ def wordpress_checks(wp_cli: WpCli) -> list[Check]:
                 failed("wp.connect", "WP-CLI への接続", "接続できません", unanswered.error.message_ja)
             )
     return checks
+
+
+def _launch_check(wp_cli: ReportsPhpLaunch) -> Check:
+    """How PHP starts WP-CLI (with the opcache file cache or as configured); a ⚠ when the cache
+    directory is unsafe or cannot be made."""
+    launch = wp_cli.php_launch()
+    warning = ""
+    if launch.reason is LaunchReason.UNSAFE_DIR:
+        warning = (
+            "上記の箇所を他のユーザーが変更できない状態にするか、内容を確認してからキャッシュ用ディレクトリを"
+            "削除してください（次回、所有者だけが使える 0700 で作り直します）。"
+        )
+    elif launch.reason is LaunchReason.NO_CACHE_DIR:
+        warning = (
+            f"WP-CLI を実行するユーザーのホームに ~/{CACHE_DIR_BELOW_HOME} を作成できるようにすると、"
+            "コマンドが速くなります。"
+        )
+    return Check("wp.php_launch", "PHP の起動（opcache）", True, launch.describe_ja(), warning=warning)
