@@ -40,7 +40,20 @@ def main() -> int:
         "WP_AGENT_LOAD_TARGETS": str(args.targets),
     }
     test = "tests/integration/test_load_serverless.py"
-    command = [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:randomly", "-n", "0", test]
+    # 40 sessions outlast the suite's per-test timeout (pytest-timeout, 300 s) on a shared machine.
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-s",
+        "-p",
+        "no:randomly",
+        "-n",
+        "0",
+        "--timeout=1800",
+        test,
+    ]
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     lines = done.stdout.splitlines()
     for line in lines:
