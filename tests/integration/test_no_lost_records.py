@@ -205,7 +205,7 @@ def test_a_blocked_commands_record_survives_a_throttled_audit_log_until_the_fail
     state = started(rt, "DBを消して")
     with monkeypatch.context() as throttled:
         AuditFaults(throttled, {"command_blocked"}, times=100, error=throttling())
-        assert run_to_the_end(rt, state.run_id) == "COMPLETED"
+        assert run_to_the_end(rt, state.run_id) == "FAILED"  # its only command was refused
     assert "command_blocked" not in kinds(rt)  # every delivery during the run was throttled
     workflow_tasks.record_failure(rt, SESSION, state.run_id, {"Error": "Unknown"})  # the failure path
     assert kinds(rt) == ["command_blocked"]

@@ -102,3 +102,35 @@ def test_an_approved_command_runs_once_when_its_user_has_reached_the_limit_since
     ]
     assert [r["type"] for r in audit].count("approval_approved") == 1
     assert blocked(stack) == []
+
+
+def test_an_undo_whose_every_revert_is_refused_is_not_a_success(serverless: ServerlessStack) -> None:
+    stack = serverless
+    before = stack.site.post(45)
+    assert before is not None
+    stack.model.enqueue(
+        reply_tool_use(
+            [("wp_cli", {"command": "post update 45 --post_title=新しい題名", "reason": "題名変更"})]
+        ),
+        reply_text("変更しました。"),
+    )
+    start(stack, "ID 45 の題名を変えて")
+    run = stack.wait_for(SESSION, "Completed", timeout=120)
+    fill_the_users_quota()  # the user's other sessions used up the minute before the undo
+    stack.model.enqueue(reply_text("元に戻せませんでした。"))
+    status, undo_run = stack.api("POST", f"/v1/sessions/{SESSION}/runs/{run['runId']}/undo", body={})
+    assert status == 202, undo_run
+    view = stack.wait_for(SESSION, "Completed", "Failed", timeout=120)
+    assert view["runId"] == undo_run["runId"]
+    assert (view["status"], view["result"]["success"]) == ("Failed", False), view["result"]
+    assert view["result"]["error"]["code"] == "COMMAND_BLOCKED"
+    after = stack.site.post(45)
+    assert after is not None
+    assert after["post_title"] == "新しい題名"  # nothing was reverted
+    undo_audit = [r for r in stack.audit(SESSION) if r.get("run_id") == undo_run["runId"]]
+    refusals = [r for r in undo_audit if r["type"] == "command_blocked"]
+    assert refusals, undo_audit
+    assert {r["rule"] for r in refusals} == {"rate_limit.commands_per_user"}
+    assert len({r["command"] for r in refusals}) == len(refusals)  # each refusal on record once
+    changes = [r for r in undo_audit if r["type"] == "command_executed" and r["category"] != "read"]
+    assert changes == []  # only the read that checks the post's type ran

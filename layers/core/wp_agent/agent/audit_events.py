@@ -20,6 +20,8 @@ class AuditEventType(StrEnum):
     APPROVAL_REJECTED = "approval_rejected"
     APPROVAL_EXPIRED = "approval_expired"
     RUN_CANCELLED = "run_cancelled"
+    # The run may not go on and had no command waiting (e.g. the requester is no longer an owner).
+    RUN_REFUSED = "run_refused"
     # Written by the CLI when a run stops (ended, held or interrupted): the instruction and the
     # answer (both masked), for `wp-agent history` / `show`.
     RUN_SUMMARY = "run_summary"

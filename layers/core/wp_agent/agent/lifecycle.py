@@ -12,7 +12,7 @@ from typing import Any
 
 from wp_agent.agent import approval_protocol, outcome
 from wp_agent.agent.audit_events import AuditEventType
-from wp_agent.agent.audit_outbox import audit
+from wp_agent.agent.audit_outbox import audit, command_fields
 from wp_agent.agent.ports import ApprovalDecision
 from wp_agent.agent.prompt import multisite_note
 from wp_agent.agent.session_state import CommandStatus, SessionState, SessionStatus
@@ -135,12 +135,36 @@ def start_run(
 
 def refresh_rights(state: SessionState, *, owner: bool, network_admin: bool) -> bool:
     """Rights as the registry says now, every turn: a removed owner's run ends, a removed network
-    administrator loses network-level commands. False: the run was ended."""
+    administrator loses network-level commands. False: the run was ended (its refusal audited)."""
     if not owner:
-        finish(state, SessionStatus.FAILED, error=OwnerRemovedError())
+        refuse_run(state, OwnerRemovedError(), rule=OWNER_REMOVED_RULE)
         return False
     state.network_admin = network_admin
     return True
+
+
+OWNER_REMOVED_RULE = "role.owner_removed"
+_WAITING = {CommandStatus.QUEUED, CommandStatus.HELD}
+
+
+def refuse_run(state: SessionState, error: WpAgentError, *, rule: str) -> None:
+    """The run may not go on (the requester lost the right to): what was about to run (approved,
+    queued) or waited for approval is refused, one `command_blocked` record each with the rule; a run
+    with nothing waiting gets one `run_refused` record. The run ends Failed with the error."""
+    approval_protocol.cancel(state)
+    waiting = [r for r in state.run_commands() if r.status in _WAITING]
+    for record in waiting:
+        record.status, record.rule, record.policy_reason = CommandStatus.BLOCKED, rule, error.message_ja
+        audit(state, AuditEventType.COMMAND_BLOCKED, **command_fields(record, AuditEventType.COMMAND_BLOCKED))
+    if not waiting:
+        audit(
+            state,
+            AuditEventType.RUN_REFUSED,
+            rule=rule,
+            policy_reason=error.message_ja,
+            error=error.code.value,
+        )
+    finish(state, SessionStatus.FAILED, error=error)
 
 
 # -- a run is decided, expires, is cancelled, fails, finishes ------------------------------------

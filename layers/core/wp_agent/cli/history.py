@@ -156,6 +156,9 @@ def _apply(run: Run, event: AuditEvent) -> None:
     if kind is AuditEventType.RUN_CANCELLED:
         run.status = "cancelled"
         return
+    if kind is AuditEventType.RUN_REFUSED:
+        run.status, run.error_code = "failed", event.error
+        return
     if event.command is None:
         return
     line = _command(run, event.command, event.category)
