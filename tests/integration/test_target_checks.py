@@ -46,11 +46,13 @@ def test_a_healthy_target_passes_every_check(serverless: ServerlessStack) -> Non
         "ssh.host_key": True,
         "ssh.login": True,
         "wp.binary": True,
+        "wp.php_launch": True,  # how PHP starts WP-CLI there (doctor's check too)
         "wp.wordpress": True,
         "wp.sites": True,
     }
     detail = {c["name"]: c["detail"] for c in result["checks"]}
     assert detail["wp.binary"].startswith("WP-CLI 2.10")
+    assert "opcache" in detail["wp.php_launch"] or "そのまま実行" in detail["wp.php_launch"]
     assert "https://example.test/en/" in detail["wp.sites"]
     assert stack.model.requests == []  # no model call
     (record,) = [r for r in stack.audit(f"target-{TARGET_ID}") if r["type"] == "target_checked"]
