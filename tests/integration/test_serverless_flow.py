@@ -239,7 +239,7 @@ def test_blocked_command_in_the_cloud_run(serverless: ServerlessStack) -> None:
     assert view["result"]["error"]["code"] == "COMMAND_BLOCKED"
     records = stack.audit(SESSION)
     assert [r["type"] for r in records] == ["command_blocked", "run_summary"]  # the run's one end record
-    assert (records[-1]["status"], records[-1]["error"]) == ("completed", "COMMAND_BLOCKED")
+    assert (records[-1]["status"], records[-1]["error"]) == ("failed", "COMMAND_BLOCKED")
     assert [e["detail-type"] for e in stack.events(1)] == ["Run Failed"]
 
 
