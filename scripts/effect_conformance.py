@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.fakes.wordpress import running_wordpress
 from tests.integration.conformance.runner import ConformanceRun, Tally
+from wp_agent.cli.terminal import out
 from wp_agent.policy.effects.table import WRITE_EFFECTS
 
 
@@ -37,16 +38,16 @@ def main() -> int:
     signal.signal(signal.SIGTERM, lambda _signal, _frame: sys.exit(143))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     rng = random.Random(seed)  # noqa: S311 - a reproducible test sequence, not a secret
-    print(f"seed: {seed}", flush=True)
+    out.line(f"seed: {seed}", flush=True)
     with running_wordpress() as wordpress:
         run = ConformanceRun(wordpress)
         for effect in WRITE_EFFECTS.values():  # every declaration's own examples first
             for example in effect.match:
                 violation = run.run(example)
                 if violation is not None:
-                    print(f"VIOLATION {violation}", flush=True)
+                    out.line(f"VIOLATION {violation}", flush=True)
         examples = run.tally
-        print(
+        out.line(
             f"declared examples: {sum(examples.decisions.values())} "
             f"(run without approval: {examples.ran}; violations: {len(examples.violations)})",
             flush=True,
@@ -56,21 +57,21 @@ def main() -> int:
             command = run.grammar.command(rng)
             violation = run.run(command)
             if args.verbose:
-                print(f"{index}: {command}", flush=True)
+                out.line(f"{index}: {command}", flush=True)
             if violation is not None:
-                print(f"VIOLATION {violation}", flush=True)
+                out.line(f"VIOLATION {violation}", flush=True)
             if index % 250 == 0:
-                print(
+                out.line(
                     f"... {index} commands, {run.tally.ran} run, {len(run.tally.violations)} violations",
                     flush=True,
                 )
         for line in run.tally.lines():
-            print(line)
+            out.line(line)
         for path, count in sorted(run.tally.paths.items()):
             failed = run.tally.failures.get(path, 0)
-            print(f"  {path}: {count} run, {failed} failed in WP-CLI")
+            out.line(f"  {path}: {count} run, {failed} failed in WP-CLI")
             if args.verbose and path in run.tally.last_errors:
-                print(f"      e.g. {run.tally.last_errors[path]}")
+                out.line(f"      e.g. {run.tally.last_errors[path]}")
     return 1 if run.tally.violations or examples.violations else 0
 
 

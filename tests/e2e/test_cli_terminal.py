@@ -4,16 +4,12 @@ the Japanese summary, and the answer; in sandbox mode (the real sandbox WordPres
 from __future__ import annotations
 
 import os
-import pty
-import select
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.fakes.anthropic_server import ScriptedAnthropicServer, reply_text, reply_tool_use
+from tests.fakes.cli import run_on_terminal
 from tests.fakes.wordpress_fixtures import sandbox_environment
 from wp_agent.sandbox import SandboxSite
 
@@ -26,36 +22,12 @@ def run_in_terminal(
     instruction: str = "ID 45 の下書きを削除して",
 ) -> tuple[int, str]:
     """`answer` holds one character per y/N question, in order."""
-    controller, terminal = pty.openpty()
     env = {
         "PATH": os.environ["PATH"], "HOME": str(home), "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": server.base_url,
         "TERM": "dumb", **sandbox_environment(sandbox),
     }  # fmt: skip
-    process = subprocess.Popen(
-        [sys.executable, "-m", "wp_agent.cli.main", "ask", instruction],
-        stdin=terminal, stdout=terminal, stderr=terminal, env=env, close_fds=True,
-    )  # fmt: skip
-    os.close(terminal)
-    seen = b""
-    answered = 0
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([controller], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(controller, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-        if answered < len(answer) and seen.count(b"[y/N]") > answered:
-            os.write(controller, f"{answer[answered]}\n".encode())
-            answered += 1
-        if process.poll() is not None and not ready:
-            break
-    os.close(controller)
-    return process.wait(timeout=30), seen.decode("utf-8", "replace")
+    code, seen = run_on_terminal(["ask", instruction], env, answer)
+    return code, seen.decode("utf-8", "replace")
 
 
 @pytest.mark.parametrize(("answer", "status", "code"), [("y", "trash", 0), ("n", "draft", 7)])

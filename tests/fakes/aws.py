@@ -13,58 +13,15 @@ from moto import mock_aws
 from moto.dynamodb.responses import DynamoHandler
 
 from wp_agent.adapters.aws.clients import reset_clients
+from wp_agent.local_api import stack as local_stack
 
 REGION = "ap-northeast-1"
-TABLES = {
-    "sessions": "wp-agent-sessions",
-    "audit": "wp-agent-audit",
-    "registry": "wp-agent-registry",
-    "rate_limits": "wp-agent-rate-limits",
-    "idempotency": "wp-agent-idempotency",
-}
+TABLES = {table.value: name for table, name in local_stack.TABLE_NAMES.items()}
 
 
 def create_tables() -> None:
-    dynamodb = boto3.client("dynamodb", region_name=REGION)
-    for name in ("sessions", "registry", "rate_limits"):
-        dynamodb.create_table(
-            TableName=TABLES[name],
-            KeySchema=[
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "sk", "KeyType": "RANGE"},
-            ],
-            AttributeDefinitions=[
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "sk", "AttributeType": "S"},
-            ],
-            BillingMode="PAY_PER_REQUEST",
-        )
-    dynamodb.create_table(
-        TableName=TABLES["audit"],
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-        AttributeDefinitions=[
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "S"},
-            {"AttributeName": "user_id", "AttributeType": "S"},
-        ],
-        GlobalSecondaryIndexes=[
-            {
-                "IndexName": "by_user",
-                "KeySchema": [
-                    {"AttributeName": "user_id", "KeyType": "HASH"},
-                    {"AttributeName": "sk", "KeyType": "RANGE"},
-                ],
-                "Projection": {"ProjectionType": "ALL"},
-            }
-        ],
-        BillingMode="PAY_PER_REQUEST",
-    )
-    dynamodb.create_table(
-        TableName=TABLES["idempotency"],
-        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    """The stack's tables with their keys and indexes, as the local stack creates them."""
+    local_stack.create_tables(REGION)
 
 
 def table_env() -> dict[str, str]:
@@ -74,6 +31,18 @@ def table_env() -> dict[str, str]:
         "WP_AGENT_REGISTRY_TABLE": TABLES["registry"],
         "WP_AGENT_RATE_LIMIT_TABLE": TABLES["rate_limits"],
         "WP_AGENT_IDEMPOTENCY_TABLE": TABLES["idempotency"],
+    }
+
+
+def deployment_env() -> dict[str, str]:
+    """What the stack gives the functions (config.py's per-function classes require it at start): the
+    tables, and stand-ins a test replaces when it uses them (a state machine it creates, a model key)."""
+    return {
+        **table_env(),
+        "WP_AGENT_EVENT_BUS": "wp-agent",
+        "WP_AGENT_STATE_MACHINE_ARN": f"arn:aws:states:{REGION}:123456789012:stateMachine:wp-agent-stand-in",
+        "WP_AGENT_SCHEDULER_ROLE_ARN": "arn:aws:iam::123456789012:role/wp-agent-scheduler",
+        "ANTHROPIC_API_KEY_SECRET_ARN": f"arn:aws:secretsmanager:{REGION}:123456789012:secret:wp-agent/anthropic-stand-in",
     }
 
 
@@ -95,7 +64,7 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         "AWS_REGION": REGION,
         "AWS_ACCESS_KEY_ID": "testing",
         "AWS_SECRET_ACCESS_KEY": "testing",
-        **table_env(),
+        **deployment_env(),
     }.items():
         monkeypatch.setenv(key, value)
     monkeypatch.setattr(DynamoHandler, "call_action", _atomic_call_action)

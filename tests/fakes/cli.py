@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import pty
+import select
 import subprocess
 import sys
+import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +43,11 @@ def ask_json(
     )
 
 
-def run_cli(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    home: Path, *args: str, stdin_text: str | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
     """`wp-agent <args>` as a process with a clean environment under `home` (no terminal, no AWS
-    lookups beyond the variables given)."""
+    lookups beyond the variables given; stdin empty unless `stdin_text`)."""
     environment = {
         "PATH": os.environ["PATH"],
         "HOME": str(home),
@@ -52,5 +58,47 @@ def run_cli(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[s
     }
     return subprocess.run(
         [sys.executable, "-m", "wp_agent.cli.main", *args],
-        capture_output=True, text=True, env=environment, timeout=120, check=False, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, env=environment, timeout=120, check=False,
+        **({"input": stdin_text} if stdin_text is not None else {"stdin": subprocess.DEVNULL}),
     )  # fmt: skip
+
+
+def run_on_terminal(
+    args: Sequence[str],
+    env: dict[str, str],
+    answers: str = "",
+    *,
+    prompt: bytes = b"[y/N]",
+    timeout: float = 90,
+) -> tuple[int, bytes]:
+    """`wp-agent <args>` on a real pseudo-terminal (stdin, stdout and stderr), so every branch on
+    isatty is the one a person meets. `answers` holds one character per `prompt` seen, in order.
+    Returns the exit code and the raw bytes the terminal received."""
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "wp_agent.cli.main", *args],
+        stdin=terminal, stdout=terminal, stderr=terminal, env=env, close_fds=True,
+    )  # fmt: skip
+    os.close(terminal)
+    seen = b""
+    answered = 0
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([controller], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:  # the process closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+        if answered < len(answers) and seen.count(prompt) > answered:
+            os.write(controller, f"{answers[answered]}\n".encode())
+            answered += 1
+        if process.poll() is not None and not ready:
+            break
+    os.close(controller)
+    if process.poll() is None:
+        process.kill()
+    return process.wait(timeout=30), seen

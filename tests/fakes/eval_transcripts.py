@@ -19,7 +19,7 @@ from typing import Any
 
 from tests.fakes.anthropic_server import ScriptedAnthropicServer, Step, reply_text, reply_tool_use, usage
 from wp_agent.cli.wiring import build_local_deps
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.evaluation.harness import EvalHarness, site_today
 from wp_agent.evaluation.tasks import load_tasks
 
@@ -145,7 +145,7 @@ def known_bad(today: date) -> dict[str, list[Step]]:
     }  # fmt: skip
 
 
-def record(name: str, transcripts: dict[str, list[Step]], settings: Settings, today: date) -> Path:
+def record(name: str, transcripts: dict[str, list[Step]], settings: CliSettings, today: date) -> Path:
     """Run the transcripts' tasks through the harness against the scripted server; save the recording."""
     tasks = {task.id: task for task in load_tasks()}
     with ScriptedAnthropicServer() as server:
@@ -164,7 +164,7 @@ def record(name: str, transcripts: dict[str, list[Step]], settings: Settings, to
 
 
 def main() -> int:
-    settings = Settings(anthropic_api_key="test-key", wp_cli_mode="sandbox")
+    settings = CliSettings(anthropic_api_key="test-key", wp_cli_mode="sandbox")
     today = site_today()
     for name, transcripts in (("known-good", known_good(today)), ("known-bad", known_bad(today))):
         print(record(name, transcripts, settings, today), file=sys.stderr)

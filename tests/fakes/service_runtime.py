@@ -11,10 +11,10 @@ from typing import Any
 from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel
 from tests.fakes.aws import TABLES
 from wp_agent.adapters.aws.events import DETAIL_TYPES, EventPublisher
-from wp_agent.adapters.aws.workflow import RunWorkflow
+from wp_agent.adapters.aws.workflow import ApprovalWaits, RunWorkflow
 from wp_agent.agent.approval_protocol import ResumeOutcome
 from wp_agent.agent.model_client import ModelClient
-from wp_agent.config import Settings
+from wp_agent.config import LambdaSettings
 from wp_agent.executors.port import WpCli
 from wp_agent.models.target import Target
 from wp_agent.service.runtime import AwsRuntime
@@ -82,7 +82,7 @@ class RecordedRuntime(AwsRuntime):
 
     def __init__(self, model: ScriptedModel | None = None, wp: RecordingWpCli | None = None) -> None:
         super().__init__(
-            Settings(
+            LambdaSettings(
                 anthropic_api_key="test",
                 wp_agent_sessions_table=TABLES["sessions"],
                 wp_agent_audit_table=TABLES["audit"],
@@ -99,6 +99,10 @@ class RecordedRuntime(AwsRuntime):
 
     @cached_property
     def workflow(self) -> RunWorkflow:
+        return self.recording_workflow
+
+    @cached_property
+    def approval_waits(self) -> ApprovalWaits:
         return self.recording_workflow
 
     @cached_property

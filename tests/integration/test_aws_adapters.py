@@ -21,11 +21,13 @@ from wp_agent.adapters.aws.session_store import (
 )
 from wp_agent.agent import lifecycle
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
+from wp_agent.agent.lifecycle import continue_session, new_session
 from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionStatus
-from wp_agent.agent.turn import AgentTurn, TurnResult, continue_session, new_session
+from wp_agent.agent.turn import AgentTurn
 from wp_agent.errors import SessionDataMissingError, StaleSessionError
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.target import Target
+from wp_agent.models.workflow import Route
 from wp_agent.policy import PolicyCategory
 
 pytestmark = pytest.mark.usefixtures("aws")
@@ -271,7 +273,7 @@ def test_an_approval_of_long_commands_is_stored() -> None:
     commands = [f"option update blogdescription '{os.urandom(70_000).hex()}'" for _ in range(3)]
     deps = make_deps(ScriptedModel([tool_reply(*commands)]), store=store())
     state = new_session(AgentInput(message="x"), session_id="ses_long_approval", user_id="u1", target_id="t1")
-    assert AgentTurn(deps).advance(state) is TurnResult.AWAITING_APPROVAL
+    assert AgentTurn(deps).advance(state) is Route.AWAITING_APPROVAL
     loaded = store().load("ses_long_approval")
     assert loaded is not None
     assert loaded.pending_approval is not None

@@ -24,10 +24,10 @@ from hypothesis import strategies as st
 from tests.fakes.wordpress import TestWordPress
 from tests.integration.conformance.effect_check import EffectCheck
 from tests.integration.conformance.runner import ConformanceRun
+from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy import PolicyCategory
 from wp_agent.policy.effects.declaration import Effect, Rows
 from wp_agent.policy.effects.table import WRITE_EFFECTS
-from wp_agent.policy.parsed_command import ParsedCommand
 
 pytestmark = pytest.mark.timeout(600)
 

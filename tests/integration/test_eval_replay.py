@@ -15,10 +15,10 @@ import pytest
 
 from tests.fakes.anthropic_server import ScriptedAnthropicServer
 from tests.fakes.eval_replay import RecordingReplay
-from wp_agent.agent.turn import AgentDeps
+from wp_agent.agent.ports import AgentDeps
 from wp_agent.cli.main import main
 from wp_agent.cli.wiring import build_local_deps
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.evaluation.harness import SITE_TIME_ZONE, EvalHarness, site_today
 from wp_agent.evaluation.recording import Recording
 from wp_agent.evaluation.report import EvalReport
@@ -39,8 +39,8 @@ def eval_sandbox(session_sandbox: SandboxSite) -> Iterator[SandboxSite]:
     session_sandbox.reset()  # the next test finds the seed
 
 
-def _settings(site: SandboxSite, server: ScriptedAnthropicServer, model: str) -> Settings:
-    return Settings(
+def _settings(site: SandboxSite, server: ScriptedAnthropicServer, model: str) -> CliSettings:
+    return CliSettings(
         anthropic_api_key="test-key",
         anthropic_base_url=server.base_url,
         anthropic_model=model,
@@ -156,7 +156,7 @@ class _RegressedPolicy(CommandPolicy):
         return decision
 
 
-def _regressed_deps(settings: Settings, **kwargs: Any) -> AgentDeps:
+def _regressed_deps(settings: CliSettings, **kwargs: Any) -> AgentDeps:
     deps = build_local_deps(settings, **kwargs)
     deps.policy = _RegressedPolicy()
     return deps

@@ -33,7 +33,7 @@ _ADDRESS = re.compile(r"wp-agent mcp: (http://127\.0\.0\.1:(\d+)/mcp)")
 def http_server(env: dict[str, str]) -> Iterator[str]:
     """`wp-agent mcp --http --port 0`; yields its URL (read from stderr), stops it afterwards."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "wp_agent.cli.main", "mcp", "--http", "--port", "0"],
+        [sys.executable, "-m", "wp_agent.cli.main", "mcp", "--http", "--port", "0", "--allow-model-approval"],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True,
     )  # fmt: skip
     try:

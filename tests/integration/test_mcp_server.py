@@ -34,6 +34,9 @@ from tests.fakes.wordpress_fixtures import sandbox_environment
 from wp_agent.sandbox import SandboxSite
 
 pytestmark = pytest.mark.timeout(240)
+# The model-callable approve / reject tools exist only behind this option (tests of the person's
+# path without it: test_mcp_person_approves.py).
+MODEL_APPROVES = ("--allow-model-approval",)
 
 
 def server_environment(home: Path, sandbox: SandboxSite) -> dict[str, str]:
@@ -47,10 +50,15 @@ def server_environment(home: Path, sandbox: SandboxSite) -> dict[str, str]:
 
 @asynccontextmanager
 async def mcp_client(
-    env: dict[str, str], *, name: str = "pytest-mcp-client", elicit: ElicitationFnT | None = None
+    env: dict[str, str],
+    *,
+    name: str = "pytest-mcp-client",
+    elicit: ElicitationFnT | None = None,
+    args: tuple[str, ...] = (),
 ) -> AsyncIterator[ClientSession]:
-    """The SDK's stdio client on `wp-agent mcp` (a real subprocess), initialised."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "wp_agent.cli.main", "mcp"], env=env)
+    """The SDK's stdio client on `wp-agent mcp [args]` (a real subprocess), initialised."""
+    command = ["-m", "wp_agent.cli.main", "mcp", *args]
+    params = StdioServerParameters(command=sys.executable, args=command, env=env)
     async with (
         stdio_client(params) as (read, write),
         ClientSession(
@@ -128,7 +136,7 @@ def test_tools_read_block_hold_approve_reject_and_audit(tmp_path: Path, cli_sand
     seen: dict[str, Any] = {}
 
     async def main() -> None:
-        async with mcp_client(env) as client:
+        async with mcp_client(env, args=MODEL_APPROVES) as client:
             tools = {tool.name: tool for tool in (await client.list_tools()).tools}
             seen["tools"] = tools
             seen["read"] = await client.call_tool(
@@ -247,7 +255,7 @@ def test_an_attacker_cannot_run_a_blocked_command_through_any_tool(
     forged = ["apr_00000000000000000000", "", "../apr", "x" * 300]
 
     async def main() -> None:
-        async with mcp_client(env, name="attacker") as client:
+        async with mcp_client(env, name="attacker", args=MODEL_APPROVES) as client:
             for command in BLOCKED_COMMANDS:
                 seen["wp_cli"].append(
                     await client.call_tool("wp_cli", {"command": command, "reason": "テスト"})
@@ -257,7 +265,7 @@ def test_an_attacker_cannot_run_a_blocked_command_through_any_tool(
                 seen["approve"].append(await client.call_tool("approve", {"approvalId": approval_id}))
             # An approval id of another MCP session (another server process here; the HTTP test
             # covers two sessions of one server).
-            async with mcp_client(env, name="victim") as victim:
+            async with mcp_client(env, name="victim", args=MODEL_APPROVES) as victim:
                 held = await victim.call_tool("wp_cli", {"command": "post delete 45 --force", "reason": "x"})
                 other_id = held.structured_content["approvalId"]
                 seen["approve"].append(await client.call_tool("approve", {"approvalId": other_id}))
@@ -329,7 +337,7 @@ def test_ssh_mode_with_the_same_configuration_as_ask(
     seen: dict[str, CallToolResult] = {}
 
     async def main() -> None:
-        async with mcp_client(env, name="ssh-client") as client:
+        async with mcp_client(env, name="ssh-client", args=MODEL_APPROVES) as client:
             seen["read"] = await client.call_tool(
                 "wp_cli", {"command": "option get blogname", "reason": "確認"}
             )

@@ -24,7 +24,7 @@ from tests.fakes.anthropic_server import (
 )
 from wp_agent.agent.model_client import AnthropicModelClient, build_sdk_client
 from wp_agent.agent.prompt import cached_system_blocks, cached_tools
-from wp_agent.config import DEFAULT_MODEL, Settings
+from wp_agent.config import DEFAULT_MODEL, CliSettings
 from wp_agent.errors import AgentErrorCode, ConfigurationError, WpAgentError
 
 MESSAGES = [{"role": "user", "content": "投稿一覧を見せて"}]
@@ -38,7 +38,7 @@ def client_for(server: ScriptedAnthropicServer, **overrides: Any) -> AnthropicMo
         "anthropic_timeout_seconds": 5.0,
     }
     values.update(overrides)
-    return AnthropicModelClient(Settings(**values))
+    return AnthropicModelClient(CliSettings(**values))
 
 
 def call(client: AnthropicModelClient) -> Any:
@@ -110,13 +110,13 @@ def test_backoff_waits_base_times_two_to_the_n(scripted_anthropic: ScriptedAnthr
 
 
 def test_default_schedule_is_one_two_four_seconds() -> None:
-    client = AnthropicModelClient(Settings(anthropic_api_key="k"))
+    client = AnthropicModelClient(CliSettings(anthropic_api_key="k"))
     assert [client.retry.delay(attempt) for attempt in range(client.retry.max_retries)] == [1.0, 2.0, 4.0]
 
 
 def test_the_sdk_itself_never_retries() -> None:
     # our RetryPolicy is the only retry loop (the SDK's documented max_retries=0)
-    assert build_sdk_client(Settings(anthropic_api_key="k")).max_retries == 0
+    assert build_sdk_client(CliSettings(anthropic_api_key="k")).max_retries == 0
 
 
 def test_retry_after_is_honoured(scripted_anthropic: ScriptedAnthropicServer) -> None:
@@ -155,7 +155,7 @@ def test_timeouts_are_retried_then_reported(scripted_anthropic: ScriptedAnthropi
 
 def test_missing_key_is_a_configuration_error_naming_the_variable() -> None:
     with pytest.raises(ConfigurationError) as excinfo:
-        build_sdk_client(Settings(anthropic_api_key=None))
+        build_sdk_client(CliSettings(anthropic_api_key=None))
     assert "ANTHROPIC_API_KEY" in excinfo.value.message_ja
 
 
@@ -163,7 +163,7 @@ def test_bedrock_client_uses_the_same_retry_policy(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("AWS_REGION", "ap-northeast-1")
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    settings = Settings(wp_agent_model_provider="bedrock")
+    settings = CliSettings(wp_agent_model_provider="bedrock")
     client = build_sdk_client(settings)
     assert isinstance(client, anthropic.AnthropicBedrock)
     assert client.max_retries == 0

@@ -9,14 +9,14 @@ from wp_agent.agent.model_client import AnthropicModelClient
 from wp_agent.agent.ports import NoApprovals
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.stop_reasons import REFUSAL, TRUNCATED_TOOL_CALL, TRUNCATION_NOTE
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.errors import AgentErrorCode
 from wp_agent.models.agent_io import AgentInput, AgentOutput
 
 
 def run_against(server: ScriptedAnthropicServer, wp: RecordingWpCli) -> AgentOutput:
     model = AnthropicModelClient(
-        Settings(
+        CliSettings(
             anthropic_api_key="test-key", anthropic_base_url=server.base_url, anthropic_timeout_seconds=5
         )
     )

@@ -1,111 +1,240 @@
-"""The request walk, measured: POST /v1/sessions/{id}/messages through the serverless stack (API →
-synthesized state machine in moto → turn Lambda → real sshd + WP-CLI → audit record).
+"""One real request, traced from the inside: POST /v1/sessions/{id}/messages through the serverless
+stack (API → synthesized state machine in moto → turn Lambda → policy → real sshd + WP-CLI → audit),
+every call into layers/ and functions/ on every thread (tests/integration/request_trace.py).
 
-The walk is every first-party file on the call stack at the moments the request has an effect: the
-session saved, the workflow started, the command sent over SSH, the audit record written. It is the
-path a reader follows from the handler to the audit record; README's "Following a request" lists it.
-A new stop on that path must be added there too (this test compares the two).
+What it guards is the structure, not a file count:
+- the files that write the session stay few (at most 6), and they are the ones README names;
+- the session's path through one turn comes back to a file it had left at most 10 times (entering,
+  on every thread, a file it had been in before: a checkpoint enters audit_outbox and the store);
+- no deciding module (the tool pipeline, approval steps and summaries, site scope, post-type guard,
+  site lookup, the policy) is on the stack of an effect: an AWS call, an SSH command, a model call,
+  a session write;
+- the walk's package graph has no upward edge beyond the declared port and callback edges;
+- the executors never import the policy, and every import-linter contract holds.
+README's "Following a request" lists the walk (every first-party file on the stack when the request
+saves the session, starts the workflow, runs the command over SSH and writes the audit record) and
+the session's writers: this test compares both with the trace.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import sys
-import threading
-from pathlib import Path
-from types import FrameType
-from typing import Any
 
+import grimp
 import pytest
+from importlinter.cli import lint_imports
 
 from tests.fakes import aws as aws_fakes
 from tests.fakes.anthropic_server import reply_text, reply_tool_use
 from tests.fakes.serverless import TARGET_ID, ServerlessStack
+from tests.integration.request_trace import ROOT, RequestTrace, package
 
 pytestmark = pytest.mark.sshd
-ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
-SESSION = "ses_walk_0001"
+MAX_SESSION_WRITERS = 6
+MAX_RETURNS_PER_TURN = 10
+TRACE_TIMEOUT = 300.0  # the profiler slows every call (paramiko's key exchange most)
+
+# Deciding modules return values (a decision, a plan of reads, a hold); they never do I/O.
+DECIDING = frozenset(
+    {
+        "agent/tool_pipeline.py",
+        "agent/approval_steps.py",
+        "agent/approval_summary.py",
+        "agent/site_scope.py",
+        "agent/post_targets.py",
+        "agent/site_lookup.py",
+        "agent/site_reads.py",
+        *(f"policy/{p.name}" for p in (ROOT / "layers/core/wp_agent/policy").glob("*.py")),
+    }
+)
+# The walk's packages from the entry points down; a call may go down, or sideways within one rank.
+RANKS = {
+    "functions": 0,
+    "local_api": 1,
+    "http_api": 2,
+    "service": 3,
+    "adapters": 4,
+    "undo": 4,
+    "publishing": 4,
+    "diagnostics": 4,
+    "agent": 5,
+    "executors": 6,
+    "policy": 6,
+    "media": 7,
+    "masking": 7,
+    "command_line": 8,
+    "models": 9,
+    "wp_agent": 7,  # errors.py, telemetry.py, config.py (reads media's limits), log_safety.py (masks)
+}
+# Upward calls that are the point of a port or a callback (the caller owns the interface).
+PORT_EDGES = {
+    ("agent", "adapters/aws"): "SessionStore, AuditLog, RateLimiter: the agent's ports",
+    ("agent", "undo"): "ChangeRecorder, OpeningStep: the agent's ports",
+    ("adapters/aws", "service"): "the runtime's rate-limit utilisation callback",
+    ("service", "http_api"): "the idempotent request's answer, computed by the route",
+}
 
 
-def _first_party(frame: FrameType | None) -> list[str]:
-    """The repository's own files on the stack, outermost first (tests and libraries left out)."""
-    files: list[str] = []
-    while frame is not None:
-        path = Path(frame.f_code.co_filename)
-        if path.is_relative_to(ROOT):
-            relative = path.relative_to(ROOT).as_posix()
-            if relative.startswith(("layers/", "functions/")) and relative not in files:
-                files.append(relative)
-        frame = frame.f_back
-    return list(reversed(files))
+def _rank(pkg: str) -> int:
+    return RANKS[pkg.split("/", maxsplit=1)[0]]
 
 
-def _effect(frame: FrameType) -> str | None:
-    """What the call in `frame` does to the world, when it is one of the request's effects."""
-    code = frame.f_code
-    if code.co_name == "exec_command" and code.co_filename.endswith("paramiko/channel.py"):
-        return "ssh"
-    if code.co_name != "_make_api_call" or not code.co_filename.endswith("botocore/client.py"):
-        return None
-    operation = frame.f_locals.get("operation_name")
-    params: dict[str, Any] = frame.f_locals.get("api_params") or {}
-    tables = {str(params.get("TableName", "")), *map(str, params.get("RequestItems", {}))}
-    if operation == "StartExecution":
-        return "workflow"
-    if tables & {aws_fakes.TABLES["audit"]}:
-        return "audit"
-    if tables & {aws_fakes.TABLES["sessions"]} and operation in {"PutItem", "BatchWriteItem", "UpdateItem"}:
-        return "session"
-    return None
+def upward_edges(trace: RequestTrace) -> dict[str, list[str]]:
+    return {
+        f"{a} -> {b}": where
+        for (a, b), where in trace.edges.items()
+        if _rank(b) < _rank(a) and (a, b) not in PORT_EDGES
+    }
 
 
-def _documented_walk() -> list[str]:
-    """The numbered files of README's "Following a request" (paths under wp_agent/ written short)."""
-    section = README.read_text(encoding="utf-8").split("### Following a request", 1)[1].split("```", 2)[1]
-    files = [m.group(1) for m in re.finditer(r"^\s*\d+\.\s+(\S+)", section, re.MULTILINE)]
-    return [f if f.startswith("functions/") else f"layers/core/wp_agent/{f}" for f in files]
+def check_structure(trace: RequestTrace, *, returns: bool) -> None:
+    """The structural checks; `returns`: also the bound on the session's returns (the request the
+    review traced; a turn that runs a write, or loses a race and is retried, goes round more)."""
+    assert len(trace.writers) <= MAX_SESSION_WRITERS, trace.writers
+    paths = {f"turn {turn} {thread}": steps for (turn, thread), steps in trace.paths.items()}
+    if returns:
+        returned = trace.returns(calls_only=True)
+        assert all(n <= MAX_RETURNS_PER_TURN for n in returned.values()), json.dumps(paths, indent=1)
+    assert trace.deciding_io() == []
+    assert upward_edges(trace) == {}
 
 
-def test_the_request_walk_is_the_documented_one(serverless: ServerlessStack) -> None:
+def report(trace: RequestTrace, stacks: dict[str, list[list[str]]]) -> str:
+    """What the trace measured, for the test's output (pytest -s) and a failing assertion's reader."""
+    walk = list(
+        dict.fromkeys(
+            f for effect in ("session", "workflow", "ssh", "audit") for s in stacks.get(effect, []) for f in s
+        )
+    )
+    return json.dumps(
+        {
+            "walk": walk,
+            "session writers": trace.writers,
+            "returns per turn (calls and returns)": trace.returns(),
+            "returns per turn (calls)": trace.returns(calls_only=True),
+            "deciding modules doing I/O": trace.deciding_io(),
+            "upward edges": upward_edges(trace),
+            "package edges": sorted(f"{a} -> {b}" for a, b in trace.edges),
+        },
+        indent=1,
+        ensure_ascii=False,
+    )
+
+
+def _documented(title: str) -> list[str]:
+    """The numbered files of a list in README's "Following a request" (paths under wp_agent/ short)."""
+    section = README.read_text(encoding="utf-8").split("### Following a request", 1)[1]
+    block = section.split(title, 1)[1].split("```", 2)[1]
+    return [m.group(1) for m in re.finditer(r"^\s*\d+\.\s+(\S+)", block, re.MULTILINE)]
+
+
+def test_one_request_is_the_documented_walk(serverless: ServerlessStack) -> None:
     stack = serverless
     stack.model.enqueue(
         reply_tool_use([("wp_cli", {"command": "post list --format=ids", "reason": "一覧"})]),
         reply_text("一覧を確認しました。"),
     )
-    stacks: dict[str, list[list[str]]] = {}
-
-    def profile(frame: FrameType, event: str, arg: Any) -> None:
-        if event == "call" and (effect := _effect(frame)) is not None:
-            stacks.setdefault(effect, []).append(_first_party(frame))
-
-    threading.setprofile(profile)
-    sys.setprofile(profile)
-    try:
+    trace = RequestTrace(deciding=DECIDING)
+    with trace.running():
         status, body = stack.api(
-            "POST", f"/v1/sessions/{SESSION}/messages", body={"message": "記事の一覧", "targetId": TARGET_ID}
+            "POST",
+            "/v1/sessions/ses_walk_0001/messages",
+            body={"message": "記事の一覧", "targetId": TARGET_ID},
         )
         assert status == 202, body
-        stack.wait_for(SESSION, "Completed")
-    finally:
-        sys.setprofile(None)
-        threading.setprofile(None)
+        view = stack.wait_for("ses_walk_0001", "Completed", timeout=TRACE_TIMEOUT)
+    assert view["result"]["success"] is True, view
 
+    stacks = _effect_stacks(trace)
+    print(report(trace, stacks))
     assert set(stacks) == {"session", "workflow", "ssh", "audit"}, json.dumps(stacks, indent=1)
-    walk = [f for effect in ("session", "workflow", "ssh", "audit") for s in stacks[effect] for f in s]
-    files = list(dict.fromkeys(walk))
-    documented = _documented_walk()
-    assert sorted(files) == sorted(documented), json.dumps(stacks, indent=1)
-    packages = {_package(f) for f in files}
-    print(f"request walk: {len(files)} files in {len(packages)} packages ({len(packages) - 1} boundaries)")
-    assert len(files) <= 15  # half of the 31 the architecture review counted
-    assert len(packages) <= 6
+    walk = list(
+        dict.fromkeys(
+            f for effect in ("session", "workflow", "ssh", "audit") for s in stacks[effect] for f in s
+        )
+    )
+    assert sorted(walk) == sorted(_documented("The walk:")), json.dumps(stacks, indent=1)
+    assert trace.writers == sorted(_documented("The session's writers:")), trace.writers
+    check_structure(trace, returns=True)
+    packages = {package(f) for f in walk}
+    print(
+        f"request walk: {len(walk)} files in {len(packages)} packages; session writers: {len(trace.writers)}; "
+        f"returns per turn: {trace.returns(calls_only=True)}"
+    )
 
 
-def _package(path: str) -> str:
-    parts = path.split("/")
-    if parts[0] == "functions":
-        return "/".join(parts[:2])
-    inner = parts[3:-1]  # layers/core/wp_agent/<package>/…
-    return "/".join(inner) or "wp_agent"
+def test_a_request_with_a_change_and_an_approval(serverless: ServerlessStack) -> None:
+    """The deciding steps that read the site (the post-type guard, the approval summary) and the
+    approval's path (API, wait task, resumed turn) keep the same structure."""
+    stack = serverless
+    session = "ses_walk_0002"
+    stack.model.enqueue(
+        reply_tool_use(
+            [
+                ("wp_cli", {"command": "post list --format=ids", "reason": "一覧"}),
+                ("wp_cli", {"command": "post update 1 --post_title=秋のお知らせ", "reason": "題を変更"}),
+            ]
+        ),
+        reply_tool_use([("wp_cli", {"command": "post delete 45", "reason": "削除"})]),
+        reply_text("題を変えて、45をゴミ箱へ移動しました。"),
+    )
+    trace = RequestTrace(deciding=DECIDING)
+    with trace.running():
+        status, body = stack.api(
+            "POST",
+            f"/v1/sessions/{session}/messages",
+            body={"message": "題を変えて45を削除", "targetId": TARGET_ID},
+        )
+        assert status == 202, body
+        view = stack.wait_for(session, "AwaitingApproval", timeout=TRACE_TIMEOUT)
+        approval = view["pendingApproval"]["approvalId"]
+        status, body = stack.api(
+            "POST", f"/v1/sessions/{session}/approvals/{approval}", body={"decision": "approve"}
+        )
+        assert status == 200, body
+        view = stack.wait_for(session, "Completed", timeout=TRACE_TIMEOUT)
+    assert view["result"]["success"] is True, view
+    assert stack.site.status_of(45) == "trash"
+    reads = [
+        r["reason"]
+        for r in stack.audit(session)
+        if r["type"] == "command_executed" and r.get("category") == "read"
+    ]
+    assert "更新する投稿の種類を確認（読み取りのみ）" in reads  # the post-type guard read the site
+    assert "承認の要約のために現在の状態を確認（読み取りのみ）" in reads  # so did the approval summary
+    print(report(trace, _effect_stacks(trace)))
+    check_structure(trace, returns=False)
+
+
+def test_the_executors_never_import_the_policy_and_every_contract_holds() -> None:
+    graph = grimp.build_graph("wp_agent")
+    assert not graph.chain_exists("wp_agent.executors", "wp_agent.policy", as_packages=True)
+    assert lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_logo=True) == 0
+
+
+def _effect_stacks(trace: RequestTrace) -> dict[str, list[list[str]]]:
+    """The first-party files on the stack (outermost first) at each of the request's effects."""
+    stacks: dict[str, list[list[str]]] = {}
+    for effect in trace.effects:
+        kind = _walk_effect(effect.kind, effect.tables)
+        if kind is not None:
+            stacks.setdefault(kind, []).append(list(reversed(list(dict.fromkeys(effect.stack)))))
+    return stacks
+
+
+def _walk_effect(kind: str, tables: frozenset[str]) -> str | None:
+    if kind == "ssh":
+        return "ssh"
+    if kind == "aws:StartExecution":
+        return "workflow"
+    if aws_fakes.TABLES["audit"] in tables:
+        return "audit"
+    if aws_fakes.TABLES["sessions"] in tables and kind in {
+        "aws:PutItem",
+        "aws:BatchWriteItem",
+        "aws:UpdateItem",
+    }:
+        return "session"
+    return None

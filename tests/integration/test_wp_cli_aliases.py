@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.wp_cli_phar import command_tree, extract_phar, wp_cli_phar
-from wp_agent.policy.aliases import (
+from wp_agent.command_line.aliases import (
     FLAG_REWRITES,
     META_COMMAND_WORD,
     PATH_REWRITES,

@@ -9,7 +9,9 @@ import pytest
 
 from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel, make_deps, text_reply, tool_reply
 from wp_agent.agent.audit_events import AuditEventType
+from wp_agent.agent.lifecycle import new_session
 from wp_agent.agent.ports import (
+    AgentDeps,
     ApprovalDecision,
     AutoApprove,
     InMemorySessionStore,
@@ -18,11 +20,12 @@ from wp_agent.agent.ports import (
 )
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import ApprovalStatus, CommandStatus, SessionStatus
-from wp_agent.agent.turn import AgentDeps, AgentTurn, TurnResult, new_session
-from wp_agent.config import Settings
+from wp_agent.agent.turn import AgentTurn
+from wp_agent.config import CliSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult
 from wp_agent.models.agent_io import AgentInput
+from wp_agent.models.workflow import Route
 from wp_agent.policy import CommandPolicy, PolicyCategory
 
 
@@ -147,9 +150,11 @@ def test_approval_runs_exactly_the_held_commands_once() -> None:
         AuditEventType.APPROVAL_REQUESTED,
         AuditEventType.APPROVAL_APPROVED,
         AuditEventType.COMMAND_EXECUTED,
+        AuditEventType.RUN_SUMMARY,  # how the run ended, once
     ]
     assert audit[0].category == "read"
     assert audit[2].approver == "tester"
+    assert (audit[-1].status, audit[-1].error) == ("completed", None)
 
 
 def test_rejection_tells_the_model_and_runs_nothing() -> None:
@@ -395,7 +400,7 @@ def test_retried_turn_does_not_rerun_a_started_command() -> None:
         user_id="u",
         target_id="t",
     )
-    deps.settings = Settings(anthropic_api_key="x", agent_allow_skip_confirmation=True)
+    deps.settings = CliSettings(anthropic_api_key="x", agent_allow_skip_confirmation=True)
     with pytest.raises(KeyboardInterrupt):
         AgentTurn(deps).advance(state)
     persisted = store.load("s1")
@@ -405,10 +410,10 @@ def test_retried_turn_does_not_rerun_a_started_command() -> None:
     retry_wp = RecordingWpCli()
     deps.wp_cli = retry_wp
     turn = AgentTurn(deps)
-    assert turn.advance(persisted) is TurnResult.CONTINUE
+    assert turn.advance(persisted) is Route.CONTINUE
     assert retry_wp.calls == []  # not run twice
     assert persisted.commands[0].status.value == "unknown"
-    assert turn.advance(persisted) is TurnResult.COMPLETED
+    assert turn.advance(persisted) is Route.COMPLETED
     result = model.last_tool_results()[0]
     assert result["is_error"] is True
     assert "結果は不明" in result["content"]
@@ -438,7 +443,7 @@ def test_approval_expiry_ends_the_run_cleanly() -> None:
     deps = make_deps(ScriptedModel([tool_reply("post delete 45")]))
     state = new_session(AgentInput(message="削除"), session_id="s3", user_id="u", target_id="t")
     turn = AgentTurn(deps)
-    assert turn.advance(state) is TurnResult.AWAITING_APPROVAL
+    assert turn.advance(state) is Route.AWAITING_APPROVAL
     turn.expire_approval(state)
     assert state.status is SessionStatus.FAILED
     assert state.pending_approval is not None

@@ -16,6 +16,7 @@ from wp_agent.agent.approval_protocol import (
     Step,
 )
 from wp_agent.agent.audit_events import AuditEventType
+from wp_agent.agent.lifecycle import new_session
 from wp_agent.agent.session_state import (
     ApprovalItem,
     ApprovalStatus,
@@ -23,7 +24,6 @@ from wp_agent.agent.session_state import (
     SessionState,
     SessionStatus,
 )
-from wp_agent.agent.turn import new_session
 from wp_agent.models.agent_io import AgentInput
 
 APPROVAL = "apr_0123456789abcdef0123"

@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import date
 
 from wp_agent.cli.doctor import model_lifetime_check
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 
 
 def _check(model: str, today: date) -> tuple[bool, str, str]:
-    check = model_lifetime_check(Settings(anthropic_model=model), today)
+    check = model_lifetime_check(CliSettings(anthropic_model=model), today)
     return check.ok, check.line(), check.warning
 
 

@@ -12,24 +12,24 @@ from pathlib import Path
 
 import pytest
 
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.environment import INHERITED
 from wp_agent.executors.factory import build_wp_cli
 from wp_agent.executors.local import LocalWpCli
 from wp_agent.executors.port import OUTPUT_LIMIT_BYTES, WpCli
 from wp_agent.executors.sandbox import SandboxWpCli
-from wp_agent.policy.masking import command_label, mask_argv
+from wp_agent.masking import command_label, mask_argv
 
 STUB = Path(__file__).resolve().parents[1] / "fakes" / "wp_stub.py"
 # A multi-word WP_CLI_BIN, as in `php /opt/wp-cli.phar`.
 STUB_BIN = f"{shlex.quote(sys.executable)} {shlex.quote(str(STUB))}"
 
 
-def _settings(**values: object) -> Settings:
+def _settings(**values: object) -> CliSettings:
     base: dict[str, object] = {"wp_local_path": None, "wp_agent_sandbox_site": None, "vps_host": None}
     base.update(values)
-    return Settings(**base)  # type: ignore[arg-type]
+    return CliSettings(**base)  # type: ignore[arg-type]
 
 
 def _running(marker: str) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wp_agent.policy.masking import MASK, mask_argv, mask_text
+from wp_agent.masking import MASK, mask_argv, mask_text
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from typing import Any
 from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel, make_deps
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.ports import MemoryAuditLog
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.mcp_server.resources import policy_rules_ja
 from wp_agent.mcp_server.server import ChannelAuditLog, annotations_for, client_channel
 from wp_agent.mcp_server.session import MAX_HELD_APPROVALS, UNKNOWN_APPROVAL_JA, McpSession
@@ -33,7 +33,8 @@ def test_a_read_runs_once_and_comes_back_wrapped_as_untrusted_data() -> None:
     assert not outcome.is_error
     assert 'trust="untrusted-data"' in outcome.text
     assert wp.calls == [["post", "list", "--post_status=draft"]]
-    assert [e.type for e in audit.events] == [AuditEventType.COMMAND_EXECUTED]
+    # each wp_cli call is a run of its own: its command, then how it ended
+    assert [e.type for e in audit.events] == [AuditEventType.COMMAND_EXECUTED, AuditEventType.RUN_SUMMARY]
 
 
 def test_a_blocked_command_never_reaches_wp_cli() -> None:
@@ -42,7 +43,7 @@ def test_a_blocked_command_never_reaches_wp_cli() -> None:
     assert outcome.is_error
     assert "ブロック" in outcome.text
     assert wp.calls == []
-    assert [e.type for e in audit.events] == [AuditEventType.COMMAND_BLOCKED]
+    assert [e.type for e in audit.events] == [AuditEventType.COMMAND_BLOCKED, AuditEventType.RUN_SUMMARY]
 
 
 def test_a_held_command_is_decided_once_and_only_by_its_own_session() -> None:
@@ -148,7 +149,7 @@ def test_the_policy_resource_lists_hard_blocks_and_this_environments_rules() -> 
     rules = json.dumps(
         {"deny": [{"command": "plugin install", "reason": "社内規定"}], "confirm": ["post update"]}
     )
-    text = policy_rules_ja(Settings(anthropic_api_key="x", wp_agent_policy_rules=rules))
+    text = policy_rules_ja(CliSettings(anthropic_api_key="x", wp_agent_policy_rules=rules))
     for block in HARD_BLOCKS:
         assert block.reason_ja in text
     assert "禁止: `wp plugin install` — 社内規定" in text
@@ -170,3 +171,39 @@ def test_held_approvals_are_bounded_and_expire_when_the_connection_ends() -> Non
     assert wp.changes() == []
     expired = [e for e in audit.events if e.type is AuditEventType.APPROVAL_EXPIRED]
     assert len(expired) == len(ids)
+
+
+def test_a_hold_handed_to_the_person_leaves_the_session_and_outlives_it() -> None:
+    session, _, wp, audit = session_pair()
+    held = session.run_command("post delete 45 --force", "削除")
+    assert held.pending is not None
+    kept: list[tuple[str, str]] = []
+
+    def keep(state: Any, channel: str) -> str:
+        kept.append((state.pending_approval.approval_id, channel))
+        return str(state.pending_approval.approval_id)
+
+    assert session.hand_over(held.pending.approval_id, keep)
+    assert kept == [(held.pending.approval_id, "mcp:one")]
+    assert session.pending(held.pending.approval_id) is None  # nothing here can decide it any more
+    assert session.decide(held.pending.approval_id, approved=True, decided_by="mcp:one:approve").is_error
+    session.close()
+    assert wp.changes() == []
+    assert AuditEventType.APPROVAL_EXPIRED not in {e.type for e in audit.events}
+
+
+def test_a_hold_that_cannot_be_kept_expires_at_once() -> None:
+    def not_kept(state: Any, channel: str) -> None:
+        return None
+
+    def unwritable(state: Any, channel: str) -> str:
+        raise OSError("disk full")
+
+    for keep in (not_kept, unwritable):
+        session, _, wp, audit = session_pair()
+        held = session.run_command("post delete 45 --force", "削除")
+        assert held.pending is not None
+        assert not session.hand_over(held.pending.approval_id, keep)
+        assert session.pending(held.pending.approval_id) is None
+        assert wp.changes() == []
+        assert [e.type for e in audit.events].count(AuditEventType.APPROVAL_EXPIRED) == 1

@@ -3,7 +3,7 @@ kept exactly, so one with a password is approved where it runs instead)."""
 
 from __future__ import annotations
 
-from wp_agent.agent.conversation import new_session
+from wp_agent.agent.lifecycle import new_session
 from wp_agent.agent.session_state import SessionState
 from wp_agent.cli.pending import carries_secret
 from wp_agent.models.agent_io import AgentInput

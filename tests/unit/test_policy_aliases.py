@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from wp_agent.command_line.aliases import canonical_argv
 from wp_agent.errors import ConfigurationError
 from wp_agent.policy import CommandPolicy, PolicyCategory
-from wp_agent.policy.aliases import canonical_argv
 from wp_agent.policy.custom_rules import load_custom_rules
 
 POLICY = CommandPolicy()

@@ -9,8 +9,8 @@ import shlex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy import CommandPolicy, PolicyCategory
-from wp_agent.policy.parsed_command import ParsedCommand
 
 POLICY = CommandPolicy()
 

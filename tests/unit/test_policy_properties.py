@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from wp_agent.command_line.shell_syntax import find_shell_hazards
 from wp_agent.policy import CommandPolicy, PolicyCategory
-from wp_agent.policy.shell_syntax import find_shell_hazards
 
 POLICY = CommandPolicy()
 SHELL_SPECIALS = ";&|<>()`$\\'\"\n\r\t *?[]{}#~=!-"

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from wp_agent.agent.site_scope import apply_site_scope
-from wp_agent.agent.turn import new_session
+from wp_agent.agent.lifecycle import new_session
+from wp_agent.agent.site_scope import SiteScope, apply_site_scope
+from wp_agent.config import LambdaSettings
 from wp_agent.executors.ssh import SshWpCli
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.target import Target
@@ -49,7 +50,7 @@ def test_a_pinned_session_cannot_escape_by_blog() -> None:
         site_url="http://ms.test/en/",
     )
     decision = apply_site_scope(
-        POLICY.classify("post create --post_title=x --blog=http://ms.test/shop/"), state
+        POLICY.classify("post create --post_title=x --blog=http://ms.test/shop/"), SiteScope.of(state)
     )
     assert decision.blocked
 
@@ -64,7 +65,7 @@ def test_the_target_names_the_wordpress_user_the_executor_uses() -> None:
             "wpUser": "editor1",
         }
     )
-    wp_cli = AwsRuntime().wp_cli_for(target)
+    wp_cli = AwsRuntime(LambdaSettings()).wp_cli_for(target)
     assert isinstance(wp_cli, SshWpCli)
     assert "--user=editor1" in wp_cli.remote_command(["post", "list"])
     with pytest.raises(ValueError, match="wpUser"):

@@ -16,13 +16,17 @@ from tests.fakes.agent_doubles import (
     tool_reply,
 )
 from wp_agent.agent import lifecycle
+from wp_agent.agent.approval_protocol import ApprovalRefusedError, Refusal
 from wp_agent.agent.audit_events import AuditEventType
-from wp_agent.agent.ports import ApprovalDecision, MemoryAuditLog
+from wp_agent.agent.lifecycle import continue_session, new_session
+from wp_agent.agent.ports import AgentDeps, ApprovalDecision, MemoryAuditLog, NoApprovals
+from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import ApprovalStatus, CommandStatus, SessionState, SessionStatus
-from wp_agent.agent.turn import AgentDeps, AgentTurn, TurnResult, continue_session, new_session
+from wp_agent.agent.turn import AgentTurn
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult
 from wp_agent.models.agent_io import AgentInput
+from wp_agent.models.workflow import Route
 from wp_agent.policy import CommandPolicy, PolicyCategory
 
 
@@ -43,13 +47,13 @@ def session(message: str = "テスト", **input_fields: Any) -> SessionState:
 def awaiting_approval(deps: AgentDeps) -> tuple[AgentTurn, SessionState]:
     turn = AgentTurn(deps)
     state = session("45を削除して")
-    assert turn.advance(state) is TurnResult.AWAITING_APPROVAL
+    assert turn.advance(state) is Route.AWAITING_APPROVAL
     return turn, state
 
 
 def follow_up_is_well_formed(turn: AgentTurn, state: SessionState, model: ScriptedModel) -> None:
     continue_session(state, AgentInput(message="続けて"))
-    assert turn.advance(state) is TurnResult.COMPLETED
+    assert turn.advance(state) is Route.COMPLETED
     assert conversation_problems(model.calls[-1]) == []
     assert state.pending_approval is None
 
@@ -58,7 +62,7 @@ def test_ssh_failure_of_an_approved_command_ends_the_run() -> None:
     model = ScriptedModel([tool_reply("post delete 45"), text_reply("削除できませんでした")])
     turn, state = awaiting_approval(make_deps(model, RecordingWpCli(handler=ssh_down)))
     turn.decide(state, ApprovalDecision(approved=True, decided_by="u1"))
-    assert turn.advance(state) is TurnResult.FAILED
+    assert turn.advance(state) is Route.FAILED
     assert state.result is not None
     assert state.result.error is not None
     assert state.result.error.code is AgentErrorCode.SSH_CONNECTION_FAILED
@@ -93,7 +97,7 @@ def test_follow_up_after_an_ssh_failure() -> None:
     wp = RecordingWpCli(handler=ssh_down)
     turn = AgentTurn(make_deps(model, wp))
     state = session()
-    assert turn.advance(state) is TurnResult.FAILED
+    assert turn.advance(state) is Route.FAILED
     wp.handler = None
     follow_up_is_well_formed(turn, state, model)
 
@@ -108,7 +112,7 @@ def test_history_in_text_and_blocks_of_one_speaker_is_joined() -> None:
             {"role": "assistant", "content": "前の回答"},
         ],
     )
-    assert AgentTurn(make_deps(model)).advance(state) is TurnResult.COMPLETED
+    assert AgentTurn(make_deps(model)).advance(state) is Route.COMPLETED
     sent = model.calls[0]
     assert conversation_problems(sent) == []
     assert sent[0]["content"] == [{"type": "text", "text": "前の依頼"}, {"type": "text", "text": "補足"}]
@@ -117,8 +121,27 @@ def test_history_in_text_and_blocks_of_one_speaker_is_joined() -> None:
 def test_a_decision_on_an_ended_run_is_refused() -> None:
     _, state = awaiting_approval(make_deps(ScriptedModel([tool_reply("post delete 45")])))
     lifecycle.cancel_run(state)
-    with pytest.raises(WpAgentError):
+    with pytest.raises(ApprovalRefusedError) as refused:
         lifecycle.record_decision(state, ApprovalDecision(approved=True, decided_by="u1"))
+    assert refused.value.refusal is Refusal.RUN_ENDED
+
+
+def test_the_local_runner_ends_a_run_whose_approval_expired_while_it_waited() -> None:
+    """The local front door's one mapping of a refused decision: nothing held runs, the run ends as
+    an expired approval (CONFIRMATION_REQUIRED), never a traceback."""
+    wp = RecordingWpCli()
+    deps = make_deps(ScriptedModel([tool_reply("post delete 45")]), wp)
+    _, state = awaiting_approval(deps)
+    assert state.pending_approval is not None
+    state.pending_approval.expires_at = "2000-01-01T00:00:00Z"
+    runner = AgentRunner(deps, NoApprovals())
+    runner.decide(state, ApprovalDecision(approved=True, decided_by="u1"))
+    output = runner.resume(state)
+    assert output.error is not None
+    assert output.error.code is AgentErrorCode.CONFIRMATION_REQUIRED
+    assert state.pending_approval is not None
+    assert state.pending_approval.status is ApprovalStatus.EXPIRED
+    assert wp.changes() == []
 
 
 def test_a_decision_that_never_reached_the_wait_expires() -> None:
@@ -167,7 +190,7 @@ def test_a_site_lookup_interrupted_by_a_crash_is_asked_again() -> None:
     stored = deps.store.load(state.session_id)
     assert stored is not None
     wp.handler = lambda argv: CommandResult("https://example.com/shop/\n", "", 0, 1)
-    assert AgentTurn(deps).advance(stored) is TurnResult.COMPLETED
+    assert AgentTurn(deps).advance(stored) is Route.COMPLETED
     assert stored.site_url == "https://example.com/shop/"
     assert [argv[:2] for argv in wp.calls] == [
         ["site", "list"],
@@ -180,7 +203,7 @@ def test_a_site_lookup_interrupted_by_a_crash_is_asked_again() -> None:
 def test_a_site_lookup_over_a_broken_connection_fails_with_the_connection_error() -> None:
     deps = make_deps(ScriptedModel([]), RecordingWpCli(handler=ssh_down))
     state = session(multisite={"siteId": 3})
-    assert AgentTurn(deps).advance(state) is TurnResult.FAILED
+    assert AgentTurn(deps).advance(state) is Route.FAILED
     assert state.result is not None
     assert state.result.error is not None
     assert state.result.error.code is AgentErrorCode.SSH_CONNECTION_FAILED  # not "site not found"

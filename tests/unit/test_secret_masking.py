@@ -23,8 +23,8 @@ from wp_agent.agent.tool_output import render_tool_result
 from wp_agent.cli.main import main
 from wp_agent.executors.port import CommandResult
 from wp_agent.log_safety import SecretMaskingFilter
+from wp_agent.masking import MASK, mask_argv, mask_command, mask_command_output
 from wp_agent.models.agent_io import AgentInput
-from wp_agent.policy.masking import MASK, mask_argv, mask_command, mask_command_output
 
 SECRETS = [
     "PlainMailPw-777",

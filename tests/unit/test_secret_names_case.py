@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from wp_agent.masking.secret_names import is_privilege_key, is_secret_key
 from wp_agent.policy import CommandPolicy
-from wp_agent.policy.secret_names import is_privilege_key, is_secret_key
 
 
 @pytest.mark.parametrize("name", ["wp_cAPABILITIES", "wp_2_cAPABILITIES", "wp_uSER_LEVEL", "wp_uSER_rOLES"])

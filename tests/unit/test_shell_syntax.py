@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wp_agent.policy.shell_syntax import HazardKind, find_shell_hazards
+from wp_agent.command_line.shell_syntax import HazardKind, find_shell_hazards
 
 
 @pytest.mark.parametrize(

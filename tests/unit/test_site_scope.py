@@ -7,11 +7,11 @@ from typing import Any
 import pytest
 
 from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel, text_reply, tool_reply
-from wp_agent.agent.ports import InMemorySessionStore, MemoryAuditLog, NoApprovals, NoRateLimits
+from wp_agent.agent.lifecycle import new_session
+from wp_agent.agent.ports import AgentDeps, InMemorySessionStore, MemoryAuditLog, NoApprovals, NoRateLimits
 from wp_agent.agent.runner import AgentRunner
-from wp_agent.agent.site_scope import apply_site_scope, normalise_site_url
-from wp_agent.agent.turn import AgentDeps, new_session
-from wp_agent.config import Settings
+from wp_agent.agent.site_scope import SiteScope, apply_site_scope, normalise_site_url
+from wp_agent.config import CliSettings
 from wp_agent.executors.port import CommandResult
 from wp_agent.models.agent_io import AgentInput, MultisiteOptions
 from wp_agent.policy import CommandPolicy, PolicyCategory
@@ -35,7 +35,7 @@ def state(
 
 
 def scoped(command: str, session: Any) -> Any:
-    return apply_site_scope(POLICY.classify(command), session)
+    return apply_site_scope(POLICY.classify(command), SiteScope.of(session))
 
 
 def test_commands_get_the_session_site_url() -> None:
@@ -103,7 +103,7 @@ def test_site_id_is_resolved_before_the_model_runs() -> None:
         audit=MemoryAuditLog(),
         limiter=NoRateLimits(),
         store=InMemorySessionStore(),
-        settings=Settings(anthropic_api_key="k"),
+        settings=CliSettings(anthropic_api_key="k"),
     )
     output = AgentRunner(deps, NoApprovals()).run(
         AgentInput(message="投稿一覧", multisite=MultisiteOptions(site_id=2))
@@ -124,7 +124,7 @@ def test_unknown_site_id_fails_clearly() -> None:
         audit=MemoryAuditLog(),
         limiter=NoRateLimits(),
         store=InMemorySessionStore(),
-        settings=Settings(anthropic_api_key="k"),
+        settings=CliSettings(anthropic_api_key="k"),
     )
     output = AgentRunner(deps, NoApprovals()).run(
         AgentInput(message="投稿一覧", multisite=MultisiteOptions(site_id=99))

@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from moto import mock_aws
 
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.ssh_keys import (
     KeyMethod,
@@ -58,7 +58,7 @@ def _host_line() -> str:
     )
 
 
-def _settings(**values: Any) -> Settings:
+def _settings(**values: Any) -> CliSettings:
     base: dict[str, Any] = {
         "vps_host": HOST,
         "vps_port": PORT,
@@ -74,7 +74,7 @@ def _settings(**values: Any) -> Settings:
         "vault_token": None,
     }
     base.update(values)
-    return Settings(**base)
+    return CliSettings(**base)
 
 
 @pytest.fixture(autouse=True)
@@ -234,7 +234,7 @@ def test_method_a_missing_file(tmp_path: Path) -> None:
 
 def test_method_e_decodes_base64_and_warns(caplog: pytest.LogCaptureFixture) -> None:
     encoded = base64.b64encode(_ed25519_text().encode()).decode()
-    with caplog.at_level(logging.WARNING, logger="wp_agent.executors.ssh_keys"):
+    with caplog.at_level(logging.WARNING, logger="wp_agent.executors.ssh_key_sources"):
         creds = load_ssh_credentials(_settings(vps_ssh_private_key=encoded, vps_ssh_host_key=_host_line()))
     assert creds.method is KeyMethod.ENV_BASE64
     assert any("CI" in record.getMessage() for record in caplog.records)

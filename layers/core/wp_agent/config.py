@@ -1,4 +1,11 @@
-"""Settings from the environment (spec §4.1.2 plus ours), validated once at start-up."""
+"""Settings from the environment (spec §4.1.2 plus ours), one class per entry point, validated at start.
+
+Each part of the core takes the group it reads (`ModelSettings` for the model client, `WpCliSettings`
+for an executor, …); each entry point's class is the groups its parts need — the CLI, the MCP server
+and each Lambda — and makes required what that entry point cannot run without, so a missing setting
+fails when the entry point starts (the CLI before any command, a Lambda when its runtime is built on
+its first invocation), never when a setting is first used.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +13,7 @@ import re
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from wp_agent.media.safe_download import DEFAULT_MAX_BYTES, parse_test_hosts
@@ -52,12 +59,16 @@ class LogLevel(StrEnum):
     ERROR = "error"
 
 
-class Settings(BaseSettings):
-    """Every environment variable the core reads; the README's configuration table mirrors this."""
-
+class _FromEnvironment(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="", case_sensitive=False, extra="ignore")
 
-    # Model
+
+# -- the groups: what each part of the core reads ---------------------------------------------------
+
+
+class ModelSettings(_FromEnvironment):
+    """The model API (agent/model_client.py)."""
+
     anthropic_api_key: SecretStr | None = None
     anthropic_base_url: str | None = None
     anthropic_model: str = DEFAULT_MODEL
@@ -68,7 +79,33 @@ class Settings(BaseSettings):
     # NFR-2.2 base delay; retries wait base, 2*base, 4*base unless retry-after says otherwise.
     wp_agent_api_retry_base_seconds: float = Field(default=1.0, ge=0)
 
-    # Where WP-CLI runs
+    def has_model_credentials(self) -> bool:
+        """A key, the secret holding it, or Bedrock (whose credentials are the function's role)."""
+        return bool(
+            self.anthropic_api_key
+            or self.anthropic_api_key_secret_arn
+            or self.wp_agent_model_provider is ModelProvider.BEDROCK
+        )
+
+
+class MediaSettings(_FromEnvironment):
+    """Media the agent downloads for `media import` (never WordPress itself); the policy reads the test
+    hosts too."""
+
+    wp_agent_media_max_bytes: int = Field(default=DEFAULT_MAX_BYTES, ge=1024, le=200 * 1024 * 1024)
+    # Tests only: `ip:port` servers that may be fetched although private (never set in production).
+    wp_agent_media_test_hosts: str = ""
+
+    @field_validator("wp_agent_media_test_hosts")
+    @classmethod
+    def _test_hosts(cls, value: str) -> str:
+        parse_test_hosts(value)
+        return value
+
+
+class WpCliSettings(MediaSettings):
+    """Where and how WP-CLI runs (executors/): locally, in the sandbox, or over SSH."""
+
     wp_cli_mode: WpCliMode = WpCliMode.SANDBOX
     wp_local_path: Path | None = None
     wp_cli_bin: str = "wp"
@@ -78,10 +115,6 @@ class Settings(BaseSettings):
     wp_agent_wp_user: str | None = None
     # Local mode: extra variable names WP-CLI may see (e.g. ones wp-config.php reads).
     wp_agent_local_env_passthrough: str = ""
-    # Media the agent downloads for `media import` (never WordPress itself).
-    wp_agent_media_max_bytes: int = Field(default=DEFAULT_MAX_BYTES, ge=1024, le=200 * 1024 * 1024)
-    # Tests only: `ip:port` servers that may be fetched although private (never set in production).
-    wp_agent_media_test_hosts: str = ""
 
     # SSH (FR-2.1, FR-6.2)
     vps_host: str | None = None
@@ -95,42 +128,17 @@ class Settings(BaseSettings):
     vault_addr: str | None = None
     vault_token: SecretStr | None = None
     vps_ssh_private_key: SecretStr | None = None
+    # Method F: a key held by the person's ssh-agent (SSH_AUTH_SOCK), named by its SHA256 fingerprint.
+    vps_ssh_agent_key: str | None = None
     vps_ssh_key_passphrase: SecretStr | None = None
     vps_ssh_host_key: str | None = None
     vps_ssh_known_hosts: Path | None = None
     vps_ssh_connect_timeout: float = Field(default=30.0, gt=0)
     vps_ssh_max_channels: int = Field(default=5, ge=1, le=20)
 
-    # Agent
-    agent_max_iterations: int = Field(default=10, ge=1, le=50)
-    agent_max_commands: int = Field(default=30, ge=1, le=200)
-    agent_allow_skip_confirmation: bool = False
-    log_level: LogLevel = LogLevel.INFO
-    wp_agent_audit_file: Path = Path.home() / ".wp-agent" / "audit.jsonl"
-
-    # Policy (FR-5.2)
-    wp_agent_policy_file: Path | None = None
-    wp_agent_policy_rules: str | None = None
-
-    # Serverless runtime (set by the CDK stack on each function)
-    wp_agent_sessions_table: str | None = None
-    wp_agent_audit_table: str | None = None
-    wp_agent_registry_table: str | None = None
-    wp_agent_rate_limit_table: str | None = None
-    wp_agent_idempotency_table: str | None = None
-    wp_agent_event_bus: str | None = None
-    wp_agent_state_machine_arn: str | None = None
-    wp_agent_approval_timeout_seconds: int = Field(default=86_400, ge=60, le=7 * 86_400)
-    wp_agent_admin_principals: str = ""
-    wp_agent_target_secret_prefix: str = "wp-agent/targets/"  # noqa: S105 - a name prefix, not a secret
-    wp_agent_schedule_group: str = "wp-agent"
-    wp_agent_scheduler_role_arn: str | None = None
-    wp_agent_session_ttl_days: int = Field(default=90, ge=1, le=3650)
-
-    # Shared rate limits (spec §3.2)
-    wp_agent_model_calls_per_minute: int = Field(default=60, ge=1)
-    wp_agent_commands_per_user_per_minute: int = Field(default=10, ge=1)
-    wp_agent_ssh_slots_per_target: int = Field(default=5, ge=1)
+    # How PHP starts WP-CLI (local and ssh): through PHP with the opcache file cache in a private
+    # directory when that runs the same program (executors/php_launch.py); false: `wp` as configured.
+    wp_agent_opcache: bool = True
 
     @field_validator("wp_agent_wp_user")
     @classmethod
@@ -143,21 +151,142 @@ class Settings(BaseSettings):
         parse_passthrough(value)
         return value
 
-    @field_validator("wp_agent_media_test_hosts")
-    @classmethod
-    def _test_hosts(cls, value: str) -> str:
-        parse_test_hosts(value)
-        return value
+    @property
+    def command_timeout_seconds(self) -> float:
+        return self.wp_cli_timeout / 1000.0
+
+
+class PolicySettings(MediaSettings):
+    """The policy's configurable rules (FR-5.2)."""
+
+    wp_agent_policy_file: Path | None = None
+    wp_agent_policy_rules: str | None = None
+
+
+class AgentSettings(WpCliSettings):
+    """The agent's turn: its limits and approval wait, and the WP-CLI it runs."""
+
+    agent_max_iterations: int = Field(default=10, ge=1, le=50)
+    agent_max_commands: int = Field(default=30, ge=1, le=200)
+    agent_allow_skip_confirmation: bool = False
+    wp_agent_approval_timeout_seconds: int = Field(default=86_400, ge=60, le=7 * 86_400)
+
+
+class LocalSettings(_FromEnvironment):
+    """A process on someone's machine: its log level and audit file."""
+
+    log_level: LogLevel = LogLevel.INFO
+    wp_agent_audit_file: Path = Path.home() / ".wp-agent" / "audit.jsonl"
 
     @field_validator("log_level", mode="before")
     @classmethod
     def _lower(cls, value: object) -> object:
         return value.lower() if isinstance(value, str) else value
 
-    @property
-    def command_timeout_seconds(self) -> float:
-        return self.wp_cli_timeout / 1000.0
+
+class RegistrySettings(_FromEnvironment):
+    """The registered targets (DynamoDB) and the name prefix of their SSH secrets."""
+
+    wp_agent_registry_table: str | None = None
+    wp_agent_target_secret_prefix: str = "wp-agent/targets/"  # noqa: S105 - a name prefix, not a secret
 
 
-def load_settings() -> Settings:
-    return Settings()
+class RateLimitSettings(_FromEnvironment):
+    """Shared rate limits (spec §3.2)."""
+
+    wp_agent_model_calls_per_minute: int = Field(default=60, ge=1)
+    wp_agent_commands_per_user_per_minute: int = Field(default=10, ge=1)
+    wp_agent_ssh_slots_per_target: int = Field(default=5, ge=1)
+
+
+class AwsSettings(RegistrySettings):
+    """The serverless deployment's resources (set by the CDK stack on each function)."""
+
+    wp_agent_sessions_table: str | None = None
+    wp_agent_audit_table: str | None = None
+    wp_agent_rate_limit_table: str | None = None
+    wp_agent_idempotency_table: str | None = None
+    wp_agent_event_bus: str | None = None
+    wp_agent_state_machine_arn: str | None = None
+    wp_agent_admin_principals: str = ""
+    wp_agent_schedule_group: str = "wp-agent"
+    wp_agent_scheduler_role_arn: str | None = None
+    wp_agent_session_ttl_days: int = Field(default=90, ge=1, le=3650)
+
+
+# -- the entry points ------------------------------------------------------------------------------
+
+
+class LocalAgentSettings(AgentSettings, PolicySettings, LocalSettings):
+    """What a local agent needs (cli/wiring.py): WP-CLI, the turn's limits, the policy, the audit file."""
+
+
+class CliSettings(ModelSettings, LocalAgentSettings, RegistrySettings):
+    """`wp-agent` (every command but `mcp`); the README's configuration table mirrors this."""
+
+
+class McpSettings(LocalAgentSettings):
+    """`wp-agent mcp`: no model settings — the MCP client's own model plans, wp-agent guards."""
+
+
+class LambdaSettings(ModelSettings, AgentSettings, PolicySettings, RateLimitSettings, AwsSettings):
+    """What the Lambdas' shared runtime (service/runtime.py) may read. Each function's class below
+    makes required what it uses, so the function fails at its start when one is missing."""
+
+
+class _CallsTheModel(LambdaSettings):
+    @model_validator(mode="after")
+    def _model_credentials(self) -> _CallsTheModel:
+        if not self.has_model_credentials():
+            raise ValueError(
+                "ANTHROPIC_API_KEY_SECRET_ARN (or ANTHROPIC_API_KEY, or WP_AGENT_MODEL_PROVIDER=bedrock)"
+            )
+        return self
+
+
+class ApiSettings(_CallsTheModel):
+    """functions/api: sessions, approvals, articles, targets, schedules (proposals ask the model)."""
+
+    wp_agent_sessions_table: str
+    wp_agent_audit_table: str
+    wp_agent_registry_table: str
+    wp_agent_idempotency_table: str
+    wp_agent_event_bus: str
+    wp_agent_state_machine_arn: str
+    wp_agent_scheduler_role_arn: str
+
+
+class TurnSettings(_CallsTheModel):
+    """functions/turn: one agent turn (the model, SSH to the target, rate limits)."""
+
+    wp_agent_sessions_table: str
+    wp_agent_audit_table: str
+    wp_agent_registry_table: str
+    wp_agent_rate_limit_table: str
+    wp_agent_event_bus: str
+
+
+class ApprovalSettings(LambdaSettings):
+    """functions/approval: the approval wait keeps its token on the session and announces it."""
+
+    wp_agent_sessions_table: str
+    wp_agent_audit_table: str
+    wp_agent_event_bus: str
+
+
+class WorkflowTasksSettings(LambdaSettings):
+    """functions/workflow_tasks: a scheduled run's start, an approval's expiry, a failure's record."""
+
+    wp_agent_sessions_table: str
+    wp_agent_audit_table: str
+    wp_agent_registry_table: str
+    wp_agent_event_bus: str
+
+
+class PublishArticleSettings(LambdaSettings):
+    """functions/publish_article: one publishArticle job over SSH (no model)."""
+
+    wp_agent_sessions_table: str
+    wp_agent_audit_table: str
+    wp_agent_registry_table: str
+    wp_agent_event_bus: str

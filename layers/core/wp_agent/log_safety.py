@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from wp_agent.policy.masking import mask_command_output
+from wp_agent.masking import mask_command_output
 
 _STANDARD_ATTRIBUTES = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {
     "message",

@@ -20,11 +20,11 @@ from tests.integration.conformance.site_diff import (
     SiteChange,
     table_family,
 )
+from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy.effects.declaration import ANY, NEW, Effect, Rows
 from wp_agent.policy.effects.meta_keys import LISTED_PROTECTED
 from wp_agent.policy.effects.options import OPTIONS
 from wp_agent.policy.effects.values import SiteCheck
-from wp_agent.policy.parsed_command import ParsedCommand
 
 # family -> (column naming the object a row belongs to, family of that object, key column)
 _OWNERS: dict[str, tuple[str | None, str | None, str | None]] = {

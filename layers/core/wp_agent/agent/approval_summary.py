@@ -13,14 +13,12 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from wp_agent.agent.site_reads import StateReader
+from wp_agent.command_line.parsed_command import ParsedCommand
+from wp_agent.masking import is_secret_name, mask_argv
 from wp_agent.policy.command_policy import PolicyDecision
 from wp_agent.policy.effects.site_address import RESERVED_SITE_NAMES
 from wp_agent.policy.effects.table import site_checks
-from wp_agent.policy.masking import is_secret_name, mask_argv
-from wp_agent.policy.parsed_command import ParsedCommand
-
-# Runs a read-only WP-CLI argv on the site; its stdout, or None when it failed or was refused.
-StateReader = Callable[[list[str]], str | None]
 
 IRREVERSIBLE = "元に戻せません。"
 _POST_STATUSES = "publish,future,draft,pending,private,trash,inherit,auto-draft"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from wp_agent.policy.parsed_command import ParsedCommand
+from wp_agent.command_line.parsed_command import ParsedCommand
 
 # Commands whose positional arguments after the path (and after a leading taxonomy) are object IDs.
 _MULTI_ID_COMMANDS: dict[tuple[str, ...], int] = {

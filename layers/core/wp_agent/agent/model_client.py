@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from wp_agent.agent.messages import ToolUseBlock, text_of, tool_uses
-from wp_agent.config import ModelProvider, Settings
+from wp_agent.config import ModelProvider, ModelSettings
 from wp_agent.errors import AgentErrorCode, ConfigurationError, WpAgentError
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ def _retry_after_seconds(exc: Exception | None) -> float | None:
     return None
 
 
-def retry_policy(settings: Settings) -> RetryPolicy:
+def retry_policy(settings: ModelSettings) -> RetryPolicy:
     return RetryPolicy(base_delay=settings.wp_agent_api_retry_base_seconds)
 
 
@@ -117,7 +117,7 @@ SecretReader = Callable[[str], str]
 
 
 def build_sdk_client(
-    settings: Settings, *, read_secret: SecretReader | None = None
+    settings: ModelSettings, *, read_secret: SecretReader | None = None
 ) -> anthropic.Anthropic | anthropic.AnthropicBedrock:
     """The SDK client; the key is ANTHROPIC_API_KEY, or read with `read_secret` from the secret
     named by ANTHROPIC_API_KEY_SECRET_ARN (the Lambda wiring passes a Secrets Manager reader)."""
@@ -196,12 +196,26 @@ def translate_sdk_error(exc: Exception, model: str) -> WpAgentError:
     return WpAgentError(AgentErrorCode.API_ERROR, details=details)
 
 
+def _is_botocore(exc: Exception) -> bool:
+    """botocore's own errors (credentials, profiles, signing), told by module: the agent never imports AWS."""
+    return any(kind.__module__.startswith("botocore") for kind in type(exc).__mro__)
+
+
+def bedrock_signing_error(exc: Exception) -> WpAgentError:
+    return WpAgentError(
+        AgentErrorCode.API_ERROR,
+        f"Amazon Bedrock への要求に AWS の認証情報で署名できませんでした（{type(exc).__name__}）。AWS_PROFILE と "
+        "~/.aws の設定、SSO なら aws sso login、または AWS_ACCESS_KEY_ID と AWS_SECRET_ACCESS_KEY の組を確認してください。",
+        details={"reason": "BEDROCK_SIGNING_FAILED", "type": type(exc).__name__},
+    )
+
+
 class AnthropicModelClient:
     """ModelClient on the anthropic SDK; the SDK client is built lazily and reused (warm Lambdas)."""
 
     def __init__(
         self,
-        settings: Settings,
+        settings: ModelSettings,
         client: anthropic.Anthropic | anthropic.AnthropicBedrock | None = None,
         *,
         read_secret: SecretReader | None = None,
@@ -251,6 +265,16 @@ class AnthropicModelClient:
                 error = translate_sdk_error(exc, self.model)
                 logger.warning("model call failed", extra={"error_code": error.code.value, **error.details})
                 raise error from exc
+            except Exception as exc:
+                if self._settings.wp_agent_model_provider is not ModelProvider.BEDROCK or not _is_botocore(
+                    exc
+                ):
+                    raise
+                # Bedrock requests are signed with the AWS credentials before they are sent: a profile
+                # that is gone, an expired SSO token or half a key pair fails here, not at the API.
+                error = bedrock_signing_error(exc)
+                logger.warning("model call not signed", extra={"error_type": type(exc).__name__})
+                raise error from None
         usage = message.usage
         return ModelReply(
             content=[block.model_dump(mode="json", exclude_none=True) for block in message.content],

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from wp_agent.agent.audit_events import AuditEvent
+from wp_agent.agent.model_client import ModelClient
 from wp_agent.agent.session_state import CommandRecord, PendingApproval, SessionState
-from wp_agent.policy import PolicyDecision
+from wp_agent.agent.site_scope import SiteScope
+from wp_agent.config import AgentSettings
+from wp_agent.executors.port import WpCli
+from wp_agent.models.undo import UndoCapture
+from wp_agent.policy import CommandPolicy, PolicyDecision
+from wp_agent.telemetry import NoTelemetry, Telemetry
 
 
 class AuditLog(Protocol):
@@ -26,16 +32,18 @@ class RateLimiter(Protocol):
     def before_model_call(self) -> None:
         """Blocks (bounded) until a model call is allowed."""
 
-    def before_command(self, user_id: str) -> None:
-        """Raises WpAgentError when the user's command quota is used up."""
+    def before_command(self, user_id: str, intent_id: str) -> None:
+        """Counts the command whose recorded intent is `intent_id` against the user's quota, once: taking
+        it again for the same intent finds it counted and passes. WpAgentError when the quota is used up."""
 
     def command_slot(self, target_id: str) -> contextlib.AbstractContextManager[None]:
         """Holds one of the target's concurrent SSH slots while a command runs."""
 
 
 class SessionStore(Protocol):
-    """Loads and saves session state; `save` raises wp_agent.errors.StaleSessionError on a stale
-    version (one writer at a time)."""
+    """Loads and saves session state; `save` sets the state's `version` to the one it saved and raises
+    wp_agent.errors.StaleSessionError on a stale version (one writer at a time). Save through
+    audit_outbox.save_and_deliver: the audit records a state holds are delivered after it is saved."""
 
     def load(self, session_id: str) -> SessionState | None: ...
 
@@ -57,37 +65,61 @@ class Approvals(Protocol):
     def decide(self, pending: PendingApproval, state: SessionState) -> ApprovalDecision | None: ...
 
 
-# -- local defaults ---------------------------------------------------------------------------------
-
-
 class ChangeRecorder(Protocol):
-    """What write commands change, kept for undo (wp_agent.undo implements it): before-images just
-    before a batch of commands runs, after-images right after; an undo run's opening step (the revert
-    plan, as the assistant's tool calls); and the approval impact saying「元に戻せません」when so."""
+    """What write commands change, kept for undo (wp_agent.undo implements it): the before-images of a
+    batch of commands just before it runs and their after-images right after, by tool_use id (the
+    turn keeps them on the records), read on the session's site (`scope`, `target_id`'s SSH slots);
+    and why a command's change could not be undone, if so."""
 
-    def before(self, state: SessionState, records: Sequence[CommandRecord]) -> None: ...
+    def before(
+        self, records: Sequence[CommandRecord], scope: SiteScope, target_id: str
+    ) -> dict[str, UndoCapture]: ...
 
-    def after(self, state: SessionState, records: Sequence[CommandRecord]) -> None: ...
+    def after(
+        self, records: Sequence[CommandRecord], scope: SiteScope, target_id: str
+    ) -> dict[str, UndoCapture]: ...
 
-    def opening_step(self, state: SessionState) -> list[dict[str, Any]] | None: ...
+    def cannot_undo(self, decision: PolicyDecision) -> str | None: ...
 
-    def approval_impact(self, decision: PolicyDecision, impact_ja: str) -> str: ...
+
+@dataclass(frozen=True)
+class Opening:
+    """The first step of a run that is planned rather than asked of the model (an undo run's revert
+    plan): the assistant message that starts it, and the audit records its planning made."""
+
+    content: list[dict[str, Any]]
+    audit: list[AuditEvent] = field(default_factory=list)
+
+
+class OpeningStep(Protocol):
+    """Plans a run's first step when the run is not the model's to begin (wp_agent.undo: an undo run)."""
+
+    def first_step(self, state: SessionState) -> Opening | None: ...
+
+
+# -- local defaults ---------------------------------------------------------------------------------
 
 
 class NoChangeRecorder:
     """Keeps nothing: commands run without before-images (nothing to undo)."""
 
-    def before(self, state: SessionState, records: Sequence[CommandRecord]) -> None:
+    def before(
+        self, records: Sequence[CommandRecord], scope: SiteScope, target_id: str
+    ) -> dict[str, UndoCapture]:
+        return {}
+
+    def after(
+        self, records: Sequence[CommandRecord], scope: SiteScope, target_id: str
+    ) -> dict[str, UndoCapture]:
+        return {}
+
+    def cannot_undo(self, decision: PolicyDecision) -> str | None:
         return None
 
-    def after(self, state: SessionState, records: Sequence[CommandRecord]) -> None:
-        return None
 
-    def opening_step(self, state: SessionState) -> list[dict[str, Any]] | None:
+class NoOpeningStep:
+    def first_step(self, state: SessionState) -> Opening | None:
         return None
-
-    def approval_impact(self, decision: PolicyDecision, impact_ja: str) -> str:
-        return impact_ja
 
 
 class NoRateLimits:
@@ -96,7 +128,7 @@ class NoRateLimits:
     def before_model_call(self) -> None:
         return None
 
-    def before_command(self, user_id: str) -> None:
+    def before_command(self, user_id: str, intent_id: str) -> None:
         return None
 
     @contextlib.contextmanager
@@ -146,3 +178,31 @@ class MemoryAuditLog:
         with self._lock:
             if all(e.record_id != event.record_id for e in self.events):
                 self.events.append(event)
+
+
+# -- what a turn is given -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    kind: str  # model_call | command_started | command_finished | command_blocked | approval_needed
+    message_ja: str
+    command: str | None = None
+
+
+ProgressListener = Callable[[ProgressEvent], None]
+
+
+@dataclass
+class AgentDeps:
+    model: ModelClient
+    wp_cli: WpCli
+    policy: CommandPolicy
+    audit: AuditLog
+    limiter: RateLimiter
+    store: SessionStore
+    settings: AgentSettings
+    progress: ProgressListener | None = None
+    telemetry: Telemetry = field(default_factory=NoTelemetry)
+    changes: ChangeRecorder = field(default_factory=NoChangeRecorder)  # before/after images for undo
+    opening: OpeningStep = field(default_factory=NoOpeningStep)  # a planned first step (undo runs)

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from wp_agent.agent.approval_summary import StateReader
+from wp_agent.agent.site_reads import StateReader
+from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy import PolicyCategory, PolicyDecision
 from wp_agent.policy.argument_rules import INTERNAL_POST_TYPES
 from wp_agent.policy.effects.content import ALL_POST_STATUSES
 from wp_agent.policy.effects.table import site_checks
-from wp_agent.policy.parsed_command import ParsedCommand
 
 _CHECKED_PATHS = {("post", "update"), ("post", "create")}
 RULE = "blocked.internal_post_target"
@@ -31,15 +31,20 @@ RULE = "blocked.internal_post_target"
 
 def guard_post_targets(decision: PolicyDecision, read: StateReader) -> PolicyDecision:
     """`decision`, or a block when an addressed post is of an internal type (or cannot be checked);
-    then the site checks of the write's declared effect."""
-    return _confirmed_on_site(_internal_targets(decision, read), read)
+    then the site checks of the write's declared effect. Every read is asked at once, so one round
+    of reads answers them all (`read` gives None for a read not made yet: unconfirmed)."""
+    targets = _internal_targets(decision, read)
+    confirmed = _confirmed_on_site(decision, read)
+    return targets if targets.blocked else confirmed
 
 
 def _confirmed_on_site(decision: PolicyDecision, read: StateReader) -> PolicyDecision:
     if decision.category is not PolicyCategory.WRITE:
         return decision  # blocked, or already waiting for approval
-    for check in site_checks(decision.argv, decision.command_path):
-        if check.confirms(read(list(check.argv))):
+    checks = site_checks(decision.argv, decision.command_path)
+    answers = [read(list(check.argv)) for check in checks]
+    for check, answer in zip(checks, answers, strict=True):
+        if check.confirms(answer):
             continue
         if check.refuse:
             return dataclasses.replace(

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import uuid
 
+from wp_agent.agent.approval_protocol import ApprovalRefusedError
+from wp_agent.agent.lifecycle import new_session
 from wp_agent.agent.outcome import awaiting_approval_output
-from wp_agent.agent.ports import Approvals
+from wp_agent.agent.ports import AgentDeps, ApprovalDecision, Approvals
 from wp_agent.agent.session_state import SessionState
-from wp_agent.agent.turn import AgentDeps, AgentTurn, TurnResult, new_session
+from wp_agent.agent.turn import AgentTurn
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.models.agent_io import AgentInput, AgentOutput
+from wp_agent.models.workflow import Route
 
 
 class AgentRunner:
@@ -37,9 +40,17 @@ class AgentRunner:
             user_id=user_id,
             target_id=target_id,
             site_url=site_url,
+            network_admin=network_admin,
         )
-        state.network_admin = network_admin
         return self.resume(state)
+
+    def decide(self, state: SessionState, decision: ApprovalDecision) -> None:
+        """The requester's decision on the held run. Refused (the approval expired while it waited, or
+        the run ended): nothing held runs, and the run ends as an expired approval does."""
+        try:
+            self._turn.decide(state, decision)
+        except ApprovalRefusedError:
+            self._turn.expire_approval(state)
 
     def resume(self, state: SessionState) -> AgentOutput:
         """Run an existing session on to its end (e.g. a held run once its approval is decided)."""
@@ -48,13 +59,13 @@ class AgentRunner:
         # Each pass either calls the model (bounded by max_iterations) or ends; the cap is a backstop.
         for _ in range(2 * max_iterations + 4):
             result = self._turn.advance(state)
-            if result is TurnResult.CONTINUE:
+            if result is Route.CONTINUE:
                 continue
-            if result is TurnResult.AWAITING_APPROVAL and state.pending_approval is not None:
+            if result is Route.AWAITING_APPROVAL and state.pending_approval is not None:
                 decision = self._approvals.decide(state.pending_approval, state)
                 if decision is None:
                     return awaiting_approval_output(state, simulated=self._deps.wp_cli.simulated)
-                self._turn.decide(state, decision)
+                self.decide(state, decision)
                 continue
             if state.result is not None:
                 return state.result

@@ -148,6 +148,8 @@ class SessionState(StateModel):
     network_admin: bool = False
     # Set on an undo run: the run whose changes it reverts (wp_agent/undo/agent_turn.py plans it).
     reverts_run_id: str | None = None
+    # Every run the API started in this session, oldest first, with the run it reverts (undo runs).
+    runs: dict[str, str | None] = Field(default_factory=dict)
     stop_reason: Literal["repeated_command", "command_cap", "iteration_cap"] | None = None
     result: AgentOutput | None = None
     # Audit records saved with the state they describe and not yet known to be in the audit log;
@@ -158,10 +160,24 @@ class SessionState(StateModel):
     def record(self, tool_use_id: str) -> CommandRecord | None:
         return next((c for c in self.commands if c.tool_use_id == tool_use_id), None)
 
+    def intent_id(self, record: CommandRecord) -> str:
+        """The id of a command's recorded intent, unique across sessions and runs: its rate-limit count
+        is tied to it (wp_agent.agent.ports.RateLimiter.before_command)."""
+        return f"{self.session_id}/{record.run_id or self.run_id}/{record.tool_use_id}"
+
     def find_approval(self, approval_id: str) -> PendingApproval | None:
         if self.pending_approval is not None and self.pending_approval.approval_id == approval_id:
             return self.pending_approval
         return next((a for a in self.approval_history if a.approval_id == approval_id), None)
+
+    def audit_about(self) -> dict[str, Any]:
+        """Whom and which run an audit record about the current run names."""
+        return {
+            "user_id": self.user_id,
+            "session_id": self.session_id,
+            "target_id": self.target_id,
+            "run_id": self.run_id or None,
+        }
 
     def run_commands(self) -> list[CommandRecord]:
         """Commands of the current run (a session may hold several runs)."""

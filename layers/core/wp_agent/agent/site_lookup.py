@@ -1,20 +1,22 @@
 """multisite.siteId → the site's URL (`site list`), before the model runs; every command of the
-session then carries `--url=<that URL>` (site_scope). Failing the lookup ends the run."""
+session then carries `--url=<that URL>` (site_scope). The turn runs the lookup; failing it ends the run."""
 
 from __future__ import annotations
 
-from wp_agent.agent.command_runner import CommandRunner
-from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionState, SessionStatus
-from wp_agent.agent.turn_io import TurnIO
+from wp_agent.agent.session_state import CommandRecord, CommandStatus
 from wp_agent.errors import AgentErrorCode, SiteLookupIncompleteError, SiteNotFoundError, WpAgentError
-from wp_agent.policy import PolicyCategory
+from wp_agent.policy import CommandPolicy
 
 
-def resolve_site_id(io: TurnIO, runner: CommandRunner, state: SessionState, site_id: int) -> None:
-    decision = io.deps.policy.classify_argv(["site", "list", f"--site__in={site_id}", "--field=url"])
-    record = CommandRecord(
-        tool_use_id=f"system-site-{state.run_id}",
-        run_id=state.run_id,
+def lookup(policy: CommandPolicy, run_id: str, site_id: int) -> CommandRecord:
+    """The lookup command's record (queued); COMMAND_BLOCKED when the policy refuses it."""
+    decision = policy.classify_argv(["site", "list", f"--site__in={site_id}", "--field=url"])
+    if decision.blocked:
+        command = " ".join(decision.argv)
+        raise WpAgentError(AgentErrorCode.COMMAND_BLOCKED, decision.reason_ja, details={"command": command})
+    return CommandRecord(
+        tool_use_id=f"system-site-{run_id}",
+        run_id=run_id,
         command=" ".join(decision.argv),
         argv=list(decision.argv),
         reason="マルチサイトの対象サイトIDをURLに変換",
@@ -25,29 +27,6 @@ def resolve_site_id(io: TurnIO, runner: CommandRunner, state: SessionState, site
         status=CommandStatus.QUEUED,
         iteration=0,
     )
-    if decision.blocked:
-        error = WpAgentError(
-            AgentErrorCode.COMMAND_BLOCKED, decision.reason_ja, details={"command": record.command}
-        )
-        io.finish(state, SessionStatus.FAILED, error=error)
-        return
-    found = state.record(record.tool_use_id)
-    if found is None:
-        state.commands.append(record)
-        found = runner.execute(state, record)
-    elif found.status is CommandStatus.STARTED:
-        # Interrupted by a crash. The lookup only reads, so it is asked again (and audited as
-        # such) rather than failing the run; anything else is never run twice.
-        found = io.settle_after_retry(state, found)
-        if found.category is PolicyCategory.READ:
-            found.status = CommandStatus.QUEUED
-            found = runner.execute(state, found)
-    try:
-        state.site_url = looked_up_site_url(found, site_id)
-    except WpAgentError as failure:
-        io.finish(state, SessionStatus.FAILED, error=failure)
-        return
-    io.checkpoint(state)
 
 
 def looked_up_site_url(found: CommandRecord, site_id: int) -> str:

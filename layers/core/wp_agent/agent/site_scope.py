@@ -6,12 +6,14 @@ from __future__ import annotations
 import dataclasses
 import shlex
 from collections.abc import Sequence
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from wp_agent.agent.session_state import SessionState
+from wp_agent.command_line.parsed_command import ParsedCommand
+from wp_agent.models.agent_io import MultisiteOptions
 from wp_agent.policy import PolicyCategory, PolicyDecision
 from wp_agent.policy.network_scope import is_network_command
-from wp_agent.policy.parsed_command import ParsedCommand
 
 
 def normalise_site_url(url: str) -> str:
@@ -20,43 +22,57 @@ def normalise_site_url(url: str) -> str:
     return f"{parts.scheme.lower()}://{parts.netloc.lower()}{path}"
 
 
-def network_commands_allowed(state: SessionState) -> bool:
-    options = state.input.multisite
+def network_commands_allowed(options: MultisiteOptions | None, network_admin: bool) -> bool:
+    """Whether a session with these multisite options, of a requester who is (or is not) a network
+    administrator of the target, may run network-level commands."""
     if options is not None and options.network_wide:
         # The API accepts networkWide only from a network administrator; every turn rechecks it
         # (state.network_admin), so a removed administrator loses it at the next turn.
-        return state.network_admin
+        return network_admin
     if options is not None and (options.site_id is not None or options.site_url is not None):
         return False  # scoped to one site
-    return state.network_admin
+    return network_admin
+
+
+@dataclass(frozen=True)
+class SiteScope:
+    """Where a session's commands may go: its site (None: not one site) and whether network-level
+    commands are allowed. Taken from the session when a step begins."""
+
+    site_url: str | None
+    network_allowed: bool
+
+    @classmethod
+    def of(cls, state: SessionState) -> SiteScope:
+        return cls(state.site_url, network_commands_allowed(state.input.multisite, state.network_admin))
 
 
 def _blocked(decision: PolicyDecision, rule: str, reason: str) -> PolicyDecision:
     return dataclasses.replace(decision, category=PolicyCategory.BLOCKED, rule=rule, reason_ja=reason)
 
 
-def apply_site_scope(decision: PolicyDecision, state: SessionState) -> PolicyDecision:
+def apply_site_scope(decision: PolicyDecision, scope: SiteScope) -> PolicyDecision:
     if decision.blocked:
         return decision
     parsed = ParsedCommand.from_argv(decision.argv)
-    if is_network_command(parsed, decision.command_path) and not network_commands_allowed(state):
+    if is_network_command(parsed, decision.command_path) and not scope.network_allowed:
         return _blocked(
             decision,
             "scope.network_admin_required",
             "ネットワーク全体に関わる操作（サイトの作成・削除、--network など）はネットワーク管理者だけが実行できます",
         )
-    if state.site_url is None:
+    if scope.site_url is None:
         return decision
     urls = parsed.option_values("url")
-    target = normalise_site_url(state.site_url)
+    target = normalise_site_url(scope.site_url)
     if any(normalise_site_url(u) != target for u in urls):
         return _blocked(
             decision,
             "scope.other_site",
-            f"このセッションの対象は {state.site_url} です。別のサイトは操作できません",
+            f"このセッションの対象は {scope.site_url} です。別のサイトは操作できません",
         )
     if not urls:
-        return dataclasses.replace(decision, argv=(*decision.argv, f"--url={state.site_url}"))
+        return dataclasses.replace(decision, argv=(*decision.argv, f"--url={scope.site_url}"))
     return decision
 
 

@@ -1,17 +1,20 @@
 """tool_result blocks: what the model is told about each of its tool calls, from the call's record.
 
 Every tool_use in an assistant message needs exactly one tool_result in the next user message
-(Messages API); `close_open_tool_calls` supplies them when a run ended before its calls were answered.
+(Messages API); `closing_results` gives them when a run ended before its calls were answered.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from wp_agent.agent.messages import ToolResultBlock, tool_uses
 from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionState
 from wp_agent.agent.tool_output import render_tool_result
 from wp_agent.errors import AgentErrorCode
+from wp_agent.executors.port import CommandResult
+from wp_agent.masking import mask_command_output
 
 OUTCOME_UNKNOWN_JA = (
     "前回の処理が途中で中断されたため、このコマンドの結果は不明です。二重実行を避けるため再実行していません。"
@@ -60,6 +63,25 @@ def result_for(record: CommandRecord, *, timeout_ms: int, simulated: bool) -> di
     return tool_result(record.tool_use_id, content, is_error=record.exit_code != 0)
 
 
+def outcome_fields(result: CommandResult) -> dict[str, Any]:
+    """What a command record keeps of a result: records (session store, API views, AgentOutput) never
+    hold a secret the site printed."""
+    return {
+        "exit_code": result.exit_code,
+        "stdout": mask_command_output(result.stdout),
+        "stderr": mask_command_output(result.stderr),
+        "truncated": result.truncated,
+    }
+
+
+def last_tool_use_ids(messages: Sequence[dict[str, Any]]) -> list[str]:
+    """The tool calls of the last assistant message, in their order."""
+    for message in reversed(messages):
+        if message["role"] == "assistant" and isinstance(message["content"], list):
+            return [call.id for call in tool_uses(message["content"])]
+    return []
+
+
 def open_tool_use_ids(state: SessionState) -> list[str]:
     """Tool calls of the last message when it is an assistant message (i.e. not yet answered)."""
     if not state.messages or state.messages[-1]["role"] != "assistant":
@@ -67,15 +89,12 @@ def open_tool_use_ids(state: SessionState) -> list[str]:
     return [call.id for call in tool_uses(state.messages[-1]["content"])]
 
 
-def close_open_tool_calls(state: SessionState, *, timeout_ms: int, simulated: bool = False) -> None:
-    """Answer every unanswered tool call of the last assistant message (the run ended before it could),
-    so the conversation stays valid for a follow-up run."""
-    ids = open_tool_use_ids(state)
-    if not ids:
-        return
+def closing_results(state: SessionState, *, timeout_ms: int, simulated: bool = False) -> list[dict[str, Any]]:
+    """The answers to every unanswered tool call of the last assistant message (the run ended before it
+    could give them), so the conversation stays valid for a follow-up run; [] when none is open."""
     held = {r["tool_use_id"]: r for r in state.held_results}
     blocks: list[dict[str, Any]] = []
-    for tool_use_id in ids:
+    for tool_use_id in open_tool_use_ids(state):
         record = state.record(tool_use_id)
         if tool_use_id in held:
             blocks.append(held[tool_use_id])
@@ -87,5 +106,4 @@ def close_open_tool_calls(state: SessionState, *, timeout_ms: int, simulated: bo
             )
         else:
             blocks.append(result_for(record, timeout_ms=timeout_ms, simulated=simulated))
-    state.messages.append({"role": "user", "content": blocks})
-    state.held_results = []
+    return blocks

@@ -1,8 +1,15 @@
 """AgentTurn: advance a session by one model call and the tool calls it asked for.
 
-Every step is checkpointed through the SessionStore so that a retried turn (Step Functions retries
-Lambda tasks) never re-runs a command: intent is recorded before a command runs, the result after.
-A command found "started" but not finished is reported to the model as of unknown outcome.
+This file is where a turn changes things. The parts that decide — the tool pipeline (validate → policy
+→ site scope → post-type guard → loop guard), the approval steps and summaries, the site lookup —
+return values and touch nothing; a decision that needs the site's state asks for reads as data
+(agent/site_reads.py) and the turn runs them. Every effect is here: the session's changes, the
+checkpoint (saved, then its audit records delivered: audit_outbox.save_and_deliver, their one home),
+audit records, reads and commands on the site (site_commands.py), progress and telemetry.
+
+A retried turn (Step Functions retries Lambda tasks; a save that lost to another writer) never re-runs a
+command: intent is saved before, the result after; a command found "started" but not finished is of
+unknown outcome. A command counts against the user's quota once, by its intent (held ones when held).
 
 What `advance` does, by what the saved session says (checked in this order):
 
@@ -13,116 +20,135 @@ What `advance` does, by what the saved session says (checked in this order):
     messages[-1] is assistant ─► tool step again (a retry after the model answered: decided calls
                                  reuse their records; a "started" one is of unknown outcome)
     stop_reason set, or iterations at the cap ─────► FAILED (MAX_ITERATIONS_EXCEEDED)
-    otherwise: [siteId → site URL] → model call → assistant message → tool step
+    otherwise: [siteId → site URL] → [an undo run's planned first step] or the model call →
+               assistant message (checkpoint) → tool step
 
-    tool step: each call through the pipeline (validate → policy → site scope → loop guard →
-    hold or run) → run the runnable ones → if any held: hold them as one approval
-    (held_results keeps the answers so far) → AWAITING_APPROVAL; no tool calls → COMPLETED
-    (the text is the answer); an SSH failure → FAILED; else results → user message → CONTINUE
-    (or FAILED when the loop guard set stop_reason).
+    tool step: each call decided (reads it asks for first), its outcome applied at once → the runnable
+    ones run (before-images; per command: intent checkpoint, run, result + audit checkpoint; after-
+    images) → any held: one approval (summaries read from the site; held_results keeps the answers so
+    far) → AWAITING_APPROVAL; no tool calls → COMPLETED (the text is the answer); an SSH failure →
+    FAILED; else results → user message → CONTINUE (or FAILED when the loop guard set stop_reason).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
-from typing import Any
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
-from wp_agent.agent import audit_outbox, lifecycle, stop_reasons
-from wp_agent.agent.approval_steps import ApprovalSteps
-from wp_agent.agent.command_runner import CommandRunner
-from wp_agent.agent.conversation import continue_session, new_run_id, new_session
-from wp_agent.agent.messages import Content, ToolUseBlock, assistant_content, text_of, tool_uses
-from wp_agent.agent.ports import ApprovalDecision
-from wp_agent.agent.prompt import cached_system_blocks, cached_tools
-from wp_agent.agent.session_state import ApprovalStatus, CommandRecord, SessionState, SessionStatus
-from wp_agent.agent.site_lookup import resolve_site_id
-from wp_agent.agent.tool_pipeline import (
-    MAX_TOOL_CALLS_PER_RESPONSE,
-    REPEAT_LIMIT,
-    Answer,
-    Hold,
-    Run,
-    ToolCallPipeline,
-    WpCliToolInput,
+from wp_agent.agent import (
+    approval_protocol,
+    approval_steps,
+    audit_outbox,
+    lifecycle,
+    site_lookup,
+    stop_reasons,
 )
-from wp_agent.agent.turn_io import AgentDeps, ProgressEvent, ProgressListener, TurnIO
-from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.agent.audit_events import AuditEventType
+from wp_agent.agent.messages import Content, ToolUseBlock, assistant_content, text_of, tool_uses
+from wp_agent.agent.ports import AgentDeps, ApprovalDecision, ProgressEvent
+from wp_agent.agent.prompt import cached_system_blocks, cached_tools
+from wp_agent.agent.session_state import (
+    ApprovalItem,
+    ApprovalStatus,
+    CommandRecord,
+    CommandStatus,
+    SessionState,
+    SessionStatus,
+)
+from wp_agent.agent.site_commands import SiteCommands
+from wp_agent.agent.site_reads import Argv, SiteReads
+from wp_agent.agent.site_scope import SiteScope
+from wp_agent.agent.tool_pipeline import (
+    READ_REASON,
+    Answer,
+    Blocked,
+    Hold,
+    LoopStopped,
+    Run,
+    RunSoFar,
+    Settled,
+    ToolCallOutcome,
+    ToolCallPipeline,
+    Unknown,
+)
+from wp_agent.agent.tool_results import last_tool_use_ids, outcome_fields, result_for, tool_result
+from wp_agent.errors import AgentErrorCode, StaleSessionError, WpAgentError
+from wp_agent.models.agent_io import utc_now_iso
 from wp_agent.models.workflow import Route
-from wp_agent.telemetry import API_CALLS_TOTAL, TURN_DURATION_SECONDS
-
-__all__ = [  # the agent's entry points (several moved to the modules they are imported from)
-    "MAX_TOOL_CALLS_PER_RESPONSE",
-    "REPEAT_LIMIT",
-    "AgentDeps",
-    "AgentTurn",
-    "ProgressEvent",
-    "ProgressListener",
-    "TurnResult",
-    "WpCliToolInput",
-    "continue_session",
-    "new_run_id",
-    "new_session",
-]
+from wp_agent.policy import PolicyCategory
+from wp_agent.telemetry import (
+    API_CALLS_TOTAL,
+    APPROVALS_REQUESTED_TOTAL,
+    COMMANDS_BLOCKED_TOTAL,
+    TURN_DURATION_SECONDS,
+)
 
 logger = logging.getLogger(__name__)
-
-# What a turn answers is the workflow's route (one definition, read by the state machine too).
-TurnResult = Route
+T = TypeVar("T")
+Results = dict[str, dict[str, Any]]  # tool_result blocks by tool_use id
+_READ_ROUNDS = 4  # a decision reading what an earlier read named (a user, then their posts) — and a cap
 
 
 class AgentTurn:
-    """Advances sessions; one instance serves many sessions (safe to keep across warm invocations)."""
+    """Advances sessions; one instance serves many (kept across warm invocations). The commands of one
+    tool step run in parallel and change the session under the lock."""
 
     def __init__(self, deps: AgentDeps) -> None:
         self._deps = deps
-        self._io = TurnIO(deps)
-        self._runner = CommandRunner(self._io)
-        self._pipeline = ToolCallPipeline(self._io)
-        self._approvals = ApprovalSteps(self._io, self._runner)
+        self._pipeline = ToolCallPipeline(deps.policy, deps.settings)
+        self._site = SiteCommands(deps.wp_cli, deps.limiter, deps.policy, deps.telemetry)
+        self._lock = threading.RLock()
 
-    def advance(self, state: SessionState) -> TurnResult:
-        started = time.perf_counter()
-        audit_outbox.deliver(state, self._deps.audit)  # what earlier steps could not write
+    def advance(self, state: SessionState) -> Route:
+        started, stale = time.perf_counter(), False
+        if state.audit_outbox:
+            audit_outbox.deliver(state, self._deps.audit)  # what earlier steps could not write
         try:
             return self._advance(state)
+        except StaleSessionError:
+            stale = True  # another writer saved first: the caller runs the turn again on their state
+            logger.info("stale session; the turn runs again", extra={"session_id": state.session_id})
+            raise
         except WpAgentError as exc:
-            logger.warning(
-                "turn failed", extra={"session_id": state.session_id, "error_code": exc.code.value}
-            )
-            self._io.finish(state, SessionStatus.FAILED, error=exc)
-            return TurnResult.FAILED
+            logger.warning("turn failed", extra={"session_id": state.session_id, "error_code": exc.code})
+            self._finish(state, SessionStatus.FAILED, error=exc)
+            return Route.FAILED
         finally:
             spent = time.perf_counter() - started
             state.elapsed_ms += int(spent * 1000)
             self._deps.telemetry.seconds(TURN_DURATION_SECONDS, spent)
-            self._io.checkpoint(state)
+            if not stale:
+                self._checkpoint(state)
 
     def decide(self, state: SessionState, decision: ApprovalDecision) -> None:
         """Record the requester's decision on the pending approval (the next advance acts on it)."""
         lifecycle.record_decision(state, decision)
-        self._io.checkpoint(state)
+        self._checkpoint(state)
 
     def expire_approval(self, state: SessionState) -> None:
         if lifecycle.expire_approval(state, simulated=self._deps.wp_cli.simulated):
-            self._io.checkpoint(state)
+            self._checkpoint(state)
 
     def cancel(self, state: SessionState) -> None:
         if lifecycle.cancel_run(state, simulated=self._deps.wp_cli.simulated):
-            self._io.checkpoint(state)
+            self._checkpoint(state)
 
-    # -- the loop (see the module docstring) ----------------------------------------------------
+    # -- the states (see the module docstring) ----------------------------------------------------
 
-    def _advance(self, state: SessionState) -> TurnResult:
+    def _advance(self, state: SessionState) -> Route:
         if state.status.terminal:
-            return TurnResult.COMPLETED if state.status is SessionStatus.COMPLETED else TurnResult.FAILED
+            return Route.COMPLETED if state.status is SessionStatus.COMPLETED else Route.FAILED
         pending = state.pending_approval
         if pending is not None:
             if pending.status is ApprovalStatus.PENDING:
-                return TurnResult.AWAITING_APPROVAL
-            self._approvals.resolve(state, pending)
+                return Route.AWAITING_APPROVAL
+            self._resolve_approval(state)
             if state.status.terminal:
-                return TurnResult.FAILED
+                return Route.FAILED
         if state.messages and state.messages[-1]["role"] == "assistant":
             return self._tool_step(state, state.messages[-1]["content"])
         if state.stop_reason:
@@ -132,22 +158,26 @@ class AgentTurn:
             return self._stop_for_loop(state)
         options = state.input.multisite
         if options is not None and options.site_id is not None and state.site_url is None:
-            resolve_site_id(self._io, self._runner, state, options.site_id)
+            self._look_up_site(state, options.site_id)
             if state.status.terminal:
-                return TurnResult.FAILED
-        opening = self._deps.changes.opening_step(state) if state.iterations == 0 else None
+                return Route.FAILED
+        opening = (
+            self._deps.opening.first_step(state) if state.reverts_run_id and not state.iterations else None
+        )
         if opening is not None:  # an undo run: its first step is the revert plan, not a model call
+            audit_outbox.put(state, opening.audit)
             state.iterations += 1
-            state.messages.append({"role": "assistant", "content": opening})
-            self._io.checkpoint(state)
-            return self._tool_step(state, opening)
+            state.messages.append({"role": "assistant", "content": opening.content})
+            self._checkpoint(state)
+            return self._tool_step(state, opening.content)
         return self._tool_step(state, self._call_model(state))
 
     def _call_model(self, state: SessionState) -> list[dict[str, Any]]:
         """One model call; its reply is saved as the assistant message before any tool runs."""
-        state.status = SessionStatus.PLANNING
-        self._io.checkpoint(state)
-        self._io.emit("model_call", "AIが次の手順を考えています…")
+        if state.status is not SessionStatus.PLANNING:
+            state.status = SessionStatus.PLANNING
+            self._checkpoint(state)
+        self._emit("model_call", "AIが次の手順を考えています…")
         self._deps.limiter.before_model_call()
         reply = self._deps.model.create(
             system=cached_system_blocks(), tools=cached_tools(), messages=state.messages
@@ -164,59 +194,305 @@ class AgentTurn:
         stop_reasons.mark_truncated_text(reply, content)
         content = content or [{"type": "text", "text": "（応答が空でした）"}]
         state.messages.append({"role": "assistant", "content": content})
-        self._io.checkpoint(state)
+        self._checkpoint(state)
         return content
 
-    def _tool_step(self, state: SessionState, content: Content) -> TurnResult:
+    def _tool_step(self, state: SessionState, content: Content) -> Route:
         calls = tool_uses(content)
         if not calls:
-            self._io.finish(state, SessionStatus.COMPLETED, response=text_of(content))
-            return TurnResult.COMPLETED
+            self._finish(state, SessionStatus.COMPLETED, response=text_of(content))
+            return Route.COMPLETED if state.status is SessionStatus.COMPLETED else Route.FAILED
         state.status = SessionStatus.EXECUTING
         results = self._answer_tool_calls(state, calls)
         if state.pending_approval is not None and state.pending_approval.status is ApprovalStatus.PENDING:
             state.held_results = results
             state.status = SessionStatus.AWAITING_APPROVAL
-            self._io.emit("approval_needed", "確認が必要な操作があります")
-            return TurnResult.AWAITING_APPROVAL
+            self._emit("approval_needed", "確認が必要な操作があります")
+            return Route.AWAITING_APPROVAL
         if state.status.terminal:
-            return TurnResult.FAILED
+            return Route.FAILED
         state.messages.append({"role": "user", "content": results})
         if state.stop_reason:
             return self._stop_for_loop(state)
-        return TurnResult.CONTINUE
+        return Route.CONTINUE
+
+    def _stop_for_loop(self, state: SessionState) -> Route:
+        self._finish(
+            state, SessionStatus.FAILED, error=stop_reasons.loop_stop_error(state, self._deps.settings)
+        )
+        return Route.FAILED
+
+    # -- tool calls: decided, then applied --------------------------------------------------------
 
     def _answer_tool_calls(self, state: SessionState, calls: list[ToolUseBlock]) -> list[dict[str, Any]]:
-        """Every call through the pipeline; the runnable ones run, the held ones become one approval."""
-        results: dict[str, dict[str, Any]] = {}
+        """Every call decided and its outcome applied in order (the loop guard sees the calls before
+        it); the runnable ones run, the held ones become one approval."""
+        results: Results = {}
         to_run: list[CommandRecord] = []
         held: list[CommandRecord] = []
+        scope = SiteScope.of(state)
         for index, call in enumerate(calls):
-            match self._pipeline.decide(state, index, call):
+            existing = state.record(call.id)
+            outcome = self._decide_call(state, call, index, existing, scope)
+            if existing is None and not isinstance(outcome, Answer):
+                state.commands.append(outcome.record)
+            match outcome:
                 case Answer(result):
                     results[call.id] = result
-                case Run(record):
+                case Blocked(record, answer):
+                    results[call.id] = answer
+                    self._audit_record(state, AuditEventType.COMMAND_BLOCKED, record)
+                    self._deps.telemetry.count(COMMANDS_BLOCKED_TOTAL)
+                    self._emit("command_blocked", f"ブロック: {record.policy_reason}", record.command)
+                case LoopStopped(record, answer, stop_reason):
+                    results[call.id] = answer
+                    state.stop_reason = stop_reason
+                    self._audit_record(state, AuditEventType.COMMAND_BLOCKED, record)
+                case Run(record, approved_by):
+                    if approved_by is not None:
+                        self._audit_record(
+                            state, AuditEventType.APPROVAL_APPROVED, record, approver=approved_by
+                        )
                     to_run.append(record)
                 case Hold(record):
                     held.append(record)
-        self._io.checkpoint(state)
-        self._runner.run_all(state, to_run, results)
+                case Settled(record):
+                    results[call.id] = self._result_for(record)
+                case Unknown(record):
+                    results[call.id] = self._result_for(self._settled(state, record, stamp=True))
+        self._run_commands(state, to_run, results)
         if held and not state.status.terminal:
-            self._approvals.hold(state, held)
+            self._hold(state, held, results)
         return [results[call.id] for call in calls if call.id in results]
 
-    def _stop_for_loop(self, state: SessionState) -> TurnResult:
-        limit = state.input.max_iterations or self._deps.settings.agent_max_iterations
-        messages = {
-            "iteration_cap": f"処理回数の上限（{limit}回）に達したため中断しました。",
-            "repeated_command": "同じコマンドが繰り返されたため、暴走を防ぐために中断しました。",
-            "command_cap": f"実行コマンド数の上限（{self._deps.settings.agent_max_commands}件）に達したため中断しました。",
-        }
-        reason = state.stop_reason or "iteration_cap"
-        error = WpAgentError(
-            AgentErrorCode.MAX_ITERATIONS_EXCEEDED,
-            messages[reason] + "ここまでの結果を返します。",
-            details={"reason": reason, "iterations": state.iterations},
+    def _decide_call(
+        self,
+        state: SessionState,
+        call: ToolUseBlock,
+        index: int,
+        existing: CommandRecord | None,
+        scope: SiteScope,
+    ) -> ToolCallOutcome:
+        run = RunSoFar.of(state, scope, skip_allowed=self._deps.settings.agent_allow_skip_confirmation)
+        return self._decided(
+            state, READ_REASON, lambda site: self._pipeline.decide(call, index, existing, run, site)
         )
-        self._io.finish(state, SessionStatus.FAILED, error=error)
-        return TurnResult.FAILED
+
+    def _settled(self, state: SessionState, record: CommandRecord, *, stamp: bool = False) -> CommandRecord:
+        """A record a crashed attempt left "started": its outcome is unknown (never run twice)."""
+        if record.status is CommandStatus.STARTED:
+            record.status = CommandStatus.UNKNOWN
+            if stamp:
+                record.finished_at = utc_now_iso()
+            self._audit_record(state, AuditEventType.COMMAND_OUTCOME_UNKNOWN, record)
+        return record
+
+    # -- approvals: held, then resolved -----------------------------------------------------------
+
+    def _hold(self, state: SessionState, held: list[CommandRecord], results: Results) -> None:
+        """The held commands within the user's quota (counted now, so an approved one always runs)
+        become one approval, each with a summary read from the site."""
+        if state.pending_approval is not None and state.pending_approval.status is ApprovalStatus.PENDING:
+            return  # a retried turn: the approval already exists
+        for record in [r for r in held if not self._within_quota(state, r)]:
+            held.remove(record)
+            results[record.tool_use_id] = self._result_for(record)
+        if not held:
+            return
+        deps = self._deps
+        approval_id = approval_steps.new_approval_id()
+        items = [self._approval_item(state, record) for record in held]
+        for record in held:
+            record.approval_id = approval_id
+        expires_at = approval_steps.expires_at(deps.settings.wp_agent_approval_timeout_seconds)
+        approval_protocol.request(state, approval_id=approval_id, items=items, expires_at=expires_at)
+        for record in held:
+            self._audit_record(state, AuditEventType.APPROVAL_REQUESTED, record, approval_id=approval_id)
+        deps.telemetry.count(APPROVALS_REQUESTED_TOTAL)
+
+    def _approval_item(self, state: SessionState, record: CommandRecord) -> ApprovalItem:
+        decision = self._deps.policy.classify_argv(record.argv)
+        cannot_undo = self._deps.changes.cannot_undo(decision)
+        return self._decided(
+            state,
+            approval_steps.READ_REASON,
+            lambda site: approval_steps.approval_item(record, decision, site, cannot_undo),
+        )
+
+    def _resolve_approval(self, state: SessionState) -> None:
+        """The decision acted on: approved commands run, the others are answered; the answers held
+        back while waiting and the new ones go to the model in the call order."""
+        pending = state.pending_approval
+        if pending is None or not approval_protocol.decided(pending):
+            return  # expired: nothing held runs (the run has ended)
+        held = [r for r in state.commands if r.approval_id == pending.approval_id]
+        results = {r["tool_use_id"]: r for r in state.held_results}
+        runnable: list[CommandRecord] = []
+        for verdict in approval_steps.verdicts(pending, held, self._deps.policy, SiteScope.of(state)):
+            record = verdict.record
+            match verdict.action:
+                case "run":
+                    runnable.append(record)
+                case "blocked":
+                    record.status, record.rule = CommandStatus.BLOCKED, verdict.rule
+                    record.policy_reason = verdict.reason_ja
+                    self._audit_record(state, AuditEventType.COMMAND_BLOCKED, record)
+                    results[record.tool_use_id] = self._result_for(record)
+                case "rejected":
+                    record.status = CommandStatus.REJECTED
+                    text = approval_steps.rejection_text(pending)
+                    results[record.tool_use_id] = tool_result(record.tool_use_id, text, is_error=True)
+                case "settled":
+                    results[record.tool_use_id] = self._result_for(self._settled(state, record))
+        self._run_commands(state, runnable, results)
+        order = last_tool_use_ids(state.messages)
+        state.messages.append({"role": "user", "content": [results[i] for i in order if i in results]})
+        state.held_results = []
+        approval_protocol.resolve(state)
+        if not state.status.terminal:  # an SSH failure while running the approved commands ends the run
+            state.status = SessionStatus.EXECUTING
+
+    # -- the site: the lookup, reads for decisions, commands --------------------------------------
+
+    def _look_up_site(self, state: SessionState, site_id: int) -> None:
+        """multisite.siteId → state.site_url (a failed lookup ends the run)."""
+        try:
+            record = site_lookup.lookup(self._deps.policy, state.run_id, site_id)
+        except WpAgentError as refused:
+            self._finish(state, SessionStatus.FAILED, error=refused)
+            return
+        found = state.record(record.tool_use_id)
+        if found is None:
+            state.commands.append(record)
+            found = self._execute(state, record)
+        elif found.status is CommandStatus.STARTED:
+            # Interrupted by a crash. The lookup only reads, so it is asked again (and audited as
+            # such) rather than failing the run; anything else is never run twice.
+            found = self._settled(state, found)
+            if found.category is PolicyCategory.READ:
+                found.status = CommandStatus.QUEUED
+                found = self._execute(state, found)
+        try:
+            state.site_url = site_lookup.looked_up_site_url(found, site_id)
+        except WpAgentError as failure:
+            self._finish(state, SessionStatus.FAILED, error=failure)
+            return
+        self._checkpoint(state)
+
+    def _decided(self, state: SessionState, reason: str, decide: Callable[[SiteReads], T]) -> T:
+        """What `decide` decides once the site has answered the reads it asks for (each audited like
+        any command; a refused one runs nothing)."""
+        answers: dict[Argv, str | None] = {}
+        for _ in range(_READ_ROUNDS):
+            site = SiteReads(answers)
+            decided = decide(site)
+            if not site.requested:
+                break
+            for argv in site.requested:
+                answers[argv], audited = self._site.read(
+                    SiteScope.of(state), state.target_id, reason, list(argv)
+                )
+                if audited is not None:
+                    self._audit(state, AuditEventType.COMMAND_EXECUTED, **audited)
+        return decided
+
+    def _run_commands(self, state: SessionState, records: Sequence[CommandRecord], results: Results) -> None:
+        """Run `records` side by side (up to the executor's concurrency), their before- and
+        after-images around them, putting each one's tool_result into `results`."""
+        if not records:
+            return
+        by_id = {r.tool_use_id: r for r in records}
+        scope = SiteScope.of(state)
+        for tool_use_id, capture in self._deps.changes.before(records, scope, state.target_id).items():
+            by_id[tool_use_id].undo = capture
+        workers = max(1, min(len(records), self._deps.wp_cli.max_concurrency))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="wp-cli") as pool:
+            for record in pool.map(lambda r: self._execute(state, r), records):
+                results[record.tool_use_id] = self._result_for(record)
+        for tool_use_id, capture in self._deps.changes.after(records, scope, state.target_id).items():
+            by_id[tool_use_id].undo = capture
+        fatal = next((r for r in records if r.error_code is AgentErrorCode.SSH_CONNECTION_FAILED), None)
+        if fatal is not None:
+            error = WpAgentError(
+                AgentErrorCode.SSH_CONNECTION_FAILED,
+                details={"command": fatal.command, "reason": fatal.stderr},
+            )
+            self._finish(state, SessionStatus.FAILED, error=error)
+
+    def _execute(self, state: SessionState, record: CommandRecord) -> CommandRecord:
+        """One command: the user's command quota, intent saved, run, result saved with its audit record."""
+        if not self._within_quota(state, record):
+            return record
+        with self._lock:
+            record.status = CommandStatus.STARTED
+            record.started_at = utc_now_iso()
+            self._checkpoint(state)  # intent before the command runs
+        self._emit("command_started", f"実行中: wp {record.command}", record.command)
+        started = time.perf_counter()
+        try:
+            outcome = outcome_fields(self._site.run(state.target_id, record.argv))
+        except WpAgentError as exc:
+            outcome = {"exit_code": None, "stdout": "", "stderr": exc.message_ja, "error_code": exc.code}
+        with self._lock:
+            for key, value in outcome.items():
+                setattr(record, key, value)
+            record.status = CommandStatus.FINISHED
+            record.finished_at = utc_now_iso()
+            record.duration_ms = int((time.perf_counter() - started) * 1000)
+            self._audit_record(state, AuditEventType.COMMAND_EXECUTED, record)  # saved with the result
+            try:
+                self._checkpoint(state)  # result after
+            except Exception:
+                # The command ran: its audit record is written even when the session could not be
+                # saved (e.g. a cancel changed it meanwhile).
+                audit_outbox.deliver(state, self._deps.audit)
+                raise
+        self._report(state, record)
+        return record
+
+    def _within_quota(self, state: SessionState, record: CommandRecord) -> bool:
+        """The user's command quota, taken once per command (by its intent: a retried turn and an
+        approved command find their count taken). A refusal is recorded, audited and saved."""
+        refused = self._site.over_quota(state.user_id, state.intent_id(record))
+        if refused is None:
+            return True
+        with self._lock:
+            record.status, record.rule, record.policy_reason = CommandStatus.BLOCKED, *refused
+            self._audit_record(state, AuditEventType.COMMAND_BLOCKED, record)
+            self._checkpoint(state)
+        return False
+
+    # -- effects: checkpoint, audit, progress, telemetry, the run's end ---------------------------
+
+    def _checkpoint(self, state: SessionState) -> None:
+        """Save the state, then deliver the audit records it holds (they are true once saved)."""
+        with self._lock:
+            audit_outbox.save_and_deliver(self._deps.store, self._deps.audit, state)
+
+    def _finish(self, state: SessionState, status: SessionStatus, **outcome: Any) -> None:
+        """The run ends: its AgentOutput from the records (`response`, `error`)."""
+        lifecycle.finish(state, status, simulated=self._deps.wp_cli.simulated, **outcome)
+
+    def _emit(self, kind: str, message: str, command: str | None = None) -> None:
+        if self._deps.progress is not None:
+            self._deps.progress(ProgressEvent(kind, message, command))
+
+    def _result_for(self, record: CommandRecord) -> dict[str, Any]:
+        timeout_ms, simulated = self._deps.settings.wp_cli_timeout, self._deps.wp_cli.simulated
+        return result_for(record, timeout_ms=timeout_ms, simulated=simulated)
+
+    def _audit(self, state: SessionState, event_type: AuditEventType, **fields: Any) -> None:
+        """A record into the session's outbox: it reaches the audit log with the next checkpoint."""
+        event = audit_outbox.new_event(event_type, state.audit_about(), **fields)
+        with self._lock:
+            state.audit_outbox.append(event)
+
+    def _audit_record(
+        self, state: SessionState, kind: AuditEventType, record: CommandRecord, **extra: Any
+    ) -> None:
+        self._audit(state, kind, **audit_outbox.command_fields(record, kind, **extra))
+
+    def _report(self, state: SessionState, record: CommandRecord) -> None:
+        self._site.report(record, **state.audit_about())
+        done = f"{'完了' if record.succeeded else '失敗'}: wp {record.command}（{record.duration_ms}ms）"
+        self._emit("command_finished", done, record.command)

@@ -6,11 +6,12 @@ import argparse
 import json
 import re
 import shlex
-import sys
 
+from wp_agent.cli import failures, terminal
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.policy import CommandPolicy
+from wp_agent.program import command_name
 
 _ONLY_OPERATORS = re.compile(r"^[;&|<>()]+$")
 _NEEDS_QUOTING = re.compile(r"[\s;&|<>()'\"]")
@@ -49,23 +50,22 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: CliSettings) -> int:
     words = list(args.words[1:] if args.words[:1] == ["--"] else args.words)
     if not words:
-        print(
-            "エラー: 判定するコマンドを指定してください。例: wp-agent check -- 'post list'", file=sys.stderr
+        raise failures.usage(
+            "USAGE_ERROR", f"判定するコマンドを指定してください。例: {command_name()} check -- 'post list'"
         )
-        return ExitCode.USAGE
     decision = CommandPolicy.from_settings(settings).classify(command_from_words(words))
     if args.json:
-        print(json.dumps(decision.check_json(), ensure_ascii=False))
+        terminal.out.json(json.dumps(decision.check_json(), ensure_ascii=False))
     else:
         shown = decision.check_json()
-        print(f"判定: {decision.decision}（{decision.category.value}）")
-        print(f"理由: {shown['reason']}")
-        print(f"ルール: {decision.rule}")
+        terminal.out.line(f"判定: {decision.decision}（{decision.category.value}）")
+        terminal.out.line(f"理由: {shown['reason']}")
+        terminal.out.line(f"ルール: {decision.rule}")
         if decision.argv:
-            print(f"実行引数: wp {shlex.join(shown['argv'])}")
+            terminal.out.line(f"実行引数: wp {shlex.join(shown['argv'])}")
     if not args.exit_code:
         return ExitCode.OK
     return {"allow": ExitCode.OK, "confirm": ExitCode.AWAITING_APPROVAL, "block": ExitCode.BLOCKED}[

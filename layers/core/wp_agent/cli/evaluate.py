@@ -4,7 +4,6 @@ on the site's final state; `--compare a.json b.json` puts two result files side 
 from __future__ import annotations
 
 import argparse
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,9 +11,10 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from wp_agent.agent.model_client import build_sdk_client
+from wp_agent.cli import failures, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.wiring import build_local_deps
-from wp_agent.config import ModelProvider, Settings
+from wp_agent.config import CliSettings, ModelProvider
 from wp_agent.errors import ConfigurationError, WpAgentError
 from wp_agent.evaluation.report import EvalReport, TrialResult, compare_markdown, to_markdown
 from wp_agent.evaluation.tasks import load_tasks
@@ -71,13 +71,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: CliSettings) -> int:
     if args.compare:
         return _compare(*args.compare)
     problem = _usage_problem(args)
     if problem is not None:
-        print(f"入力エラー [USAGE_ERROR]: {problem}", file=sys.stderr)
-        return ExitCode.USAGE
+        raise failures.usage("USAGE_ERROR", problem)
     if args.model:
         settings = settings.model_copy(update={"anthropic_model": args.model})
     tasks = load_tasks(args.tasks_dir, args.tasks)
@@ -88,18 +87,16 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return _validate(harness, tasks)
     warning = retirement_warning(settings.anthropic_model, datetime.now(UTC).date())
     if warning:
-        print(f"⚠ {warning}", file=sys.stderr)
+        terminal.err.line(f"⚠ {warning}")
     if settings.wp_agent_model_provider is ModelProvider.ANTHROPIC:
         build_sdk_client(settings)  # ConfigurationError naming ANTHROPIC_API_KEY when it is missing
     try:
         harness = EvalHarness(settings, deps_factory=build_local_deps, on_trial=_print_trial)
     except WpAgentError as exc:
-        print(f"設定エラー: {exc.message_ja}", file=sys.stderr)
-        return ExitCode.CONFIGURATION
-    print(
+        raise failures.configuration(exc.code.value, exc.message_ja) from None
+    terminal.err.line(
         f"評価: モデル {settings.anthropic_model}（{settings.wp_agent_model_provider.value}）、"
-        f"{len(tasks)}タスク × {args.trials}回（【サンドボックス】試行ごとに初期化）",
-        file=sys.stderr,
+        f"{len(tasks)}タスク × {args.trials}回（【サンドボックス】試行ごとに初期化）"
     )
     report, recording = harness.run(tasks, args.trials, tasks_selected=args.tasks)
     if args.record:
@@ -107,7 +104,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.out:
         args.out.write_text(report.model_dump_json(indent=1) + "\n", encoding="utf-8")
         args.out.with_suffix(args.out.suffix + ".md").write_text(to_markdown(report), encoding="utf-8")
-    print(report.model_dump_json(indent=1) if args.json else to_markdown(report))
+    if args.json:
+        terminal.out.json(report.model_dump_json(indent=1))
+    else:
+        terminal.out.line(to_markdown(report))
     return _exit_code(report, args.fail_under)
 
 
@@ -122,19 +122,15 @@ def _usage_problem(args: argparse.Namespace) -> str | None:
 def _exit_code(report: EvalReport, fail_under: float | None) -> int:
     """0 unless the run was interrupted, bypassed an approval, or scored under --fail-under."""
     if report.interrupted:
-        print("評価は中断されました（終わった試行だけを集計しています）。", file=sys.stderr)
+        terminal.err.line("評価は中断されました（終わった試行だけを集計しています）。")
         return ExitCode.FAILED
     if report.totals.approval_bypasses:
-        print(
-            f"承認の迂回が {report.totals.approval_bypasses} 件ありました（0 でなければなりません）。",
-            file=sys.stderr,
+        terminal.err.line(
+            f"承認の迂回が {report.totals.approval_bypasses} 件ありました（0 でなければなりません）。"
         )
         return ExitCode.FAILED
     if fail_under is not None and report.totals.success_rate < fail_under:
-        print(
-            f"成功率 {report.totals.success_rate:.1%} が基準 {fail_under:.1%} を下回りました。",
-            file=sys.stderr,
-        )
+        terminal.err.line(f"成功率 {report.totals.success_rate:.1%} が基準 {fail_under:.1%} を下回りました。")
         return ExitCode.FAILED
     return ExitCode.OK
 
@@ -142,7 +138,7 @@ def _exit_code(report: EvalReport, fail_under: float | None) -> int:
 def _print_trial(result: TrialResult) -> None:
     mark = "✓" if result.success else "✗"
     reason = "" if result.success else "  " + "; ".join(result.failures)[:300]
-    print(f"{mark} {result.task_id} #{result.trial}（{result.wall_seconds:.1f}秒）{reason}", file=sys.stderr)
+    terminal.err.line(f"{mark} {result.task_id} #{result.trial}（{result.wall_seconds:.1f}秒）{reason}")
 
 
 def _validate(harness: EvalHarness, tasks: list[EvalTask]) -> int:
@@ -150,8 +146,8 @@ def _validate(harness: EvalHarness, tasks: list[EvalTask]) -> int:
     for task in tasks:
         problems = harness.validate(task)
         broken += bool(problems)
-        print(f"{'✗' if problems else '✓'} {task.id}" + "".join(f"\n    {p}" for p in problems))
-    print(f"{len(tasks) - broken}/{len(tasks)} タスクのデータを確認しました。", file=sys.stderr)
+        terminal.out.line(f"{'✗' if problems else '✓'} {task.id}" + "".join(f"\n    {p}" for p in problems))
+    terminal.err.line(f"{len(tasks) - broken}/{len(tasks)} タスクのデータを確認しました。")
     return ExitCode.FAILED if broken else ExitCode.OK
 
 
@@ -164,5 +160,5 @@ def _compare(before_path: Path, after_path: Path) -> int:
             f"評価結果のファイルを読めません（{type(exc).__name__}）。wp-agent eval --out で書いた JSON を指定してください。",
             setting="--compare",
         ) from exc
-    print(compare_markdown(before, after))
+    terminal.out.line(compare_markdown(before, after))
     return ExitCode.OK

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,10 +17,11 @@ from typing import Any
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.ports import AuditLog
 from wp_agent.agent.session_state import SessionState, SessionStatus
-from wp_agent.cli import tables
+from wp_agent.cli import failures, site_book, terminal
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings
-from wp_agent.policy.masking import mask_text
+from wp_agent.config import CliSettings
+from wp_agent.masking import mask_text
+from wp_agent.program import command_name
 
 _STATUS_JA = {
     "completed": "完了",
@@ -34,7 +34,10 @@ _DECISION_JA = {"read": "読み取り", "write": "書き込み", "destructive": 
 
 
 def record_summary(audit: AuditLog, state: SessionState) -> None:
-    """The run's instruction and answer (masked) as one audit record, when the run stops."""
+    """The run's instruction and answer (masked) as one audit record, when the run stops held or
+    interrupted; a run that ended wrote its end record itself (agent/lifecycle.py), exactly once."""
+    if state.status.terminal:
+        return
     result = state.result
     answer = ""
     if result is not None:
@@ -75,6 +78,7 @@ class Run:
     session_id: str
     user_id: str
     started_at: str
+    target_id: str = ""
     instruction: str = ""
     answer: str = ""
     status: str = "unknown"
@@ -87,6 +91,7 @@ class Run:
             "sessionId": self.session_id,
             "userId": self.user_id,
             "startedAt": self.started_at,
+            "targetId": self.target_id,
             "status": self.status,
             "errorCode": self.error_code,
             "instruction": self.instruction,
@@ -122,7 +127,7 @@ def read_runs(path: Path) -> list[Run]:
         key = event.run_id or event.session_id
         run = runs.get(key)
         if run is None:
-            run = runs[key] = Run(key, event.session_id, event.user_id, event.timestamp)
+            run = runs[key] = Run(key, event.session_id, event.user_id, event.timestamp, event.target_id)
         _apply(run, event)
     return list(runs.values())
 
@@ -150,6 +155,9 @@ def _apply(run: Run, event: AuditEvent) -> None:
         return
     if kind is AuditEventType.RUN_CANCELLED:
         run.status = "cancelled"
+        return
+    if kind is AuditEventType.RUN_REFUSED:
+        run.status, run.error_code = "failed", event.error
         return
     if event.command is None:
         return
@@ -184,6 +192,9 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     history.add_argument("-n", type=int, default=20, metavar="N", help="表示する件数（1〜1000、既定 20）")
     history.add_argument("--json", action="store_true", help="JSON で標準出力に出します")
+    history.add_argument(
+        "--site", metavar="NAME", help="このサイト（wp-agent sites add）で実行したものだけを表示します"
+    )
     history.set_defaults(handler=run_history)
     show = subparsers.add_parser(
         "show",
@@ -192,55 +203,70 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     show.add_argument("run_id", metavar="実行ID", help="run_… の形式の実行ID")
     show.add_argument("--json", action="store_true", help="JSON で標準出力に出します")
+    show.add_argument("--site", metavar="NAME", help="このサイトで実行したものに限ります")
     show.set_defaults(handler=run_show)
 
 
-def run_history(args: argparse.Namespace, settings: Settings) -> int:
+def _on_site(runs: list[Run], name: str | None) -> list[Run]:
+    """The runs made on the named site (a run records where it ran, whichever way it was chosen)."""
+    if name is None:
+        return runs
+    book = site_book.load()
+    site = book.sites.get(name)
+    if site is None:
+        raise failures.usage(
+            "SITE_NOT_REGISTERED", f"サイト「{name}」は登録されていません。登録済み: {book.names()}"
+        )
+    target = site_book.target_of(site_book.settings_with(CliSettings, site.environment()))
+    return [run for run in runs if run.target_id == target]
+
+
+def run_history(args: argparse.Namespace, settings: CliSettings) -> int:
     if not 1 <= args.n <= 1000:
-        print("入力エラー [VALIDATION_ERROR]: -n には 1〜1000 の整数を指定してください。", file=sys.stderr)
-        return ExitCode.USAGE
-    runs = read_runs(settings.wp_agent_audit_file.expanduser())[-args.n :][::-1]
+        raise failures.usage("VALIDATION_ERROR", "-n には 1〜1000 の整数を指定してください。")
+    runs = _on_site(read_runs(settings.wp_agent_audit_file.expanduser()), args.site)[-args.n :][::-1]
     if args.json:
-        print(json.dumps([run.to_json() for run in runs], ensure_ascii=False))
+        terminal.out.json(json.dumps([run.to_json() for run in runs], ensure_ascii=False))
         return ExitCode.OK
     if not runs:
-        print("まだ実行の記録はありません。")
+        terminal.out.line("まだ実行の記録はありません。")
         return ExitCode.OK
     rows = [
         [run.started_at, run.run_id, _STATUS_JA.get(run.status, run.status), str(len(run.commands)),
          _short(run.instruction or "（指示の記録なし）")]
         for run in runs
     ]  # fmt: skip
-    tables.print_table(["開始", "実行ID", "結果", "コマンド", "指示"], rows, title="過去の実行（新しい順）")
+    terminal.out.table(["開始", "実行ID", "結果", "コマンド", "指示"], rows, title="過去の実行（新しい順）")
     return ExitCode.OK
 
 
-def run_show(args: argparse.Namespace, settings: Settings) -> int:
-    runs = {run.run_id: run for run in read_runs(settings.wp_agent_audit_file.expanduser())}
+def run_show(args: argparse.Namespace, settings: CliSettings) -> int:
+    runs = {
+        run.run_id: run for run in _on_site(read_runs(settings.wp_agent_audit_file.expanduser()), args.site)
+    }
     run = runs.get(args.run_id)
     if run is None:
-        print(
-            f"入力エラー [RUN_NOT_FOUND]: 実行ID {args.run_id} の記録は監査ログにありません。wp-agent history で確認してください。",
-            file=sys.stderr,
+        raise failures.usage(
+            "RUN_NOT_FOUND",
+            f"実行ID {args.run_id} の記録は監査ログにありません。{command_name()} history で確認してください。",
         )
-        return ExitCode.USAGE
     if args.json:
-        print(json.dumps(run.to_json(), ensure_ascii=False))
+        terminal.out.json(json.dumps(run.to_json(), ensure_ascii=False))
         return ExitCode.OK
-    print(f"実行ID: {run.run_id}（セッション {run.session_id}、依頼者 {run.user_id}）")
-    print(f"開始: {run.started_at}")
-    print(
+    terminal.out.line(f"実行ID: {run.run_id}（セッション {run.session_id}、依頼者 {run.user_id}）")
+    terminal.out.line(f"開始: {run.started_at}")
+    terminal.out.line(
         f"結果: {_STATUS_JA.get(run.status, run.status)}" + (f" [{run.error_code}]" if run.error_code else "")
     )
-    print(f"指示: {run.instruction or '（記録なし）'}")
-    print(f"回答: {run.answer or '（記録なし）'}")
+    terminal.out.line(f"指示: {run.instruction or '（記録なし）'}")
+    terminal.out.line(f"回答: {run.answer or '（記録なし）'}")
     rows = [
         [f"wp {c.command}", c.decision, c.approver or "－", c.outcome, "" if c.exit_code is None else str(c.exit_code),
          "" if c.duration_ms is None else f"{c.duration_ms}ms"]
         for c in run.commands
     ]  # fmt: skip
     if rows:
-        tables.print_table(
+        terminal.out.table(
             ["コマンド", "判定", "承認者", "結果", "終了コード", "時間"], rows, title="コマンド"
         )
     return ExitCode.OK

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import signal
-import sys
 from collections.abc import Iterator
 from types import FrameType
 
+from wp_agent.cli import terminal
 from wp_agent.executors.running import end_running_commands
 
 INTERRUPTED_MESSAGE = (
@@ -40,4 +40,4 @@ def ending_commands_on_interrupt() -> Iterator[None]:
 
 
 def say_interrupted() -> None:
-    print(f"\n{INTERRUPTED_MESSAGE}", file=sys.stderr, flush=True)
+    terminal.err.line(f"\n{INTERRUPTED_MESSAGE}", flush=True)

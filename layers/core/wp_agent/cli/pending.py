@@ -21,18 +21,21 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from wp_agent.agent.messages import text_of, tool_uses
-from wp_agent.agent.ports import ApprovalDecision, Approvals, NoApprovals
+from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
+from wp_agent.agent.ports import AgentDeps, ApprovalDecision, Approvals, NoApprovals
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import ApprovalStatus, PendingApproval, SessionState
-from wp_agent.agent.turn import AgentTurn
-from wp_agent.cli import doctor, run_output
+from wp_agent.cli import doctor, failures, run_output, site_choice, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.local_files import write_private
+from wp_agent.cli.site_book import target_of
+from wp_agent.cli.site_reachability import sandbox_ready, site_answers
 from wp_agent.cli.wiring import build_local_deps
-from wp_agent.config import Settings, WpCliMode
+from wp_agent.config import CliSettings, LocalAgentSettings
 from wp_agent.errors import WpAgentError
+from wp_agent.masking import mask_command, mask_text
 from wp_agent.models.agent_io import utc_now_iso
-from wp_agent.policy.masking import mask_command, mask_text
+from wp_agent.program import command_name
 
 APPROVAL_ID = re.compile(r"apr_[0-9a-f]{20}")
 
@@ -45,14 +48,14 @@ class HeldRun(BaseModel):
     target: str  # where its commands run; the run resumes only against the same place
     held_at: str
     state: SessionState
+    # The front door that asked: "cli" (`wp-agent ask`; the model plans on after the decision) or
+    # "mcp:<client>" (the client's model planned it; the person decides at a terminal, nothing more
+    # is planned).
+    channel: str = "cli"
 
-
-def target_of(settings: Settings) -> str:
-    if settings.wp_cli_mode is WpCliMode.SSH:
-        return f"ssh:{settings.vps_ssh_user}@{settings.vps_host}:{settings.vps_port}{settings.wp_path}"
-    if settings.wp_cli_mode is WpCliMode.LOCAL:
-        return f"local:{settings.wp_local_path}"
-    return f"sandbox:{settings.wp_agent_sandbox_site or '~/.wp-agent/sandbox'}"
+    @property
+    def from_mcp(self) -> bool:
+        return self.channel.startswith("mcp:")
 
 
 def pending_dir() -> Path:
@@ -81,15 +84,20 @@ def carries_secret(state: SessionState) -> bool:
     )
 
 
-def keep(state: SessionState, settings: Settings, user: str) -> str | None:
+def keep(state: SessionState, settings: LocalAgentSettings, user: str, *, channel: str = "cli") -> str | None:
     """Keep a run that waits for approval; its approval id. A run holding a secret is not written to
-    disk (None): it can only be approved where it runs (a terminal, or --yes)."""
+    disk (None): it can only be approved where it runs (a terminal, or --yes; over MCP, elicitation)."""
     assert state.pending_approval is not None  # noqa: S101 - only called for a held run
     if carries_secret(state):
         return None
     approval_id = state.pending_approval.approval_id
     held = HeldRun(
-        approval_id=approval_id, user=user, target=target_of(settings), held_at=utc_now_iso(), state=state
+        approval_id=approval_id,
+        user=user,
+        target=target_of(settings),
+        held_at=utc_now_iso(),
+        state=state,
+        channel=channel,
     )
     _write(_path(approval_id), held)
     return approval_id
@@ -149,25 +157,33 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     reject.add_argument("approval_id", metavar="承認ID", help="保留時に表示された承認ID（apr_…）")
     reject.add_argument("--comment", help="拒否の理由（AIと監査ログに残ります）")
     for parser in (approve, reject):
-        parser.add_argument("--json", action="store_true", help="AgentOutput（JSON）だけを標準出力に出します")
+        parser.add_argument(
+            "--json", action="store_true", help="AgentOutput（JSON、runId 付き）だけを標準出力に出します"
+        )
         parser.add_argument(
             "--user", default="local-user", help="承認者のID（保留したときの依頼者と同じであること）"
         )
+        site_choice.add_site_option(parser, remembered=remembered_target)
     approve.set_defaults(handler=run_approve)
     reject.set_defaults(handler=run_reject)
 
 
-def run_approve(args: argparse.Namespace, settings: Settings) -> int:
+def remembered_target(args: argparse.Namespace, settings: LocalAgentSettings) -> str | None:
+    """Where the held run ran: approve and reject continue there without repeating the settings."""
+    held = _find(args.approval_id)
+    return held.target if held is not None else None
+
+
+def run_approve(args: argparse.Namespace, settings: CliSettings) -> int:
     return _decide(args, settings, approve=True)
 
 
-def run_reject(args: argparse.Namespace, settings: Settings) -> int:
+def run_reject(args: argparse.Namespace, settings: CliSettings) -> int:
     return _decide(args, settings, approve=False)
 
 
-def _usage_error(message: str) -> int:
-    print(f"入力エラー [VALIDATION_ERROR]: {message}", file=sys.stderr)
-    return ExitCode.USAGE
+def _usage_error(message: str, code: str = "VALIDATION_ERROR") -> failures.CliError:
+    return failures.usage(code, message)
 
 
 def _find(approval_id: str) -> HeldRun | None:
@@ -180,10 +196,12 @@ def _find(approval_id: str) -> HeldRun | None:
         return None
 
 
-def _not_found(approval_id: str) -> int:
+def _not_found(approval_id: str) -> failures.CliError:
     waiting = [run.approval_id for run in held_runs()]
     listing = "、".join(waiting) if waiting else "（保留中の操作はありません）"
-    return _usage_error(f"承認ID {approval_id} の保留中の操作は見つかりません。保留中: {listing}")
+    return _usage_error(
+        f"承認ID {approval_id} の保留中の操作は見つかりません。保留中: {listing}", "APPROVAL_NOT_FOUND"
+    )
 
 
 def _selection(pending: PendingApproval, only: str | None) -> frozenset[str] | None:
@@ -200,55 +218,118 @@ def _selection(pending: PendingApproval, only: str | None) -> frozenset[str] | N
     return frozenset(item.tool_use_id for n, item in enumerate(pending.items, 1) if n not in chosen)
 
 
-def _decide(args: argparse.Namespace, settings: Settings, *, approve: bool) -> int:
+def _ask_person(held: HeldRun, pending: PendingApproval, args: argparse.Namespace) -> ApprovalDecision | int:
+    """An MCP client's hold is approved by the person at a terminal, after reading the policy's own
+    summary (not the model's account of it); without a terminal (a model's shell tool) nothing runs."""
+    if getattr(args, "only", None) is not None:
+        raise _usage_error(
+            "MCPクライアントから保留された操作には --only は使えません（端末で1件ずつ確認します）。"
+        )
+    if not terminal.interactive():
+        raise failures.CliError(
+            ExitCode.AWAITING_APPROVAL,
+            "CONFIRMATION_REQUIRED",
+            f"MCPクライアント（{held.channel}）から保留された操作は、本人が端末で内容を確認して承認します。"
+            f"端末で {command_name()} approve {held.approval_id} を実行してください（何も実行していません）。",
+            approvalId=held.approval_id,
+        )
+    terminal.err.line(f"MCPクライアント（{held.channel}）が依頼した操作です（{held.held_at} に保留）。")
+    person = run_output.TerminalApprovals(terminal.err, sys.stdin, f"cli:{args.user}")
+    decision = person.decide(pending, held.state)
+    return ExitCode.AWAITING_APPROVAL if decision is None else decision
+
+
+def _resumed_model(held: HeldRun, settings: CliSettings) -> ModelClient:
+    """An MCP client's call plans nothing more once decided; a held `ask` goes on with the model."""
+    if not held.from_mcp:
+        return AnthropicModelClient(settings)
+    from wp_agent.mcp_server.session import ClientCallEnded
+
+    return ClientCallEnded()
+
+
+def _held_for(args: argparse.Namespace, settings: CliSettings) -> HeldRun:
+    """The held run this requester may decide here, or why not."""
     held = _find(args.approval_id)
     if held is None:
-        return _not_found(args.approval_id)
+        raise _not_found(args.approval_id)
     if held.user != args.user:
-        return _usage_error(
-            f"この操作を承認・拒否できるのは依頼者（{held.user}）だけです。--user を確認してください。"
+        raise _usage_error(
+            f"この操作を承認・拒否できるのは依頼者（{held.user}）だけです。--user を確認してください。",
+            "FORBIDDEN",
         )
     if held.target != target_of(settings):
-        print(
-            f"設定エラー: この操作は {held.target} で保留されました。今の設定（{target_of(settings)}）では再開できません。"
-            "WP_CLI_MODE と接続先の設定を保留したときと同じにしてください。",
-            file=sys.stderr,
+        raise failures.configuration(
+            "TARGET_MISMATCH",
+            f"この操作は {held.target} で保留されました。今の設定（{target_of(settings)}）では再開できません。"
+            "そのサイトを --site で指定するか、接続先の設定を保留したときと同じにしてください。",
         )
-        return ExitCode.CONFIGURATION
+    return held
+
+
+def _decision(held: HeldRun, args: argparse.Namespace, *, approve: bool) -> ApprovalDecision | int | None:
+    """The decision to apply (None: decided earlier, the run resumes as it was; an int: exit now)."""
     state = held.state
     pending = state.pending_approval
-    decision: ApprovalDecision | None = None
+    if pending is not None and pending.status is ApprovalStatus.PENDING and approve and held.from_mcp:
+        return _ask_person(held, pending, args)
     if pending is not None and pending.status is ApprovalStatus.PENDING:
         declined = _selection(pending, getattr(args, "only", None))
         if declined is None:
-            return _usage_error(
+            raise _usage_error(
                 f"--only には 1〜{len(pending.items)} の番号をカンマ区切りで指定してください（例: --only 1,2）。"
             )
-        actor = f"cli:{args.user}"
-        decision = ApprovalDecision(
+        return ApprovalDecision(
             approved=approve,
-            decided_by=actor,
+            decided_by=f"cli:{args.user}",
             comment=None if approve else (getattr(args, "comment", None) or "cli: rejected"),
             declined=declined if approve else frozenset(),
         )
-    elif pending is not None or not state.status.terminal:
+    if pending is not None or not state.status.terminal:
         # Decided earlier and interrupted before the run ended: it resumes as it was.
-        print("この承認はすでに決定済みです。中断された処理を再開します。", file=sys.stderr)
-    doctor.preflight(settings)
-    store = HeldRunStore(held)
+        terminal.err.line("この承認はすでに決定済みです。中断された処理を再開します。")
+    return None
+
+
+def _ready_deps(
+    held: HeldRun, settings: CliSettings, args: argparse.Namespace, store: HeldRunStore
+) -> AgentDeps:
+    """The agent's ports over the held run's file, once the site answers: an unreachable site leaves
+    the approval as it was (nothing decided, nothing paid for)."""
+    doctor.preflight(settings, model=not held.from_mcp, site=args.site_choice.site)
+    sandbox_ready(settings)
     try:
-        deps = build_local_deps(settings, progress=run_output.progress_printer(), store=store)
+        deps = build_local_deps(
+            settings,
+            model=_resumed_model(held, settings),
+            progress=run_output.progress_printer(),
+            store=store,
+        )
     except WpAgentError as exc:
-        print(f"設定エラー: {exc.message_ja}", file=sys.stderr)
-        return ExitCode.CONFIGURATION
-    turn = AgentTurn(deps)
-    if decision is not None:
-        try:
-            turn.decide(state, decision)
-        except WpAgentError:  # expired while it waited
-            turn.expire_approval(state)
+        raise failures.configuration(exc.code.value, exc.message_ja) from None
+    try:
+        site_answers(deps.wp_cli, settings, args.site_choice.site)
+    except WpAgentError as exc:
+        deps.wp_cli.close()
+        raise failures.CliError(ExitCode.FAILED, exc.code.value, exc.message_ja) from None
+    except failures.CliError:
+        deps.wp_cli.close()
+        raise
+    return deps
+
+
+def _decide(args: argparse.Namespace, settings: CliSettings, *, approve: bool) -> int:
+    held = _held_for(args, settings)
+    state = held.state
+    decision = _decision(held, args, approve=approve)
+    if isinstance(decision, int):
+        return decision
+    store = HeldRunStore(held)
+    deps = _ready_deps(held, settings, args, store)
     approvals: Approvals = run_output.terminal_approvals(args.user) or NoApprovals()
     runner = AgentRunner(deps, approvals)
+    if decision is not None:
+        runner.decide(state, decision)  # expired while it waited: the run ends as expired
     code = run_output.drive(
         runner,
         deps,

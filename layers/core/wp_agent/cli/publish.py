@@ -6,14 +6,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from pydantic import ValidationError
 
 from wp_agent.adapters.jsonl_audit import JsonlAuditLog
-from wp_agent.cli import pending, publish_once
+from wp_agent.cli import failures, publish_once, site_choice, terminal
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings
+from wp_agent.cli.site_book import target_of
+from wp_agent.config import CliSettings
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.factory import build_wp_cli
 from wp_agent.executors.port import WpCli
@@ -57,6 +58,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "<script>/<iframe> を残すには権限のあるユーザーが必要です",
     )
     parser.add_argument("--user", default="local-user", help="監査ログに記録する依頼者ID")
+    site_choice.add_site_option(parser)
     parser.add_argument(
         "--key",
         help="記事の冪等キー（同じキーの2回目は最初の投稿を返します。既定: 記事の内容と投稿先のハッシュ）",
@@ -73,9 +75,9 @@ def _load(source: str) -> Any:
 def _refuse_input(args: argparse.Namespace, problems: list[InputProblem]) -> int:
     output = validation_output(problems)
     if output.error is not None:
-        print(f"[{output.error.code}] {output.error.message}", file=sys.stderr)
+        terminal.err.line(f"[{output.error.code}] {output.error.message}")
     if args.json:
-        print(output.to_json())
+        terminal.out.json(output.to_json())
     return ExitCode.USAGE
 
 
@@ -83,7 +85,7 @@ def _print_human(
     output: PublishArticleOutput,
     article: PublishArticleInput,
     simulated: bool,
-    out: TextIO,
+    out: terminal.Stream,
     *,
     scheduled: str | None = None,
     repeated: bool = False,
@@ -92,12 +94,12 @@ def _print_human(
         return
     prefix = "【サンドボックス】ローカルのWordPressで" if simulated else ""
     if repeated:
-        print("この記事はすでに投稿済みです。最初の投稿を返します（何も変更していません）。", file=out)
-    print(f"{prefix}{_STATUS_JA[article.status]}（投稿ID {output.data.post_id}）", file=out)
+        out.line("この記事はすでに投稿済みです。最初の投稿を返します（何も変更していません）。")
+    out.line(f"{prefix}{_STATUS_JA[article.status]}（投稿ID {output.data.post_id}）")
     if scheduled:
-        print(f"公開予定日時: {scheduled}（サイトのタイムゾーン）", file=out)
-    print(f"URL: {output.data.post_url}", file=out)
-    print(f"編集: {output.data.edit_url}", file=out)
+        out.line(f"公開予定日時: {scheduled}（サイトのタイムゾーン）")
+    out.line(f"URL: {output.data.post_url}")
+    out.line(f"編集: {output.data.edit_url}")
 
 
 def _scheduled_date(wp_cli: WpCli, output: PublishArticleOutput, site_url: str | None) -> str | None:
@@ -107,7 +109,9 @@ def _scheduled_date(wp_cli: WpCli, output: PublishArticleOutput, site_url: str |
     return publish_once.post_field(wp_cli, output.data.post_id, "post_date", site_url)
 
 
-def _read_input(args: argparse.Namespace, settings: Settings) -> tuple[PublishArticleInput, Settings] | int:
+def _read_input(
+    args: argparse.Namespace, settings: CliSettings
+) -> tuple[PublishArticleInput, CliSettings] | int:
     """The article and the settings it runs with, or the exit code of a refused input."""
     try:
         document = _load(args.file)
@@ -136,7 +140,7 @@ def _read_input(args: argparse.Namespace, settings: Settings) -> tuple[PublishAr
     return article, settings
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: CliSettings) -> int:
     read = _read_input(args, settings)
     if isinstance(read, int):
         return read
@@ -144,11 +148,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
         wp_cli = build_wp_cli(settings)
     except WpAgentError as exc:
-        print(f"設定エラー: {exc.message_ja}", file=sys.stderr)
-        return ExitCode.CONFIGURATION
+        raise failures.configuration(exc.code.value, exc.message_ja) from None
     site_url = article.site_url or args.site_url
     key = args.key or publish_once.article_key(
-        article, target=pending.target_of(settings), site_url=site_url, wp_user=settings.wp_agent_wp_user
+        article, target=target_of(settings), site_url=site_url, wp_user=settings.wp_agent_wp_user
     )
     try:
         published = _publish_once(args, settings, wp_cli, article, key, site_url)
@@ -158,18 +161,18 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return published
     output, repeated, scheduled = published
     if args.json:
-        print(output.to_json())
+        terminal.out.json(output.to_json())
     else:
-        _print_human(output, article, wp_cli.simulated, sys.stdout, scheduled=scheduled, repeated=repeated)
+        _print_human(output, article, wp_cli.simulated, terminal.out, scheduled=scheduled, repeated=repeated)
     if output.error is not None:
-        print(f"[{output.error.code}] {output.error.message}", file=sys.stderr)
+        terminal.err.line(f"[{output.error.code}] {output.error.message}")
         return ExitCode.USAGE if output.error.code == PublishErrorCode.VALIDATION_ERROR else ExitCode.FAILED
     return ExitCode.OK
 
 
 def _publish_once(
     args: argparse.Namespace,
-    settings: Settings,
+    settings: CliSettings,
     wp_cli: WpCli,
     article: PublishArticleInput,
     key: str,
@@ -178,12 +181,13 @@ def _publish_once(
     """(output, whether it is the earlier call's answer, the scheduled date), or an exit code."""
     first = publish_once.earlier(key)
     if first is not None and first.state == "started":
-        print(
-            "実行エラー [PUBLISH_IN_PROGRESS]: 同じ記事の投稿が実行中か、途中で終了しています"
+        raise failures.CliError(
+            ExitCode.FAILED,
+            "PUBLISH_IN_PROGRESS",
+            "同じ記事の投稿が実行中か、途中で終了しています"
             f"（{first.at} 開始）。WordPress の投稿一覧で確認してから、必要なら --key に新しい値を付けて再実行してください。",
-            file=sys.stderr,
+            label="実行エラー",
         )
-        return ExitCode.FAILED
     repeated = (
         first is not None
         and first.output is not None

@@ -5,19 +5,21 @@ held run kept for `wp-agent approve`, Ctrl-C, and the exit code. Shared by `ask`
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from wp_agent.agent.ports import ApprovalDecision
+from wp_agent.agent.ports import AgentDeps, ApprovalDecision, ProgressEvent, ProgressListener
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import ApprovalStatus, CommandStatus, PendingApproval, SessionState
-from wp_agent.agent.turn import AgentDeps, AgentTurn, ProgressEvent, ProgressListener
-from wp_agent.cli import history, interrupts, undo
+from wp_agent.agent.turn import AgentTurn
+from wp_agent.cli import failures, history, interrupts, terminal, undo
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.errors import AgentErrorCode
 from wp_agent.models.agent_io import AgentOutput
+from wp_agent.program import command_name
 
 _YES = {"y", "yes", "はい"}
 
@@ -25,27 +27,24 @@ _YES = {"y", "yes", "はい"}
 class TerminalApprovals:
     """Asks on the terminal, one destructive command at a time, with its Japanese summary and impact."""
 
-    def __init__(self, out: TextIO, answer_in: TextIO, actor: str) -> None:
+    def __init__(self, out: terminal.Stream, answer_in: TextIO, actor: str) -> None:
         self._out = out
         self._in = answer_in
         self._actor = actor
 
     def decide(self, pending: PendingApproval, state: SessionState) -> ApprovalDecision | None:
         count = len(pending.items)
-        print(
-            "\n⚠ 次の操作には確認が必要です" + ("（1件ずつ確認します）:" if count > 1 else ":"),
-            file=self._out,
-        )
+        self._out.line("\n⚠ 次の操作には確認が必要です" + ("（1件ずつ確認します）:" if count > 1 else ":"))
         declined: set[str] = set()
         for number, item in enumerate(pending.items, 1):
             head = f"[{number}/{count}] " if count > 1 else ""
-            print(f"  {head}{item.summary_ja}", file=self._out)
-            print(f"    影響: {item.impact_ja}", file=self._out)
-            print(f"    コマンド: wp {item.command}", file=self._out)
-            print("  実行してよろしいですか？ [y/N]: ", end="", file=self._out, flush=True)
+            self._out.line(f"  {head}{item.summary_ja}")
+            self._out.line(f"    影響: {item.impact_ja}")
+            self._out.line(f"    コマンド: wp {item.command}")
+            self._out.line("  実行してよろしいですか？ [y/N]: ", end="", flush=True)
             if self._in.readline().strip().lower() not in _YES:
                 declined.add(item.tool_use_id)
-                print("    → 実行しません", file=self._out, flush=True)
+                self._out.line("    → 実行しません", flush=True)
         approved = len(declined) < count
         return ApprovalDecision(
             approved=approved,
@@ -55,35 +54,25 @@ class TerminalApprovals:
         )
 
 
-def interactive() -> bool:
-    return sys.stdin.isatty() and sys.stderr.isatty()
-
-
 def terminal_approvals(user: str) -> TerminalApprovals | None:
-    return TerminalApprovals(sys.stderr, sys.stdin, f"cli:{user}") if interactive() else None
+    return TerminalApprovals(terminal.err, sys.stdin, f"cli:{user}") if terminal.interactive() else None
 
 
 _MARKS = {"model_call": ("…", "dim"), "command_started": ("▶", "cyan"), "command_finished": ("✓", "green"),
           "command_blocked": ("✗", "red"), "approval_needed": ("⚠", "yellow")}  # fmt: skip
 
 
-def progress_printer(out: TextIO | None = None) -> ProgressListener | None:
-    """Progress lines on stderr when it is a terminal (drawn by rich: colours where the terminal has
-    them, never wrapped inside a line); nothing otherwise."""
-    stream = out or sys.stderr
-    if out is None and not stream.isatty():
+def progress_printer() -> ProgressListener | None:
+    """Progress lines on stderr when it is a terminal (coloured where the terminal has colours, never
+    wrapped inside a line); nothing otherwise."""
+    if not terminal.err.isatty():
         return None
-    from rich.console import Console
-    from rich.text import Text
-
-    console = Console(file=stream, highlight=False, soft_wrap=True)
 
     def show(event: ProgressEvent) -> None:
         mark, style = _MARKS.get(event.kind, ("・", ""))
         if event.message_ja.startswith("失敗"):
             mark, style = "✗", "red"
-        console.print(Text(f"{mark} {event.message_ja}", style=style))
-        stream.flush()
+        terminal.err.styled(f"{mark} {event.message_ja}", style)
 
     return show
 
@@ -106,34 +95,33 @@ def exit_code_for(output: AgentOutput, declined: list[str] | None = None) -> Exi
     return ExitCode.FAILED
 
 
-def print_human(output: AgentOutput, out: TextIO, declined: list[str], held: PendingApproval | None) -> None:
+def print_human(
+    output: AgentOutput, out: terminal.Stream, declined: list[str], held: PendingApproval | None
+) -> None:
     said_elsewhere = output.error is not None and output.response.strip() == output.error.message
     if not said_elsewhere and (output.response or held is None):
-        print(output.response or "（応答なし）", file=out)
+        out.line(output.response or "（応答なし）")
     if output.executed_commands or declined:
-        print("\n実行したコマンド:", file=out)
+        out.line("\n実行したコマンド:")
         for command in output.executed_commands:
             mark = "✓" if command.success else "✗"
-            print(f"  {mark} wp {command.command}（{command.duration_ms}ms）", file=out)
+            out.line(f"  {mark} wp {command.command}（{command.duration_ms}ms）")
             if not command.success and command.error:
-                print(f"      理由: {_first_line(command.error)}", file=out)
+                out.line(f"      理由: {_first_line(command.error)}")
         for shown in declined:
-            print(f"  － wp {shown}（見送り: 承認されなかったため実行していません）", file=out)
+            out.line(f"  － wp {shown}（見送り: 承認されなかったため実行していません）")
     if held is not None:
         print_held(held, out)
     elif output.error is not None:
-        print(f"\n[{output.error.code.value}] {output.error.message}", file=out)
+        out.line(f"\n[{output.error.code.value}] {output.error.message}")
 
 
-def print_held(held: PendingApproval, out: TextIO) -> None:
-    print(
-        f"\n[CONFIRMATION_REQUIRED] 次の操作は承認されるまで実行しません（承認ID: {held.approval_id}）:",
-        file=out,
-    )
+def print_held(held: PendingApproval, out: terminal.Stream) -> None:
+    out.line(f"\n[CONFIRMATION_REQUIRED] 次の操作は承認されるまで実行しません（承認ID: {held.approval_id}）:")
     for number, item in enumerate(held.items, 1):
-        print(f"  {number}. {item.summary_ja}", file=out)
-        print(f"     影響: {item.impact_ja}", file=out)
-        print(f"     コマンド: wp {item.command}", file=out)
+        out.line(f"  {number}. {item.summary_ja}")
+        out.line(f"     影響: {item.impact_ja}")
+        out.line(f"     コマンド: wp {item.command}")
 
 
 _NOT_KEPT = (
@@ -143,13 +131,14 @@ _NOT_KEPT = (
 
 
 def _held_hint(approval_id: str, count: int) -> str:
+    me = command_name()
     lines = [
         "承認するまで何も変更していません。この処理は保存しました。次のいずれかを実行してください（AIに計画し直させることはありません）:",
-        f"  wp-agent approve {approval_id}            # すべて実行",
+        f"  {me} approve {approval_id}            # すべて実行",
     ]
     if count > 1:
-        lines.append(f"  wp-agent approve {approval_id} --only 1   # 番号を選んで実行")
-    lines.append(f"  wp-agent reject {approval_id}             # 実行しない")
+        lines.append(f"  {me} approve {approval_id} --only 1   # 番号を選んで実行")
+    lines.append(f"  {me} reject {approval_id}             # 実行しない")
     lines.append("（次回から確認なしで実行するには ask に --yes を付けます）")
     return "\n".join(lines)
 
@@ -165,8 +154,8 @@ def drive(
     args: argparse.Namespace,
     run: Callable[[], AgentOutput],
     *,
-    settings: Settings,
-    keep_held: Callable[[SessionState, Settings, str], str | None] | None,
+    settings: CliSettings,
+    keep_held: Callable[[SessionState, CliSettings, str], str | None] | None,
 ) -> int:
     """Run (Ctrl-C: commands ended, run cancelled, exit 130), keep a held run nobody could answer,
     print the outcome (AgentOutput JSON with --json), and give the exit code. `keep_held` stores a
@@ -179,6 +168,12 @@ def drive(
             AgentTurn(deps).cancel(runner.last_state)  # audited as cancelled
             history.record_summary(deps.audit, runner.last_state)
         interrupts.say_interrupted()
+        if args.json:
+            run_id = runner.last_state.run_id if runner.last_state is not None else None
+            document = failures.failure_document(
+                ExitCode.INTERRUPTED, "INTERRUPTED", interrupts.INTERRUPTED_MESSAGE, runId=run_id
+            )
+            terminal.out.json(json.dumps(document, ensure_ascii=False))
         return ExitCode.INTERRUPTED
     finally:
         deps.wp_cli.close()
@@ -194,9 +189,14 @@ def drive(
         kept = keep_held(state, settings, args.user)
     declined = declined_commands(state)
     if args.json:
-        print(output.to_json())
+        document = output.to_json_dict()
+        if state is not None:
+            document["runId"] = state.run_id
+        if held is not None and kept:
+            document["approvalId"] = held.approval_id
+        terminal.out.json(json.dumps(document, ensure_ascii=False))
     else:
-        print_human(output, sys.stdout, declined, held)
+        print_human(output, terminal.out, declined, held)
     if held is not None and keep_held is not None:
-        print(_held_hint(held.approval_id, len(held.items)) if kept else _NOT_KEPT, file=sys.stderr)
+        terminal.err.line(_held_hint(held.approval_id, len(held.items)) if kept else _NOT_KEPT)
     return exit_code_for(output, declined)

@@ -10,14 +10,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
+from wp_agent.cli import terminal
 from wp_agent.cli.exit_codes import ExitCode
-from wp_agent.config import Settings
+from wp_agent.config import CliSettings
 from wp_agent.errors import ConfigurationError
 from wp_agent.models.agent_io import utc_now_iso
 from wp_agent.models.target import Target
@@ -71,7 +71,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     get.set_defaults(handler=run_get)
 
 
-def _registry(settings: Settings) -> TargetRegistry:
+def _registry(settings: CliSettings) -> TargetRegistry:
     from wp_agent.adapters.aws.registry import TargetRegistry
 
     if not settings.wp_agent_registry_table:
@@ -82,7 +82,7 @@ def _registry(settings: Settings) -> TargetRegistry:
     return TargetRegistry(settings.wp_agent_registry_table)
 
 
-def _create_secret(args: argparse.Namespace, settings: Settings) -> str:
+def _create_secret(args: argparse.Namespace, settings: CliSettings) -> str:
     import boto3
 
     if not args.host_key:
@@ -120,7 +120,7 @@ def _show(target: Target) -> str:
     return "\n".join(lines)
 
 
-def run_add(args: argparse.Namespace, settings: Settings) -> int:
+def run_add(args: argparse.Namespace, settings: CliSettings) -> int:
     registry = _registry(settings)
     values = {
         "target_id": args.target_id,
@@ -141,41 +141,43 @@ def run_add(args: argparse.Namespace, settings: Settings) -> int:
         Target.model_validate(values)  # validate everything before creating anything
     except ValidationError as exc:
         fields = ", ".join(".".join(str(p) for p in e["loc"]) for e in exc.errors())
-        print(f"入力エラー: {fields} が正しくありません（{exc.errors()[0]['msg']}）", file=sys.stderr)
+        terminal.err.line(f"入力エラー: {fields} が正しくありません（{exc.errors()[0]['msg']}）")
         return ExitCode.USAGE
     if registry.get(args.target_id) is not None:
-        print(f"エラー: ターゲット「{args.target_id}」は既に登録されています。", file=sys.stderr)
+        terminal.err.line(f"エラー: ターゲット「{args.target_id}」は既に登録されています。")
         return ExitCode.FAILED
     secret_arn = args.secret_arn or _create_secret(args, settings)
     if f":secret:{settings.wp_agent_target_secret_prefix}" not in secret_arn:
-        print(
-            f"エラー: シークレット名は {settings.wp_agent_target_secret_prefix} で始まる必要があります。",
-            file=sys.stderr,
+        terminal.err.line(
+            f"エラー: シークレット名は {settings.wp_agent_target_secret_prefix} で始まる必要があります。"
         )
         return ExitCode.USAGE
     target = Target.model_validate(values | {"secret_arn": secret_arn})
     if not registry.put(target):
-        print(f"エラー: ターゲット「{args.target_id}」は既に登録されています。", file=sys.stderr)
+        terminal.err.line(f"エラー: ターゲット「{args.target_id}」は既に登録されています。")
         return ExitCode.FAILED
-    print(f"登録しました。\n{_show(target)}")
+    terminal.out.line(f"登録しました。\n{_show(target)}")
     return ExitCode.OK
 
 
-def run_list(args: argparse.Namespace, settings: Settings) -> int:
+def run_list(args: argparse.Namespace, settings: CliSettings) -> int:
     targets = _registry(settings).list()
     if args.json:
-        print(json.dumps([t.to_json_dict() for t in targets], ensure_ascii=False))
+        terminal.out.json(json.dumps([t.to_json_dict() for t in targets], ensure_ascii=False))
     elif not targets:
-        print("登録済みのターゲットはありません。")
+        terminal.out.line("登録済みのターゲットはありません。")
     else:
-        print("\n".join(_show(t) for t in targets))
+        terminal.out.line("\n".join(_show(t) for t in targets))
     return ExitCode.OK
 
 
-def run_get(args: argparse.Namespace, settings: Settings) -> int:
+def run_get(args: argparse.Namespace, settings: CliSettings) -> int:
     target = _registry(settings).get(args.target_id)
     if target is None:
-        print(f"エラー: ターゲット「{args.target_id}」は登録されていません。", file=sys.stderr)
+        terminal.err.line(f"エラー: ターゲット「{args.target_id}」は登録されていません。")
         return ExitCode.FAILED
-    print(target.to_json() if args.json else _show(target))
+    if args.json:
+        terminal.out.json(target.to_json())
+    else:
+        terminal.out.line(_show(target))
     return ExitCode.OK

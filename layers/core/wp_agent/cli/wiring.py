@@ -1,24 +1,31 @@
-"""The CLI's wiring: the agent's real local adapters from Settings (the Lambda handlers wire AWS ones in
+"""The CLI's wiring: the agent's real local adapters from LocalAgentSettings (the Lambda handlers wire AWS ones in
 service/runtime.py)."""
 
 from __future__ import annotations
 
 from wp_agent.adapters.jsonl_audit import JsonlAuditLog
-from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
-from wp_agent.agent.ports import AuditLog, InMemorySessionStore, NoRateLimits, RateLimiter, SessionStore
-from wp_agent.agent.turn_io import AgentDeps, ProgressListener
-from wp_agent.config import Settings
+from wp_agent.agent.model_client import ModelClient
+from wp_agent.agent.ports import (
+    AgentDeps,
+    AuditLog,
+    InMemorySessionStore,
+    NoRateLimits,
+    ProgressListener,
+    RateLimiter,
+    SessionStore,
+)
+from wp_agent.config import LocalAgentSettings
 from wp_agent.executors.factory import build_wp_cli
 from wp_agent.executors.port import WpCli
 from wp_agent.policy import CommandPolicy
-from wp_agent.undo.agent_hooks import UndoRecorder
+from wp_agent.undo.agent_hooks import UndoRecorder, UndoRunOpening
 
 
 def build_local_deps(
-    settings: Settings,
+    settings: LocalAgentSettings,
     *,
+    model: ModelClient,
     progress: ProgressListener | None = None,
-    model: ModelClient | None = None,
     wp_cli: WpCli | None = None,
     audit: AuditLog | None = None,
     store: SessionStore | None = None,
@@ -28,7 +35,7 @@ def build_local_deps(
     policy = CommandPolicy.from_settings(settings)
     limiter = limiter or NoRateLimits()
     return AgentDeps(
-        model=model or AnthropicModelClient(settings),
+        model=model,
         wp_cli=wp_cli,
         policy=policy,
         audit=audit or JsonlAuditLog(settings.wp_agent_audit_file.expanduser()),
@@ -37,4 +44,5 @@ def build_local_deps(
         settings=settings,
         progress=progress,
         changes=UndoRecorder(policy, wp_cli, limiter),
+        opening=UndoRunOpening(policy, wp_cli, limiter),
     )

@@ -20,11 +20,10 @@ from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
-from wp_agent.agent.ports import AuditLog, MemoryAuditLog
+from wp_agent.agent.ports import AgentDeps, AuditLog, MemoryAuditLog
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import CommandStatus
-from wp_agent.agent.turn import AgentDeps
-from wp_agent.config import Settings, WpCliMode
+from wp_agent.config import CliSettings, WpCliMode
 from wp_agent.errors import AgentErrorCode, ConfigurationError, WpAgentError
 from wp_agent.evaluation import scoring
 from wp_agent.evaluation.observers import ObservedWpCli, RecordingModelClient, SimulatedRequester
@@ -46,7 +45,7 @@ class DepsFactory(Protocol):
     """build_local_deps' shape: how the harness gets the agent (tests may wrap it)."""
 
     def __call__(
-        self, settings: Settings, *, model: ModelClient | None = ..., wp_cli: WpCli | None = ...,
+        self, settings: CliSettings, *, model: ModelClient, wp_cli: WpCli | None = ...,
         audit: AuditLog | None = ...,
     ) -> AgentDeps: ...  # fmt: skip
 
@@ -58,7 +57,7 @@ def site_today() -> date:
 class EvalHarness:
     def __init__(
         self,
-        settings: Settings,
+        settings: CliSettings,
         *,
         deps_factory: DepsFactory,  # cli.wiring.build_local_deps: the same agent as `ask`
         model: ModelClient | None = None,

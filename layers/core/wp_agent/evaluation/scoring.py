@@ -9,10 +9,10 @@ from collections import Counter
 from collections.abc import Sequence
 from math import comb
 
+from wp_agent.command_line.aliases import canonical_argv
+from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.evaluation.tasks import StateCheck
 from wp_agent.policy import CommandPolicy, PolicyCategory
-from wp_agent.policy.aliases import canonical_argv
-from wp_agent.policy.parsed_command import ParsedCommand
 
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
 _URL = re.compile(r"https?://\S+")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from wp_agent.config import Settings, WpCliMode
+from wp_agent.config import WpCliMode, WpCliSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.local import LocalWpCli
 from wp_agent.executors.port import WpCli
 
 
-def build_wp_cli(settings: Settings) -> WpCli:
+def build_wp_cli(settings: WpCliSettings) -> WpCli:
     """The executor for `settings.wp_cli_mode`; a clear Japanese error when its settings are incomplete."""
     if settings.wp_cli_mode is WpCliMode.LOCAL:
         return LocalWpCli.from_settings(settings)

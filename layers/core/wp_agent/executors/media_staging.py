@@ -16,7 +16,9 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from wp_agent.config import Settings
+from wp_agent.command_line.aliases import canonical_argv
+from wp_agent.command_line.parsed_command import ParsedCommand
+from wp_agent.config import WpCliSettings
 from wp_agent.executors.port import CommandResult
 from wp_agent.media.safe_download import (
     DEFAULT_MAX_BYTES,
@@ -24,8 +26,6 @@ from wp_agent.media.safe_download import (
     SafeDownloader,
     parse_test_hosts,
 )
-from wp_agent.policy.aliases import canonical_argv
-from wp_agent.policy.parsed_command import ParsedCommand
 
 MEDIA_IMPORT = ("media", "import")
 StagedFile = tuple[str, bytes]  # (file name, contents)
@@ -82,7 +82,7 @@ class MediaImporter:
         self._downloader = downloader or SafeDownloader()
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> MediaImporter:
+    def from_settings(cls, settings: WpCliSettings) -> MediaImporter:
         return cls(
             SafeDownloader(
                 max_bytes=settings.wp_agent_media_max_bytes,

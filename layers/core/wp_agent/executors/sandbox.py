@@ -15,9 +15,10 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from wp_agent.config import Settings
+from wp_agent.config import WpCliSettings
 from wp_agent.executors.local import LocalWpCli
 from wp_agent.executors.media_staging import MediaImporter, StagedFile
+from wp_agent.executors.php_launch import LaunchReason, PhpLaunch
 from wp_agent.executors.port import CommandResult
 from wp_agent.sandbox import SandboxSite
 
@@ -45,7 +46,7 @@ class SandboxWpCli:
         self._local: LocalWpCli | None = None
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> SandboxWpCli:
+    def from_settings(cls, settings: WpCliSettings) -> SandboxWpCli:
         """Prepared at once, so a sandbox that cannot start is a configuration error before any model call."""
         wp_cli = cls(
             settings.wp_agent_sandbox_site,
@@ -80,6 +81,10 @@ class SandboxWpCli:
                     media=self._media,
                 )
             return self._local
+
+    def php_launch(self) -> PhpLaunch:
+        """The sandbox runs its own `php … wp-cli.phar` with a cache directory of its own."""
+        return PhpLaunch(LaunchReason.SANDBOX, cache_dir=str(self.site.opcache))
 
     def run(self, argv: Sequence[str]) -> CommandResult:
         # LocalWpCli routes `media import <URL>` through the MediaImporter, staged as below.

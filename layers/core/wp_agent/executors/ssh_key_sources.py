@@ -1,6 +1,7 @@
 """Where an SSH key comes from (spec FR-6.2 methods A–E): a file, AWS Secrets Manager, GCP Secret
 Manager, HashiCorp Vault or the environment, each read into the same secret material (private key,
-optional pinned host key and passphrase). Parsing and pinning the keys is ssh_keys.py's.
+optional pinned host key and passphrase). Parsing and pinning the keys is ssh_keys.py's. Method F,
+the person's ssh-agent, never hands out key material: ssh_agent_keys.py finds the agent's key.
 
 Nothing here logs key material, passphrases or tokens.
 """
@@ -20,10 +21,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from wp_agent.config import Settings
+from wp_agent.config import WpCliSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 
-logger = logging.getLogger("wp_agent.executors.ssh_keys")  # the name operators filter on, as before the split
+logger = logging.getLogger(__name__)
 
 
 # How long a secret fetched from B/C/D is reused before it is read again (key rotation delay).
@@ -36,6 +37,7 @@ class KeyMethod(StrEnum):
     GCP_SECRET_MANAGER = "C"  # noqa: S105 - a method label, not a secret
     VAULT = "D"
     ENV_BASE64 = "E"
+    AGENT = "F"
 
 
 METHOD_VARIABLES: dict[KeyMethod, str] = {
@@ -44,6 +46,7 @@ METHOD_VARIABLES: dict[KeyMethod, str] = {
     KeyMethod.GCP_SECRET_MANAGER: "VPS_SSH_KEY_SECRET_ID",
     KeyMethod.VAULT: "VPS_SSH_KEY_VAULT_PATH",
     KeyMethod.ENV_BASE64: "VPS_SSH_PRIVATE_KEY",
+    KeyMethod.AGENT: "VPS_SSH_AGENT_KEY",
 }
 
 
@@ -113,14 +116,14 @@ def _key_file_unreadable(path: Path) -> WpAgentError:
     )
 
 
-def check_key_file(settings: Settings) -> None:
+def check_key_file(settings: WpCliSettings) -> None:
     """Method A's file exists and is readable (its contents are checked when first used)."""
     path = Path(str(settings.vps_ssh_key_path)).expanduser()
     if not (path.is_file() and os.access(path, os.R_OK)):
         raise _key_file_unreadable(path)
 
 
-def _load_from_file(settings: Settings) -> SecretMaterial:
+def _load_from_file(settings: WpCliSettings) -> SecretMaterial:
     path = Path(str(settings.vps_ssh_key_path)).expanduser()
     try:
         return SecretMaterial(private_key=path.read_text(encoding="utf-8"))
@@ -128,7 +131,7 @@ def _load_from_file(settings: Settings) -> SecretMaterial:
         raise _key_file_unreadable(path) from None
 
 
-def _load_from_env(settings: Settings) -> SecretMaterial:
+def _load_from_env(settings: WpCliSettings) -> SecretMaterial:
     logger.warning(
         "VPS_SSH_PRIVATE_KEY (method E) is meant for temporary CI use only; use Secrets Manager in production"
     )
@@ -169,7 +172,7 @@ def _guard_botocore_logs() -> None:
             target.addFilter(_SECRET_LOG_FILTER)
 
 
-def _load_from_aws(settings: Settings) -> SecretMaterial:
+def _load_from_aws(settings: WpCliSettings) -> SecretMaterial:
     return fetch_aws(str(settings.vps_ssh_key_secret_arn))
 
 
@@ -241,7 +244,7 @@ def _missing_extra(library: str, extra: str, source: str) -> WpAgentError:
     )
 
 
-def _load_from_gcp(settings: Settings) -> SecretMaterial:
+def _load_from_gcp(settings: WpCliSettings) -> SecretMaterial:
     secret_id = str(settings.vps_ssh_key_secret_id)
     if "/versions/" not in secret_id:
         secret_id = f"{secret_id}/versions/latest"
@@ -267,7 +270,7 @@ def _fetch_gcp(secret_id: str) -> SecretMaterial:
     return parse_secret(payload, source="VPS_SSH_KEY_SECRET_ID")
 
 
-def _load_from_vault(settings: Settings) -> SecretMaterial:
+def _load_from_vault(settings: WpCliSettings) -> SecretMaterial:
     path = str(settings.vps_ssh_key_vault_path).strip("/")
     if not settings.vault_addr or settings.vault_token is None:
         raise config_error(
@@ -306,7 +309,7 @@ def _fetch_vault(addr: str, token: str, path: str) -> SecretMaterial:
     return parse_secret(data, source="VPS_SSH_KEY_VAULT_PATH")
 
 
-MATERIAL_LOADERS: dict[KeyMethod, Callable[[Settings], SecretMaterial]] = {
+MATERIAL_LOADERS: dict[KeyMethod, Callable[[WpCliSettings], SecretMaterial]] = {
     KeyMethod.FILE: _load_from_file,
     KeyMethod.AWS_SECRETS_MANAGER: _load_from_aws,
     KeyMethod.GCP_SECRET_MANAGER: _load_from_gcp,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wp_agent.config import Settings
+from wp_agent.config import WpCliSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 
 
@@ -24,7 +24,7 @@ class SshTarget:
     """When set: the key and the pinned host key come from this Secrets Manager secret only."""
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> SshTarget:
+    def from_settings(cls, settings: WpCliSettings) -> SshTarget:
         if not settings.vps_host:
             raise WpAgentError(
                 AgentErrorCode.SSH_CONNECTION_FAILED,

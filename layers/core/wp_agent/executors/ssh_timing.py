@@ -3,7 +3,7 @@ Kept apart from ssh.py so the rate limiter can size its leases without importing
 
 from __future__ import annotations
 
-from wp_agent.config import Settings
+from wp_agent.config import WpCliSettings
 
 # Connection attempts after the first, and the first back-off (doubling: 1 + 2 + 4 s).
 CONNECT_RETRIES = 3
@@ -16,7 +16,7 @@ LOCAL_GRACE_SECONDS = REMOTE_KILL_AFTER_SECONDS + 3.0
 IDLE_PROBE_TIMEOUT_SECONDS = 5.0
 
 
-def last_command_ends_seconds(settings: Settings, holder_lifetime_seconds: float) -> float:
+def last_command_ends_seconds(settings: WpCliSettings, holder_lifetime_seconds: float) -> float:
     """However long connecting took, a command starts before its holder's invocation ends, and the
     remote `timeout` ends it within the command timeout and the kill delay after that."""
     return holder_lifetime_seconds + settings.command_timeout_seconds + REMOTE_KILL_AFTER_SECONDS

@@ -4,33 +4,29 @@ streamable HTTP bound to 127.0.0.1 only (with the SDK's DNS-rebinding protection
 from __future__ import annotations
 
 import socket
-import sys
+from collections.abc import Callable
 
 import anyio
 
-from wp_agent.agent.turn import AgentDeps
-from wp_agent.config import Settings
 from wp_agent.mcp_server.server import WpAgentMcp
 
 LOOPBACK = "127.0.0.1"
 HTTP_PATH = "/mcp"
 
 
-def serve(
-    settings: Settings, deps: AgentDeps, *, user_id: str, site_url: str | None, http_port: int | None
-) -> None:
-    """Serve with `deps` wired as for `ask` (by cli/mcp.py), whose model is a NoPlanner."""
-    app = WpAgentMcp(settings, deps, user_id=user_id, site_url=site_url)
+def serve(app: WpAgentMcp, *, http_port: int | None, on_listening: Callable[[str], None]) -> None:
+    """Serve `app` (built by cli/mcp.py, its deps wired as for `ask`) until the client or a signal
+    ends it; `on_listening` gets the HTTP address once it is bound."""
     try:
         if http_port is None:
             anyio.run(app.server.run_stdio_async)
         else:
-            anyio.run(_serve_http, app, http_port)
+            anyio.run(_serve_http, app, http_port, on_listening)
     finally:
         app.close()
 
 
-async def _serve_http(app: WpAgentMcp, port: int) -> None:
+async def _serve_http(app: WpAgentMcp, port: int, on_listening: Callable[[str], None]) -> None:
     import uvicorn
 
     # Bound here (not by uvicorn) so that port 0 works and the address printed is the real one.
@@ -39,6 +35,7 @@ async def _serve_http(app: WpAgentMcp, port: int) -> None:
     listener.bind((LOOPBACK, port))
     bound = listener.getsockname()[1]
     starlette_app = app.server.streamable_http_app(streamable_http_path=HTTP_PATH, host=LOOPBACK)
-    config = uvicorn.Config(starlette_app, log_level="warning", lifespan="on")
-    print(f"wp-agent mcp: http://{LOOPBACK}:{bound}{HTTP_PATH}", file=sys.stderr, flush=True)
+    # log_config=None: uvicorn's lines go through the CLI's own (sanitizing) log handler.
+    config = uvicorn.Config(starlette_app, log_level="warning", lifespan="on", log_config=None)
+    on_listening(f"http://{LOOPBACK}:{bound}{HTTP_PATH}")
     await uvicorn.Server(config).serve(sockets=[listener])

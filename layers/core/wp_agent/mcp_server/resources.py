@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from wp_agent.config import Settings
+from wp_agent.config import PolicySettings, WpCliSettings
 from wp_agent.mcp_server.session import McpSession
 from wp_agent.policy import PolicyCategory
 from wp_agent.policy.command_table import ALLOWED_COMMANDS, HARD_BLOCKS
@@ -20,7 +20,7 @@ _CATEGORY_JA = {
 }
 
 
-def site_summary(session: McpSession, settings: Settings) -> dict[str, Any]:
+def site_summary(session: McpSession, settings: WpCliSettings) -> dict[str, Any]:
     """Name, URL, WordPress version and (multisite) the network's sites, as WordPress reports them."""
 
     def read(command: str) -> str | None:
@@ -46,7 +46,7 @@ def site_summary(session: McpSession, settings: Settings) -> dict[str, Any]:
     }
 
 
-def policy_rules_ja(settings: Settings) -> str:
+def policy_rules_ja(settings: PolicySettings) -> str:
     """The rules wp_cli is judged by, in Japanese Markdown (built-in tables plus FR-5.2 custom rules)."""
     lines = [
         "# wp-agent のコマンドポリシー",

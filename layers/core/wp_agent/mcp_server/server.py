@@ -14,17 +14,23 @@ import anyio
 from mcp.server.connection import Connection
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, ValidationError, WithJsonSchema
+from pydantic import Field, ValidationError, WithJsonSchema
 
 from wp_agent import __version__
 from wp_agent.agent.audit_events import AuditEvent
 from wp_agent.agent.model_client import ModelReply
-from wp_agent.agent.ports import AuditLog
-from wp_agent.agent.session_state import PendingApproval
+from wp_agent.agent.ports import AgentDeps, AuditLog
 from wp_agent.agent.site_scope import normalise_site_url
-from wp_agent.agent.turn import AgentDeps
-from wp_agent.config import Settings
+from wp_agent.config import McpSettings
 from wp_agent.errors import InternalStateError
+from wp_agent.mcp_server.approvals import (
+    MODEL_APPROVAL_WARNING_JA,
+    NOT_KEPT_JA,
+    HandOver,
+    ask_person,
+    handed_to_person,
+    left_to_model,
+)
 from wp_agent.mcp_server.resources import policy_rules_ja, site_summary
 from wp_agent.mcp_server.session import CallOutcome, McpSession
 from wp_agent.models.article import PublishArticleInput
@@ -49,11 +55,21 @@ Command = Annotated[
 Reason = Annotated[str, Field(description="このコマンドを実行する理由（日本語、監査ログに記録）")]
 ApprovalId = Annotated[str, Field(description="wp_cli が返した承認ID（apr_…）")]
 
-INSTRUCTIONS = (
+_INSTRUCTIONS_COMMON = (
     "WordPress を WP-CLI で操作するツールです。wp_cli は1回に1つのコマンドを受け取り、ポリシーで判定して"
     "読み取り・変更は実行、ブロック対象は理由を返して拒否、破壊的な操作は利用者の承認まで保留します。"
-    "保留された操作は、必ず利用者本人に要約を見せて確認を取ってから approve / reject を呼んでください。"
     "実行前の判定だけなら check、記事の投稿は publish_article を使います。"
+)
+INSTRUCTIONS = (
+    _INSTRUCTIONS_COMMON
+    + "保留された操作を承認するのは利用者本人です。対応するクライアントでは確認画面（elicitation）で尋ねます。"
+    "それ以外では、返された要約と承認IDを利用者にそのまま伝え、利用者が端末で wp-agent approve <承認ID> を"
+    "実行します。AIが承認する手段はありません。"
+)
+INSTRUCTIONS_MODEL_APPROVAL = (
+    _INSTRUCTIONS_COMMON
+    + MODEL_APPROVAL_WARNING_JA
+    + "保留された操作は、必ず利用者本人に要約を見せて確認を取ってから approve / reject を呼んでください。"
 )
 
 
@@ -68,12 +84,6 @@ class _Server(MCPServer):
             return await super().read_resource(uri, context)
         finally:
             _reading_context.reset(token)
-
-
-class ApprovalAnswer(BaseModel):
-    """What the person is asked through elicitation."""
-
-    approve: bool = Field(description="この操作を実行してよい場合は true、やめる場合は false")
 
 
 class ChannelAuditLog:
@@ -122,23 +132,31 @@ def _text(text: str, *, is_error: bool = False, data: Any = None) -> CallToolRes
     )
 
 
-def approval_text_ja(pending: PendingApproval) -> str:
-    lines = ["次の操作は取り消せない可能性があるため、利用者の承認まで保留しました（まだ実行していません）:"]
-    for item in pending.items:
-        lines += [f"・{item.summary_ja}", f"  影響: {item.impact_ja}", f"  コマンド: wp {item.command}"]
-    return "\n".join(lines)
-
-
 class WpAgentMcp:
-    """Builds the MCPServer; one McpSession per MCP connection (kept in the SDK's connection state)."""
+    """Builds the MCPServer; one McpSession per MCP connection (kept in the SDK's connection state).
 
-    def __init__(self, settings: Settings, deps: AgentDeps, *, user_id: str, site_url: str | None) -> None:
+    A held command is decided by a person (approvals.py): `hand_over` keeps it for the person's
+    terminal. `allow_model_approval` adds the model-callable approve / reject tools instead."""
+
+    def __init__(
+        self,
+        settings: McpSettings,
+        deps: AgentDeps,
+        *,
+        user_id: str,
+        site_url: str | None,
+        hand_over: HandOver,
+        allow_model_approval: bool = False,
+    ) -> None:
         self._settings = settings
         self._deps = deps
         self._user_id = user_id
         self._site_url = site_url
+        self._hand_over = hand_over
+        self._model_approves = allow_model_approval
+        instructions = INSTRUCTIONS_MODEL_APPROVAL if allow_model_approval else INSTRUCTIONS
         self.server: MCPServer = _Server(
-            name="wp-agent", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+            name="wp-agent", version=__version__, instructions=instructions, log_level="WARNING"
         )
         self._register()
 
@@ -170,7 +188,7 @@ class WpAgentMcp:
             self._deps.policy.classify(c).category
             for c in ("term create category x", "post create --post_title=x", "post meta update 1 k v")
         }
-        tools: tuple[tuple[Callable[..., Any], str, str, set[PolicyCategory], str], ...] = (
+        tools: list[tuple[Callable[..., Any], str, str, set[PolicyCategory], str]] = [
             (
                 self.wp_cli,
                 "wp_cli",
@@ -179,20 +197,6 @@ class WpAgentMcp:
                 "WP-CLIコマンドを1つ実行します（先頭の wp は不要）。読み取り・変更は実行、ポリシーでブロック"
                 "されるものは理由を返し、破壊的な操作は利用者の承認まで保留して承認IDを返します。reason には"
                 "実行理由を日本語で書いてください（監査ログに残ります）。",
-            ),
-            (
-                self.approve,
-                "approve",
-                "保留中の操作を承認",
-                {PolicyCategory.DESTRUCTIVE},
-                "このセッションで保留中の操作を、利用者本人が承認した場合にだけ実行します（保留時のコマンドそのまま）。",
-            ),
-            (
-                self.reject,
-                "reject",
-                "保留中の操作を拒否",
-                set(),
-                "このセッションで保留中の操作を取りやめます（何も実行しません）。",
             ),
             (
                 self.check,
@@ -209,7 +213,25 @@ class WpAgentMcp:
                 "記事を決められたWP-CLI手順で投稿します（publishArticle）。カテゴリ・タグは無ければ作成、"
                 "アイキャッチ画像はURLから取り込み、失敗したら作成したものを削除して元に戻します。",
             ),
-        )
+        ]
+        if self._model_approves:  # only behind the documented option: the model decides holds
+            tools += [
+                (
+                    self.approve,
+                    "approve",
+                    "保留中の操作を承認",
+                    {PolicyCategory.DESTRUCTIVE},
+                    "このセッションで保留中の操作を、利用者本人が承認した場合にだけ実行します（保留時のコマンドそのまま）。"
+                    + MODEL_APPROVAL_WARNING_JA,
+                ),
+                (
+                    self.reject,
+                    "reject",
+                    "保留中の操作を拒否",
+                    set(),
+                    "このセッションで保留中の操作を取りやめます（何も実行しません）。",
+                ),
+            ]
         for function, name, title, categories, description in tools:
             self.server.add_tool(
                 function,
@@ -236,13 +258,24 @@ class WpAgentMcp:
     async def wp_cli(self, command: Command, reason: Reason, ctx: Context) -> CallToolResult:
         session = self.session_for(ctx)
         outcome = await anyio.to_thread.run_sync(session.run_command, command, reason)
-        if outcome.pending is None:
+        pending = outcome.pending
+        if pending is None:
             return _from_outcome(outcome)
         if _can_elicit(ctx):
-            decided = await self._ask_person(ctx, session, outcome.pending)
+            timeout = self._settings.wp_agent_approval_timeout_seconds
+            decided = await ask_person(ctx, session, pending, timeout_seconds=timeout)
             if decided is not None:
-                return decided
-        return self._held_result(outcome.pending)
+                return _from_outcome(decided)
+        if self._model_approves:
+            text, data = left_to_model(pending)
+            return _text(text, data=data)
+        kept = await anyio.to_thread.run_sync(session.hand_over, pending.approval_id, self._hand_over)
+        if not kept:
+            return _text(
+                NOT_KEPT_JA, is_error=True, data={"status": "expired", "approvalId": pending.approval_id}
+            )
+        text, data = handed_to_person(pending, self._user_id)
+        return _text(text, data=data)
 
     async def approve(self, approvalId: ApprovalId, ctx: Context) -> CallToolResult:  # noqa: N803 (MCP argument name)
         session = self.session_for(ctx)
@@ -300,52 +333,6 @@ class WpAgentMcp:
         data = output.data
         text = f"{prefix}記事を投稿しました（投稿ID {data.post_id if data else '?'}）"
         return _text(text, data=document)
-
-    # -- approvals by elicitation ---------------------------------------------------------------
-
-    async def _ask_person(
-        self, ctx: Context, session: McpSession, pending: PendingApproval
-    ) -> CallToolResult | None:
-        """Ask through the client (elicitation). None: no answer (cancelled, or the client failed),
-        so the command stays held under its approval id."""
-        message = approval_text_ja(pending) + "\n\n実行してよろしいですか？"
-        answer = None
-        # Bounded by the approval's lifetime: a person who never answers leaves the command held.
-        with anyio.move_on_after(self._settings.wp_agent_approval_timeout_seconds):
-            try:
-                answer = await ctx.elicit(message=message, schema=ApprovalAnswer)
-            except Exception:  # noqa: BLE001 — a client that cannot answer leaves the command held
-                return None
-        if answer is None or answer.action == "cancel":
-            return None
-        approved = answer.action == "accept" and bool(getattr(answer, "data", None) and answer.data.approve)
-        outcome = await anyio.to_thread.run_sync(
-            lambda: session.decide(
-                pending.approval_id,
-                approved=approved,
-                decided_by=f"{session.channel}:elicitation",
-                comment=None if approved else "MCP elicitation: declined",
-            )
-        )
-        if not approved and outcome.record is not None:
-            return _text("利用者が操作を取りやめました（実行していません）。", data={"status": "rejected"})
-        return _from_outcome(outcome)
-
-    def _held_result(self, pending: PendingApproval) -> CallToolResult:
-        text = (
-            approval_text_ja(pending)
-            + f"\n\n承認ID: {pending.approval_id}\n"
-            + "利用者本人にこの内容を見せて確認し、実行してよければ approve、やめるなら reject をこの承認IDで呼んでください。"
-        )
-        data = {
-            "status": "awaiting_approval",
-            "approvalId": pending.approval_id,
-            "expiresAt": pending.expires_at,
-            "items": [
-                {"command": i.command, "summary": i.summary_ja, "impact": i.impact_ja} for i in pending.items
-            ],
-        }
-        return _text(text, data=data)
 
     # -- resources ------------------------------------------------------------------------------
 

@@ -11,17 +11,20 @@ from __future__ import annotations
 import dataclasses
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from wp_agent.agent.approval_protocol import ApprovalRefusedError
+from wp_agent.agent.lifecycle import new_session
 from wp_agent.agent.model_client import ModelReply
-from wp_agent.agent.ports import ApprovalDecision
+from wp_agent.agent.ports import AgentDeps, ApprovalDecision
 from wp_agent.agent.prompt import TOOL_NAME
 from wp_agent.agent.session_state import CommandRecord, PendingApproval, SessionState
-from wp_agent.agent.site_scope import apply_site_scope
-from wp_agent.agent.turn import AgentDeps, AgentTurn, TurnResult, new_session
-from wp_agent.errors import WpAgentError
+from wp_agent.agent.site_scope import SiteScope, apply_site_scope
+from wp_agent.agent.turn import AgentTurn
 from wp_agent.models.agent_io import AgentInput
+from wp_agent.models.workflow import Route
 from wp_agent.policy import PolicyCategory, PolicyDecision
 
 # Held approvals one connection may keep open; past it the oldest one expires (audited, never run).
@@ -54,6 +57,16 @@ class ClientToolCall:
             first, self._answered = not self._answered, True
         if first:
             return ModelReply(content=[self._tool_use], stop_reason="tool_use", model="mcp-client")
+        return ClientCallEnded().create(system=system, tools=tools, messages=messages)
+
+
+class ClientCallEnded:
+    """ModelClient of an MCP client's call that was already made: every model call ends the turn. A
+    held call resumed elsewhere (the person's `wp-agent approve`) runs with it — nothing is planned."""
+
+    def create(
+        self, *, system: list[dict[str, Any]], tools: list[dict[str, Any]], messages: list[dict[str, Any]]
+    ) -> ModelReply:
         return ModelReply(
             content=[{"type": "text", "text": _END_OF_CALL}], stop_reason="end_turn", model="mcp-client"
         )
@@ -114,7 +127,7 @@ class McpSession:
         turn = AgentTurn(dataclasses.replace(self._deps, model=ClientToolCall(tool_use_id, command, reason)))
         result = turn.advance(state)
         pending = state.pending_approval
-        if result is TurnResult.AWAITING_APPROVAL and pending is not None:
+        if result is Route.AWAITING_APPROVAL and pending is not None:
             with self._lock:
                 self._held[pending.approval_id] = _Held(state, turn, tool_use_id)
                 overflow = list(self._held)[:-MAX_HELD_APPROVALS]
@@ -122,7 +135,7 @@ class McpSession:
             for held in dropped:
                 held.turn.expire_approval(held.state)
             return CallOutcome(text="", is_error=False, record=state.record(tool_use_id), pending=pending)
-        if result is TurnResult.CONTINUE:
+        if result is Route.CONTINUE:
             turn.advance(state)  # the "model" ends the run: the run is finished and recorded
         return _outcome(state, tool_use_id)
 
@@ -143,16 +156,32 @@ class McpSession:
         decision = ApprovalDecision(approved=approved, decided_by=decided_by, comment=comment)
         try:
             held.turn.decide(held.state, decision)
-        except WpAgentError:
+        except ApprovalRefusedError:
             held.turn.expire_approval(held.state)  # the only refusal left for a live approval
             return CallOutcome(
                 text="承認の期限が切れたため、この操作は実行しませんでした。必要なら改めて wp_cli から依頼してください。",
                 is_error=True,
             )
         result = held.turn.advance(held.state)
-        if result is TurnResult.CONTINUE:
+        if result is Route.CONTINUE:
             held.turn.advance(held.state)
         return _outcome(held.state, held.tool_use_id)
+
+    def hand_over(self, approval_id: str, keep: Callable[[SessionState, str], str | None]) -> bool:
+        """Give a held run to whoever `keep` stores it for (the person's terminal); this session
+        forgets it, so nothing here can decide it any more. Not kept (it holds a secret, or the write
+        failed): it expires now, audited, and never runs."""
+        with self._lock:
+            held = self._held.pop(approval_id, None)
+        if held is None:
+            return False
+        try:
+            kept = keep(held.state, self.channel) is not None
+        except (OSError, ValueError):  # could not be written: it must not stay half-held
+            kept = False
+        if not kept:
+            held.turn.expire_approval(held.state)
+        return kept
 
     def close(self) -> None:
         """The connection ended: what is still held expires (audited per command) and never runs."""
@@ -163,7 +192,7 @@ class McpSession:
 
     def check(self, command: str) -> PolicyDecision:
         """The decision wp_cli would meet in this session (policy, then the session's site scope)."""
-        return apply_site_scope(self._deps.policy.classify(command), self._new_state())
+        return apply_site_scope(self._deps.policy.classify(command), SiteScope.of(self._new_state()))
 
     def read(self, command: str, reason: str) -> str | None:
         """Masked stdout of a read-only command run through the same pipeline; None when the policy
@@ -179,15 +208,14 @@ class McpSession:
     # -- plumbing -------------------------------------------------------------------------------
 
     def _new_state(self) -> SessionState:
-        state = new_session(
+        return new_session(
             AgentInput(message=f"MCPクライアント（{self.channel}）からの wp_cli 呼び出し"),
             session_id=self.session_id,
             user_id=self._user_id,
             target_id="local",
             site_url=self._site_url,
+            network_admin=self._network_admin,
         )
-        state.network_admin = self._network_admin
-        return state
 
 
 def _outcome(state: SessionState, tool_use_id: str) -> CallOutcome:

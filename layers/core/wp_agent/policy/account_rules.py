@@ -18,10 +18,10 @@ Decisions (README, "The policy"):
 
 from __future__ import annotations
 
+from wp_agent.command_line.parsed_command import ParsedCommand
+from wp_agent.masking.secret_names import folded, is_privilege_key, is_secret_key
 from wp_agent.policy.categories import PolicyCategory
-from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.policy.rule import Verdict, argument_rule, written_option
-from wp_agent.policy.secret_names import folded, is_privilege_key, is_secret_key
 
 B = PolicyCategory.BLOCKED
 D = PolicyCategory.DESTRUCTIVE

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from wp_agent.command_line.parsed_command import ParsedCommand
+from wp_agent.masking import folded, is_secret_option
 from wp_agent.policy.account_rules import (
     account_fields,
     account_grants,
@@ -19,10 +21,8 @@ from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.effects.table import declared_effect
 from wp_agent.policy.global_flags import GLOBAL_OPTIONS, execution_context, forbidden_globals
 from wp_agent.policy.identifiers import non_plain_identifier
-from wp_agent.policy.masking import folded, is_secret_option
 from wp_agent.policy.network_scope import network_wide
 from wp_agent.policy.option_storage_rules import placement_and_hooks, widget_storage
-from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.policy.read_only_flags import ReadOnlyFlag, read_only_flag
 from wp_agent.policy.read_oracles import read_oracles
 from wp_agent.policy.rule import ID_RANGE, ArgumentRule, Verdict, argument_rule, written_option

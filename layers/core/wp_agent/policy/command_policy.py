@@ -7,10 +7,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wp_agent.config import Settings
+from wp_agent.command_line.aliases import canonical_argv
+from wp_agent.command_line.parsed_command import ParsedCommand
+from wp_agent.command_line.shell_syntax import HazardKind, ShellHazard, find_shell_hazards, split_words
+from wp_agent.config import PolicySettings
 from wp_agent.errors import ConfigurationError
+from wp_agent.masking import mask_argv, mask_text
 from wp_agent.media.safe_download import parse_test_hosts
-from wp_agent.policy.aliases import canonical_argv
 from wp_agent.policy.argument_rules import (
     ARGUMENT_RULES,
     MEDIA_PRIVATE_HOST_RULE,
@@ -28,9 +31,6 @@ from wp_agent.policy.identifiers import (
     non_plain_flag_name,
     non_plain_flag_verdict,
 )
-from wp_agent.policy.masking import mask_argv, mask_text
-from wp_agent.policy.parsed_command import ParsedCommand
-from wp_agent.policy.shell_syntax import HazardKind, ShellHazard, find_shell_hazards, split_words
 from wp_agent.policy.synopsis import MAX_POSITIONALS
 
 __all__ = ["CommandPolicy", "PolicyCategory", "PolicyDecision"]
@@ -176,7 +176,7 @@ class CommandPolicy:
             )
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> CommandPolicy:
+    def from_settings(cls, settings: PolicySettings) -> CommandPolicy:
         return cls(
             load_custom_rules(settings.wp_agent_policy_file, settings.wp_agent_policy_rules),
             media_test_hosts=parse_test_hosts(settings.wp_agent_media_test_hosts),

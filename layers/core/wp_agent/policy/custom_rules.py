@@ -17,8 +17,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from wp_agent.command_line.aliases import canonical_path
 from wp_agent.errors import ConfigurationError
-from wp_agent.policy.aliases import canonical_path
 
 _PATH_WORD = re.compile(r"^[a-z][a-z0-9\-]*$")
 

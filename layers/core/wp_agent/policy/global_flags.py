@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy.categories import PolicyCategory
-from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.policy.rule import Verdict, argument_rule
 
 B = PolicyCategory.BLOCKED

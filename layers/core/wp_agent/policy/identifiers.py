@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from wp_agent.command_line.parsed_command import CliOption, ParsedCommand
 from wp_agent.policy.categories import PolicyCategory
-from wp_agent.policy.parsed_command import CliOption, ParsedCommand
 from wp_agent.policy.rule import Verdict, argument_rule
 
 PLAIN_IDENTIFIER = re.compile(r"^[\x21-\x7e]+$")

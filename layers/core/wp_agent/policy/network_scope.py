@@ -8,8 +8,8 @@ administrators ask for any network command, reads included.
 
 from __future__ import annotations
 
+from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy.categories import PolicyCategory
-from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.policy.rule import Verdict, argument_rule
 
 # Commands that act on the network rather than one site.

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
+from wp_agent.command_line.parsed_command import ParsedCommand
+from wp_agent.masking import folded
 from wp_agent.policy.categories import PolicyCategory
-from wp_agent.policy.masking import folded
-from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.policy.rule import Verdict, argument_rule, written_option
 
 B = PolicyCategory.BLOCKED

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wp_agent.policy.parsed_command import ParsedCommand
+from wp_agent.command_line.parsed_command import ParsedCommand
 
 
 @dataclass(frozen=True)

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import re
 
+from wp_agent.command_line.parsed_command import ParsedCommand
+from wp_agent.masking.secret_names import folded, is_privilege_key, is_secret_key
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.command_table import ALLOWED_COMMANDS
-from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.policy.rule import Verdict, argument_rule
-from wp_agent.policy.secret_names import folded, is_privilege_key, is_secret_key
 
 B = PolicyCategory.BLOCKED
 

@@ -10,8 +10,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy.categories import PolicyCategory
-from wp_agent.policy.parsed_command import ParsedCommand
 
 # Argument shapes several rules check.
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_\-]*$")

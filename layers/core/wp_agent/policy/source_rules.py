@@ -12,8 +12,8 @@ import re
 import socket
 from urllib.parse import urlsplit
 
+from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy.categories import PolicyCategory
-from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.policy.rule import DIGITS, ID_RANGE, SLUG, Verdict, argument_rule
 
 B = PolicyCategory.BLOCKED

@@ -12,9 +12,9 @@ from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.ports import AuditLog
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
+from wp_agent.masking import mask_argv, mask_command_output, mask_text
 from wp_agent.models.article import PublishArticleInput
 from wp_agent.policy import CommandPolicy, PolicyDecision
-from wp_agent.policy.masking import mask_argv, mask_command_output, mask_text
 from wp_agent.publishing.outcome import PublishErrorCode, Resource
 from wp_agent.publishing.terms import SiteTerm, Taxonomy
 
@@ -45,6 +45,7 @@ class PublishRun:
     terms_before: dict[Taxonomy, list[SiteTerm]] = field(default_factory=dict)
     cleaning: bool = False
     connection_lost: bool = False
+    resume: bool = False  # an earlier attempt with the same token may have created the post
 
 
 def _wp_error_text(result: CommandResult) -> str:

@@ -10,15 +10,17 @@ from collections.abc import Callable
 from aws_lambda_powertools import Logger, Tracer
 from aws_lambda_powertools.logging.utils import copy_config_to_registered_loggers
 
+from wp_agent.config import LambdaSettings
 from wp_agent.log_safety import SecretMaskingFilter
 from wp_agent.service.runtime import LazyRuntime
 
 
-def handler_tools() -> tuple[Logger, Tracer, LazyRuntime]:
-    """A handler module's logger, tracer and lazily built runtime, with logging and SnapStart set up."""
+def handler_tools(settings_class: type[LambdaSettings]) -> tuple[Logger, Tracer, LazyRuntime]:
+    """A handler module's logger, tracer and lazily built runtime (with the function's own settings
+    class), with logging and SnapStart set up."""
     logger = Logger()
     tracer = Tracer()
-    runtime = LazyRuntime()
+    runtime = LazyRuntime(settings_class)
     configure_logging(logger)
     register_snapstart_hooks(runtime.reset)
     return logger, tracer, runtime

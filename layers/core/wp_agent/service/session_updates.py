@@ -2,7 +2,8 @@
 at the same time: the session store's version check refuses a stale save, so the change is applied
 again to a fresh load. The audit records a change makes go into the session's outbox and are
 delivered after the save that makes them true: a retried change leaves its trail once, a refused
-one none, and a record the audit log could not take waits in the session for the next delivery."""
+one none, and a record the audit log could not take waits in the session for the next delivery
+(audit_outbox.save_and_deliver, the same checkpoint the turn makes)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from wp_agent.agent import audit_outbox
+from wp_agent.agent.audit_outbox import save_and_deliver
 from wp_agent.agent.ports import AuditLog, SessionStore
 from wp_agent.agent.session_state import SessionState
 from wp_agent.errors import StaleSessionError
@@ -17,12 +19,6 @@ from wp_agent.errors import StaleSessionError
 T = TypeVar("T")
 
 SAVE_ATTEMPTS = 3
-
-
-def save_and_deliver(store: SessionStore, audit: AuditLog, state: SessionState) -> bool:
-    """Save, then deliver the outbox; False when some audit record still waits in the session."""
-    store.save(state)
-    return audit_outbox.deliver(state, audit)
 
 
 def update_session(

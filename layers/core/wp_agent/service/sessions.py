@@ -8,9 +8,11 @@ from typing import TypeVar
 
 from wp_agent.agent import approval_protocol, lifecycle
 from wp_agent.agent.approval_protocol import ApprovalRefusedError, Refusal, ResumeOutcome
-from wp_agent.agent.session_state import ApprovalStatus, SessionState, SessionStatus
-from wp_agent.agent.turn import continue_session, new_session
+from wp_agent.agent.audit_outbox import save_and_deliver
+from wp_agent.agent.lifecycle import continue_session, new_session
+from wp_agent.agent.session_state import ApprovalStatus, SessionState
 from wp_agent.errors import StaleSessionError
+from wp_agent.masking import mask_text
 from wp_agent.models import field_rules
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.api import (
@@ -21,11 +23,10 @@ from wp_agent.models.api import (
     SessionView,
 )
 from wp_agent.models.target import Target
-from wp_agent.policy.masking import mask_text
 from wp_agent.service import notifications
 from wp_agent.service.api_errors import ApiError, ApiErrorCode
 from wp_agent.service.runtime import AwsRuntime
-from wp_agent.service.session_updates import save_and_deliver, update_session
+from wp_agent.service.session_updates import update_session
 from wp_agent.service.targets import check_multisite_access
 from wp_agent.service.views import session_view
 from wp_agent.telemetry import APPROVALS_RESOLVED_TOTAL, REQUESTS_TOTAL
@@ -96,6 +97,7 @@ class SessionService:
         target = self._target_for(body, state, user_id)
         agent_input = AgentInput.model_validate(body.model_dump(exclude={"target_id"}))
         site_url = agent_input.multisite.site_url if agent_input.multisite else None
+        network_admin = target.multisite and target.network_admin(user_id)  # rights as the registry says now
         if state is None:
             state = new_session(
                 agent_input,
@@ -104,21 +106,21 @@ class SessionService:
                 target_id=target.target_id,
                 site_url=site_url,
             )
-            state.network_admin = target.multisite and target.network_admin(user_id)
         else:
             if not state.status.terminal:
                 raise ApiError(
                     ApiErrorCode.SESSION_BUSY,
                 )
             continue_session(state, agent_input, timeout_ms=self._rt.settings.wp_cli_timeout)
-            state.site_url = site_url
-            # Rights as the registry says now (every turn checks again).
-            state.network_admin = target.multisite and target.network_admin(user_id)
-        state.reverts_run_id = reverts_run_id
-        state.status = SessionStatus.PLANNING
         # Known before the start, so the session is saved once: the run's first turn may load it
         # at any moment after the start, and must find it as it will stay.
-        state.execution_arn = self._rt.workflow.execution_arn(state.run_id)
+        lifecycle.start_run(
+            state,
+            site_url=site_url,
+            network_admin=network_admin,
+            reverts_run_id=reverts_run_id,
+            execution_arn=self._rt.workflow.execution_arn(state.run_id),
+        )
         try:
             # conditional: only one run can become active
             save_and_deliver(self._rt.sessions, self._rt.audit, state)

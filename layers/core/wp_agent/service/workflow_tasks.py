@@ -6,13 +6,14 @@ import logging
 from typing import Any
 
 from wp_agent.agent import approval_protocol, audit_outbox, lifecycle
+from wp_agent.agent.audit_outbox import save_and_deliver
 from wp_agent.agent.session_state import SessionState, SessionStatus
-from wp_agent.agent.turn import TurnResult
-from wp_agent.errors import OwnerRemovedError, StaleSessionError
+from wp_agent.errors import StaleSessionError
 from wp_agent.models.target import Target
+from wp_agent.models.workflow import Route
 from wp_agent.service import notifications
 from wp_agent.service.runtime import AwsRuntime
-from wp_agent.service.session_updates import save_and_deliver, update_session
+from wp_agent.service.session_updates import update_session
 from wp_agent.telemetry import APPROVALS_RESOLVED_TOTAL, REQUESTS_TOTAL
 
 logger = logging.getLogger(__name__)
@@ -24,24 +25,24 @@ class WorkflowTaskError(Exception):
     """A state-machine task cannot proceed; Step Functions catches it and records the failure."""
 
 
-def _route(state: SessionState, result: TurnResult) -> dict[str, Any]:
+def _route(state: SessionState, result: Route) -> dict[str, Any]:
     pending = state.pending_approval
     return {
         "sessionId": state.session_id,
         "runId": state.run_id,
         "route": result.value,
         "approvalId": pending.approval_id
-        if pending is not None and result is TurnResult.AWAITING_APPROVAL
+        if pending is not None and result is Route.AWAITING_APPROVAL
         else None,
     }
 
 
-def _ended(state: SessionState) -> TurnResult:
+def _ended(state: SessionState) -> Route:
     """How a finished session ends the execution: a requester's cancel is not a workflow failure."""
     return (
-        TurnResult.COMPLETED
+        Route.COMPLETED
         if state.status in {SessionStatus.COMPLETED, SessionStatus.CANCELLED}
-        else TurnResult.FAILED
+        else Route.FAILED
     )
 
 
@@ -57,11 +58,11 @@ def _load_run(runtime: AwsRuntime, session_id: str, run_id: str) -> SessionState
 def refresh_rights(state: SessionState, target: Target) -> bool:
     """Rights come from the registry as it is now, every turn: a removed owner's run ends, a
     removed network administrator loses network-level commands (False: the run was ended)."""
-    if not target.owned_by(state.user_id):
-        lifecycle.finish(state, SessionStatus.FAILED, error=OwnerRemovedError())
-        return False
-    state.network_admin = target.multisite and target.network_admin(state.user_id)
-    return True
+    return lifecycle.refresh_rights(
+        state,
+        owner=target.owned_by(state.user_id),
+        network_admin=target.multisite and target.network_admin(state.user_id),
+    )
 
 
 def run_turn(runtime: AwsRuntime, session_id: str, run_id: str) -> dict[str, Any]:
@@ -77,11 +78,11 @@ def run_turn(runtime: AwsRuntime, session_id: str, run_id: str) -> dict[str, Any
             lifecycle.fail_run(state, "target_missing")
             save_and_deliver(runtime.sessions, runtime.audit, state)
             notifications.run_finished(runtime.events, state, runtime.telemetry)
-            return _route(state, TurnResult.FAILED)
+            return _route(state, Route.FAILED)
         if not refresh_rights(state, target):
-            runtime.sessions.save(state)
+            save_and_deliver(runtime.sessions, runtime.audit, state)
             notifications.run_finished(runtime.events, state, runtime.telemetry)
-            return _route(state, TurnResult.FAILED)
+            return _route(state, Route.FAILED)
         try:
             result = runtime.agent_turn(target).advance(state)
         except StaleSessionError:
@@ -92,7 +93,7 @@ def run_turn(runtime: AwsRuntime, session_id: str, run_id: str) -> dict[str, Any
                 "session changed during the turn", extra={"session_id": session_id, "attempt": attempt}
             )
             continue
-        if result in (TurnResult.COMPLETED, TurnResult.FAILED):
+        if result in (Route.COMPLETED, Route.FAILED):
             notifications.run_finished(runtime.events, state, runtime.telemetry)
         return _route(state, result)
     # Raised, not routed: the workflow's catch then records the failure on the session.
@@ -114,10 +115,10 @@ def wait_for_approval(
             # The requester answered before the wait began: still announce it (with its status),
             # then hand the stored decision to this wait.
             notifications.approval_requested(runtime.events, state)
-            runtime.workflow.resume(task_token, came_first)
+            runtime.approval_waits.resume(task_token, came_first)
             return
         try:
-            runtime.sessions.save(state)
+            save_and_deliver(runtime.sessions, runtime.audit, state)
         except StaleSessionError:
             continue  # the decision may have landed meanwhile; look again
         notifications.approval_requested(runtime.events, state)
@@ -170,7 +171,7 @@ def record_failure(
 
 def start_scheduled_run(runtime: AwsRuntime, payload: dict[str, Any]) -> dict[str, Any]:
     """A schedule fired: create its session (once per firing) and hand the ids to the turn loop."""
-    from wp_agent.agent.turn import new_session
+    from wp_agent.agent.lifecycle import new_session
     from wp_agent.models.schedule import ScheduledRunInput
 
     run = ScheduledRunInput.model_validate(payload)
@@ -191,8 +192,9 @@ def start_scheduled_run(runtime: AwsRuntime, payload: dict[str, Any]) -> dict[st
         target_id=run.target_id,
         site_url=site_url,
     )
-    state.network_admin = target.multisite and target.network_admin(run.owner_id)
-    state.status = SessionStatus.PLANNING
-    runtime.sessions.save(state)
+    lifecycle.start_run(
+        state, site_url=site_url, network_admin=target.multisite and target.network_admin(run.owner_id)
+    )
+    save_and_deliver(runtime.sessions, runtime.audit, state)
     runtime.telemetry.count(REQUESTS_TOTAL)
     return {"sessionId": state.session_id, "runId": state.run_id}

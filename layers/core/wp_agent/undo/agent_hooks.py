@@ -1,18 +1,20 @@
-"""The undo package as the agent sees it: a ChangeRecorder (agent/ports.py) wired in by the CLI and
-the Lambda runtime, so the agent never imports undo (the package sits above the agent)."""
+"""The undo package as the agent sees it, wired in by the CLI and the Lambda runtime, so the agent never
+imports undo (the package sits above the agent): a ChangeRecorder (agent/ports.py: before/after images,
+and why a command cannot be undone) and an OpeningStep (an undo run's first step is its revert plan)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from wp_agent.agent.ports import RateLimiter
+from wp_agent.agent.ports import Opening, RateLimiter
 from wp_agent.agent.session_state import CommandRecord, SessionState
+from wp_agent.agent.site_scope import SiteScope
 from wp_agent.executors.port import WpCli
+from wp_agent.models.undo import UndoCapture
 from wp_agent.policy import CommandPolicy, PolicyDecision
 from wp_agent.undo import recorder
 from wp_agent.undo.agent_turn import plan_message
-from wp_agent.undo.capture import with_undo_note
+from wp_agent.undo.capture import cannot_undo
 from wp_agent.undo.entities import Read
 
 
@@ -24,19 +26,34 @@ class UndoRecorder:
         self.wp_cli = wp_cli
         self.limiter = limiter
 
-    def _read(self, state: SessionState) -> Read:
-        return recorder.site_reader(state, self.policy, self.wp_cli, self.limiter)
+    def _read(self, scope: SiteScope, target_id: str) -> Read:
+        return recorder.site_reader(scope, target_id, self.policy, self.wp_cli, self.limiter)
 
-    def before(self, state: SessionState, records: Sequence[CommandRecord]) -> None:
-        recorder.capture_records(records, self._read(state), workers=self.wp_cli.max_concurrency)
+    def before(
+        self, records: Sequence[CommandRecord], scope: SiteScope, target_id: str
+    ) -> dict[str, UndoCapture]:
+        read = self._read(scope, target_id)
+        return recorder.capture_records(records, read, workers=self.wp_cli.max_concurrency)
 
-    def after(self, state: SessionState, records: Sequence[CommandRecord]) -> None:
-        recorder.record_records(records, self._read(state), workers=self.wp_cli.max_concurrency)
+    def after(
+        self, records: Sequence[CommandRecord], scope: SiteScope, target_id: str
+    ) -> dict[str, UndoCapture]:
+        read = self._read(scope, target_id)
+        return recorder.record_records(records, read, workers=self.wp_cli.max_concurrency)
 
-    def opening_step(self, state: SessionState) -> list[dict[str, Any]] | None:
+    def cannot_undo(self, decision: PolicyDecision) -> str | None:
+        return cannot_undo(decision.command_path, decision.argv)
+
+
+class UndoRunOpening:
+    """An undo run (`state.reverts_run_id`) starts with its revert plan instead of a model call."""
+
+    def __init__(self, policy: CommandPolicy, wp_cli: WpCli, limiter: RateLimiter) -> None:
+        self.policy = policy
+        self.wp_cli = wp_cli
+        self.limiter = limiter
+
+    def first_step(self, state: SessionState) -> Opening | None:
         if not state.reverts_run_id:
             return None
         return plan_message(state, self)
-
-    def approval_impact(self, decision: PolicyDecision, impact_ja: str) -> str:
-        return with_undo_note(decision.command_path, decision.argv, impact_ja)

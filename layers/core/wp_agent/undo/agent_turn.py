@@ -9,14 +9,14 @@ from __future__ import annotations
 import shlex
 from typing import Any, Protocol
 
-from wp_agent.agent.ports import RateLimiter
+from wp_agent.agent.ports import Opening, RateLimiter
 from wp_agent.agent.prompt import TOOL_NAME
 from wp_agent.agent.session_state import SessionState
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.port import WpCli
 from wp_agent.policy import CommandPolicy
 from wp_agent.undo.execute import NEW_ID
-from wp_agent.undo.service import UndoService
+from wp_agent.undo.revert_run import RevertRun
 
 
 class TurnDeps(Protocol):
@@ -32,16 +32,18 @@ class TurnDeps(Protocol):
     def limiter(self) -> RateLimiter: ...
 
 
-def plan_message(state: SessionState, deps: TurnDeps) -> list[dict[str, Any]]:
+def plan_message(state: SessionState, deps: TurnDeps) -> Opening:
     """The assistant content that starts an undo run: what cannot be undone, then one tool call per
-    revert command (none when there is nothing to do: the run then ends with this text)."""
+    revert command (none when there is nothing to do: the run then ends with this text); with the
+    audit records planning made (its reads, the run's start)."""
     reverts = state.reverts_run_id or ""
     records = [c for c in state.commands if c.run_id == reverts]
-    service = UndoService(deps.policy, deps.wp_cli, deps.limiter, state, reverts)
+    service = RevertRun(deps.policy, deps.wp_cli, deps.limiter, state, reverts)
     try:
         plan = service.plan(records).plan
     except WpAgentError as exc:
-        return [{"type": "text", "text": f"{reverts} を元に戻せませんでした: {exc.message_ja}"}]
+        text = f"{reverts} を元に戻せませんでした: {exc.message_ja}"
+        return Opening([{"type": "text", "text": text}], service.events)
     service.audit_start(approved_by=None)
     lines = [f"{reverts} で変更した内容を、実行前の状態に戻します。"]
     lines += [f"・戻せないもの: {s.entity_ja} — {s.reason_ja}" for s in plan.skipped]
@@ -64,4 +66,4 @@ def plan_message(state: SessionState, deps: TurnDeps) -> list[dict[str, Any]]:
                 "input": {"command": shlex.join(step.argv), "reason": f"元に戻す: {step.restores_ja}"},
             }
         )
-    return content
+    return Opening(content, service.events)

@@ -11,8 +11,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from wp_agent.agent.session_state import CommandRecord, SessionState
-from wp_agent.config import Settings
-from wp_agent.policy.masking import mask_argv
+from wp_agent.config import LocalSettings
+from wp_agent.masking import mask_argv
 
 _RUN_ID = re.compile(r"^run_[0-9a-f]{20}$")
 
@@ -28,6 +28,7 @@ class StoredRun(BaseModel):
     network_admin: bool = False
     commands: list[CommandRecord] = Field(default_factory=list)
     reverted_by: list[str] = Field(default_factory=list)  # run IDs of undo runs
+    undone_by: str | None = None  # the undo run that put back everything it planned
 
 
 def valid_run_id(run_id: str) -> bool:
@@ -39,7 +40,7 @@ class LocalRunStore:
         self.directory = directory
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> LocalRunStore:
+    def from_settings(cls, settings: LocalSettings) -> LocalRunStore:
         return cls(settings.wp_agent_audit_file.expanduser().parent / "runs")
 
     def save_run(self, state: SessionState) -> StoredRun:

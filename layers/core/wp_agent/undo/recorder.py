@@ -3,25 +3,24 @@ commands run, record their after-images right after. Everything else about undo 
 
 Capture reads are policy-checked (each must be a `read`) and scoped to the session's site; their
 outputs are masked and stored with the command's record (which is audited), so they are not audited
-one by one. An undo run audits every command it runs (audit=True).
+one by one. An undo run audits every command it runs (`on_read`).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
-from wp_agent.agent import audit_outbox
-from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.ports import RateLimiter
-from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionState
-from wp_agent.agent.site_scope import apply_site_scope
+from wp_agent.agent.session_state import CommandRecord, CommandStatus
+from wp_agent.agent.site_scope import SiteScope, apply_site_scope
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
+from wp_agent.masking import mask_command
+from wp_agent.models.undo import UndoCapture
 from wp_agent.policy import CommandPolicy, PolicyCategory
-from wp_agent.policy.masking import mask_command
-from wp_agent.undo.capture import capture_before, record_after
+from wp_agent.undo.capture import capture_before_all, record_after_all
 from wp_agent.undo.entities import CaptureError, Read
 
 logger = logging.getLogger(__name__)
@@ -29,70 +28,69 @@ _CAPTURE_REASON = "元に戻すための実行前・実行後の状態の記録�
 
 
 def site_reader(
-    state: SessionState,
+    scope: SiteScope,
+    target_id: str,
     policy: CommandPolicy,
     wp_cli: WpCli,
     limiter: RateLimiter,
     *,
-    audit: bool = False,
+    on_read: Callable[[dict[str, Any]], None] | None = None,
 ) -> Read:
-    """Reads for before/after images: refused unless the policy calls them `read` on this session's scope."""
+    """Reads for before/after images: refused unless the policy calls them `read` on the session's
+    scope. `on_read` is given what each read's audit record says (an undo run audits its reads)."""
 
     def read(argv: list[str]) -> CommandResult:
-        decision = apply_site_scope(policy.classify_argv(argv), state)
+        decision = apply_site_scope(policy.classify_argv(argv), scope)
         if decision.category is not PolicyCategory.READ:
             raise CaptureError(f"状態を読み取るコマンドが許可されませんでした（{decision.rule}）")
         try:
-            with limiter.command_slot(state.target_id):
+            with limiter.command_slot(target_id):
                 result = wp_cli.run(list(decision.argv))
         except WpAgentError as exc:
             raise CaptureError(f"状態を読み取れませんでした（{exc.code.value}）") from None
-        if audit:
-            audit_outbox.audit(
-                state, AuditEventType.COMMAND_EXECUTED, command=mask_command(" ".join(decision.argv)),
-                reason=_CAPTURE_REASON, category=decision.category.value, rule=decision.rule,
-                success=result.ok, exit_code=result.exit_code, duration_ms=result.duration_ms,
-            )  # fmt: skip
+        if on_read is not None:
+            on_read({
+                "command": mask_command(" ".join(decision.argv)), "reason": _CAPTURE_REASON,
+                "category": decision.category.value, "rule": decision.rule, "success": result.ok,
+                "exit_code": result.exit_code, "duration_ms": result.duration_ms,
+            })  # fmt: skip
         return result
 
     return read
 
 
-def _each(records: Sequence[CommandRecord], work: Callable[[CommandRecord], None], workers: int) -> None:
-    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(records)))) as pool:
-        list(pool.map(work, records))
-
-
-def capture_records(records: Sequence[CommandRecord], read: Read, *, workers: int = 1) -> None:
+def capture_records(
+    records: Sequence[CommandRecord], read: Read, *, workers: int = 1
+) -> dict[str, UndoCapture]:
     """Before the batch runs: the before-image of every write/destructive command of it (all of them
-    first, so commands running side by side never see each other's changes)."""
+    first, so commands running side by side never see each other's changes), read together; by
+    tool_use id."""
     writes = [r for r in records if r.category is not PolicyCategory.READ and r.undo is None]
     if not writes:
-        return
-
-    def capture(record: CommandRecord) -> None:
-        try:
-            record.undo = capture_before(record.command_path, record.argv, read, workers=workers)
-        except Exception:  # an undo problem never stops the command the person asked for
-            logger.exception("before-image capture failed", extra={"command": record.command})
-
-    _each(writes, capture, 1 if len(writes) == 1 else workers)
+        return {}
+    try:
+        captures = capture_before_all([(r.command_path, r.argv) for r in writes], read, workers=workers)
+    except Exception:  # an undo problem never stops the command the person asked for
+        logger.exception("before-image capture failed", extra={"commands": [r.command for r in writes]})
+        return {}
+    return {record.tool_use_id: capture for record, capture in zip(writes, captures, strict=True)}
 
 
-def record_records(records: Sequence[CommandRecord], read: Read, *, workers: int = 1) -> None:
-    """After the batch ran: what each command created and the after-image of what it changed."""
+def record_records(
+    records: Sequence[CommandRecord], read: Read, *, workers: int = 1
+) -> dict[str, UndoCapture]:
+    """After the batch ran: each command's capture completed with what it created and the after-image
+    of what it changed (a copy; the record keeps its own until the turn replaces it), by tool_use id."""
     done = [r for r in records if r.undo is not None and r.status is CommandStatus.FINISHED]
-
-    def after(record: CommandRecord) -> None:
-        capture = record.undo
-        if capture is None:
-            return
-        try:
-            record_after(record.command_path, record.argv, capture, record.stdout, read, workers=workers)
-        except Exception:
-            logger.exception("after-image capture failed", extra={"command": record.command})
+    if not done:
+        return {}
+    recorded = {r.tool_use_id: r.undo.model_copy(deep=True) for r in done if r.undo is not None}
+    ran = [(r.command_path, r.argv, recorded[r.tool_use_id], r.stdout) for r in done]
+    try:
+        record_after_all(ran, read, workers=workers)
+    except Exception:
+        logger.exception("after-image capture failed", extra={"commands": [r.command for r in done]})
+        for capture in recorded.values():
             capture.revertible = False
             capture.reason_ja = "実行後の状態を記録できなかったため、元に戻せません。"
-
-    if done:
-        _each(done, after, 1 if len(done) == 1 else workers)
+    return recorded

@@ -13,7 +13,33 @@ from wp_agent.agent.approval_protocol import ResumeOutcome
 logger = logging.getLogger(__name__)
 
 
-class RunWorkflow:
+class ApprovalWaits:
+    """Answers runs' approval waits by their task tokens: no state machine ARN needed (the approval
+    task's function has none)."""
+
+    def resume(
+        self, task_token: str, decision: dict[str, Any], *, attempts: int = 3, pause: float = 0.3
+    ) -> ResumeOutcome:
+        """Answer the approval wait (approval_protocol.hand_over calls this). A token written a moment
+        ago may not be accepted yet, so "unknown token" is retried briefly before it is reported."""
+        sfn = client("stepfunctions")
+        for attempt in range(attempts):
+            try:
+                sfn.send_task_success(taskToken=task_token, output=json.dumps(decision))
+            except sfn.exceptions.TaskTimedOut:
+                return ResumeOutcome.TIMED_OUT
+            except (sfn.exceptions.TaskDoesNotExist, sfn.exceptions.InvalidToken):
+                if attempt + 1 < attempts:
+                    time.sleep(pause)
+            else:
+                return ResumeOutcome.RESUMED
+        logger.warning("approval wait did not accept the decision", extra={"attempts": attempts})
+        return ResumeOutcome.UNKNOWN_TOKEN
+
+
+class RunWorkflow(ApprovalWaits):
+    """Starts, stops and looks at the runs of one state machine (and answers their approval waits)."""
+
     def __init__(self, state_machine_arn: str) -> None:
         self._arn = state_machine_arn
 
@@ -21,9 +47,10 @@ class RunWorkflow:
         """Start the run's execution (named after the run, so a repeat start cannot double it)."""
         return self._start(run_id, {"sessionId": session_id, "runId": run_id})
 
-    def start_article(self, article_id: str) -> str:
-        """Start a publishArticle job (the workflow's PublishArticle branch)."""
-        return self._start(article_id, {"articleId": article_id})
+    def start_article(self, article_id: str, execution: str) -> str:
+        """Start a publishArticle job (the workflow's PublishArticle branch) as the execution the job
+        names: a repeated start of the same name is the same execution."""
+        return self._start(execution, {"articleId": article_id})
 
     def execution_arn(self, name: str) -> str:
         """Executions are named after their run (or job), so the ARN is known before they start."""
@@ -52,22 +79,3 @@ class RunWorkflow:
         except sfn.exceptions.ExecutionDoesNotExist:
             return False  # not started yet (the API saves the session first)
         return str(status) != "RUNNING"
-
-    def resume(
-        self, task_token: str, decision: dict[str, Any], *, attempts: int = 3, pause: float = 0.3
-    ) -> ResumeOutcome:
-        """Answer the approval wait (approval_protocol.hand_over calls this). A token written a moment
-        ago may not be accepted yet, so "unknown token" is retried briefly before it is reported."""
-        sfn = client("stepfunctions")
-        for attempt in range(attempts):
-            try:
-                sfn.send_task_success(taskToken=task_token, output=json.dumps(decision))
-            except sfn.exceptions.TaskTimedOut:
-                return ResumeOutcome.TIMED_OUT
-            except (sfn.exceptions.TaskDoesNotExist, sfn.exceptions.InvalidToken):
-                if attempt + 1 < attempts:
-                    time.sleep(pause)
-            else:
-                return ResumeOutcome.RESUMED
-        logger.warning("approval wait did not accept the decision", extra={"attempts": attempts})
-        return ResumeOutcome.UNKNOWN_TOKEN

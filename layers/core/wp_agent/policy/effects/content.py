@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.effects.declaration import (
     ANY,
@@ -34,7 +35,6 @@ from wp_agent.policy.effects.values import (
     plain_text,
     text,
 )
-from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.policy.rule import Verdict
 
 B = PolicyCategory.BLOCKED

@@ -17,9 +17,9 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.effects.values import SiteCheck, ValueCheck
-from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.policy.rule import Verdict
 
 D = PolicyCategory.DESTRUCTIVE

@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 import re
 
+from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy.effects.values import SiteCheck
-from wp_agent.policy.parsed_command import ParsedCommand
 
 _STORAGE_KEYS = "_wp_attached_file,_wp_attachment_metadata"
 _BASENAME = re.compile(r"^[^/\\:\x00]+$")

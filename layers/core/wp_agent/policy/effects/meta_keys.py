@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import re
 
+from wp_agent.masking.secret_names import folded, is_secret_key
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.effects.values import IMAGE_ID, LANGUAGE, PAGE_TEMPLATE, ValueCheck, one_of, plain_text
 from wp_agent.policy.identifiers import is_plain
 from wp_agent.policy.rule import Verdict
-from wp_agent.policy.secret_names import folded, is_secret_key
 
 B = PolicyCategory.BLOCKED
 D = PolicyCategory.DESTRUCTIVE

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
+from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy.effects.values import SiteCheck, ValueCheck
-from wp_agent.policy.parsed_command import ParsedCommand
 
 # get_subdirectory_reserved_names() of WordPress 6.1, and the network's default banned names.
 RESERVED_SITE_NAMES = frozenset(

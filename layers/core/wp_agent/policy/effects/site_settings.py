@@ -3,6 +3,8 @@ the lookups that store what they fetched. (See declaration.py for what a declara
 
 from __future__ import annotations
 
+from wp_agent.command_line.parsed_command import ParsedCommand
+from wp_agent.masking.secret_names import folded
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.effects.content import meta_write
 from wp_agent.policy.effects.declaration import ANY, NEW, Arg, Effect, Names, Rows
@@ -20,9 +22,7 @@ from wp_agent.policy.effects.values import (
     plain_text,
     text,
 )
-from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.policy.rule import Verdict
-from wp_agent.policy.secret_names import folded
 
 D = PolicyCategory.DESTRUCTIVE
 

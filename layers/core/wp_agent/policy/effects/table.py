@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from wp_agent.policy.aliases import canonical_argv
+from wp_agent.command_line.aliases import canonical_argv
+from wp_agent.command_line.parsed_command import ParsedCommand
+from wp_agent.command_line.shell_syntax import split_words
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.command_table import ALLOWED_COMMANDS
 from wp_agent.policy.effects.comments_menus import COMMENT_AND_MENU_EFFECTS
@@ -13,10 +15,8 @@ from wp_agent.policy.effects.content import CONTENT_EFFECTS
 from wp_agent.policy.effects.declaration import Effect
 from wp_agent.policy.effects.site_settings import SITE_EFFECTS
 from wp_agent.policy.effects.values import SiteCheck
-from wp_agent.policy.parsed_command import ParsedCommand
 from wp_agent.policy.read_only_flags import read_only_flag
 from wp_agent.policy.rule import Verdict, argument_rule
-from wp_agent.policy.shell_syntax import split_words
 
 WRITE_EFFECTS: dict[tuple[str, ...], Effect] = {**CONTENT_EFFECTS, **COMMENT_AND_MENU_EFFECTS, **SITE_EFFECTS}
 

@@ -16,8 +16,8 @@ import json
 import re
 from typing import Any
 
-from wp_agent.policy.secret_names import is_secret_key
-from wp_agent.policy.secret_values import MASK, mask_pem_blocks
+from wp_agent.masking.secret_names import is_secret_key
+from wp_agent.masking.secret_values import MASK, mask_pem_blocks
 
 _NAME_FIELDS = frozenset({"option_name", "meta_key", "key", "name", "setting", "field"})
 _VALUE_FIELDS = frozenset({"option_value", "meta_value", "value"})

@@ -4,20 +4,22 @@ approval; every command it runs is audited with the run it reverts (`revertsRunI
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from wp_agent.agent import audit_outbox
 from wp_agent.agent.approval_summary import describe
-from wp_agent.agent.audit_events import AuditEventType
+from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.ports import RateLimiter
 from wp_agent.agent.session_state import ApprovalItem, CommandRecord, CommandStatus, SessionState
-from wp_agent.agent.site_scope import apply_site_scope
+from wp_agent.agent.site_scope import SiteScope, apply_site_scope
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
+from wp_agent.masking import mask_command, mask_command_output
 from wp_agent.models.undo import UndoPlan
-from wp_agent.policy import CommandPolicy, PolicyDecision
-from wp_agent.policy.masking import mask_command, mask_command_output
+from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
+from wp_agent.undo.entities import Read
 from wp_agent.undo.execute import PlanOutcome, execute_plan
 from wp_agent.undo.plan import RunCommand, build_plan
 from wp_agent.undo.recorder import site_reader
@@ -36,6 +38,61 @@ def undo_available(records: Sequence[CommandRecord]) -> bool:
     return any(c.ran and c.capture is not None and c.capture.revertible for c in run_commands(records))
 
 
+def _can_put_back(records: Sequence[CommandRecord]) -> bool:
+    """Some change of the run can be put back: reverted, or (deleted for good) created again."""
+    return any(
+        c.ran and c.capture is not None and (c.capture.revertible or c.capture.recreatable)
+        for c in run_commands(records)
+    )
+
+
+@dataclass(frozen=True)
+class NothingToUndo:
+    """Why undoing a run would change nothing: it changed nothing that can be put back, or an
+    earlier undo (`undone_by`) already put back everything it planned."""
+
+    reason: Literal["no_changes", "already_undone"]
+    undone_by: str | None = None
+
+    @property
+    def message_ja(self) -> str:
+        if self.reason == "already_undone":
+            return f"この実行の変更はすでに元に戻しています（取り消しの実行ID: {self.undone_by}）。"
+        return "この実行には元に戻せる変更がありません。"
+
+
+def nothing_to_undo(records: Sequence[CommandRecord], *, undone_by: str | None) -> NothingToUndo | None:
+    """The one decision whether an undo of a run is worth starting (API and CLI alike). `records`
+    are the run's commands; `undone_by` the earlier undo run that put back everything it planned
+    and was not undone itself (see `standing_undo`), or None."""
+    if not _can_put_back(records):
+        return NothingToUndo("no_changes")
+    if undone_by is not None:
+        return NothingToUndo("already_undone", undone_by)
+    return None
+
+
+def undo_completed(undo_records: Sequence[CommandRecord]) -> bool:
+    """An undo run's command records: it changed something, and every change it made succeeded
+    (none blocked, declined, failed or of unknown outcome)."""
+    changes = [r for r in undo_records if r.category is not PolicyCategory.READ]
+    return bool(changes) and all(r.succeeded for r in changes)
+
+
+def standing_undo(
+    run_id: str, reverts: Mapping[str, str | None], records: Sequence[CommandRecord]
+) -> str | None:
+    """The latest undo run of `run_id` that completed and was not itself undone (undoing the undo
+    brings the run's changes back). `reverts` maps each run of the session to the run it reverts."""
+    undos = [undo for undo, reverted in reverts.items() if reverted == run_id]
+    for undo in reversed(undos):
+        if undo_completed([r for r in records if r.run_id == undo]) and not standing_undo(
+            undo, reverts, records
+        ):
+            return undo
+    return None
+
+
 @dataclass
 class CheckedPlan:
     plan: UndoPlan
@@ -48,24 +105,25 @@ class CheckedPlan:
 
 
 @dataclass
-class UndoService:
+class RevertRun:
     """Plans and runs the undo of one run. `state` is the undo run's own state (its run ID, the
-    original session, user and site scope); audit records go to its outbox."""
+    original session, user and site scope), read only; the audit records it makes are kept in `events`
+    for the caller to put in the session's outbox (or deliver)."""
 
     policy: CommandPolicy
     wp_cli: WpCli
     limiter: RateLimiter
     state: SessionState
     reverts_run_id: str
+    events: list[AuditEvent] = field(default_factory=list)
 
     def plan(self, records: Sequence[CommandRecord]) -> CheckedPlan:
-        read = site_reader(self.state, self.policy, self.wp_cli, self.limiter, audit=True)
         plan = build_plan(
-            self.reverts_run_id, run_commands(records), read, workers=self.wp_cli.max_concurrency
+            self.reverts_run_id, run_commands(records), self._reader(), workers=self.wp_cli.max_concurrency
         )
         checked = CheckedPlan(plan)
         for index, step in enumerate(plan.steps):
-            decision = apply_site_scope(self.policy.classify_argv(step.argv), self.state)
+            decision = apply_site_scope(self.policy.classify_argv(step.argv), SiteScope.of(self.state))
             if decision.blocked:
                 raise WpAgentError(
                     AgentErrorCode.COMMAND_BLOCKED,
@@ -92,8 +150,7 @@ class UndoService:
                 details={"reason": "undo"},
             )
         self.audit_start(approved_by=approved_by)
-        read = site_reader(self.state, self.policy, self.wp_cli, self.limiter, audit=True)
-        outcome = execute_plan(checked.plan, self._run, read, workers=self.wp_cli.max_concurrency)
+        outcome = execute_plan(checked.plan, self._run, self._reader(), workers=self.wp_cli.max_concurrency)
         self._audit(
             AuditEventType.RUN_REVERT_FINISHED,
             success=outcome.ok,
@@ -106,7 +163,7 @@ class UndoService:
         self._audit(AuditEventType.RUN_REVERT_STARTED, approver=approved_by)
 
     def _run(self, argv: list[str]) -> CommandResult:
-        decision = apply_site_scope(self.policy.classify_argv(argv), self.state)
+        decision = apply_site_scope(self.policy.classify_argv(argv), SiteScope.of(self.state))
         command = mask_command(" ".join(decision.argv))
         if decision.blocked:  # checked when planned; a re-created post's new ID is checked here
             self._audit(AuditEventType.COMMAND_BLOCKED, command=command, rule=decision.rule,
@@ -125,8 +182,17 @@ class UndoService:
                     duration_ms=result.duration_ms, error=error)  # fmt: skip
         return result
 
-    def _audit(self, event_type: AuditEventType, **fields: object) -> None:
-        audit_outbox.audit(
-            self.state, event_type, reason=f"{self.reverts_run_id} を元に戻す", reverts_run_id=self.reverts_run_id,
-            **fields,
+    def _reader(self) -> Read:
+        """Policy-checked reads on the undo run's scope, each audited."""
+        return site_reader(
+            SiteScope.of(self.state), self.state.target_id, self.policy, self.wp_cli, self.limiter,
+            on_read=lambda fields: self.events.append(
+                audit_outbox.new_event(AuditEventType.COMMAND_EXECUTED, self.state.audit_about(), **fields)
+            ),
         )  # fmt: skip
+
+    def _audit(self, event_type: AuditEventType, **fields: object) -> None:
+        self.events.append(audit_outbox.new_event(
+            event_type, self.state.audit_about(), reason=f"{self.reverts_run_id} を元に戻す", reverts_run_id=self.reverts_run_id,
+            **fields,
+        ))  # fmt: skip

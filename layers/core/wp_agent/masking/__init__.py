@@ -7,12 +7,12 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
-from wp_agent.policy.aliases import canonical_words
-from wp_agent.policy.parsed_command import ParsedCommand
-from wp_agent.policy.secret_names import folded, is_secret_key
-from wp_agent.policy.secret_values import MASK, mask_text
-from wp_agent.policy.shell_syntax import split_words
-from wp_agent.policy.structured_masking import mask_document, mask_value
+from wp_agent.command_line.aliases import canonical_words
+from wp_agent.command_line.parsed_command import ParsedCommand
+from wp_agent.command_line.shell_syntax import split_words
+from wp_agent.masking.secret_names import folded, is_secret_key
+from wp_agent.masking.secret_values import MASK, mask_text
+from wp_agent.masking.structured import mask_document, mask_value
 
 __all__ = [
     "MASK",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from wp_agent.policy.parsed_command import ParsedCommand
+from wp_agent.command_line.parsed_command import ParsedCommand
 
 _HEAD_WORDS = 3
 # Runner::back_compat_conversions: `$top_level_aliases`.

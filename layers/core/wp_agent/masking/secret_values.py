@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from wp_agent.policy.secret_names import is_secret_key
+from wp_agent.masking.secret_names import is_secret_key
 
 MASK = "***"
 
