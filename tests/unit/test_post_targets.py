@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from wp_agent.agent.post_targets import RULE, guard_post_targets
-from wp_agent.policy import CommandPolicy
+from wp_agent.agent.site_reads import SiteReads
+from wp_agent.policy import CommandPolicy, PolicyCategory
 
 
 def reader(answer: str | None, seen: list[list[str]], types: dict[str, str | None] | None = None) -> object:
@@ -103,3 +104,19 @@ def test_every_check_reads_the_site_the_write_goes_to() -> None:
     command = "media regenerate 58 --yes --url=https://example.test/en/"
     guard_post_targets(CommandPolicy().classify(command), reader("[]", seen))  # type: ignore[arg-type]
     assert [argv[-1] for argv in seen] == ["--url=https://example.test/en/"]
+
+
+def test_every_read_is_asked_in_one_round_and_an_unanswered_one_holds() -> None:
+    """The turn runs the reads a decision asks for (SiteReads) and decides again: all of a write's reads
+    are asked at once, and until they are answered nothing runs without approval."""
+    decision = CommandPolicy().classify("post update 45 46 47 48 49 --post_title=x")
+    first = SiteReads()
+    assert guard_post_targets(decision, first).blocked  # the post type is not known yet
+    assert [argv[:2] for argv in first.requested] == [("post", "list"), *[("post", "get")] * 5]
+    answers = {argv: ("" if argv[1] == "list" else "post") for argv in first.requested}
+    second = SiteReads(answers)
+    assert guard_post_targets(decision, second).category is PolicyCategory.WRITE
+    assert second.requested == []
+    del answers[first.requested[-1]]  # one post's type not read: the update waits for approval
+    held = guard_post_targets(decision, SiteReads(answers))
+    assert (held.category, held.rule) == (PolicyCategory.DESTRUCTIVE, "confirm.site_check")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from wp_agent.agent.site_reads import StateReader
+from wp_agent.agent.site_reads import StateReader, not_read_yet
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy import PolicyCategory, PolicyDecision
 from wp_agent.policy.argument_rules import INTERNAL_POST_TYPES
@@ -44,7 +44,9 @@ def _confirmed_on_site(decision: PolicyDecision, read: StateReader) -> PolicyDec
     checks = site_checks(decision.argv, decision.command_path)
     answers = [read(list(check.argv)) for check in checks]
     for check, answer in zip(checks, answers, strict=True):
-        if check.confirms(answer):
+        # A read not made yet is unknown, whatever None would mean from a read that failed (a post
+        # the site cannot find): the write runs without approval only on an answer.
+        if not not_read_yet(read, list(check.argv)) and check.confirms(answer):
             continue
         if check.refuse:
             return dataclasses.replace(
