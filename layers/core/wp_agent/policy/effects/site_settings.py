@@ -40,25 +40,11 @@ _OUTPUT = {
 _EXTENSION_FILTERS = {
     name: text(200)
     for name in (
-        "name",
-        "status",
-        "update",
-        "version",
-        "update_version",
-        "title",
-        "auto_update",
-        "author",
-        "description",
-        "file",
-        "update_package",
-        "update_id",
-        "tested_up_to",
-        "requires",
-        "requires_php",
-        "wporg_status",
-        "wporg_last_updated",
+        "name", "status", "update", "version", "update_version", "title", "auto_update", "author",
+        "description", "file", "update_package", "update_id", "tested_up_to", "requires", "requires_php",
+        "wporg_status", "wporg_last_updated",
     )
-}
+}  # fmt: skip
 # `--skip-update-check` given as a bare flag makes a listing a read (read_only_flags.py); any other
 # spelling runs the update check, whose effect is declared here.
 _UPDATE_CHECK_SWITCHES = {"skip-update-check": ANY_VALUE, "no-skip-update-check": ANY_VALUE}
