@@ -33,11 +33,12 @@ LISTED_PROTECTED: dict[str, dict[str, ValueCheck]] = {
         "_thumbnail_id": IMAGE_ID,  # the featured image: an image attachment of this site
         "_wp_attachment_image_alt": plain_text(500),  # an image's alternative text
         "_wp_page_template": PAGE_TEMPLATE,  # WordPress validates the name again when it renders
-        # publishArticle's own marker (publishing/publisher.py): the run's token, nothing WordPress reads.
+        # publishArticle's own marker (publishing/publisher.py), nothing WordPress reads: the article
+        # job's id (art_ and 20 hex digits) or, without a job, a random token (32 hex digits).
         "_wp_agent_publish_id": ValueCheck(
-            "記事公開の識別子（32桁の16進数）",
-            lambda v: v is not None and re.fullmatch(r"[0-9a-f]{32}", v) is not None,
-            samples=("0123456789abcdef0123456789abcdef",),
+            "記事公開の識別子（art_ に続く16進数20桁、または32桁の16進数）",
+            lambda v: v is not None and re.fullmatch(r"art_[0-9a-f]{20}|[0-9a-f]{32}", v) is not None,
+            samples=("art_0123456789abcdef0123", "0123456789abcdef0123456789abcdef"),
         ),
     },
     "term": {},
