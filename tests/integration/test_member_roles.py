@@ -1,0 +1,93 @@
+"""Roles through the service (issue 27): a member's run gets only what their role allows, the role is
+read from the registry at every turn, and an approval is re-checked against the role as it is now."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fakes.agent_doubles import ScriptedModel, text_reply, tool_reply
+from tests.fakes.service_runtime import TARGET, RecordedRuntime
+from tests.integration.test_session_races import APPROVE, holding_delete_45
+from tests.integration.test_session_races import SESSION as HELD_SESSION
+from wp_agent.models.api import SessionMessageRequest
+from wp_agent.models.target import Role
+from wp_agent.service import workflow_tasks
+from wp_agent.service.api_errors import ApiError
+from wp_agent.service.sessions import SessionService
+
+pytestmark = pytest.mark.usefixtures("aws")
+
+SESSION = "ses_roles_0001"
+EDITOR = "editor-1"
+TEAM = TARGET.model_copy(update={"members": {EDITOR: Role.EDITOR, "viewer-1": Role.VIEWER}})
+
+
+def start(rt: RecordedRuntime, user_id: str, session_id: str = SESSION) -> str:
+    body = SessionMessageRequest.model_validate({"message": "x", "targetId": "site-a"})
+    return SessionService(rt).post_message(session_id, user_id, body).run_id
+
+
+def refusals(rt: RecordedRuntime, session_id: str = SESSION) -> list[tuple[str, str]]:
+    return [(r["command"], r["rule"]) for r in rt.audit.for_session(session_id) if r["type"] == "command_blocked"]
+
+
+def test_an_editors_plugin_activation_is_refused_and_audited() -> None:
+    model = ScriptedModel([tool_reply("plugin activate akismet"), text_reply("管理者に依頼してください")])
+    rt = RecordedRuntime(model)
+    rt.registry.put(TEAM, replace=True)
+    run_id = start(rt, EDITOR)
+    state = rt.sessions.load(SESSION)
+    assert state is not None
+    assert state.role is Role.EDITOR
+    assert workflow_tasks.run_turn(rt, SESSION, run_id)["route"] == "CONTINUE"
+    assert rt.recording_wp.calls == []
+    assert refusals(rt) == [("plugin activate akismet", "role.insufficient")]
+    blocked = [r for r in rt.audit.for_session(SESSION) if r["type"] == "command_blocked"][0]
+    assert "管理者（admin）" in blocked["policy_reason"]
+    assert "編集者（editor）" in blocked["policy_reason"]
+    # the model is told, answers; a run whose every command was refused ends failed (COMMAND_BLOCKED)
+    assert workflow_tasks.run_turn(rt, SESSION, run_id)["route"] == "FAILED"
+    assert "管理者（admin）" in str(model.last_tool_results()[0]["content"])
+
+
+def test_a_member_demoted_between_turns_gets_the_new_role() -> None:
+    model = ScriptedModel(
+        [tool_reply("post list --format=ids"), tool_reply("post create --post_title=x"), text_reply("x")]
+    )
+    rt = RecordedRuntime(model)
+    rt.registry.put(TEAM, replace=True)
+    run_id = start(rt, EDITOR)
+    assert workflow_tasks.run_turn(rt, SESSION, run_id)["route"] == "CONTINUE"
+    rt.registry.put(TEAM.model_copy(update={"members": {EDITOR: Role.VIEWER}}), replace=True)
+    assert workflow_tasks.run_turn(rt, SESSION, run_id)["route"] == "CONTINUE"
+    state = rt.sessions.load(SESSION)
+    assert state is not None
+    assert state.role is Role.VIEWER
+    assert [c[:2] for c in rt.recording_wp.calls] == [["post", "list"]]
+    assert refusals(rt) == [("post create --post_title=x", "role.insufficient")]
+
+
+def test_a_removed_member_ends_the_run_and_a_stranger_cannot_start() -> None:
+    rt = RecordedRuntime(ScriptedModel([tool_reply("post list --format=ids"), text_reply("x")]))
+    rt.registry.put(TEAM, replace=True)
+    run_id = start(rt, EDITOR)
+    rt.registry.put(TEAM.model_copy(update={"members": {}}), replace=True)
+    assert workflow_tasks.run_turn(rt, SESSION, run_id)["route"] == "FAILED"
+    assert rt.recording_wp.calls == []
+    with pytest.raises(ApiError) as refused:
+        start(rt, "stranger-1", "ses_roles_0002")
+    assert refused.value.code == "TARGET_NOT_FOUND"
+
+
+def test_an_approved_delete_of_a_requester_now_a_viewer_is_refused_on_record() -> None:
+    """Approved by its requester, who is a viewer by the time the run resumes: the delete never runs
+    and the audit names the role."""
+    rt, state, approval_id = holding_delete_45()
+    SessionService(rt).decide(HELD_SESSION, approval_id, "u1", APPROVE)
+    rt.registry.put(TARGET.model_copy(update={"owners": ["someone-else"], "members": {"u1": Role.VIEWER}}), replace=True)
+    with pytest.raises(AssertionError, match="script exhausted"):  # the model is asked next, told why
+        workflow_tasks.run_turn(rt, HELD_SESSION, state.run_id)
+    told = rt.scripted_model.last_tool_results()[0]["content"]
+    assert "閲覧者（viewer）" in str(told)
+    assert ["post", "delete", "45"] not in [c[:3] for c in rt.recording_wp.calls]
+    assert refusals(rt, HELD_SESSION) == [("post delete 45", "role.insufficient")]
