@@ -28,7 +28,9 @@ def start(rt: RecordedRuntime, user_id: str, session_id: str = SESSION) -> str:
 
 
 def refusals(rt: RecordedRuntime, session_id: str = SESSION) -> list[tuple[str, str]]:
-    return [(r["command"], r["rule"]) for r in rt.audit.for_session(session_id) if r["type"] == "command_blocked"]
+    return [
+        (r["command"], r["rule"]) for r in rt.audit.for_session(session_id) if r["type"] == "command_blocked"
+    ]
 
 
 def test_an_editors_plugin_activation_is_refused_and_audited() -> None:
@@ -42,7 +44,7 @@ def test_an_editors_plugin_activation_is_refused_and_audited() -> None:
     assert workflow_tasks.run_turn(rt, SESSION, run_id)["route"] == "CONTINUE"
     assert rt.recording_wp.calls == []
     assert refusals(rt) == [("plugin activate akismet", "role.insufficient")]
-    blocked = [r for r in rt.audit.for_session(SESSION) if r["type"] == "command_blocked"][0]
+    blocked = next(r for r in rt.audit.for_session(SESSION) if r["type"] == "command_blocked")
     assert "管理者（admin）" in blocked["policy_reason"]
     assert "編集者（editor）" in blocked["policy_reason"]
     # the model is told, answers; a run whose every command was refused ends failed (COMMAND_BLOCKED)
@@ -84,7 +86,9 @@ def test_an_approved_delete_of_a_requester_now_a_viewer_is_refused_on_record() -
     and the audit names the role."""
     rt, state, approval_id = holding_delete_45()
     SessionService(rt).decide(HELD_SESSION, approval_id, "u1", APPROVE)
-    rt.registry.put(TARGET.model_copy(update={"owners": ["someone-else"], "members": {"u1": Role.VIEWER}}), replace=True)
+    rt.registry.put(
+        TARGET.model_copy(update={"owners": ["someone-else"], "members": {"u1": Role.VIEWER}}), replace=True
+    )
     with pytest.raises(AssertionError, match="script exhausted"):  # the model is asked next, told why
         workflow_tasks.run_turn(rt, HELD_SESSION, state.run_id)
     told = rt.scripted_model.last_tool_results()[0]["content"]

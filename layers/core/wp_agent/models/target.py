@@ -67,7 +67,9 @@ class Target(RequestModel):
     # keeps the role given here).
     # A role is its JSON string (a strict enum would take only the Python member).
     members: dict[UserId, Annotated[Role, Strict(False)]] = Field(
-        default_factory=dict, max_length=MAX_MEMBERS
+        default_factory=dict,
+        max_length=MAX_MEMBERS,
+        json_schema_extra={"additionalProperties": False},  # only user ids are keys
     )
     # The WordPress user every command runs as (WP-CLI --user); the model can never choose it.
     wp_user: str | None = Field(default=None, pattern=field_rules.WP_USER)
