@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from tests.unit.test_policy_corpus import DANGEROUS, ORDINARY
+from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.models.target import Role, Target
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
 from wp_agent.policy.command_table import ALLOWED_COMMANDS
@@ -93,6 +94,9 @@ _ARGS = st.sampled_from(
         "blogname",
         "--skip-update-check",
         "--network",
+        "--post_type=product",
+        "product_cat",
+        "post_tag",
         "--yes",
         "--force",
         "--all",
@@ -139,6 +143,9 @@ def test_an_editor_never_gets_site_administration_through(command: str) -> None:
         assert after.category in (PolicyCategory.READ, PolicyCategory.BLOCKED)
     if family_of(after.command_path) is None:
         assert after.blocked
+    if after.category in (PolicyCategory.WRITE, PolicyCategory.DESTRUCTIVE):  # content types only
+        assert ParsedCommand.from_argv(after.argv).option_values("post_type") in ([], ["post"], ["page"])
+        assert "product_cat" not in after.argv
 
 
 @pytest.mark.parametrize("command", DANGEROUS + ORDINARY)

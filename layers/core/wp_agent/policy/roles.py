@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.models.target import Role
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.command_policy import PolicyDecision
@@ -26,7 +27,10 @@ ROLE_RULE = "role.insufficient"
 # Content is the editor's: posts, pages (post_type=page) and media (attachments, `media`), their meta
 # and terms (within the policy's rules), categories and tags, comments, menus. The rest of the site —
 # plugins, themes and widgets, users and roles, options, sites and the network, maintenance — is the
-# admin's. A family reads as the longest prefix that matches: `post meta` is `post`'s.
+# admin's. A family reads as the longest prefix that matches: `post meta` is `post`'s. Within the
+# editor's families a write stays the editor's only on content types: a post type other than posts,
+# pages and attachments (a shop's products or orders, a plugin's records) or a taxonomy other than
+# categories and tags needs an admin (`_content_only`).
 LEAST_ROLE: dict[tuple[str, ...], Role] = {
     ("post",): E,
     ("media",): E,
@@ -103,8 +107,15 @@ ROLE_EXAMPLES: tuple[RoleExample, ...] = (
             "comment approve 3",
             "menu item add-post 2 45",
             "plugin is-active akismet",
+            "post term set 45 post_tag 秋",
+            "term update category 3 --name=お知らせ",
         ),
         refused=(
+            "post create --post_type=product --post_title=x",
+            "post update 45 --post_type=shop_order",
+            "post create --post_type=Page --post_title=x",
+            "term create product_cat 靴",
+            "post term add 45 product_tag 秋",
             "plugin activate akismet",
             "plugin install akismet",
             "plugin update akismet",
@@ -144,6 +155,26 @@ def family_of(command_path: tuple[str, ...]) -> tuple[str, ...] | None:
     return None
 
 
+_CONTENT_POST_TYPES = frozenset({"post", "page", "attachment"})
+_CONTENT_TAXONOMIES = frozenset({"category", "post_tag"})
+
+
+def _content_only(cmd: ParsedCommand, path: tuple[str, ...]) -> bool:
+    """Whether a write of an editor's family names only content types: the post types it gives and
+    the taxonomy it writes (exact keys: WordPress keys are lower case, anything else is not ours)."""
+    types = [t for value in cmd.option_values("post_type") for t in value.split(",")]
+    if any(t not in _CONTENT_POST_TYPES for t in types):
+        return False
+    args = cmd.args_after(path)
+    if path[:2] == ("post", "term"):
+        return len(args) > 1 and args[1] in _CONTENT_TAXONOMIES
+    if path[:1] == ("term",) and path[:2] != ("term", "meta"):
+        return bool(args) and all(
+            a in _CONTENT_TAXONOMIES for a in (args if path == ("term", "recount") else args[:1])
+        )
+    return True
+
+
 def role_needed(decision: PolicyDecision) -> Role:
     """The least role that may ask for this decided command (a read: a viewer; unknown: an admin)."""
     family = family_of(decision.command_path)
@@ -151,7 +182,10 @@ def role_needed(decision: PolicyDecision) -> Role:
         return A
     if decision.category is PolicyCategory.READ:
         return V
-    return LEAST_ROLE[family]
+    least = LEAST_ROLE[family]
+    if least is E and not _content_only(ParsedCommand.from_argv(decision.argv), decision.command_path):
+        return A
+    return least
 
 
 @dataclass(frozen=True)
