@@ -95,3 +95,30 @@ def test_an_approved_delete_of_a_requester_now_a_viewer_is_refused_on_record() -
     assert "閲覧者（viewer）" in str(told)
     assert ["post", "delete", "45"] not in [c[:3] for c in rt.recording_wp.calls]
     assert refusals(rt, HELD_SESSION) == [("post delete 45", "role.insufficient")]
+
+
+def scheduled(owner_id: str) -> dict[str, object]:
+    return {
+        "scheduleId": "sch_eeeeeeeeeeeeeeeeeeee",
+        "ownerId": owner_id,
+        "targetId": "site-a",
+        "agentInput": {"message": "プラグインを有効にして"},
+        "scheduledTime": "2026-11-23T00:00:00Z",
+    }
+
+
+def test_a_scheduled_run_goes_with_its_creators_role_at_every_firing() -> None:
+    rt = RecordedRuntime(ScriptedModel([tool_reply("plugin activate akismet"), text_reply("x")]))
+    rt.registry.put(TEAM, replace=True)
+    started = workflow_tasks.start_scheduled_run(rt, scheduled(EDITOR))
+    state = rt.sessions.load(str(started["sessionId"]))
+    assert state is not None
+    assert state.role is Role.EDITOR
+    workflow_tasks.run_turn(rt, state.session_id, state.run_id)
+    assert rt.recording_wp.calls == []
+    assert refusals(rt, state.session_id) == [("plugin activate akismet", "role.insufficient")]
+    # no longer a member: the next firing starts nothing
+    rt.registry.put(TEAM.model_copy(update={"members": {}}), replace=True)
+    payload = scheduled(EDITOR) | {"scheduledTime": "2026-11-30T00:00:00Z"}
+    with pytest.raises(workflow_tasks.WorkflowTaskError):
+        workflow_tasks.start_scheduled_run(rt, payload)

@@ -181,7 +181,7 @@ def start_scheduled_run(runtime: AwsRuntime, payload: dict[str, Any]) -> dict[st
     if existing is not None:
         return {"sessionId": existing.session_id, "runId": existing.run_id}
     target = runtime.registry.get(run.target_id)
-    if target is None or not target.owned_by(run.owner_id):
+    if target is None or target.role_of(run.owner_id) is None:  # neither an owner nor a member now
         raise WorkflowTaskError(
             f"schedule {run.schedule_id}: the owner may no longer use target {run.target_id}"
         )
