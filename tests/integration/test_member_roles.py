@@ -3,13 +3,16 @@ read from the registry at every turn, and an approval is re-checked against the 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from tests.fakes.agent_doubles import ScriptedModel, text_reply, tool_reply
+from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel, text_reply, tool_reply
 from tests.fakes.service_runtime import TARGET, RecordedRuntime
 from tests.integration.test_session_races import APPROVE, holding_delete_45
 from tests.integration.test_session_races import SESSION as HELD_SESSION
-from wp_agent.models.api import SessionMessageRequest
+from wp_agent.executors.port import CommandResult
+from wp_agent.models.api import RunAccepted, SessionMessageRequest
 from wp_agent.models.target import Role
 from wp_agent.service import workflow_tasks
 from wp_agent.service.api_errors import ApiError
@@ -122,3 +125,45 @@ def test_a_scheduled_run_goes_with_its_creators_role_at_every_firing() -> None:
     payload = scheduled(EDITOR) | {"scheduledTime": "2026-11-30T00:00:00Z"}
     with pytest.raises(workflow_tasks.WorkflowTaskError):
         workflow_tasks.start_scheduled_run(rt, payload)
+
+
+def test_an_undo_is_checked_against_the_role_like_any_run() -> None:
+    """A title the requester changed while an editor; a viewer now: the undo run refuses its revert."""
+    from tests.integration.test_undo_refusals import CHANGED, undo
+    from tests.integration.test_undo_refusals import SESSION as UNDO_SESSION
+    from tests.integration.test_undo_refusals import session as changed_session
+    from wp_agent.models.undo import EntityRef, UndoCapture, UndoItem
+    from wp_agent.undo.content_kinds import POST_FIELDS
+
+    fields = dict.fromkeys(POST_FIELDS, "") | {"post_type": "post", "post_title": "新"}
+
+    def site(argv: list[str]) -> CommandResult:
+        if argv[:2] == ["post", "get"]:
+            return CommandResult(json.dumps(fields), "", 0, 3)
+        return CommandResult("[]", "", 0, 3)
+
+    rt = RecordedRuntime(ScriptedModel([text_reply("元に戻せませんでした")]), wp=RecordingWpCli(handler=site))
+    state = changed_session(rt)
+    item = UndoItem(
+        entity=EntityRef(kind="post", key=["45"], parts=["fields"]),
+        before={"fields": fields | {"post_title": "旧"}},
+        after={"fields": fields},
+        after_recorded=True,
+    )
+    state.commands[0].undo = UndoCapture(revertible=True, items=[item])
+    rt.sessions.save(state)
+    member = {"owners": ["someone-else"], "members": {"u1": Role.VIEWER}}
+    rt.registry.put(TARGET.model_copy(update=member), replace=True)
+    accepted = undo(rt, CHANGED)
+    assert isinstance(accepted, RunAccepted)
+    workflow_tasks.run_turn(rt, UNDO_SESSION, accepted.run_id)
+    assert [c for c in rt.recording_wp.calls if c[:2] == ["post", "update"]] == []
+    ended = rt.sessions.load(UNDO_SESSION)
+    assert ended is not None
+    assert ended.result is not None
+    # the undo run answers why nothing was put back (as for any refused revert)
+    assert "元に戻せませんでした" in ended.result.response
+    assert (
+        "この操作には編集者（editor）の権限が必要です。あなたの権限は閲覧者（viewer）です。"
+        in ended.result.response
+    )
