@@ -59,8 +59,8 @@ from wp_agent.agent.session_state import (
     SessionStatus,
 )
 from wp_agent.agent.site_commands import SiteCommands
-from wp_agent.agent.site_reads import Argv, SiteReads
-from wp_agent.agent.site_scope import SiteScope, network_commands_allowed
+from wp_agent.agent.site_reads import SiteReads
+from wp_agent.agent.site_scope import SiteScope
 from wp_agent.agent.tool_pipeline import (
     READ_REASON,
     Answer,
@@ -88,7 +88,6 @@ from wp_agent.telemetry import (
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
-_READ_ROUNDS = 4  # a decision reading what an earlier read named (a user, then their posts) — and a cap
 
 
 class AgentTurn:
@@ -230,7 +229,7 @@ class AgentTurn:
         results: dict[str, dict[str, Any]] = {}
         to_run: list[CommandRecord] = []
         held: list[CommandRecord] = []
-        scope = _scope(state)
+        scope = SiteScope.of(state)
         for index, call in enumerate(calls):
             existing = state.record(call.id)
             outcome = self._decide_call(state, call, index, existing, scope)
@@ -328,7 +327,7 @@ class AgentTurn:
         held = [r for r in state.commands if r.approval_id == pending.approval_id]
         results = {r["tool_use_id"]: r for r in state.held_results}
         runnable: list[CommandRecord] = []
-        for verdict in approval_steps.verdicts(pending, held, self._deps.policy, _scope(state)):
+        for verdict in approval_steps.verdicts(pending, held, self._deps.policy, SiteScope.of(state)):
             record = verdict.record
             match verdict.action:
                 case "run":
@@ -379,22 +378,11 @@ class AgentTurn:
         self._checkpoint(state)
 
     def _decided(self, state: SessionState, reason: str, decide: Callable[[SiteReads], T]) -> T:
-        """What `decide` decides once the site has answered the reads it asks for."""
-        answers: dict[Argv, str | None] = {}
-        for _ in range(_READ_ROUNDS):
-            site = SiteReads(answers)
-            decided = decide(site)
-            if not site.requested:
-                break
-            answers.update((argv, self._read(state, reason, list(argv))) for argv in site.requested)
+        """What `decide` decides once the site has answered the reads it asks for (audited)."""
+        decided, audited = self._site.decided(SiteScope.of(state), state.target_id, reason, decide)
+        for fields in audited:
+            self._audit(state, AuditEventType.COMMAND_EXECUTED, **fields)
         return decided
-
-    def _read(self, state: SessionState, reason: str, argv: list[str]) -> str | None:
-        """A read a decision asked for, audited like any command (a refused one runs nothing)."""
-        stdout, audited = self._site.read(_scope(state), state.target_id, reason, argv)
-        if audited is not None:
-            self._audit(state, AuditEventType.COMMAND_EXECUTED, **audited)
-        return stdout
 
     def _run_commands(
         self, state: SessionState, records: Sequence[CommandRecord], results: dict[str, dict[str, Any]]
@@ -404,7 +392,7 @@ class AgentTurn:
         if not records:
             return
         by_id = {r.tool_use_id: r for r in records}
-        scope = _scope(state)
+        scope = SiteScope.of(state)
         for tool_use_id, capture in self._deps.changes.before(records, scope, state.target_id).items():
             by_id[tool_use_id].undo = capture
         workers = max(1, min(len(records), self._deps.wp_cli.max_concurrency))
@@ -449,22 +437,23 @@ class AgentTurn:
             record.finished_at = utc_now_iso()
             record.duration_ms = int((time.perf_counter() - started) * 1000)
             self._audit_record(state, AuditEventType.COMMAND_EXECUTED, record)  # saved with the result
-            try:
-                self._checkpoint(state)  # result after
-            except Exception:
-                # The command ran: its audit record is written even when the session could not be
-                # saved (e.g. a cancel changed it meanwhile).
-                audit_outbox.deliver(state, self._deps.audit)
-                raise
+            self._checkpoint(state, ran=True)  # result after
         self._report(state, record)
         return record
 
     # -- effects: checkpoint, audit, progress, telemetry, the run's end ---------------------------
 
-    def _checkpoint(self, state: SessionState) -> None:
-        """Save the state, then deliver the audit records it holds (they are true once saved)."""
+    def _checkpoint(self, state: SessionState, *, ran: bool = False) -> None:
+        """Save the state, then deliver the audit records it holds (they are true once saved). `ran`:
+        they say what ran on the site, so they are written even when the session could not be saved
+        (e.g. a cancel changed it meanwhile)."""
         with self._lock:
-            audit_outbox.save_and_deliver(self._deps.store, self._deps.audit, state)
+            try:
+                audit_outbox.save_and_deliver(self._deps.store, self._deps.audit, state)
+            except Exception:
+                if ran:
+                    audit_outbox.deliver(state, self._deps.audit)
+                raise
 
     def _finish(self, state: SessionState, status: SessionStatus, **outcome: Any) -> None:
         """The run ends: its AgentOutput from the records (`response`, `error`)."""
@@ -493,8 +482,3 @@ class AgentTurn:
         self._site.report(record, **state.audit_about())
         done = f"{'完了' if record.succeeded else '失敗'}: wp {record.command}（{record.duration_ms}ms）"
         self._emit("command_finished", done, record.command)
-
-
-def _scope(state: SessionState) -> SiteScope:
-    """Where the session's commands may go now (its site may have been looked up this turn)."""
-    return SiteScope(state.site_url, network_commands_allowed(state.input.multisite, state.network_admin))
