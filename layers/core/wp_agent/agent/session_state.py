@@ -148,6 +148,9 @@ class SessionState(StateModel):
     network_admin: bool = False
     # Set on an undo run: the run whose changes it reverts (wp_agent/undo/agent_turn.py plans it).
     reverts_run_id: str | None = None
+    # The run whose first user message carries the site's facts (agent/site_facts.py), once saved: a
+    # retried turn sends the same facts and reads nothing again.
+    site_facts_run_id: str | None = None
     stop_reason: Literal["repeated_command", "command_cap", "iteration_cap"] | None = None
     result: AgentOutput | None = None
     # Audit records saved with the state they describe and not yet known to be in the audit log;

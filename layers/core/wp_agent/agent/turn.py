@@ -19,8 +19,9 @@ What `advance` does, by what the saved session says (checked in this order):
     messages[-1] is assistant ─► tool step again (a retry after the model answered: decided calls
                                  reuse their records; a "started" one is of unknown outcome)
     stop_reason set, or iterations at the cap ─────► FAILED (MAX_ITERATIONS_EXCEEDED)
-    otherwise: [siteId → site URL] → [an undo run's planned first step] or the model call →
-               assistant message (checkpoint) → tool step
+    otherwise: [siteId → site URL] → [an undo run's planned first step] or ([first call of the run: the
+               site's facts into its first user message, checkpoint] → model call) → assistant message
+               (checkpoint) → tool step
 
     tool step: each call decided (reads it asks for first), its outcome applied at once → the runnable
     ones run (before-images; per command: intent checkpoint, run, result + audit checkpoint; after-
@@ -43,6 +44,7 @@ from wp_agent.agent import (
     approval_steps,
     audit_outbox,
     lifecycle,
+    site_facts,
     site_lookup,
     stop_reasons,
 )
@@ -97,7 +99,7 @@ class AgentTurn:
     def __init__(self, deps: AgentDeps) -> None:
         self._deps = deps
         self._pipeline = ToolCallPipeline(deps.policy, deps.settings)
-        self._site = SiteCommands(deps.wp_cli, deps.limiter, deps.policy, deps.telemetry)
+        self._site = SiteCommands(deps.wp_cli, deps.limiter, deps.policy, deps.telemetry, deps.site_facts)
         self._lock = threading.RLock()
 
     def advance(self, state: SessionState) -> Route:
@@ -168,6 +170,8 @@ class AgentTurn:
 
     def _call_model(self, state: SessionState) -> list[dict[str, Any]]:
         """One model call; its reply is saved as the assistant message before any tool runs."""
+        if self._deps.site_facts and not state.iterations and state.site_facts_run_id != state.run_id:
+            self._add_site_facts(state)  # None: no facts (an MCP client plans)
         if state.status is not SessionStatus.PLANNING:
             state.status = SessionStatus.PLANNING
             self._checkpoint(state)
@@ -376,6 +380,18 @@ class AgentTurn:
             self._finish(state, SessionStatus.FAILED, error=failure)
             return
         self._checkpoint(state)
+
+    def _add_site_facts(self, state: SessionState) -> None:
+        """The site's facts (site_facts.py) head the run's first message, saved before the model sees them."""
+        plan = site_facts.FactsPlan(state.site_url, self._deps.wp_user)
+        answers, audited = self._site.facts(SiteScope.of(state), state.target_id, plan)
+        for fields in audited:
+            self._audit(state, AuditEventType.COMMAND_EXECUTED, **fields)
+        facts = site_facts.describe(plan, answers, now=self._deps.clock())
+        state.messages[-1]["content"] = site_facts.with_facts(state.messages[-1]["content"], facts)
+        state.site_facts_run_id = state.run_id
+        state.status = SessionStatus.PLANNING
+        self._checkpoint(state, ran=bool(audited))
 
     def _decided(self, state: SessionState, reason: str, decide: Callable[[SiteReads], T]) -> T:
         """What `decide` decides once the site has answered the reads it asks for (audited)."""
