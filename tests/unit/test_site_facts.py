@@ -119,13 +119,13 @@ def test_what_is_read_follows_the_session_site_and_user() -> None:
     assert pinned.user_read in pinned.reads
     text = describe(pinned, {**answers(), pinned.user_read: ReadAnswer(0, _user_json())}, now=LATE_UTC)
     assert fact(text, "マルチサイト").startswith("ネットワークの1サイト https://example.test/en/ が対象")
-    assert fact(text, "実行ユーザー") == "editor1（ID 7、表示名 編集 一郎）、権限: 編集者（editor）"
+    assert fact(text, "実行ユーザー") == "editor1（ID 7）、権限: 編集者（editor）"
     unreadable = describe(pinned, answers(), now=LATE_UTC)
     assert fact(unreadable, "実行ユーザー") == "editor1（権限は取得できませんでした）"
 
 
 def _user_json() -> str:
-    return json.dumps({"ID": 7, "user_login": "editor1", "display_name": "編集 一郎", "roles": "editor"})
+    return json.dumps({"ID": 7, "user_login": "editor1", "roles": "editor"})
 
 
 def test_site_data_is_one_masked_line_that_cannot_close_its_block() -> None:

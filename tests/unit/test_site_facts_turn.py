@@ -201,9 +201,7 @@ def test_the_acting_user_and_the_pinned_site_are_read_on_that_site() -> None:
 
     def answers(argv: list[str]) -> CommandResult:
         if argv[:2] == ["user", "get"]:
-            return CommandResult(
-                '{"ID":7,"user_login":"editor1","display_name":"E","roles":"editor"}', "", 0, 2
-            )
+            return CommandResult('{"ID":7,"user_login":"editor1","roles":"editor"}', "", 0, 2)
         return CommandResult("x\n", "", 0, 2)
 
     wp = RecordingWpCli(handler=answers)
@@ -215,5 +213,5 @@ def test_the_acting_user_and_the_pinned_site_are_read_on_that_site() -> None:
     assert all(c[-1] == "--url=https://example.test/en/" for c in wp.calls)  # every read on that site
     assert not any(c[:2] == ["site", "list"] for c in wp.calls)
     facts = facts_in(model.calls[0][-1]["content"])
-    assert "実行ユーザー: editor1（ID 7、表示名 E）、権限: 編集者（editor）" in facts
+    assert "実行ユーザー: editor1（ID 7）、権限: 編集者（editor）" in facts
     assert "ネットワークの1サイト https://example.test/en/ が対象" in facts

@@ -6,8 +6,9 @@ scoped to the session's site, audited, side by side) and puts `describe`'s text 
 message — not into the cached system prompt. The local date and time come from the clock and the site's
 time zone (as WordPress has it), so a cached answer still gives the time of the run.
 
-Only the listed facts are read; the values that come from the site (its name, a display name, URLs) are data: one line each, capped, masked, with no way to close the block or a <tool_output> wrapper.
-A read that failed makes its fact 「不明」; it never fails the run.
+Only the listed facts are read; the values that come from the site (its name, URLs, a login) are data:
+one line each, capped, masked, with no way to close the block or a <tool_output> wrapper. A read that
+failed makes its fact 「不明」; it never fails the run.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ class FactsPlan:
             "user",
             "get",
             self.wp_user or "",
-            "--fields=ID,user_login,display_name,roles",
+            "--fields=ID,user_login,roles",
             "--format=json",
         )
 
@@ -193,10 +194,8 @@ def _user(plan: FactsPlan, answer: str | None) -> str:
         return f"{_value(plan.wp_user)}（権限は取得できませんでした）"
     roles = [r.strip() for r in str(user.get("roles", "")).split(",") if r.strip()]
     roles_ja = "、".join(f"{_ROLES_JA.get(r, _value(r))}（{_value(r)}）" for r in roles) or "なし"
-    return (
-        f"{_value(str(user.get('user_login', plan.wp_user)))}（ID {_value(str(user.get('ID', '')))}、"
-        f"表示名 {_value(str(user.get('display_name', '')))}）、権限: {roles_ja}"
-    )
+    login, user_id = _value(str(user.get("user_login", plan.wp_user))), _value(str(user.get("ID", "")))
+    return f"{login}（ID {user_id}）、権限: {roles_ja}"
 
 
 def _network(plan: FactsPlan, answer: ReadAnswer | None, *, wordpress_answers: bool) -> str:
