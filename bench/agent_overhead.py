@@ -4,16 +4,19 @@ Run from the repository root:  python bench/agent_overhead.py
 
 Prints, on stdout, exactly:
   BENCH agent_overhead_per_iteration <ms> ms goal=<=10
-  BENCH model_context_reduction <x> x goal=>=15
+  BENCH model_context_reduction <x> x goal=>=25
 The overhead is measured with the real SDK against a zero-latency scripted model on loopback and a
 sandbox WordPress of its own (real WP-CLI, a temp directory): per iteration, total time minus the time
 spent inside the model call and inside the commands. The reduction compares the bytes of a 1,000-post
 `post list --format=json` (posts made by WP-CLI's own `post generate`) with the bytes of the
-tool_result the model is sent for it. Details go to stderr.
+tool_result the model is sent for it. Generated posts have consecutive IDs, which the summary writes
+as ranges; stderr also gives the figure for the same rows with an ID only every third number (as on
+a site where revisions and media take the IDs in between). Details go to stderr.
 """
 
 from __future__ import annotations
 
+import json
 import statistics
 import sys
 import tempfile
@@ -153,6 +156,16 @@ def context_reduction(site: SandboxSite) -> float:
     raw_bytes = len(result.stdout.encode("utf-8"))
     sent_bytes = len(sent.encode("utf-8"))
     _log(f"1,000-post list: {raw_bytes} bytes from WP-CLI, {sent_bytes} bytes to the model")
+    spread = json.dumps(
+        [{**row, "ID": row["ID"] * 3} for row in json.loads(result.stdout)], separators=(",", ":")
+    )
+    spread_sent = render_tool_result(
+        command="post list --format=json", exit_code=0, stdout=spread, stderr="", simulated=True
+    )
+    _log(
+        f"the same rows with an ID every third number: {len(spread)} bytes, {len(spread_sent.encode())} bytes "
+        f"to the model ({len(spread) / len(spread_sent.encode()):.1f} x)"
+    )
     return raw_bytes / sent_bytes
 
 
@@ -166,7 +179,7 @@ def main() -> None:
         finally:
             site.stop()
     print(f"BENCH agent_overhead_per_iteration {overhead:.2f} ms goal=<=10")
-    print(f"BENCH model_context_reduction {reduction:.1f} x goal=>=15")
+    print(f"BENCH model_context_reduction {reduction:.1f} x goal=>=25")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.support.timing import check, log, timed
 from tests.fakes.sshd import SshdRig
 from tests.fakes.wordpress import running_wordpress
-from wp_agent.executors.ssh import SshConnectionPool, SshWpCli, build_remote_command
+from wp_agent.executors.ssh import SshConnectionPool, SshWpCli
+from wp_agent.executors.ssh_command import build_remote_command
 
 LIST_ARGV = ["post", "list", "--format=json"]
 # Five independent commands, as the agent issues them in one turn, each waiting on the server.

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from aws_cdk import RemovalPolicy
 from aws_cdk import aws_apigateway as apigw
@@ -33,6 +35,7 @@ from constructs import Construct
 
 from infra import names
 from infra.nag import acknowledge
+from wp_agent.service.api_errors import ApiErrorCode, GatewayErrorCode
 
 # Spec §10.1: access logs are kept 90 days.
 ACCESS_LOG_RETENTION = logs.RetentionDays.THREE_MONTHS
@@ -47,24 +50,20 @@ class Route:
     body: bool
 
 
-ROUTES: tuple[Route, ...] = (
-    Route("POST", "/v1/sessions/{sessionId}/messages", body=True),
-    Route("GET", "/v1/sessions/{sessionId}", body=False),
-    Route("POST", "/v1/sessions/{sessionId}/approvals/{approvalId}", body=True),
-    Route("POST", "/v1/sessions/{sessionId}/cancel", body=False),
-    Route("POST", "/v1/sessions/{sessionId}/runs/{runId}/undo", body=True),
-    Route("GET", "/v1/targets", body=False),
-    Route("POST", "/v1/targets", body=True),
-    Route("GET", "/v1/targets/{targetId}", body=False),
-    Route("POST", "/v1/articles", body=True),
-    Route("GET", "/v1/articles/{articleId}", body=False),
-    Route("GET", "/v1/schedules", body=False),
-    Route("POST", "/v1/schedules", body=True),
-    Route("POST", "/v1/schedules/proposals", body=True),
-    Route("GET", "/v1/schedules/{scheduleId}", body=False),
-    Route("DELETE", "/v1/schedules/{scheduleId}", body=False),
-    Route("GET", "/v1/openapi.json", body=False),
-)
+OPENAPI_DOCUMENT = Path(__file__).resolve().parents[1] / "openapi.json"
+
+
+def routes_of(document: dict[str, Any]) -> tuple[Route, ...]:
+    """Every operation of the published document (the committed openapi.json, which a test keeps
+    equal to the served one), so the gateway serves exactly what the contract names."""
+    return tuple(
+        Route(method.upper(), path, body="requestBody" in operation)
+        for path, operations in document["paths"].items()
+        for method, operation in operations.items()
+    )
+
+
+ROUTES: tuple[Route, ...] = routes_of(json.loads(OPENAPI_DOCUMENT.read_text(encoding="utf-8")))
 
 
 @dataclass(frozen=True)
@@ -74,63 +73,65 @@ class GatewayAnswer:
 
     type: apigw.ResponseType
     status: int | None
-    code: str
+    code: GatewayErrorCode | ApiErrorCode
     message_ja: str
 
     @property
     def body(self) -> str:
-        error = {"code": self.code, "message": self.message_ja, "fields": []}
+        error = {"code": self.code.value, "message": self.message_ja, "fields": []}
         return json.dumps({"error": error}, ensure_ascii=False)
 
 
 _R = apigw.ResponseType
+G = GatewayErrorCode
+C = ApiErrorCode
 GATEWAY_ANSWERS: tuple[GatewayAnswer, ...] = (
     GatewayAnswer(
         _R.MISSING_AUTHENTICATION_TOKEN,
         403,
-        "MISSING_AUTHENTICATION_TOKEN",
+        G.MISSING_AUTHENTICATION_TOKEN,
         # API Gateway says this both for an unsigned request and for a path it does not serve.
         "リクエストに署名（SigV4）がないか、このURLとメソッドの組み合わせは提供していません。",
     ),
     GatewayAnswer(
-        _R.INVALID_SIGNATURE, 403, "INVALID_SIGNATURE", "リクエストの署名（SigV4）が正しくありません。"
+        _R.INVALID_SIGNATURE, 403, G.INVALID_SIGNATURE, "リクエストの署名（SigV4）が正しくありません。"
     ),
-    GatewayAnswer(_R.EXPIRED_TOKEN, 403, "EXPIRED_TOKEN", "認証情報の有効期限が切れています。"),
-    GatewayAnswer(_R.ACCESS_DENIED, 403, "ACCESS_DENIED", "このAPIを呼び出す権限がありません。"),
+    GatewayAnswer(_R.EXPIRED_TOKEN, 403, G.EXPIRED_TOKEN, "認証情報の有効期限が切れています。"),
+    GatewayAnswer(_R.ACCESS_DENIED, 403, G.ACCESS_DENIED, "このAPIを呼び出す権限がありません。"),
     GatewayAnswer(
-        _R.THROTTLED, 429, "THROTTLED", "リクエストが多すぎます。しばらく待ってから再度お試しください。"
+        _R.THROTTLED, 429, G.THROTTLED, "リクエストが多すぎます。しばらく待ってから再度お試しください。"
     ),
     GatewayAnswer(
-        _R.BAD_REQUEST_BODY, 400, "VALIDATION_ERROR", "本文は JSON オブジェクト（{...}）で送ってください。"
+        _R.BAD_REQUEST_BODY, 400, C.VALIDATION_ERROR, "本文は JSON オブジェクト（{...}）で送ってください。"
     ),
-    GatewayAnswer(_R.BAD_REQUEST_PARAMETERS, 400, "VALIDATION_ERROR", "URLのパラメータが足りません。"),
-    GatewayAnswer(_R.REQUEST_TOO_LARGE, 413, "BODY_TOO_LARGE", "リクエストが大きすぎます。"),
+    GatewayAnswer(_R.BAD_REQUEST_PARAMETERS, 400, C.VALIDATION_ERROR, "URLのパラメータが足りません。"),
+    GatewayAnswer(_R.REQUEST_TOO_LARGE, 413, C.BODY_TOO_LARGE, "リクエストが大きすぎます。"),
     GatewayAnswer(
         _R.UNSUPPORTED_MEDIA_TYPE,
         415,
-        "UNSUPPORTED_MEDIA_TYPE",
+        C.UNSUPPORTED_MEDIA_TYPE,
         "本文は Content-Type: application/json（UTF-8）で送ってください。",
     ),
     GatewayAnswer(
         _R.INTEGRATION_TIMEOUT,
         504,
-        "GATEWAY_TIMEOUT",
+        G.GATEWAY_TIMEOUT,
         "処理が時間内に終わりませんでした。状態を確認してから再度お試しください。",
     ),
     GatewayAnswer(
         _R.INTEGRATION_FAILURE,
         504,
-        "INTEGRATION_FAILURE",
+        G.INTEGRATION_FAILURE,
         "APIの処理を呼び出せませんでした。しばらくしてから再度お試しください。",
     ),
     GatewayAnswer(
-        _R.DEFAULT_4_XX, None, "GATEWAY_REFUSED", "API Gateway がリクエストを受け付けませんでした。"
+        _R.DEFAULT_4_XX, None, G.GATEWAY_REFUSED, "API Gateway がリクエストを受け付けませんでした。"
     ),
     # e.g. 502 when the function failed before it could answer
     GatewayAnswer(
         _R.DEFAULT_5_XX,
         None,
-        "GATEWAY_ERROR",
+        G.GATEWAY_ERROR,
         "APIでエラーが発生しました。しばらくしてから再度お試しください。",
     ),
 )

@@ -17,7 +17,7 @@ from aws_cdk import App, Environment, Tags
 from infra import names
 from infra.nag import enable_aws_solutions_checks
 from infra.packaging import REPO_ROOT, LayerDirs, build_layers
-from infra.settings import StackSettings
+from infra.settings import SettingsError, StackSettings
 from infra.stack import WpAgentStack
 
 
@@ -64,8 +64,26 @@ def build_app(
     return app, stack
 
 
+def synth_error(error: SettingsError) -> str:
+    """One Japanese line for a context value the synth refuses (what `make synth` prints, exit 1)."""
+    if str(error).startswith(f"{names.CONTEXT_BACKEND_PRINCIPALS} is required"):
+        return (
+            "synth エラー [BACKEND_PRINCIPALS_REQUIRED]: API を呼び出せる Argo Note バックエンドの IAM ロールが指定されて"
+            "いません。make synth BACKEND_PRINCIPALS=arn:aws:iam::123456789012:role/ArgoNoteBackend（cdk では "
+            f"-c {names.CONTEXT_BACKEND_PRINCIPALS}=…）のように指定してください。"
+        )
+    key = str(error).split(" ", 1)[0].rstrip(":")
+    return (
+        f"synth エラー [INVALID_CONTEXT]: CDK コンテキスト {key} の値が正しくありません（{error}）。"
+        "cdk.json か -c の値を直してください。"
+    )
+
+
 def main() -> None:
-    app, _ = build_app()
+    try:
+        app, _ = build_app()
+    except SettingsError as exc:
+        raise SystemExit(synth_error(exc)) from None
     app.synth()
 
 

@@ -1,8 +1,10 @@
-"""EventBridge: the `wp-agent` bus the functions publish run events to, an archive, an example rule.
+"""EventBridge: the `wp-agent` bus the functions publish run events to, an archive, an example rule,
+and the schema registry holding each detail-type's JSON Schema.
 
-Events: source `argo.wp-agent`, detail-types `Approval Requested`, `Run Completed`, `Run Failed`;
-the detail (built by wp_agent.service.notifications) carries ids, status, the pending commands
-with their Japanese summaries, or the final answer, with secrets already masked by the core. The
+Events: source `argo.wp-agent`, detail-types `Approval Requested`, `Run Completed`, `Run Failed`,
+`Article Published`, `Article Failed`; the detail (models/events.py) carries an `eventId` to
+de-duplicate on (delivery is at least once, in no order), ids, status, the pending commands with
+their Japanese summaries, or the final answer, with secrets already masked by the core. The
 Argo Note backend subscribes with its own rule and target (an API destination, or a bus in its own
 account) — that rule lives with the backend, not here. The rule below forwards the same events to a
 log group (30 days) so operators can see them without the backend, and shows the pattern to copy.
@@ -10,15 +12,19 @@ log group (30 days) so operators can see them without the backend, and shows the
 
 from __future__ import annotations
 
+import json
+
 import jsii
 from aws_cdk import Duration, RemovalPolicy, Stack
 from aws_cdk import aws_events as events
+from aws_cdk import aws_eventschemas as eventschemas
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_logs as logs
 from aws_cdk.interfaces import aws_events as events_refs
 from constructs import Construct
 
 from infra import names
+from wp_agent.models.events import committed_schema
 
 EVENTS_LOG_RETENTION = logs.RetentionDays.ONE_MONTH
 
@@ -39,6 +45,27 @@ class EventsConstruct(Construct):
             event_pattern=events.EventPattern(source=[names.EVENT_SOURCE]),
             retention=Duration.days(names.EVENT_ARCHIVE_RETENTION_DAYS),
         )
+        # The contract, browsable (and downloadable as code bindings) in the EventBridge console.
+        self.schema_registry = eventschemas.CfnRegistry(
+            self,
+            "SchemaRegistry",
+            registry_name=names.SCHEMA_REGISTRY_NAME,
+            description="wp-agent events: one JSON Schema per detail-type (README: Events)",
+        )
+        self.schemas = {
+            detail_type: eventschemas.CfnSchema(
+                self,
+                f"Schema{detail_type.name.title().replace('_', '')}",
+                registry_name=names.SCHEMA_REGISTRY_NAME,
+                schema_name=f"{names.EVENT_SOURCE}@{detail_type.value.replace(' ', '')}",
+                type="JSONSchemaDraft4",
+                content=json.dumps(committed_schema(detail_type.value), ensure_ascii=False),
+                description=f"{detail_type.value} ({names.EVENT_SOURCE})",
+            )
+            for detail_type in names.DetailType
+        }
+        for schema in self.schemas.values():
+            schema.add_resource_dependency(self.schema_registry)
         # EventBridge can only write to log groups named /aws/events/...
         self.log_group = logs.LogGroup(
             self,

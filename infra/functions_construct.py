@@ -42,7 +42,7 @@ from infra.nag import acknowledge, acknowledge_wildcard_resource
 from infra.packaging import FUNCTIONS_DIR, LayerDirs
 from infra.secrets_construct import SecretsConstruct
 from infra.settings import StackSettings
-from infra.storage_construct import StorageConstruct
+from infra.storage_construct import TABLE_READ_WRITE, StorageConstruct
 
 RUNTIME = lambda_.Runtime.PYTHON_3_12
 ARCHITECTURE = lambda_.Architecture.ARM_64
@@ -193,6 +193,28 @@ class FunctionsConstruct(Construct):
                 f"{names.TARGET_SECRET_PREFIX}<targetId>; the prefix is the narrowest possible scope.",
             )
 
+        # The target lifecycle: key and host-key rotation, the secret's deletion on DELETE, and the
+        # checks (the doctor over the API) read the target's key like a turn does.
+        self.api.add_environment(names.Env.TARGET_SECRET_PREFIX, names.TARGET_SECRET_PREFIX)
+        self.api.add_to_role_policy(
+            iam.PolicyStatement(
+                sid="ManageTargetSshSecrets",
+                actions=[
+                    "secretsmanager:GetSecretValue",
+                    "secretsmanager:PutSecretValue",
+                    "secretsmanager:DescribeSecret",
+                    "secretsmanager:DeleteSecret",
+                ],
+                resources=[secrets.target_secrets_arn_pattern],
+            )
+        )
+        acknowledge_wildcard_resource(
+            self._role(self.api),
+            secrets.target_secrets_arn_pattern,
+            "Per-target SSH secrets live under the name prefix "
+            f"{names.TARGET_SECRET_PREFIX}<targetId>; the api rotates and retires them (PATCH/DELETE "
+            "/v1/targets/{targetId}) and reads them for the checks.",
+        )
         self.api.add_environment(names.Env.ADMIN_PRINCIPALS, ",".join(settings.admin_principals))
         self.api.add_environment(names.Env.SCHEDULE_GROUP, names.SCHEDULE_GROUP_NAME)
         # Schedule proposals ask the model to turn Japanese into a schedule: the api needs the key
@@ -265,7 +287,12 @@ class FunctionsConstruct(Construct):
             statements=[
                 iam.PolicyStatement(
                     sid="ManageRunSchedules",
-                    actions=["scheduler:CreateSchedule", "scheduler:GetSchedule", "scheduler:DeleteSchedule"],
+                    actions=[
+                        "scheduler:CreateSchedule",
+                        "scheduler:GetSchedule",
+                        "scheduler:UpdateSchedule",
+                        "scheduler:DeleteSchedule",
+                    ],
                     resources=[group_schedules],
                 ),
                 iam.PolicyStatement(
@@ -397,7 +424,14 @@ class FunctionsConstruct(Construct):
         storage = self._storage
         api, turn, approval, workflow_tasks = self.api, self.turn, self.approval, self.workflow_tasks
         for function in (api, turn, approval, workflow_tasks, self.publish_article):
-            storage.sessions.grant_read_write_data(function)
+            # The table itself (grantReadWriteData would add every index too): only the api lists sessions.
+            function.add_to_role_policy(
+                iam.PolicyStatement(
+                    sid="ReadWriteSessions",
+                    actions=list(TABLE_READ_WRITE),
+                    resources=[storage.sessions.table_arn],
+                )
+            )
             # The audit trail is append-only: PutItem, never UpdateItem/DeleteItem.
             function.add_to_role_policy(
                 iam.PolicyStatement(
@@ -406,11 +440,22 @@ class FunctionsConstruct(Construct):
             )
         api.add_to_role_policy(
             iam.PolicyStatement(
+                sid="ListSessions",
+                actions=["dynamodb:Query"],
+                resources=[
+                    f"{storage.sessions.table_arn}/index/{index.name}"
+                    for index in names.TABLE_LAYOUT[names.Table.SESSIONS].indexes
+                ],
+            )
+        )
+        api.add_to_role_policy(
+            iam.PolicyStatement(
                 sid="QueryAudit",
                 actions=["dynamodb:Query"],
                 resources=[
                     storage.audit.table_arn,
                     f"{storage.audit.table_arn}/index/{names.AUDIT_BY_USER_INDEX}",
+                    f"{storage.audit.table_arn}/index/{names.AUDIT_BY_TARGET_INDEX}",
                 ],
             )
         )

@@ -8,6 +8,8 @@ through the environment variables below, so two stacks never fight over a name t
 from enum import StrEnum
 from typing import Final
 
+from wp_agent.adapters.aws import table_layout
+from wp_agent.models import events as event_contract
 from wp_agent.models import workflow as workflow_contract
 
 # --- Stack and context ----------------------------------------------------------------------------
@@ -97,13 +99,21 @@ TABLE_ENV: Final[dict[Table, Env]] = {
     Table.IDEMPOTENCY: Env.IDEMPOTENCY_TABLE,
 }
 
-PARTITION_KEY: Final = "pk"
-SORT_KEY: Final = "sk"
-TTL_ATTRIBUTE: Final = "expires_at"
-AUDIT_BY_USER_INDEX: Final = "by_user"
-AUDIT_BY_USER_PARTITION_KEY: Final = "user_id"
+# Keys and indexes are the adapters' (one definition, which the local stack in moto uses too).
+TABLE_LAYOUT: Final[dict[Table, table_layout.TableLayout]] = {
+    Table.SESSIONS: table_layout.LAYOUTS[table_layout.LogicalTable.SESSIONS],
+    Table.AUDIT: table_layout.LAYOUTS[table_layout.LogicalTable.AUDIT],
+    Table.REGISTRY: table_layout.LAYOUTS[table_layout.LogicalTable.REGISTRY],
+    Table.RATE_LIMITS: table_layout.LAYOUTS[table_layout.LogicalTable.RATE_LIMITS],
+    Table.IDEMPOTENCY: table_layout.LAYOUTS[table_layout.LogicalTable.IDEMPOTENCY],
+}
+PARTITION_KEY: Final = table_layout.PARTITION_KEY
+SORT_KEY: Final = table_layout.SORT_KEY
+TTL_ATTRIBUTE: Final = table_layout.TTL_ATTRIBUTE
+AUDIT_BY_USER_INDEX: Final = table_layout.AUDIT_BY_USER.name
+AUDIT_BY_TARGET_INDEX: Final = table_layout.AUDIT_BY_TARGET.name
 # Powertools Idempotency's DynamoDBPersistenceLayer defaults.
-IDEMPOTENCY_KEY: Final = "id"
+IDEMPOTENCY_KEY: Final = table_layout.LAYOUTS[table_layout.LogicalTable.IDEMPOTENCY].partition_key
 IDEMPOTENCY_TTL_ATTRIBUTE: Final = "expiration"
 
 # --- Secrets --------------------------------------------------------------------------------------
@@ -117,11 +127,16 @@ EVENT_SOURCE: Final = "argo.wp-agent"
 
 
 class DetailType(StrEnum):
-    """detail-type of the events the backend subscribes to."""
+    """detail-type of the events the backend subscribes to (models/events.py, one per JSON Schema)."""
 
-    APPROVAL_REQUESTED = "Approval Requested"
-    RUN_COMPLETED = "Run Completed"
-    RUN_FAILED = "Run Failed"
+    APPROVAL_REQUESTED = event_contract.APPROVAL_REQUESTED
+    RUN_COMPLETED = event_contract.RUN_COMPLETED
+    RUN_FAILED = event_contract.RUN_FAILED
+    ARTICLE_PUBLISHED = event_contract.ARTICLE_PUBLISHED
+    ARTICLE_FAILED = event_contract.ARTICLE_FAILED
+
+
+SCHEMA_REGISTRY_NAME: Final = "wp-agent"
 
 
 EVENT_ARCHIVE_RETENTION_DAYS: Final = 30

@@ -27,7 +27,7 @@ from typing import Final
 REPO_ROOT: Final = Path(__file__).resolve().parent.parent
 CORE_PACKAGE_DIR: Final = REPO_ROOT / "layers" / "core" / "wp_agent"
 # Front doors that only run on a person's machine; their SDKs are not in the dependency layer.
-LOCAL_ONLY_PACKAGES: Final = frozenset({"mcp_server"})
+LOCAL_ONLY_PACKAGES: Final = frozenset({"mcp_server", "local_api"})
 REQUIREMENTS_FILE: Final = REPO_ROOT / "layers" / "dependencies" / "requirements.txt"
 RUNTIME_PROVIDED_FILE: Final = REPO_ROOT / "layers" / "dependencies" / "runtime-provided.txt"
 FUNCTIONS_DIR: Final = REPO_ROOT / "functions"

@@ -20,6 +20,22 @@ from constructs import Construct
 
 from infra import names
 
+# What CDK's grantReadWriteData gives on a table, without its indexes (a grant on the table alone).
+TABLE_READ_WRITE = (
+    "dynamodb:BatchGetItem",
+    "dynamodb:BatchWriteItem",
+    "dynamodb:ConditionCheckItem",
+    "dynamodb:DeleteItem",
+    "dynamodb:DescribeTable",
+    "dynamodb:GetItem",
+    "dynamodb:GetRecords",
+    "dynamodb:GetShardIterator",
+    "dynamodb:PutItem",
+    "dynamodb:Query",
+    "dynamodb:Scan",
+    "dynamodb:UpdateItem",
+)
+
 
 class StorageConstruct(Construct):
     """The five tables of the contract; `tables[names.Table.X]` gives each."""
@@ -41,15 +57,23 @@ class StorageConstruct(Construct):
                 sort_key=None,
             ),
         }
-        # The audit trail by requester: the api lists a user's destructive/approval records.
-        self.audit.add_global_secondary_index(
-            index_name=names.AUDIT_BY_USER_INDEX,
-            partition_key=dynamodb.Attribute(
-                name=names.AUDIT_BY_USER_PARTITION_KEY, type=dynamodb.AttributeType.STRING
-            ),
-            sort_key=dynamodb.Attribute(name=names.SORT_KEY, type=dynamodb.AttributeType.STRING),
-            projection_type=dynamodb.ProjectionType.ALL,
-        )
+        # The history's indexes, as the adapters query them (wp_agent/adapters/aws/table_layout.py):
+        # a user's sessions (all, or on one target), a requester's and a target's audit records.
+        for table, layout in names.TABLE_LAYOUT.items():
+            for index in layout.indexes:
+                self.tables[table].add_global_secondary_index(
+                    index_name=index.name,
+                    partition_key=dynamodb.Attribute(
+                        name=index.partition_key, type=dynamodb.AttributeType.STRING
+                    ),
+                    sort_key=dynamodb.Attribute(name=index.sort_key, type=dynamodb.AttributeType.STRING),
+                    projection_type=(
+                        dynamodb.ProjectionType.ALL
+                        if index.projected is None
+                        else dynamodb.ProjectionType.INCLUDE
+                    ),
+                    non_key_attributes=list(index.projected) if index.projected is not None else None,
+                )
 
     @property
     def sessions(self) -> dynamodb.Table:

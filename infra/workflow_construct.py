@@ -41,6 +41,8 @@ LAMBDA_SERVICE_ERRORS = (
     "Lambda.TooManyRequestsException",
 )
 TURN_TIMEOUT_ERRORS = ("Sandbox.Timedout", "States.Timeout")
+# A publish attempt that died (timeout, crash) is resumed this many times before the job is failed.
+PUBLISH_ARTICLE_RETRIES = 2
 # A backstop a little above the turn function's own 900 s limit, so a lost invocation cannot hang
 # the run; normally the function times out first (Sandbox.Timedout).
 AGENT_TURN_TASK_TIMEOUT = Duration.seconds(960)
@@ -250,8 +252,9 @@ def build_definition(
     prepare_scheduled_run.next(agent_turn)
 
     # publishArticle (no model): one deterministic task on its own function, which holds the SSH
-    # access (not the model key). Not retried after it started: a publish is not idempotent (only service errors, which
-    # mean the function never ran, are retried).
+    # access (not the model key). Both tasks get the execution's name: only the execution the job
+    # names may run it. A failed attempt is retried: the publish resumes (the post is found by its
+    # marker, the outcome announced once it is stored), so a retry never publishes twice.
     record_article_failure = _invoke(
         scope,
         state.RECORD_ARTICLE_FAILURE,
@@ -259,6 +262,7 @@ def build_definition(
         {
             "action": names.WorkflowAction.RECORD_ARTICLE_FAILURE.value,
             "articleId": sfn.JsonPath.string_at("$.articleId"),
+            "execution": sfn.JsonPath.execution_name,
             "error": sfn.JsonPath.object_at("$.error"),
         },
     ).next(run_failed)
@@ -266,8 +270,14 @@ def build_definition(
         scope,
         state.PUBLISH_ARTICLE,
         publish_article,
-        {"articleId": sfn.JsonPath.string_at("$.articleId")},
+        {"articleId": sfn.JsonPath.string_at("$.articleId"), "execution": sfn.JsonPath.execution_name},
         task_timeout=AGENT_TURN_TASK_TIMEOUT,
+    )
+    publish.add_retry(
+        errors=[sfn.Errors.ALL],
+        interval=Duration.seconds(2),
+        max_attempts=PUBLISH_ARTICLE_RETRIES,
+        backoff_rate=2,
     )
     publish.add_catch(record_article_failure, errors=[sfn.Errors.ALL], result_path="$.error")
     publish.next(

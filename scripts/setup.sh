@@ -29,7 +29,13 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 "$VENV/bin/python" -m pip install --quiet --upgrade "pip>=24"
 echo "setup: installing wp-agent and its locked dependencies"
-"$VENV/bin/python" -m pip install --quiet -c constraints.txt -e ".[dev,infra]"
+"$VENV/bin/python" -m pip install --quiet -c constraints.txt -e ".[dev,infra,local]"
+
+# The TypeScript client check of the API contract (tests/integration/test_generated_client.py):
+# openapi-typescript, openapi-fetch and TypeScript at the versions package-lock.json pins.
+if ! command -v npm >/dev/null; then apt_install npm nodejs npm; fi
+echo "setup: installing the contract client's npm packages (locked)"
+npm ci --prefix tests/contract_client --no-audit --no-fund --ignore-scripts --loglevel=error >/dev/null
 
 # PHP, MariaDB, Debian's WordPress, the verified WP-CLI phar; then the sandbox is started and seeded.
 VENV="$VENV" ./scripts/install-wordpress.sh

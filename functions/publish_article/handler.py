@@ -9,8 +9,7 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from wp_agent.config import PublishArticleSettings
-from wp_agent.models.workflow import PublishArticleTaskInput
-from wp_agent.service.articles import ArticleService
+from wp_agent.service import task_handlers
 from wp_agent.service.lambda_setup import handler_tools
 
 logger, tracer, runtime = handler_tools(PublishArticleSettings)
@@ -19,6 +18,4 @@ logger, tracer, runtime = handler_tools(PublishArticleSettings)
 @logger.inject_lambda_context(clear_state=True)
 @tracer.capture_lambda_handler
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    job = PublishArticleTaskInput.model_validate(event)
-    logger.append_keys(article_id=job.article_id)
-    return ArticleService(runtime()).run(job.article_id)
+    return task_handlers.publish_article(runtime(), event, logger.append_keys)

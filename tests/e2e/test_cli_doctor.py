@@ -86,7 +86,7 @@ def test_ask_stops_on_configuration_before_the_model_with_exit_5(
 ) -> None:
     done = run_cli(tmp_path, "ask", "投稿一覧", ANTHROPIC_BASE_URL=scripted_anthropic.base_url, **env)
     assert done.returncode == 5, done.stderr
-    assert done.stderr.startswith(f"設定エラー: {expected}")
+    assert done.stderr.startswith(f"設定エラー [CONFIGURATION_ERROR]: {expected}")
     assert "Traceback" not in done.stderr
     assert scripted_anthropic.request_count == 0
 

@@ -98,11 +98,13 @@ def test_ctrl_c_at_the_approval_prompt(
 def test_ctrl_c_while_a_command_runs_ends_it(
     scripted_anthropic: ScriptedAnthropicServer, tmp_path: Path, cli_sandbox: SandboxSite
 ) -> None:
-    # The sandbox's own WP-CLI, behind a wrapper that first sleeps (a slow command, e.g. a big export).
+    # The sandbox's own WP-CLI, behind a wrapper that first sleeps when the model's command runs (a slow
+    # command, e.g. a big export); the check before the model (`core version`) answers at once.
     pid_file = tmp_path / "wrapper.pid"
     wrapper = tmp_path / "slow-wp"
     wrapper.write_text(
-        f'#!/bin/sh\necho $$ > {shlex.quote(str(pid_file))}\nsleep 60\nexec {shlex.join(cli_sandbox.wp_command())} "$@"\n',
+        f'#!/bin/sh\ncase "$*" in *"post list"*) echo $$ > {shlex.quote(str(pid_file))}; sleep 60;; esac\n'
+        f'exec {shlex.join(cli_sandbox.wp_command())} "$@"\n',
         encoding="utf-8",
     )
     wrapper.chmod(0o755)

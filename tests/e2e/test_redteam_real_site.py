@@ -566,8 +566,11 @@ def test_a_custom_rule_cannot_allow_a_hard_block(
     scripted_anthropic: ScriptedAnthropicServer, attacker: Attacker, site: SandboxSite, rules: dict[str, Any]
 ) -> None:
     before = site_state(site)
-    with pytest.raises(AssertionError):  # the configuration is refused: no AgentOutput JSON line… or
-        attacker.ask(["sql query 'SELECT 1'"], env={"WP_AGENT_POLICY_RULES": json.dumps(rules)})
+    refused = attacker.ask(["sql query 'SELECT 1'"], env={"WP_AGENT_POLICY_RULES": json.dumps(rules)})
+    assert refused.code == 5  # the configuration is refused…
+    assert refused.output["success"] is False
+    assert refused.output["error"]["code"] == "CONFIGURATION_ERROR"
+    assert "executedCommands" not in refused.output  # no run: the failure, not an AgentOutput
     assert scripted_anthropic.message_requests == []  # …and the model was never called
     assert_unchanged(site, before)
 

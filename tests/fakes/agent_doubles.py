@@ -13,9 +13,32 @@ from wp_agent.agent.model_client import ModelReply
 from wp_agent.agent.ports import AgentDeps, InMemorySessionStore, MemoryAuditLog, NoRateLimits, SessionStore
 from wp_agent.agent.site_facts import FactsPlan
 from wp_agent.config import CliSettings
-from wp_agent.errors import WpAgentError
+from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult
 from wp_agent.policy import CommandPolicy, PolicyCategory
+
+
+class CountingLimiter(NoRateLimits):
+    """The commands-per-user limit in one window, in memory, taken once per intent as DynamoRateLimiter
+    takes it; `counted` keeps every intent counted, per user."""
+
+    def __init__(self, per_user: int) -> None:
+        self.per_user = per_user
+        self.counted: dict[str, list[str]] = {}
+        self._lock = threading.Lock()
+
+    def before_command(self, user_id: str, intent_id: str) -> None:
+        with self._lock:
+            intents = self.counted.setdefault(user_id, [])
+            if intent_id in intents:
+                return
+            if len(intents) >= self.per_user:
+                raise WpAgentError(
+                    AgentErrorCode.COMMAND_BLOCKED,
+                    f"コマンド実行の上限（1分あたり{self.per_user}回）に達したため実行していません。",
+                )
+            intents.append(intent_id)
+
 
 ModelStep = ModelReply | WpAgentError | Callable[[list[dict[str, Any]]], "ModelReply | WpAgentError"]
 

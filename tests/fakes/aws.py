@@ -13,58 +13,15 @@ from moto import mock_aws
 from moto.dynamodb.responses import DynamoHandler
 
 from wp_agent.adapters.aws.clients import reset_clients
+from wp_agent.local_api import stack as local_stack
 
 REGION = "ap-northeast-1"
-TABLES = {
-    "sessions": "wp-agent-sessions",
-    "audit": "wp-agent-audit",
-    "registry": "wp-agent-registry",
-    "rate_limits": "wp-agent-rate-limits",
-    "idempotency": "wp-agent-idempotency",
-}
+TABLES = {table.value: name for table, name in local_stack.TABLE_NAMES.items()}
 
 
 def create_tables() -> None:
-    dynamodb = boto3.client("dynamodb", region_name=REGION)
-    for name in ("sessions", "registry", "rate_limits"):
-        dynamodb.create_table(
-            TableName=TABLES[name],
-            KeySchema=[
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "sk", "KeyType": "RANGE"},
-            ],
-            AttributeDefinitions=[
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "sk", "AttributeType": "S"},
-            ],
-            BillingMode="PAY_PER_REQUEST",
-        )
-    dynamodb.create_table(
-        TableName=TABLES["audit"],
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-        AttributeDefinitions=[
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "S"},
-            {"AttributeName": "user_id", "AttributeType": "S"},
-        ],
-        GlobalSecondaryIndexes=[
-            {
-                "IndexName": "by_user",
-                "KeySchema": [
-                    {"AttributeName": "user_id", "KeyType": "HASH"},
-                    {"AttributeName": "sk", "KeyType": "RANGE"},
-                ],
-                "Projection": {"ProjectionType": "ALL"},
-            }
-        ],
-        BillingMode="PAY_PER_REQUEST",
-    )
-    dynamodb.create_table(
-        TableName=TABLES["idempotency"],
-        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    """The stack's tables with their keys and indexes, as the local stack creates them."""
+    local_stack.create_tables(REGION)
 
 
 def table_env() -> dict[str, str]:

@@ -43,9 +43,11 @@ def ask_json(
     )
 
 
-def run_cli(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    home: Path, *args: str, stdin_text: str | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
     """`wp-agent <args>` as a process with a clean environment under `home` (no terminal, no AWS
-    lookups beyond the variables given)."""
+    lookups beyond the variables given; stdin empty unless `stdin_text`)."""
     environment = {
         "PATH": os.environ["PATH"],
         "HOME": str(home),
@@ -56,7 +58,8 @@ def run_cli(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[s
     }
     return subprocess.run(
         [sys.executable, "-m", "wp_agent.cli.main", *args],
-        capture_output=True, text=True, env=environment, timeout=120, check=False, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, env=environment, timeout=120, check=False,
+        **({"input": stdin_text} if stdin_text is not None else {"stdin": subprocess.DEVNULL}),
     )  # fmt: skip
 
 

@@ -1,7 +1,9 @@
 """The serverless stack on moto, for end-to-end tests of a run:
 
 - the state machine is the *synthesized* definition (CDK app), executed by moto's interpreter;
-- its Lambda invocations are dispatched in-process to the real handlers in functions/;
+- its Lambda invocations, and the API's, are dispatched in-process to the real handlers in functions/,
+  each in a container of its function as Lambda runs them (tests/fakes/lambda_containers.py: one
+  invocation at a time per container, warm reuse, module state of its own);
 - the turn's SSH goes to the real sshd rig (real WP-CLI on a real WordPress), the key in Secrets Manager;
 - the model is the scripted Anthropic server; EventBridge events land in an SQS queue to inspect.
 """
@@ -33,7 +35,8 @@ from infra.packaging import LayerDirs, build_core_layer
 from tests.fakes import aws as aws_fakes
 from tests.fakes.anthropic_server import ScriptedAnthropicServer
 from tests.fakes.apigw import LambdaContextStub, call, rest_event
-from tests.fakes.moto_workflow import MOTO_CONFIG, deploy_workflow, dispatch_lambda_invocations
+from tests.fakes.lambda_containers import FunctionContainers
+from tests.fakes.moto_workflow import deploy_workflow, dispatch_lambda_invocations
 from tests.fakes.sshd import SshdRig
 from tests.fakes.wordpress import TestWordPress
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
@@ -41,10 +44,13 @@ from wp_agent.adapters.aws.clients import reset_clients
 from wp_agent.adapters.aws.registry import TargetRegistry
 from wp_agent.executors.ssh import close_pooled_connections
 from wp_agent.executors.ssh_keys import clear_secret_cache
+from wp_agent.local_api.workflow import MOTO_CONFIG
 from wp_agent.models.target import Target
 
 REGION = aws_fakes.REGION
 ACCOUNT = "123456789012"
+# The handler modules as imported once (tests patch and read these); invocations run in containers,
+# each a fresh import of the same module.
 HANDLERS: dict[str, Any] = {
     "api": api_handler,
     "turn": turn_handler,
@@ -72,12 +78,18 @@ class LambdaDiedError(BaseException):
     """Raised inside a handler to play a Lambda that was killed mid-invocation (timeout, crash)."""
 
 
+def _containers() -> dict[str, FunctionContainers]:
+    return {name: FunctionContainers(module.__name__) for name, module in HANDLERS.items()}
+
+
 @dataclass
 class Dispatcher:
-    """What moto's Lambda backend calls: the real handler, with optional one-shot sabotage."""
+    """What moto's Lambda backend calls: the real handler in a container of its function, with
+    optional one-shot sabotage. The API's invocations use `functions["api"]` the same way."""
 
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     before: dict[str, Callable[[dict[str, Any]], None]] = field(default_factory=dict)
+    functions: dict[str, FunctionContainers] = field(default_factory=_containers)
     _in_flight: int = 0
     _changed: threading.Condition = field(default_factory=threading.Condition)
 
@@ -97,7 +109,7 @@ class Dispatcher:
         try:
             if hook is not None:
                 hook(event)
-            return HANDLERS[name].lambda_handler(event, LambdaContextStub()), False
+            return self.functions[name].lambda_handler(event, LambdaContextStub()), False
         except LambdaDiedError:
             return {"errorType": "Sandbox.Timedout", "errorMessage": "Task timed out"}, True
         except Exception as exc:  # noqa: BLE001 - any handler error is reported as Lambda reports it
@@ -124,7 +136,7 @@ class ServerlessStack:
     # -- the API, as the backend calls it -------------------------------------------------------
 
     def api(self, method: str, path: str, **kwargs: Any) -> tuple[int, Any]:
-        return call(api_handler.lambda_handler, rest_event(method, path, **kwargs))
+        return call(self.dispatcher.functions["api"].lambda_handler, rest_event(method, path, **kwargs))
 
     def wait_for(
         self, session_id: str, *statuses: str, timeout: float = 60.0, user: str = OWNER
@@ -276,6 +288,8 @@ def serverless(
             Rule="to-backend", EventBusName="wp-agent", Targets=[{"Id": "q", "Arn": queue_arn}]
         )
 
+        boto3.client("scheduler", region_name=REGION).create_schedule_group(Name="wp-agent")
+        monkeypatch.setenv("WP_AGENT_SCHEDULER_ROLE_ARN", f"arn:aws:iam::{ACCOUNT}:role/wp-agent-scheduler")
         deployed = deploy_workflow(template, region=REGION, account=ACCOUNT, short_wait_seconds=2)
         sfn, machine, short = deployed.client, deployed.arn, deployed.short_wait_arn
         monkeypatch.setenv("WP_AGENT_STATE_MACHINE_ARN", machine)
@@ -291,4 +305,6 @@ def serverless(
         )
         yield stack
         stack.settle()
+        for function in dispatcher.functions.values():
+            function.close()
     _reset_handlers()

@@ -7,12 +7,12 @@
 The rig lives in a temp directory: an ed25519 host key and client key, a minimal sshd_config
 (own PidFile, AuthorizedKeysFile, ListenAddress 127.0.0.1, ephemeral port, Debian's sftp-server as
 the SFTP subsystem for staged media), a `bin/` directory that sshd's `SetEnv PATH` puts first,
-holding `wp` (Debian's PHP running the verified WP-CLI phar on the tests' WordPress,
-tests/fakes/wordpress.py) and `wp-stub` (tests/fakes/wp_stub.py, for timeouts, huge output and
+holding `wp` (the verified WP-CLI phar itself, run by its `#!/usr/bin/env php` with Debian's PHP on
+the tests' WordPress, tests/fakes/wordpress.py: a plain phar without opcache, as on a VPS) and `wp-stub` (tests/fakes/wp_stub.py, for timeouts, huge output and
 concurrency probes). Sessions log in as a dedicated unprivileged user with a plain /bin/sh (as root;
 otherwise as ourselves): no login shell rc files, the way the README advises for production. (A login
-user with another shell gets an authorized_keys `command=` that sets PATH after its rc files.) `set_fault` puts tests/fakes/wp_faults.py in
-front of the real `wp` for commands that should fail or hang. Installs `openssh-server` with apt-get
+user with another shell gets an authorized_keys `command=` that sets PATH after its rc files.) `set_fault` puts a shell script running
+tests/fakes/wp_faults.py in front of the phar for commands that should fail or hang, until `clear_faults`. Installs `openssh-server` with apt-get
 when sshd is missing. Every wait is bounded and `stop()` (also run at exit) ends the listener and
 its sessions.
 """
@@ -40,6 +40,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from tests.fakes.wordpress import TestWordPress
 from wp_agent.config import CliSettings
+from wp_agent.sandbox.wp_cli import verified_phar
 
 SSHD_BIN = Path("/usr/sbin/sshd")
 PRIVSEP_DIR = Path("/run/sshd")
@@ -178,6 +179,7 @@ class SshdRig:
         self._own_dir = base_dir is None
         self.dir = Path(base_dir or tempfile.mkdtemp(prefix="wp-agent-sshd-"))
         self.bin_dir = self.dir / "bin"
+        self.phar_path = self.dir / "wp-cli.phar"
         self.home_dir = self.dir / "home"
         self.faults_path = self.dir / "faults.json"
         # Files the login user's commands write (stub logs, canaries): pytest's temp dirs are root's.
@@ -326,9 +328,12 @@ class SshdRig:
             }
         )
         self.faults_path.write_text(json.dumps(faults))
+        self._install_fault_wrapper()
 
     def clear_faults(self) -> None:
         self.faults_path.write_text("")
+        if self._prepared:
+            self._install_plain_wp()
 
     def settings(self, **overrides: Any) -> CliSettings:
         """CliSettings for SshWpCli against this server (key method A, pinned host key); overrides win.
@@ -426,26 +431,46 @@ class SshdRig:
         self._prepared = True
 
     def _write_wrappers(self) -> None:
-        real = self.wordpress.site.wp_command()
+        # `wp` is the plain WP-CLI phar, as on a VPS: no opcache unless the client starts PHP with it.
+        shutil.copyfile(verified_phar(), self.phar_path)
+        self.phar_path.chmod(0o555)
+        self._install_plain_wp()
         # The login user cannot run our interpreter (it may live in root's home); the shims need only
         # the standard library.
-        python = shlex.quote(shutil.which("python3", path="/usr/bin:/bin") or sys.executable)
-        scripts = {
-            "wp": (
-                f"if [ -s {shlex.quote(str(self.faults_path))} ]; then\n"
-                f"  exec {python} {shlex.quote(str(WP_FAULTS))} {shlex.quote(str(self.faults_path))} "
-                f'{shlex.quote(json.dumps(real))} "$@"\n'
-                "fi\n"
-                f'exec {shlex.join(real)} "$@"'
-            ),
-            "wp-stub": f'exec {python} {shlex.quote(str(WP_STUB))} "$@"',
-        }
-        for name, body in scripts.items():
-            path = self.bin_dir / name
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text("#!/bin/sh\n" + body + "\n")
-            tmp.chmod(0o755)
-            tmp.replace(path)  # atomic: a command starting now sees the old or the new script
+        self._install("wp-stub", f'exec {self._python} {shlex.quote(str(WP_STUB))} "$@"')
+
+    @property
+    def _python(self) -> str:
+        return shlex.quote(shutil.which("python3", path="/usr/bin:/bin") or sys.executable)
+
+    def _install_plain_wp(self) -> None:
+        path = self.bin_dir / "wp"
+        if path.exists() and path.samefile(self.phar_path):
+            return  # rename() of a hard link onto itself does nothing and would leave the link behind
+        tmp = path.with_suffix(".tmp")
+        tmp.unlink(missing_ok=True)
+        os.link(self.phar_path, tmp)
+        tmp.replace(path)  # atomic: a command starting now sees the old or the new `wp`
+
+    def _install_fault_wrapper(self) -> None:
+        """A shell script in front of the plain phar (tests/fakes/wp_faults.py) while faults are set."""
+        real = ["php", str(self.phar_path)]
+        self._install(
+            "wp",
+            f"if [ -s {shlex.quote(str(self.faults_path))} ]; then\n"
+            f"  exec {self._python} {shlex.quote(str(WP_FAULTS))} {shlex.quote(str(self.faults_path))} "
+            f'{shlex.quote(json.dumps(real))} "$@"\n'
+            "fi\n"
+            f'exec {shlex.join(real)} "$@"',
+        )
+
+    def _install(self, name: str, body: str) -> None:
+        path = self.bin_dir / name
+        tmp = path.with_suffix(".tmp")
+        tmp.unlink(missing_ok=True)  # never write through a name that may be a link to the phar
+        tmp.write_text("#!/bin/sh\n" + body + "\n")
+        tmp.chmod(0o755)
+        tmp.replace(path)  # atomic: a command starting now sees the old or the new script
 
     def _write_known_hosts(self) -> None:
         if self.port:

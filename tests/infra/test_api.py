@@ -31,6 +31,12 @@ EXPECTED_ROUTES = {
     ("GET", "/v1/schedules/{scheduleId}"),
     ("DELETE", "/v1/schedules/{scheduleId}"),
     ("GET", "/v1/openapi.json"),
+    ("GET", "/v1/sessions"),
+    ("GET", "/v1/sessions/{sessionId}/runs/{runId}"),
+    ("PATCH", "/v1/targets/{targetId}"),
+    ("DELETE", "/v1/targets/{targetId}"),
+    ("POST", "/v1/targets/{targetId}/checks"),
+    ("GET", "/v1/targets/{targetId}/activity"),
 }
 
 

@@ -10,7 +10,7 @@ from aws_cdk.assertions import Match, Template
 from infra import names
 from tests.infra.template_queries import flatten, only, resources, role_statements
 
-DETAIL_TYPES = ["Approval Requested", "Run Completed", "Run Failed"]
+DETAIL_TYPES = ["Approval Requested", "Run Completed", "Run Failed", "Article Published", "Article Failed"]
 
 
 def test_event_bus_archive_and_example_rule(template: dict[str, Any]) -> None:
@@ -31,6 +31,22 @@ def test_event_bus_archive_and_example_rule(template: dict[str, Any]) -> None:
     document = json.dumps(policy["Properties"]["PolicyDocument"])
     assert "events.amazonaws.com" in document
     assert rule_id in document  # scoped to this rule (aws:SourceArn)
+
+
+def test_the_schema_registry_holds_each_detail_types_committed_schema(template: dict[str, Any]) -> None:
+    from wp_agent.models.events import committed_schema
+
+    registry_id, registry = only(template, "AWS::EventSchemas::Registry")
+    assert registry["Properties"]["RegistryName"] == "wp-agent"
+    schemas = resources(template, "AWS::EventSchemas::Schema")
+    by_name = {s["Properties"]["SchemaName"]: s for s in schemas.values()}
+    assert set(by_name) == {f"argo.wp-agent@{t.replace(' ', '')}" for t in DETAIL_TYPES}
+    for detail_type in DETAIL_TYPES:
+        schema = by_name[f"argo.wp-agent@{detail_type.replace(' ', '')}"]
+        assert schema["Properties"]["Type"] == "JSONSchemaDraft4"
+        assert schema["Properties"]["RegistryName"] == "wp-agent"
+        assert json.loads(schema["Properties"]["Content"]) == committed_schema(detail_type)
+        assert registry_id in schema["DependsOn"]
 
 
 def test_no_custom_resource_lambdas(template: dict[str, Any]) -> None:

@@ -62,6 +62,7 @@ def _expected(template: dict[str, Any], name: N) -> set[tuple[str, str]]:
     scheduler_role = f"<{_scheduler_role_id(template)}.Arn>"
     log_group = f"<{function(template, name)[1]['Properties']['LoggingConfig']['LogGroup']['Ref']}.Arn>"
     audit = _table(template, T.AUDIT)
+    sessions = _table(template, T.SESSIONS)
 
     common = (
         XRAY
@@ -74,12 +75,31 @@ def _expected(template: dict[str, Any], name: N) -> set[tuple[str, str]]:
         return (
             common
             | _pairs(DYNAMODB_READ_WRITE, _table(template, T.REGISTRY), _table(template, T.IDEMPOTENCY))
-            | _pairs(("dynamodb:Query",), audit, f"{audit}/index/by_user")
+            | _pairs(("dynamodb:Query",), audit, f"{audit}/index/by_user", f"{audit}/index/by_target")
+            | _pairs(
+                ("dynamodb:Query",),
+                f"{sessions}/index/sessions_by_user",
+                f"{sessions}/index/sessions_by_user_target",
+            )
             | {("secretsmanager:GetSecretValue", secret), ("states:StartExecution", state_machine)}
+            | _pairs(
+                (
+                    "secretsmanager:GetSecretValue",
+                    "secretsmanager:PutSecretValue",
+                    "secretsmanager:DescribeSecret",
+                    "secretsmanager:DeleteSecret",
+                ),
+                TARGET_SECRETS,
+            )
             | _pairs(("states:StopExecution", "states:DescribeExecution"), executions)
             | task_response
             | _pairs(
-                ("scheduler:CreateSchedule", "scheduler:GetSchedule", "scheduler:DeleteSchedule"),
+                (
+                    "scheduler:CreateSchedule",
+                    "scheduler:GetSchedule",
+                    "scheduler:UpdateSchedule",
+                    "scheduler:DeleteSchedule",
+                ),
                 GROUP_SCHEDULES,
             )
             | {("scheduler:ListSchedules", "*"), ("iam:PassRole", scheduler_role)}

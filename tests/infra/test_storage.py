@@ -67,9 +67,18 @@ def test_durable_tables_survive_deletion(template: dict[str, Any], table: names.
         assert resource["DeletionPolicy"] == "Delete"
 
 
-def test_audit_table_has_the_by_user_index(template: dict[str, Any]) -> None:
-    properties = template["Resources"][logical_id_of_table(template, names.Table.AUDIT)]["Properties"]
-    assert properties["GlobalSecondaryIndexes"] == [
+def test_the_history_indexes(template: dict[str, Any]) -> None:
+    """Every history read is a Query on one of these (wp_agent/adapters/aws/table_layout.py)."""
+    audit = template["Resources"][logical_id_of_table(template, names.Table.AUDIT)]["Properties"]
+    assert sorted(audit["GlobalSecondaryIndexes"], key=lambda i: i["IndexName"]) == [
+        {
+            "IndexName": "by_target",
+            "KeySchema": [
+                {"AttributeName": "target_id", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+            "Projection": {"ProjectionType": "ALL"},
+        },
         {
             "IndexName": "by_user",
             "KeySchema": [
@@ -77,12 +86,31 @@ def test_audit_table_has_the_by_user_index(template: dict[str, Any]) -> None:
                 {"AttributeName": "sk", "KeyType": "RANGE"},
             ],
             "Projection": {"ProjectionType": "ALL"},
-        }
+        },
     ]
-    assert {"AttributeName": "user_id", "AttributeType": "S"} in properties["AttributeDefinitions"]
+    sessions = template["Resources"][logical_id_of_table(template, names.Table.SESSIONS)]["Properties"]
+    indexes = {index["IndexName"]: index for index in sessions["GlobalSecondaryIndexes"]}
+    assert set(indexes) == {"sessions_by_user", "sessions_by_user_target"}
+    for name, partition in (
+        ("sessions_by_user", "list_user"),
+        ("sessions_by_user_target", "list_user_target"),
+    ):
+        assert indexes[name]["KeySchema"] == [
+            {"AttributeName": partition, "KeyType": "HASH"},
+            {"AttributeName": "list_sk", "KeyType": "RANGE"},
+        ]
+        assert indexes[name]["Projection"]["ProjectionType"] == "INCLUDE"
+        assert sorted(indexes[name]["Projection"]["NonKeyAttributes"]) == [
+            "run_id",
+            "started_at",
+            "status",
+            "target_id",
+            "title",
+            "updated_at",
+        ]
 
 
-def test_only_the_audit_table_has_an_index(assertions: Template) -> None:
+def test_only_the_audit_and_sessions_tables_have_indexes(assertions: Template) -> None:
     assertions.resource_properties_count_is(
-        "AWS::DynamoDB::Table", {"GlobalSecondaryIndexes": Match.any_value()}, 1
+        "AWS::DynamoDB::Table", {"GlobalSecondaryIndexes": Match.any_value()}, 2
     )

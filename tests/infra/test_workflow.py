@@ -194,13 +194,21 @@ def test_definition_needs_every_referenced_arn(template: dict[str, Any]) -> None
         state_machine_definition(template, {"turn": ARNS["turn"]})
 
 
-def test_publish_article_runs_once_on_its_own_function(states: dict[str, Any]) -> None:
+def test_publish_article_runs_on_its_own_function_and_resumes_a_failed_attempt(
+    states: dict[str, Any],
+) -> None:
     publish = states[S.PUBLISH_ARTICLE]
     assert publish["Resource"] == ARNS["publish_article"]
-    assert publish["Parameters"] == {"articleId.$": "$.articleId"}
+    # the execution's own name: only the execution the job names may run it
+    assert publish["Parameters"] == {"articleId.$": "$.articleId", "execution.$": "$$.Execution.Name"}
     assert publish["Next"] == S.ARTICLE_ROUTE
-    # only "the function never ran" errors are retried: a publish is not idempotent
-    assert all("Sandbox.Timedout" not in r["ErrorEquals"] for r in publish.get("Retry", []))
+    # an attempt that died is retried: the publish resumes (the post is found by its marker)
+    assert publish["Retry"][-1] == {
+        "ErrorEquals": ["States.ALL"],
+        "IntervalSeconds": 2,
+        "MaxAttempts": 2,
+        "BackoffRate": 2,
+    }
     assert publish["Catch"] == [
         {"ErrorEquals": ["States.ALL"], "ResultPath": "$.error", "Next": S.RECORD_ARTICLE_FAILURE}
     ]
@@ -213,6 +221,7 @@ def test_publish_article_runs_once_on_its_own_function(states: dict[str, Any]) -
     assert record["Parameters"] == {
         "action": "record_article_failure",
         "articleId.$": "$.articleId",
+        "execution.$": "$$.Execution.Name",
         "error.$": "$.error",
     }
     assert record["Next"] == S.RUN_FAILED

@@ -17,7 +17,8 @@ import pytest
 from moto import mock_aws
 
 from infra import names
-from tests.fakes.moto_workflow import MOTO_CONFIG, deploy_workflow, dispatch_lambda_invocations
+from tests.fakes.moto_workflow import deploy_workflow, dispatch_lambda_invocations
+from wp_agent.local_api.workflow import MOTO_CONFIG
 
 REGION = "us-east-1"
 S = names.State

@@ -49,6 +49,8 @@ def first_party(path: str) -> str | None:
     if not resolved.is_absolute() or not resolved.is_relative_to(ROOT):
         return None
     relative = resolved.relative_to(ROOT).as_posix()
+    if relative.startswith("layers/core/wp_agent/local_api/"):
+        return None  # moto's Lambda service handing an invocation to the function: AWS's part, not ours
     if relative.startswith("layers/core/wp_agent/"):
         return relative.removeprefix("layers/core/wp_agent/")
     if relative.startswith("functions/"):

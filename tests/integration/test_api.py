@@ -326,7 +326,7 @@ def test_targets_are_registered_by_administrators_only(env: dict[str, Any]) -> N
 def test_openapi_document(env: dict[str, Any]) -> None:
     status, document = send(rest_event("GET", "/v1/openapi.json"))
     assert status == 200
-    assert "/v1/sessions/{session_id}/messages" in document["paths"]
+    assert "/v1/sessions/{sessionId}/messages" in document["paths"]
     assert "SessionMessageRequest" in json.dumps(document)
 
 

@@ -7,6 +7,7 @@ Regenerate openapi.json after an API change: `.venv/bin/python -m tests.integrat
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
+from openapi_spec_validator import validate
 from schemathesis.checks import CheckContext, not_a_server_error
 from schemathesis.core.transport import Response
 from schemathesis.specs.openapi.checks import (
@@ -26,13 +28,19 @@ from schemathesis.specs.openapi.checks import (
 import functions.api.handler as api
 from tests.fakes.apigw import LambdaContextStub, rest_event
 from tests.integration.test_api import env  # noqa: F401 - the fixture
-from wp_agent.service.api_contract import documented_refusals
+from wp_agent.agent.audit_events import AuditEventType
+from wp_agent.agent.session_state import SessionStatus
+from wp_agent.errors import AgentErrorCode
+from wp_agent.http_api.app import openapi_document
+from wp_agent.policy import PolicyCategory
+from wp_agent.service.api_contract import documented_refusals, gateway_status, operation_codes
+from wp_agent.service.api_errors import ApiErrorCode, GatewayErrorCode
 
 COMMITTED = Path(__file__).resolve().parents[2] / "openapi.json"
 
 
 def served_document() -> dict[str, Any]:
-    document: dict[str, Any] = json.loads(json.dumps(api.openapi_document()))
+    document: dict[str, Any] = json.loads(json.dumps(openapi_document()))
     return document
 
 
@@ -40,6 +48,105 @@ def test_the_committed_document_is_the_served_one() -> None:
     assert json.loads(COMMITTED.read_text(encoding="utf-8")) == served_document(), (
         "openapi.json is stale: regenerate it (see this module's docstring)"
     )
+
+
+def test_the_document_is_valid_openapi() -> None:
+    validate(served_document())  # openapi-spec-validator: OpenAPI 3.1 and every $ref resolves
+
+
+def _operations() -> list[tuple[str, str, dict[str, Any]]]:
+    return [
+        (method, path, operation)
+        for path, operations in served_document()["paths"].items()
+        for method, operation in operations.items()
+    ]
+
+
+def test_every_operation_is_signed_named_and_summarised() -> None:
+    document = served_document()
+    scheme = document["components"]["securitySchemes"]["sigv4"]
+    assert scheme["x-amazon-apigateway-authtype"] == "awsSigv4"
+    assert (scheme["type"], scheme["name"], scheme["in"]) == ("apiKey", "Authorization", "header")
+    ids = []
+    for method, path, operation in _operations():
+        assert operation["security"] == [{"sigv4": []}], (method, path)
+        assert re.fullmatch(r"[a-z]+(?:[A-Z][a-z]*)*", operation["operationId"]), operation["operationId"]
+        summary = operation["summary"]
+        assert summary, (method, path)
+        assert "\n" not in summary, (method, path)
+        assert path not in summary, (method, path)
+        ids.append(operation["operationId"])
+    assert len(ids) == len(set(ids))
+
+
+def test_headers_are_declared_and_required_where_the_api_requires_them() -> None:
+    optional_caller = {
+        "listTargets",
+        "getTarget",
+        "updateTarget",
+        "deleteTarget",
+        "checkTarget",
+        "getTargetActivity",
+    }
+    no_caller = {"registerTarget", "getOpenApiDocument"}
+    for method, path, operation in _operations():
+        parameters = {p["name"]: p for p in operation.get("parameters", []) if p["in"] == "header"}
+        name = operation["operationId"]
+        if name in no_caller:
+            assert "X-Argo-User-Id" not in parameters
+        else:
+            assert parameters["X-Argo-User-Id"]["required"] is (name not in optional_caller), name
+        if method in ("post", "patch") and name not in no_caller | {
+            "cancelRun",
+            "checkTarget",
+            "proposeSchedule",
+        }:
+            assert parameters["Idempotency-Key"]["required"] is False, name
+        for parameter in operation.get("parameters", []):
+            if parameter["in"] == "path":
+                assert "{" + parameter["name"] + "}" in path
+                assert "_" not in parameter["name"]
+
+
+def test_enums_state_every_value_the_server_sends() -> None:
+    schemas = served_document()["components"]["schemas"]
+    codes = set(schemas["ApiErrorBody"]["properties"]["code"]["enum"])
+    assert {c.value for c in ApiErrorCode} | {c.value for c in GatewayErrorCode} == codes
+    for schema in ("SessionView", "RunAccepted", "ApprovalDecided", "SessionSummary"):
+        assert set(schemas[schema]["properties"]["status"]["enum"]) == {s.value for s in SessionStatus}
+    assert set(schemas["AgentErrorInfo"]["properties"]["code"]["$ref"].split("/")[-1:]) == {"AgentErrorCode"}
+    assert set(schemas["AgentErrorCode"]["enum"]) == {c.value for c in AgentErrorCode}
+    assert set(schemas["ApprovalDecisionRequest"]["properties"]["decision"]["enum"]) == {"approve", "reject"}
+    assert set(schemas["RunCommandView"]["properties"]["decision"]["enum"]) == {
+        c.value for c in PolicyCategory
+    }
+    assert set(schemas["ActivityRecord"]["properties"]["type"]["enum"]) == {t.value for t in AuditEventType}
+
+
+def test_every_status_an_operation_answers_is_documented_with_its_codes() -> None:
+    for method, _, operation in _operations():
+        expected = operation_codes(method, operation)
+        listed: dict[str, str] = {}
+        for status, response in operation["responses"].items():
+            if int(status) >= 400:
+                assert response["content"]["application/json"]["schema"] == {
+                    "$ref": "#/components/schemas/ApiErrorResponse"
+                }
+                for code in response["x-error-codes"]:
+                    assert _status_of(code) == int(status), (operation["operationId"], code, status)
+                listed |= response["x-error-codes"]
+        assert set(listed) == {code.value for code in expected}, operation["operationId"]
+    decide = served_document()["paths"]["/v1/sessions/{sessionId}/approvals/{approvalId}"]["post"]
+    assert {"APPROVAL_ALREADY_DECIDED", "RUN_ENDED", "APPROVAL_EXPIRED"} <= set(
+        decide["responses"]["409"]["x-error-codes"]
+    )
+    assert "WORKFLOW_UNAVAILABLE" in decide["responses"]["503"]["x-error-codes"]
+
+
+def _status_of(code: str) -> int:
+    if code in ApiErrorCode.__members__:
+        return ApiErrorCode[code].status
+    return gateway_status(GatewayErrorCode(code))
 
 
 def apigw_wsgi_app(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
@@ -96,6 +203,23 @@ def schema_valid_requests_are_refused_only_as_documented(
     return positive_data_acceptance(ctx, response, case)
 
 
+@schemathesis.check
+def every_error_code_is_listed_for_its_status(
+    ctx: CheckContext, response: Response, case: schemathesis.Case[Any]
+) -> bool | None:
+    """An error answer carries a code the operation lists under `x-error-codes` for that status
+    (a probe with a method the path does not serve is schemathesis' own 405 check)."""
+    if response.status_code < 400 or case.method.upper() != case.operation.method.upper():
+        return None
+    code = json.loads(response.content or b"{}").get("error", {}).get("code")
+    listed = (
+        case.operation.definition.raw["responses"].get(str(response.status_code), {}).get("x-error-codes", {})
+    )
+    if code not in listed:
+        raise AssertionError(f"{response.status_code} {code} is not listed for {case.operation.label}")
+    return None
+
+
 @pytest.mark.slow
 @pytest.mark.usefixtures("env", "api_on_moto")
 @schema.parametrize()
@@ -110,6 +234,7 @@ def test_no_server_error_and_every_response_as_documented(case: schemathesis.Cas
             content_type_conformance,
             response_schema_conformance,
             schema_valid_requests_are_refused_only_as_documented,
+            every_error_code_is_listed_for_its_status,
         ],
     )
 

@@ -29,6 +29,7 @@ from tests.integration.test_mcp_server import (
     server_environment,
     text_of,
 )
+from wp_agent.program import command_name
 from wp_agent.sandbox import SandboxSite
 
 pytestmark = pytest.mark.timeout(300)
@@ -99,7 +100,8 @@ def _assert_held_and_nothing_ran(
     data = held.structured_content
     assert data["status"] == "awaiting_approval"
     assert data["approveWith"] == "terminal"
-    assert data["approveCommand"] == f"wp-agent approve {data['approvalId']}"
+    assert data["approveCommand"] == f"{command_name()} approve {data['approvalId']}"  # what runs here
+    assert data["approveCommand"].endswith(f"wp-agent approve {data['approvalId']}")
     assert "AIからは承認できません" in text_of(held)
     assert "post delete 45 --force" in text_of(held)
     for name, result in seen["attempts"]:

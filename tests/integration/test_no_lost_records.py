@@ -211,17 +211,17 @@ def test_a_blocked_commands_record_survives_a_throttled_audit_log_until_the_fail
     state = started(rt, "DBを消して")
     with monkeypatch.context() as throttled:
         AuditFaults(throttled, {"command_blocked"}, times=100, error=throttling())
-        assert run_to_the_end(rt, state.run_id) == "COMPLETED"
+        assert run_to_the_end(rt, state.run_id) == "FAILED"  # its only command was refused
     assert "command_blocked" not in kinds(rt)  # every delivery during the run was throttled
     workflow_tasks.record_failure(rt, SESSION, state.run_id, {"Error": "Unknown"})  # the failure path
-    assert kinds(rt) == ["command_blocked"]
+    assert kinds(rt) == ["command_blocked", "run_summary"]  # then the run's one end record
 
 
 def test_cancel_is_audited_once() -> None:
     rt = runtime()
     started(rt)
     SessionService(rt).cancel(SESSION, "u1")
-    assert kinds(rt) == ["run_cancelled"]
+    assert kinds(rt) == ["run_cancelled", "run_summary"]  # the cancel, then the run's one end record
 
 
 def test_a_cancel_whose_audit_write_failed_lets_the_waiting_run_write_it(
@@ -277,6 +277,7 @@ def test_records_waiting_in_the_outbox_survive_a_save(monkeypatch: pytest.Monkey
         SessionService(rt).cancel(SESSION, "u1")
     stored = DynamoSessionStore(TABLES["sessions"]).load(SESSION)
     assert stored is not None
-    assert [e.type for e in stored.audit_outbox] == [AuditEventType.RUN_CANCELLED]
+    # Delivered in order: the end record waits behind the cancel that could not be written.
+    assert [e.type for e in stored.audit_outbox] == [AuditEventType.RUN_CANCELLED, AuditEventType.RUN_SUMMARY]
     assert stored.status is SessionStatus.CANCELLED
     assert state.run_id == stored.run_id

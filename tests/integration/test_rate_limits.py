@@ -93,15 +93,15 @@ def test_commands_per_user_hold_exactly_and_refuse_in_japanese() -> None:
     clock = FakeClock(4_000_000.0)
     limit = limiter(clock)
 
-    def call(user: str) -> str | None:
+    def call(numbered: tuple[int, str]) -> str | None:
         try:
-            limit.before_command(user)
+            limit.before_command(numbered[1], f"s/r/toolu_{numbered[0]}")
         except WpAgentError as exc:
             return exc.message_ja
         return None
 
     with ThreadPoolExecutor(max_workers=12) as pool:
-        results = list(pool.map(call, ["taro"] * 30 + ["hanako"] * 5))
+        results = list(pool.map(call, enumerate(["taro"] * 30 + ["hanako"] * 5)))
     refused = [r for r in results[:30] if r is not None]
     assert len(refused) == 20
     assert "1分あたり10回" in refused[0]
@@ -221,8 +221,8 @@ def test_utilisation_is_reported() -> None:
         clock=FakeClock(7_000_000.0),
         on_utilisation=lambda n, u: seen.append((n, u)),
     )
-    for _ in range(8):
-        limit.before_command("taro")
+    for i in range(8):
+        limit.before_command("taro", f"s/r/toolu_{i}")
     assert seen[-1] == ("commands_per_user", 0.8)
 
 
@@ -280,3 +280,70 @@ def test_a_lease_whose_answer_was_lost_leaks_no_slot(
         hold.__enter__()  # both slots are free at once: nothing leaked
     for hold in both:
         hold.__exit__(None, None, None)
+
+
+def test_a_command_is_counted_once_by_its_intent_even_in_a_later_window() -> None:
+    """A retried turn and an approved command take the count their intent already holds: passed and not
+    counted again, also after the minute has turned; a new command at the limit is refused."""
+    clock = FakeClock(8_000_000.0)
+    limit = limiter(clock, wp_agent_commands_per_user_per_minute=2)
+    limit.before_command("taro", "s1/run_1/toolu_a")
+    limit.before_command("taro", "s1/run_1/toolu_a")  # a retry of the same command
+    limit.before_command("taro", "s1/run_1/toolu_b")
+    with pytest.raises(WpAgentError) as refused:
+        limit.before_command("taro", "s1/run_1/toolu_c")
+    assert refused.value.code is AgentErrorCode.COMMAND_BLOCKED
+    limit.before_command("taro", "s1/run_1/toolu_b")  # held when the window was full: still passes
+    clock.now += 60
+    limit.before_command("taro", "s1/run_1/toolu_a")  # approved a minute later: its count stands
+    limit.before_command("taro", "s1/run_1/toolu_c")
+    limit.before_command("taro", "s1/run_1/toolu_d")
+    with pytest.raises(WpAgentError):
+        limit.before_command("taro", "s1/run_1/toolu_e")  # the new window holds c and d only
+
+
+def test_commands_taken_again_at_once_are_counted_once() -> None:
+    """Five commands, each taken four times at once from four "instances", at a limit of three: three
+    commands pass every time, two are refused every time."""
+    limiters = [limiter(FakeClock(9_000_000.0), wp_agent_commands_per_user_per_minute=3) for _ in range(4)]
+
+    def take(i: int) -> tuple[int, bool]:
+        try:
+            limiters[i % 4].before_command("taro", f"s/r/toolu_{i % 5}")
+        except WpAgentError:
+            return i % 5, False
+        return i % 5, True
+
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        results = list(pool.map(take, range(20)))
+    by_intent = {intent: {ok for i, ok in results if i == intent} for intent in range(5)}
+    assert sorted(len(v) for v in by_intent.values()) == [1] * 5, by_intent
+    assert sum(1 for v in by_intent.values() if v == {True}) == 3
+
+
+@pytest.mark.parametrize("then", [sdk_retry_meets_the_write, sdk_retries_run_out])
+def test_a_count_whose_answer_was_lost_is_not_taken_twice(
+    monkeypatch: pytest.MonkeyPatch, then: Callable[[Any, dict[str, Any]], Any]
+) -> None:
+    """The transaction lands and its answer is lost: the SDK's retry meets our own intent (passed); when
+    the retries run out the caller fails, and its retried turn finds the count taken."""
+    clock = FakeClock(10_000_000.0)
+    limit = limiter(clock, wp_agent_commands_per_user_per_minute=2)
+    client = limit._table.meta.client
+    write = client.transact_write_items
+
+    def lost(**kwargs: Any) -> Any:
+        write(**kwargs)
+        return then(write, kwargs)
+
+    monkeypatch.setattr(client, "transact_write_items", lost)
+    if then is sdk_retries_run_out:
+        with pytest.raises(ConnectionError):
+            limit.before_command("taro", "s/r/toolu_a")
+    else:
+        limit.before_command("taro", "s/r/toolu_a")
+    monkeypatch.undo()
+    limit.before_command("taro", "s/r/toolu_a")  # the retried turn
+    limit.before_command("taro", "s/r/toolu_b")
+    with pytest.raises(WpAgentError):
+        limit.before_command("taro", "s/r/toolu_c")

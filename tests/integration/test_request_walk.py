@@ -53,25 +53,28 @@ DECIDING = frozenset(
 # The walk's packages from the entry points down; a call may go down, or sideways within one rank.
 RANKS = {
     "functions": 0,
-    "service": 1,
-    "adapters": 2,
-    "undo": 2,
-    "publishing": 2,
-    "agent": 3,
-    "executors": 4,
-    "policy": 4,
-    "media": 5,
-    "masking": 5,
-    "command_line": 6,
-    "models": 7,
-    "wp_agent": 5,  # errors.py, telemetry.py, config.py (reads media's limits), log_safety.py (masks)
+    "local_api": 1,
+    "http_api": 2,
+    "service": 3,
+    "adapters": 4,
+    "undo": 4,
+    "publishing": 4,
+    "diagnostics": 4,
+    "agent": 5,
+    "executors": 6,
+    "policy": 6,
+    "media": 7,
+    "masking": 7,
+    "command_line": 8,
+    "models": 9,
+    "wp_agent": 7,  # errors.py, telemetry.py, config.py (reads media's limits), log_safety.py (masks)
 }
 # Upward calls that are the point of a port or a callback (the caller owns the interface).
 PORT_EDGES = {
     ("agent", "adapters/aws"): "SessionStore, AuditLog, RateLimiter: the agent's ports",
     ("agent", "undo"): "ChangeRecorder, OpeningStep: the agent's ports",
     ("adapters/aws", "service"): "the runtime's rate-limit utilisation callback",
-    ("service", "functions/api"): "the idempotent request's answer, computed by the route",
+    ("service", "http_api"): "the idempotent request's answer, computed by the route",
 }
 
 

@@ -7,6 +7,8 @@ import pytest
 
 from tests.fakes.agent_doubles import ScriptedModel, text_reply, tool_reply
 from tests.fakes.service_runtime import TARGET, RecordedRuntime
+from tests.integration.test_session_races import APPROVE, holding_delete_45
+from tests.integration.test_session_races import SESSION as HELD_SESSION
 from wp_agent.models.agent_io import MultisiteOptions
 from wp_agent.models.api import SessionMessageRequest
 from wp_agent.service import workflow_tasks
@@ -50,6 +52,11 @@ def test_a_removed_network_admin_loses_network_commands_at_the_next_turn() -> No
     assert blocked.argv[:2] == ["site", "create"]
     assert blocked.rule == "scope.network_admin_required"
     assert ["site", "create", "--slug=tokyo", "--title=東京"] not in rt.recording_wp.calls
+    refusals = [r for r in rt.audit.for_session(SESSION) if r["type"] == "command_blocked"]
+    assert [(r["command"], r["rule"]) for r in refusals] == [
+        ("site create --slug=tokyo --title=東京", "scope.network_admin_required")
+    ]
+    assert "ネットワーク管理者" in refusals[0]["policy_reason"]
 
 
 def test_a_removed_owner_ends_the_run() -> None:
@@ -65,3 +72,33 @@ def test_a_removed_owner_ends_the_run() -> None:
     assert state.result.error.code == "COMMAND_BLOCKED"
     assert rt.recording_wp.calls == []
     assert rt.scripted_model.calls == []
+    refusals = [r for r in rt.audit.for_session(SESSION) if r["type"] in {"run_refused", "command_blocked"}]
+    assert [(r["type"], r["rule"], r["error"]) for r in refusals] == [
+        ("run_refused", "role.owner_removed", "COMMAND_BLOCKED")
+    ]
+    assert "権限" in refusals[0]["policy_reason"]
+
+
+def test_an_approved_command_of_a_removed_owner_is_refused_on_record() -> None:
+    """Approved, then the owner is removed before the run resumes: the delete never runs and the
+    audit says why right after the approval (not "approved" and then nothing)."""
+    rt, state, approval_id = holding_delete_45()
+    SessionService(rt).decide(HELD_SESSION, approval_id, "u1", APPROVE)
+    rt.registry.put(TARGET.model_copy(update={"owners": ["someone-else"]}), replace=True)
+    assert workflow_tasks.run_turn(rt, HELD_SESSION, state.run_id)["route"] == "FAILED"
+    assert (
+        workflow_tasks.run_turn(rt, HELD_SESSION, state.run_id)["route"] == "FAILED"
+    )  # a retry adds nothing
+    ended = rt.sessions.load(HELD_SESSION)
+    assert ended is not None
+    assert ended.result is not None
+    assert ended.result.error is not None
+    assert (ended.status.value, ended.result.success) == ("Failed", False)
+    assert ended.result.error.code == "COMMAND_BLOCKED"
+    assert ["post", "delete", "45"] not in [c[:3] for c in rt.recording_wp.calls]
+    audit = rt.audit.for_session(HELD_SESSION)
+    types = [r["type"] for r in audit]
+    assert types[types.index("approval_approved") + 1 :] == ["command_blocked", "run_summary"]
+    assert [(r["command"], r["rule"]) for r in audit if r["type"] == "command_blocked"] == [
+        ("post delete 45", "role.owner_removed")
+    ]

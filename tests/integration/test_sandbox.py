@@ -7,7 +7,9 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
+import venv
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,7 @@ from wp_agent.executors.factory import build_wp_cli
 from wp_agent.executors.sandbox import SandboxWpCli
 from wp_agent.sandbox import SandboxError, SandboxSite
 from wp_agent.sandbox.seed import COMMENTS, MEDIA, MENUS, SITES, USERS
-from wp_agent.sandbox.wp_cli import PHAR_ENV, verified_phar
+from wp_agent.sandbox.wp_cli import PHAR_ENV, pinned_sha512, verified_phar
 
 
 @pytest.fixture
@@ -186,6 +188,26 @@ def _debian_wordpress_version() -> str:
 INSTALL = Path(__file__).resolve().parents[2] / "scripts" / "install-wordpress.sh"
 
 
+def _venv_with_wp_agent(path: Path) -> Path:
+    """A virtualenv of its own (its prefix is where the phar goes) whose `wp-agent` is this checkout's."""
+    venv.create(path, with_pip=False, symlinks=True)
+    python = path / "bin" / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    ours = [
+        entry
+        for entry in sys.path
+        if entry and Path(entry).is_dir() and not entry.startswith(sys.base_prefix)
+    ]
+    (Path(purelib) / "checkout.pth").write_text("\n".join(ours) + "\n")
+    script = path / "bin" / "wp-agent"
+    script.write_text(f'#!/bin/sh\nexec {python} -m wp_agent.cli.main "$@"\n')
+    script.chmod(0o755)
+    return path
+
+
 def _install(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(INSTALL)],
@@ -195,22 +217,25 @@ def _install(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 
 
 def test_install_script_checks_the_wp_cli_checksum(tmp_path: Path) -> None:
-    venv = tmp_path / "venv"
-    done = _install({"VENV": str(venv), PHAR_ENV: str(verified_phar())})
+    venv_dir = _venv_with_wp_agent(tmp_path / "venv")
+    done = _install({"VENV": str(venv_dir), PHAR_ENV: str(verified_phar())})
     assert done.returncode == 0, done.stderr
-    installed = venv / "share" / "wp-agent" / "wp-cli.phar"
+    installed = venv_dir / "share" / "wp-agent" / "wp-cli.phar"
     assert installed.read_bytes() == verified_phar().read_bytes()
-    again = _install({"VENV": str(venv)})  # idempotent: nothing to do the second time
+    assert "SHA-512 確認済み" in done.stderr
+    again = _install({"VENV": str(venv_dir)})  # idempotent: nothing to do the second time
     assert again.returncode == 0, again.stderr
-    assert "SHA-512 verified" not in again.stdout
+    assert "SHA-512 確認済み" not in again.stderr
 
     bogus = tmp_path / "bogus.phar"
     bogus.write_bytes(b"#!/usr/bin/env php\n<?php echo 'not WP-CLI';")
-    refused = _install({"VENV": str(tmp_path / "other"), PHAR_ENV: str(bogus)})
-    assert refused.returncode == 1
-    assert f"refusing {bogus}: its SHA-512 is" in refused.stderr
-    assert "WP-CLI 2.10.0 is pinned to" in refused.stderr
-    assert not (tmp_path / "other" / "share" / "wp-agent" / "wp-cli.phar").exists()
+    other = _venv_with_wp_agent(tmp_path / "other")
+    refused = _install({"VENV": str(other), PHAR_ENV: str(bogus)})
+    assert refused.returncode == 5
+    [line] = refused.stderr.strip().splitlines()
+    assert f"{bogus} の SHA-512 が固定値と一致しないため使いません" in line
+    assert pinned_sha512() in line
+    assert not (other / "share" / "wp-agent" / "wp-cli.phar").exists()
 
 
 def test_install_script_downloads_and_checks_when_no_copy_is_at_hand(tmp_path: Path) -> None:
@@ -229,17 +254,18 @@ def test_install_script_downloads_and_checks_when_no_copy_is_at_hand(tmp_path: P
     base = f"http://127.0.0.1:{server.server_address[1]}"
     try:
         nothing_shared = {"WP_CLI_SHARED_PHAR": str(tmp_path / "no-shared-copy.phar")}
-        venv = tmp_path / "venv"
+        venv_dir = _venv_with_wp_agent(tmp_path / "venv")
         done = _install(
-            {"VENV": str(venv), "WP_CLI_DOWNLOAD_URL": f"{base}/wp-cli-2.10.0.phar", **nothing_shared}
+            {"VENV": str(venv_dir), "WP_CLI_DOWNLOAD_URL": f"{base}/wp-cli-2.10.0.phar", **nothing_shared}
         )
         assert done.returncode == 0, done.stderr
-        assert (venv / "share" / "wp-agent" / "wp-cli.phar").read_bytes() == verified_phar().read_bytes()
+        assert (venv_dir / "share" / "wp-agent" / "wp-cli.phar").read_bytes() == verified_phar().read_bytes()
         bad = _install(
-            {"VENV": str(tmp_path / "v2"), "WP_CLI_DOWNLOAD_URL": f"{base}/evil.phar", **nothing_shared}
-        )
-        assert bad.returncode == 1
-        assert "its SHA-512 is" in bad.stderr
+            {"VENV": str(_venv_with_wp_agent(tmp_path / "v2")), "WP_CLI_DOWNLOAD_URL": f"{base}/evil.phar",
+             **nothing_shared}
+        )  # fmt: skip
+        assert bad.returncode == 5
+        assert "の SHA-512 が固定値と一致しないため使いません" in bad.stderr
     finally:
         server.shutdown()
         server.server_close()

@@ -6,7 +6,9 @@ Also one proposal through the real anthropic SDK against the scripted Anthropic 
 from __future__ import annotations
 
 import json
-from datetime import datetime
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -43,18 +45,34 @@ SECRET = "arn:aws:secretsmanager:ap-northeast-1:123456789012:secret:wp-agent/tar
 
 
 class RecordingScheduler:
-    """The moto scheduler client, recording calls; `fail_create` makes create_schedule raise."""
+    """The moto scheduler client, recording calls; `fail_create` makes create_schedule raise (after
+    creating the schedule when `answer_lost`), `fail_get` makes get_schedule raise."""
 
     def __init__(self, real: Any) -> None:
         self.real = real
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self.fail_create: Exception | None = None
+        self.answer_lost = False
+        self.fail_get: Exception | None = None
 
     def create_schedule(self, **kwargs: Any) -> Any:
         self.calls.append(("create_schedule", kwargs))
         if self.fail_create is not None:
+            if self.answer_lost:
+                self.real.create_schedule(**kwargs)
             raise self.fail_create
         return self.real.create_schedule(**kwargs)
+
+    def get_schedule(self, **kwargs: Any) -> Any:
+        self.calls.append(("get_schedule", kwargs))
+        if self.fail_get is not None:
+            raise self.fail_get
+        try:
+            return self.real.get_schedule(**kwargs)
+        except KeyError:  # moto, for a group that does not exist; Scheduler answers this
+            raise ClientError(
+                {"Error": {"Code": "ResourceNotFoundException", "Message": "no group"}}, "GetSchedule"
+            ) from None
 
     def delete_schedule(self, **kwargs: Any) -> Any:
         self.calls.append(("delete_schedule", kwargs))
@@ -404,6 +422,88 @@ def test_a_registry_failure_creates_no_schedule(
     assert (caught.value.status, caught.value.code) == (503, "SCHEDULE_STORE_UNAVAILABLE")
     assert scheduler.calls == []
     assert scheduler_names(scheduler) == []
+
+
+# --- a lost answer: the same Idempotency-Key again ----------------------------------------------------
+
+
+def test_a_create_whose_answer_was_lost_is_the_schedule(
+    service: ScheduleService, scheduler: RecordingScheduler
+) -> None:
+    scheduler.fail_create, scheduler.answer_lost = TimeoutError("read timeout"), True
+    view = service.create("alice", request(), idempotency_key="k-lost")
+    assert scheduler_names(scheduler) == [view.schedule_id]  # found by name after the timeout
+    assert len(registry_schedule_items()) == 2
+
+
+def test_an_unknown_outcome_keeps_the_registry_items_and_the_resend_completes_it(
+    service: ScheduleService, scheduler: RecordingScheduler
+) -> None:
+    scheduler.fail_create = scheduler.fail_get = TimeoutError("scheduler unreachable")
+    with pytest.raises(ApiError) as caught:
+        service.create("alice", request(), idempotency_key="k-unknown")
+    assert (caught.value.status, caught.value.code) == (503, "SCHEDULER_UNAVAILABLE")
+    assert len(registry_schedule_items()) == 2  # it may exist: kept, listed, deletable
+    scheduler.fail_create = scheduler.fail_get = None
+    view = service.create("alice", request(), idempotency_key="k-unknown")
+    assert scheduler_names(scheduler) == [view.schedule_id]
+    assert [s.schedule_id for s in service.list("alice").schedules] == [view.schedule_id]
+
+
+def test_the_same_key_answers_the_same_schedule_and_another_body_is_refused(
+    service: ScheduleService, scheduler: RecordingScheduler
+) -> None:
+    first = service.create("alice", request(), idempotency_key="k-same")
+    again = ScheduleService(settings(), scheduler=scheduler, clock=lambda: NOW + timedelta(minutes=5)).create(
+        "alice", request(), idempotency_key="k-same"
+    )
+    assert again == first.model_copy(update={"next_runs": again.next_runs})
+    with pytest.raises(ApiError) as reused:
+        service.create("alice", request(name="別の名前"), idempotency_key="k-same")
+    assert (reused.value.status, reused.value.code) == (422, "IDEMPOTENCY_KEY_REUSED")
+    other = service.create("bob", request(targetId="blog-b"), idempotency_key="k-same")
+    assert other.schedule_id != first.schedule_id  # keys are the owner's own
+    assert sorted(scheduler_names(scheduler)) == sorted([first.schedule_id, other.schedule_id])
+
+
+def test_a_resend_after_an_at_schedule_ran_recreates_nothing(
+    service: ScheduleService, scheduler: RecordingScheduler
+) -> None:
+    view = service.create("alice", request(expression="at(2025-01-06T10:00:00)"), idempotency_key="k-at")
+    scheduler.real.delete_schedule(Name=view.schedule_id, GroupName=GROUP)  # it ran and deleted itself
+    later = ScheduleService(settings(), scheduler=scheduler, clock=lambda: NOW + timedelta(hours=3))
+    again = later.create("alice", request(expression="at(2025-01-06T10:00:00)"), idempotency_key="k-at")
+    assert (again.schedule_id, again.next_runs) == (view.schedule_id, [])
+    assert scheduler_names(scheduler) == []
+    assert [name for name, _ in scheduler.calls].count("create_schedule") == 1
+
+
+def test_two_attempts_alive_at_once_create_one_schedule(
+    service: ScheduleService, scheduler: RecordingScheduler, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The in-progress idempotency record expired while the first attempt still runs: the resend
+    runs beside it; both answer the same schedule and Scheduler has it once."""
+    paused, release = threading.Event(), threading.Event()
+    real_put = ScheduleStore.put
+
+    def first_pauses_after_its_write(self: ScheduleStore, record: Any) -> bool:
+        written = real_put(self, record)
+        if not paused.is_set():
+            paused.set()
+            assert release.wait(30)
+        return written
+
+    monkeypatch.setattr(ScheduleStore, "put", first_pauses_after_its_write)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        first = pool.submit(service.create, "alice", request(), idempotency_key="k-both")
+        assert paused.wait(30)
+        second = ScheduleService(settings(), scheduler=scheduler, clock=lambda: NOW).create(
+            "alice", request(), idempotency_key="k-both"
+        )
+        release.set()
+        assert first.result(timeout=30) == second
+    assert scheduler_names(scheduler) == [second.schedule_id]
+    assert len(registry_schedule_items()) == 2
 
 
 # --- list / get / delete per owner -----------------------------------------------------------------

@@ -6,13 +6,15 @@ from __future__ import annotations
 import io
 import json
 import logging
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
+from aws_lambda_powertools import Logger
 
-import functions.turn.handler as turn_handler
 from tests.fakes.anthropic_server import (
     RecordedRequest,
     delay,
@@ -68,10 +70,12 @@ def test_approve_path_runs_the_held_command_once(serverless: ServerlessStack) ->
     path = f"/v1/sessions/{SESSION}/approvals/{approval}"
     status, body = stack.api("POST", path, body={"decision": "approve"}, user="user-2")
     assert (status, body["error"]["code"]) == (404, "SESSION_NOT_FOUND")  # as their GET answers
-    status, body = stack.api("POST", path, body={"decision": "approve", "comment": "OK"})
-    assert status == 200, body
-    status, body = stack.api("POST", path, body={"decision": "approve"})  # a double click, at once
-    assert (status, body["error"]["code"]) == (409, "APPROVAL_ALREADY_DECIDED")
+    # Two clicks at the same moment: the second finds the first's decision stored and not yet known
+    # to have reached the run, so it is a resend of the same decision (200) or already decided (409).
+    answers = double_click(stack, path, {"decision": "approve", "comment": "OK"})
+    assert 200 in [status for status, _ in answers], answers
+    for status, body in answers:
+        assert status == 200 or (status, body["error"]["code"]) == (409, "APPROVAL_ALREADY_DECIDED"), body
 
     view = stack.wait_for(SESSION, "Completed")
     assert view["result"]["success"] is True
@@ -87,8 +91,8 @@ def test_approve_path_runs_the_held_command_once(serverless: ServerlessStack) ->
     kinds = [r["type"] for r in stack.audit(SESSION)]
     assert changes_audited(stack) == ["post delete 45"]  # plus the read that described the approval
     assert {"approval_requested", "approval_approved", "command_executed"} <= set(kinds)
-    approved = next(r for r in stack.audit(SESSION) if r["type"] == "approval_approved")
-    assert approved["approver"] == OWNER
+    approved = [r for r in stack.audit(SESSION) if r["type"] == "approval_approved"]
+    assert [r["approver"] for r in approved] == [OWNER]  # one record for the one decision
     detail_types = [e["detail-type"] for e in stack.events(2)]
     assert detail_types == ["Approval Requested", "Run Completed"]
 
@@ -99,6 +103,20 @@ def test_approve_path_runs_the_held_command_once(serverless: ServerlessStack) ->
                 text = json.dumps(details)
                 assert "post delete" not in text
                 assert "投稿" not in text
+
+
+def double_click(stack: ServerlessStack, path: str, body: dict[str, Any]) -> list[tuple[int, Any]]:
+    """The same POST twice at the same moment: two invocations, so two API containers."""
+    clicked = threading.Barrier(2)
+
+    def click() -> tuple[int, Any]:
+        clicked.wait(timeout=10)
+        return stack.api("POST", path, body=body)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        answers = [answer.result(timeout=60) for answer in [pool.submit(click), pool.submit(click)]]
+    assert len(stack.dispatcher.functions["api"].started) >= 2
+    return answers
 
 
 def test_reject_path_tells_the_model_and_changes_nothing(serverless: ServerlessStack) -> None:
@@ -222,7 +240,8 @@ def test_a_retried_first_turn_sends_the_site_facts_it_saved(
     def answer_then_die(self: AnthropicModelClient, **kwargs: Any) -> Any:
         real_create(self, **kwargs)  # the model answered; the Lambda dies before saving the reply
         monkeypatch.setattr(AnthropicModelClient, "create", real_create)
-        turn_handler.runtime.reset()  # the retry runs in a new container: nothing kept in memory
+        for container in stack.dispatcher.functions["turn"].started:
+            container.module.runtime.reset()  # the retry finds no facts kept in memory (a cold start)
         raise LambdaDiedError
 
     stack.dispatcher.before["turn"] = lambda event: monkeypatch.setattr(
@@ -247,12 +266,16 @@ def test_blocked_command_in_the_cloud_run(serverless: ServerlessStack) -> None:
         reply_text("実行できません。"),
     )
     start(stack, "db dropして")
-    view = stack.wait_for(SESSION, "Completed")
+    view = stack.wait_for(SESSION, "Failed")  # its only command was refused: nothing asked was done
     assert view["result"]["error"]["code"] == "COMMAND_BLOCKED"
     records = stack.audit(SESSION)
     facts = [r for r in records if r.get("reason") == site_facts.READ_REASON]  # before the first call
+    assert facts
     assert {(r["type"], r["category"]) for r in facts} == {("command_executed", "read")}
-    assert [r["type"] for r in records if r not in facts] == ["command_blocked"]
+    assert records[: len(facts)] == facts  # read before the model saw the request
+    # the refusal, then the run's one end record
+    assert [r["type"] for r in records if r not in facts] == ["command_blocked", "run_summary"]
+    assert (records[-1]["status"], records[-1]["error"]) == ("failed", "COMMAND_BLOCKED")
     assert [e["detail-type"] for e in stack.events(1)] == ["Run Failed"]
 
 
@@ -273,7 +296,8 @@ def test_no_secret_reaches_a_log_line(
     package.setLevel(logging.DEBUG)
     secure_root_handlers()
     powertools_output = io.StringIO()  # where the handlers' Powertools Logger writes (stdout in Lambda)
-    powertools_handler = turn_handler.logger.registered_handler
+    # The service's logger, as every container's handler module configures it (POWERTOOLS_SERVICE_NAME).
+    powertools_handler = Logger().registered_handler
     assert isinstance(powertools_handler, logging.StreamHandler)
     original_stream = powertools_handler.setStream(powertools_output)
     password = "Secr3tPassw0rd!"

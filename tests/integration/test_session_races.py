@@ -477,13 +477,15 @@ def test_an_attempt_that_outlived_its_job_announces_nothing() -> None:
     article_id = articles.submit("u1", request).article_id
     jobs = ArticleJobStore(aws_fakes.TABLES["sessions"])
     assert jobs.transition(article_id, from_status="Queued", to_status="Running")  # attempt 1 runs...
-    articles.run(article_id)  # ...a repeated invocation reports it interrupted
+    articles.record_failure(article_id, {"Error": "States.Timeout"})  # ...the workflow gives up on it
     assert rt.recording_events.kinds() == [ARTICLE_FAILED]
-    articles._finish(article_id, "u1", "site-a", PublishArticleOutput(success=True))  # attempt 1 ends late
+    job = jobs.get(article_id)
+    assert job is not None
+    articles._finish(article_id, job, PublishArticleOutput(success=True))  # attempt 1 ends late
     assert rt.recording_events.kinds() == [ARTICLE_FAILED]
     found = jobs.get(article_id)
     assert found is not None
-    assert found[1].status == "Failed"
+    assert found.view.status == "Failed"
 
 
 def test_a_decision_resent_for_an_earlier_approval_while_a_new_one_waits_is_already_decided() -> None:

@@ -13,8 +13,13 @@ pytestmark = pytest.mark.sshd
 SESSION = "ses_undo_0001"
 
 
-def test_a_run_is_undone_through_the_api(serverless: ServerlessStack) -> None:
+def test_a_run_is_undone_through_the_api(
+    serverless: ServerlessStack, monkeypatch: pytest.MonkeyPatch
+) -> None:
     stack = serverless
+    # About undo, not the per-user command limit: the run, the undo's restore steps and their
+    # before-image reads come close to the default 10 a minute.
+    monkeypatch.setenv("WP_AGENT_COMMANDS_PER_USER_PER_MINUTE", "100")
     site = stack.site
     before = site.post(45)
     assert before is not None
@@ -99,3 +104,12 @@ def test_a_run_is_undone_through_the_api(serverless: ServerlessStack) -> None:
     ]
     assert any(c.startswith("post update 45") for c in undo_commands)
     assert not any("blogdescription" in c for c in undo_commands)
+    assert_a_second_undo_starts_nothing(stack, undo_path, undo_run["runId"])
+
+
+def assert_a_second_undo_starts_nothing(stack: ServerlessStack, undo_path: str, undo_run_id: str) -> None:
+    """Undone once: a second undo is refused, says which run undid it, and starts no run."""
+    status, body = stack.api("POST", undo_path, body={})
+    assert (status, body["error"]["code"]) == (409, "NOTHING_TO_UNDO"), body
+    assert undo_run_id in body["error"]["message"]
+    assert stack.wait_for(SESSION, "Completed")["runId"] == undo_run_id

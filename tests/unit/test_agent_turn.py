@@ -158,9 +158,11 @@ def test_approval_runs_exactly_the_held_commands_once() -> None:
         AuditEventType.APPROVAL_REQUESTED,
         AuditEventType.APPROVAL_APPROVED,
         AuditEventType.COMMAND_EXECUTED,
+        AuditEventType.RUN_SUMMARY,  # how the run ended, once
     ]
     assert audit[0].category == "read"
     assert audit[2].approver == "tester"
+    assert (audit[-1].status, audit[-1].error) == ("completed", None)
 
 
 def test_rejection_tells_the_model_and_runs_nothing() -> None:

@@ -60,5 +60,5 @@ def test_an_invalid_setting_lists_what_is_allowed(
     monkeypatch.setenv(name, value)
     assert main(["history"]) == 5
     err = capsys.readouterr().err
-    assert err.startswith("設定エラー: 環境変数の値が正しくありません: ")
+    assert err.startswith("設定エラー [INVALID_SETTING]: 環境変数の値が正しくありません: ")
     assert allowed in err

@@ -33,7 +33,8 @@ def test_a_read_runs_once_and_comes_back_wrapped_as_untrusted_data() -> None:
     assert not outcome.is_error
     assert 'trust="untrusted-data"' in outcome.text
     assert wp.calls == [["post", "list", "--post_status=draft"]]
-    assert [e.type for e in audit.events] == [AuditEventType.COMMAND_EXECUTED]
+    # each wp_cli call is a run of its own: its command, then how it ended
+    assert [e.type for e in audit.events] == [AuditEventType.COMMAND_EXECUTED, AuditEventType.RUN_SUMMARY]
 
 
 def test_a_blocked_command_never_reaches_wp_cli() -> None:
@@ -42,7 +43,7 @@ def test_a_blocked_command_never_reaches_wp_cli() -> None:
     assert outcome.is_error
     assert "ブロック" in outcome.text
     assert wp.calls == []
-    assert [e.type for e in audit.events] == [AuditEventType.COMMAND_BLOCKED]
+    assert [e.type for e in audit.events] == [AuditEventType.COMMAND_BLOCKED, AuditEventType.RUN_SUMMARY]
 
 
 def test_a_held_command_is_decided_once_and_only_by_its_own_session() -> None:

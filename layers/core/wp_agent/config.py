@@ -128,11 +128,17 @@ class WpCliSettings(MediaSettings):
     vault_addr: str | None = None
     vault_token: SecretStr | None = None
     vps_ssh_private_key: SecretStr | None = None
+    # Method F: a key held by the person's ssh-agent (SSH_AUTH_SOCK), named by its SHA256 fingerprint.
+    vps_ssh_agent_key: str | None = None
     vps_ssh_key_passphrase: SecretStr | None = None
     vps_ssh_host_key: str | None = None
     vps_ssh_known_hosts: Path | None = None
     vps_ssh_connect_timeout: float = Field(default=30.0, gt=0)
     vps_ssh_max_channels: int = Field(default=5, ge=1, le=20)
+
+    # How PHP starts WP-CLI (local and ssh): through PHP with the opcache file cache in a private
+    # directory when that runs the same program (executors/php_launch.py); false: `wp` as configured.
+    wp_agent_opcache: bool = True
 
     @field_validator("wp_agent_wp_user")
     @classmethod

@@ -70,6 +70,7 @@ class Verdict:
     record: CommandRecord
     action: Literal["run", "blocked", "rejected", "settled"]
     reason_ja: str = ""  # blocked: why the re-check refused it
+    rule: str = ""  # blocked: the rule that refused it
 
 
 def rejection_text(pending: PendingApproval) -> str:
@@ -95,7 +96,7 @@ def verdicts(
             continue
         recheck = apply_site_scope(policy.classify_argv(record.argv), scope)
         if recheck.blocked:
-            found.append(Verdict(record, "blocked", recheck.reason_ja))
+            found.append(Verdict(record, "blocked", recheck.reason_ja, recheck.rule))
             continue
         found.append(Verdict(record, "run"))
     return found

@@ -20,12 +20,19 @@ class AuditEventType(StrEnum):
     APPROVAL_REJECTED = "approval_rejected"
     APPROVAL_EXPIRED = "approval_expired"
     RUN_CANCELLED = "run_cancelled"
+    # The run may not go on and had no command waiting (e.g. the requester is no longer an owner).
+    RUN_REFUSED = "run_refused"
     # Written by the CLI when a run stops (ended, held or interrupted): the instruction and the
     # answer (both masked), for `wp-agent history` / `show`.
     RUN_SUMMARY = "run_summary"
     # An undo (`wp-agent undo`, POST …/runs/{runId}/undo) is a run of its own, linked by reverts_run_id.
     RUN_REVERT_STARTED = "run_revert_started"
     RUN_REVERT_FINISHED = "run_revert_finished"
+    # The target lifecycle over the API (service/targets.py): who changed, removed or checked a target.
+    TARGET_REGISTERED = "target_registered"
+    TARGET_UPDATED = "target_updated"
+    TARGET_DELETED = "target_deleted"
+    TARGET_CHECKED = "target_checked"
 
 
 class AuditEvent(BaseModel):
@@ -58,6 +65,7 @@ class AuditEvent(BaseModel):
     status: str | None = None
     reverts_run_id: str | None = None
     channel: str | None = None  # the front door that drove the record, e.g. "mcp:claude-code"
+    details: dict[str, str] | None = None  # target records: what changed (keys as fingerprints only)
 
     @model_validator(mode="before")
     @classmethod
@@ -72,5 +80,5 @@ class AuditEvent(BaseModel):
 
     @property
     def long_retention(self) -> bool:
-        """Destructive commands and approval records are kept 1 year, the rest 90 days (spec §10.1)."""
-        return self.type.value.startswith("approval_") or self.category == "destructive"
+        """Destructive commands, approval and target records are kept 1 year, the rest 90 days (spec §10.1)."""
+        return self.type.value.startswith(("approval_", "target_")) or self.category == "destructive"

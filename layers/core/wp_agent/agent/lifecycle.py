@@ -12,7 +12,7 @@ from typing import Any
 
 from wp_agent.agent import approval_protocol, outcome
 from wp_agent.agent.audit_events import AuditEventType
-from wp_agent.agent.audit_outbox import audit
+from wp_agent.agent.audit_outbox import audit, command_fields
 from wp_agent.agent.ports import ApprovalDecision
 from wp_agent.agent.prompt import multisite_note
 from wp_agent.agent.session_state import CommandStatus, SessionState, SessionStatus
@@ -25,6 +25,7 @@ from wp_agent.errors import (
     SessionBusyError,
     WpAgentError,
 )
+from wp_agent.masking import mask_text
 from wp_agent.models.agent_io import AgentInput, utc_now_iso
 
 # -- a run starts ---------------------------------------------------------------------------------
@@ -127,18 +128,43 @@ def start_run(
     state.site_url = site_url
     state.network_admin = network_admin
     state.reverts_run_id = reverts_run_id
+    state.runs[state.run_id] = reverts_run_id  # which run each undo reverts (an undo of an undo too)
     state.execution_arn = execution_arn
     state.status = SessionStatus.PLANNING
 
 
 def refresh_rights(state: SessionState, *, owner: bool, network_admin: bool) -> bool:
     """Rights as the registry says now, every turn: a removed owner's run ends, a removed network
-    administrator loses network-level commands. False: the run was ended."""
+    administrator loses network-level commands. False: the run was ended (its refusal audited)."""
     if not owner:
-        finish(state, SessionStatus.FAILED, error=OwnerRemovedError())
+        refuse_run(state, OwnerRemovedError(), rule=OWNER_REMOVED_RULE)
         return False
     state.network_admin = network_admin
     return True
+
+
+OWNER_REMOVED_RULE = "role.owner_removed"
+_WAITING = {CommandStatus.QUEUED, CommandStatus.HELD}
+
+
+def refuse_run(state: SessionState, error: WpAgentError, *, rule: str) -> None:
+    """The run may not go on (the requester lost the right to): what was about to run (approved,
+    queued) or waited for approval is refused, one `command_blocked` record each with the rule; a run
+    with nothing waiting gets one `run_refused` record. The run ends Failed with the error."""
+    approval_protocol.cancel(state)
+    waiting = [r for r in state.run_commands() if r.status in _WAITING]
+    for record in waiting:
+        record.status, record.rule, record.policy_reason = CommandStatus.BLOCKED, rule, error.message_ja
+        audit(state, AuditEventType.COMMAND_BLOCKED, **command_fields(record, AuditEventType.COMMAND_BLOCKED))
+    if not waiting:
+        audit(
+            state,
+            AuditEventType.RUN_REFUSED,
+            rule=rule,
+            policy_reason=error.message_ja,
+            error=error.code.value,
+        )
+    finish(state, SessionStatus.FAILED, error=error)
 
 
 # -- a run is decided, expires, is cancelled, fails, finishes ------------------------------------
@@ -151,9 +177,34 @@ def finish(
     response: str = "",
     error: WpAgentError | None = None,
     simulated: bool = False,
+    expired: bool = False,
 ) -> None:
+    """End the run. Its first end also puts the run's one end record in the outbox (saved and
+    delivered with this state, so a retried step that ends it again cannot write a second)."""
+    ending = not state.status.terminal
+    if status is SessionStatus.COMPLETED and outcome.refused_run(state) is not None:
+        status = SessionStatus.FAILED  # every command was refused: the run did nothing it was asked
     state.status = status
     state.result = outcome.build_output(state, response=response, error=error, simulated=simulated)
+    if ending:
+        _record_end(state, "expired" if expired else status.value.lower())
+
+
+def _record_end(state: SessionState, how: str) -> None:
+    """The run summary (`history`, the API's run and activity views): how the run ended
+    (completed / failed / cancelled / expired) with its error code, the instruction and the answer."""
+    result = state.result
+    error = result.error if result is not None else None
+    answer = (result.response or (error.message if error else "")) if result is not None else ""
+    audit(
+        state,
+        AuditEventType.RUN_SUMMARY,
+        instruction=mask_text(state.input.message),
+        answer=mask_text(answer),
+        status=how,
+        error=error.code.value if error is not None else None,
+        reverts_run_id=state.reverts_run_id,
+    )
 
 
 def record_decision(state: SessionState, decision: ApprovalDecision) -> None:
@@ -190,7 +241,7 @@ def expire_approval(state: SessionState, *, simulated: bool = False) -> bool:
         "承認の期限が切れたため、確認が必要な操作は実行されませんでした。",
         details=outcome.approval_details(pending),
     )
-    finish(state, SessionStatus.FAILED, error=error, simulated=simulated)
+    finish(state, SessionStatus.FAILED, error=error, simulated=simulated, expired=True)
     return True
 
 

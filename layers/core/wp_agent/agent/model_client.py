@@ -196,6 +196,20 @@ def translate_sdk_error(exc: Exception, model: str) -> WpAgentError:
     return WpAgentError(AgentErrorCode.API_ERROR, details=details)
 
 
+def _is_botocore(exc: Exception) -> bool:
+    """botocore's own errors (credentials, profiles, signing), told by module: the agent never imports AWS."""
+    return any(kind.__module__.startswith("botocore") for kind in type(exc).__mro__)
+
+
+def bedrock_signing_error(exc: Exception) -> WpAgentError:
+    return WpAgentError(
+        AgentErrorCode.API_ERROR,
+        f"Amazon Bedrock への要求に AWS の認証情報で署名できませんでした（{type(exc).__name__}）。AWS_PROFILE と "
+        "~/.aws の設定、SSO なら aws sso login、または AWS_ACCESS_KEY_ID と AWS_SECRET_ACCESS_KEY の組を確認してください。",
+        details={"reason": "BEDROCK_SIGNING_FAILED", "type": type(exc).__name__},
+    )
+
+
 class AnthropicModelClient:
     """ModelClient on the anthropic SDK; the SDK client is built lazily and reused (warm Lambdas)."""
 
@@ -251,6 +265,16 @@ class AnthropicModelClient:
                 error = translate_sdk_error(exc, self.model)
                 logger.warning("model call failed", extra={"error_code": error.code.value, **error.details})
                 raise error from exc
+            except Exception as exc:
+                if self._settings.wp_agent_model_provider is not ModelProvider.BEDROCK or not _is_botocore(
+                    exc
+                ):
+                    raise
+                # Bedrock requests are signed with the AWS credentials before they are sent: a profile
+                # that is gone, an expired SSO token or half a key pair fails here, not at the API.
+                error = bedrock_signing_error(exc)
+                logger.warning("model call not signed", extra={"error_type": type(exc).__name__})
+                raise error from None
         usage = message.usage
         return ModelReply(
             content=[block.model_dump(mode="json", exclude_none=True) for block in message.content],

@@ -107,6 +107,15 @@ def _last_blocked_without_recovery(state: SessionState) -> CommandRecord | None:
     return None if recovered else commands[last_block_index]
 
 
+def refused_run(state: SessionState) -> CommandRecord | None:
+    """The last refusal when every command of the run was refused (policy, site scope, post-type guard,
+    the user's rate limit, the loop guard, the re-check after approval): nothing asked was done."""
+    commands = state.run_commands()
+    if commands and all(r.status is CommandStatus.BLOCKED for r in commands):
+        return commands[-1]
+    return None
+
+
 def _site_never_reached(state: SessionState) -> CommandRecord | None:
     """The last command when every command of the run failed before WordPress answered (SSH down,
     WP-CLI missing, timeouts): whatever the model said, the run did not do its job. A command that
@@ -145,12 +154,16 @@ def build_output(
         timeouts = any(r.error_code is AgentErrorCode.COMMAND_TIMEOUT for r in state.run_commands())
         code = AgentErrorCode.COMMAND_TIMEOUT if timeouts else AgentErrorCode.UNKNOWN_ERROR
         info = AgentErrorInfo(
-            code=code, message="操作を実行できませんでした。詳細は partialSuccess を確認してください。"
+            code=code,
+            message=f"操作を実行できませんでした（{len(failed)}件が失敗）。各操作の失敗の理由を確認してください。",
         )
-    elif (blocked := _last_blocked_without_recovery(state)) is not None:
+    elif (blocked := _last_blocked_without_recovery(state) or refused_run(state)) is not None:
+        by_policy = blocked.rule.startswith(("blocked.", "custom.deny", "scope."))
         info = AgentErrorInfo(
             code=AgentErrorCode.COMMAND_BLOCKED,
-            message="セキュリティ上の理由でこのコマンドは実行できません",
+            message=DEFAULT_MESSAGES_JA[AgentErrorCode.COMMAND_BLOCKED]
+            if by_policy
+            else f"コマンドは実行されませんでした: {mask_text(blocked.policy_reason)}",
             details={
                 "command": blocked.command,
                 "reason": mask_text(blocked.policy_reason),

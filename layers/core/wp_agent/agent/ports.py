@@ -34,8 +34,9 @@ class RateLimiter(Protocol):
     def before_model_call(self) -> None:
         """Blocks (bounded) until a model call is allowed."""
 
-    def before_command(self, user_id: str) -> None:
-        """Raises WpAgentError when the user's command quota is used up."""
+    def before_command(self, user_id: str, intent_id: str) -> None:
+        """Counts the command whose recorded intent is `intent_id` against the user's quota, once: taking
+        it again for the same intent finds it counted and passes. WpAgentError when the quota is used up."""
 
     def command_slot(self, target_id: str) -> contextlib.AbstractContextManager[None]:
         """Holds one of the target's concurrent SSH slots while a command runs."""
@@ -129,7 +130,7 @@ class NoRateLimits:
     def before_model_call(self) -> None:
         return None
 
-    def before_command(self, user_id: str) -> None:
+    def before_command(self, user_id: str, intent_id: str) -> None:
         return None
 
     @contextlib.contextmanager

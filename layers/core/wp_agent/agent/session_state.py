@@ -151,6 +151,8 @@ class SessionState(StateModel):
     # The run whose first user message carries the site's facts (agent/site_facts.py), once saved: a
     # retried turn sends the same facts and reads nothing again.
     site_facts_run_id: str | None = None
+    # Every run the API started in this session, oldest first, with the run it reverts (undo runs).
+    runs: dict[str, str | None] = Field(default_factory=dict)
     stop_reason: Literal["repeated_command", "command_cap", "iteration_cap"] | None = None
     result: AgentOutput | None = None
     # Audit records saved with the state they describe and not yet known to be in the audit log;
@@ -160,6 +162,11 @@ class SessionState(StateModel):
 
     def record(self, tool_use_id: str) -> CommandRecord | None:
         return next((c for c in self.commands if c.tool_use_id == tool_use_id), None)
+
+    def intent_id(self, record: CommandRecord) -> str:
+        """The id of a command's recorded intent, unique across sessions and runs: its rate-limit count
+        is tied to it (wp_agent.agent.ports.RateLimiter.before_command)."""
+        return f"{self.session_id}/{record.run_id or self.run_id}/{record.tool_use_id}"
 
     def find_approval(self, approval_id: str) -> PendingApproval | None:
         if self.pending_approval is not None and self.pending_approval.approval_id == approval_id:

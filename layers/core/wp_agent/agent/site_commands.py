@@ -20,11 +20,17 @@ from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
 from wp_agent.masking import mask_command
 from wp_agent.policy import CommandPolicy, PolicyCategory
-from wp_agent.telemetry import COMMANDS_EXECUTED_TOTAL, SSH_CONNECTION_FAILURES_TOTAL, Telemetry
+from wp_agent.telemetry import (
+    COMMANDS_BLOCKED_TOTAL,
+    COMMANDS_EXECUTED_TOTAL,
+    SSH_CONNECTION_FAILURES_TOTAL,
+    Telemetry,
+)
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 _READ_ROUNDS = 4  # a decision reading what an earlier read named (a user, then their posts) — and a cap
+RATE_LIMIT_RULE = "rate_limit.commands_per_user"
 
 
 class SiteCommands:
@@ -41,6 +47,16 @@ class SiteCommands:
         self._policy = policy
         self._telemetry = telemetry
         self._facts_cache = facts_cache
+
+    def over_quota(self, user_id: str, intent_id: str) -> tuple[str, str] | None:
+        """Why the user's command quota refuses this command (its rule, the Japanese reason), or None
+        when it may run; counted once per intent (see RateLimiter.before_command)."""
+        try:
+            self._limiter.before_command(user_id, intent_id)
+        except WpAgentError as exc:
+            self._telemetry.count(COMMANDS_BLOCKED_TOTAL)
+            return RATE_LIMIT_RULE, exc.message_ja
+        return None
 
     def run(self, target_id: str, argv: Sequence[str]) -> CommandResult:
         with self._limiter.command_slot(target_id):

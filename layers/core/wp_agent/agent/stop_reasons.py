@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from wp_agent.agent.model_client import ModelReply
+from wp_agent.agent.session_state import SessionState
+from wp_agent.config import AgentSettings
 from wp_agent.errors import AgentErrorCode, ModelOutputTruncatedError, ModelRefusalError, WpAgentError
 
 REFUSAL = ModelRefusalError.reason
@@ -38,16 +40,18 @@ def mark_truncated_text(reply: ModelReply, content: list[dict[str, Any]]) -> Non
     content.append({"type": "text", "text": TRUNCATION_NOTE})
 
 
-def loop_stop_error(reason: str, *, iterations: int, iteration_cap: int, command_cap: int) -> WpAgentError:
+def loop_stop_error(state: SessionState, settings: AgentSettings) -> WpAgentError:
     """MAX_ITERATIONS_EXCEEDED for the run's stop reason (the iteration cap, a repeated command, the
     command cap), keeping the results so far."""
+    reason = state.stop_reason or "iteration_cap"
+    iteration_cap = state.input.max_iterations or settings.agent_max_iterations
     messages = {
         "iteration_cap": f"処理回数の上限（{iteration_cap}回）に達したため中断しました。",
         "repeated_command": "同じコマンドが繰り返されたため、暴走を防ぐために中断しました。",
-        "command_cap": f"実行コマンド数の上限（{command_cap}件）に達したため中断しました。",
+        "command_cap": f"実行コマンド数の上限（{settings.agent_max_commands}件）に達したため中断しました。",
     }
     return WpAgentError(
         AgentErrorCode.MAX_ITERATIONS_EXCEEDED,
         messages[reason] + "ここまでの結果を返します。",
-        details={"reason": reason, "iterations": iterations},
+        details={"reason": reason, "iterations": state.iterations},
     )

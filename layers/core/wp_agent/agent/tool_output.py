@@ -40,18 +40,58 @@ def _summarise_list(rows: list[Any]) -> str:
         more = f"（ほか{len(rows) - len(shown)}件省略）" if len(rows) > len(shown) else ""
         return json.dumps({"count": len(rows), "items": shown}, ensure_ascii=False) + more
     ids = [i for i in (_row_id(r) for r in rows) if i is not None]
-    sample = [{k: _clip(v) for k, v in r.items()} for r in rows[:SAMPLE_ROWS]]
     summary: dict[str, Any] = {"count": len(rows)}
+    notes = [f"全{len(rows)}件。"]
     if ids:
-        summary["ids"] = ids[:MAX_IDS]
+        ascending = _ascending_runs(ids[:MAX_IDS])
+        if ascending is not None:
+            summary["ids_ascending"] = ascending
+            notes.append('ids_ascending は全件のIDの昇順（"a-b" は a〜b の連続する全ID）。')
+        else:
+            summary["ids"] = ids[:MAX_IDS]
+            notes.append("ids は全件のID。")
         if len(ids) > MAX_IDS:
             summary["ids_omitted"] = len(ids) - MAX_IDS
-    summary["first_rows"] = sample
-    note = (
-        f"全{len(rows)}件のうち先頭{len(sample)}件の内容だけを表示しています（IDは全件）。"
-        "詳しく見るには --fields で項目を絞るか、--posts_per_page と --paged で分けて取得してください。"
+    summary.update(_sample_table(rows))
+    notes.append(
+        f"内容は先頭{min(len(rows), SAMPLE_ROWS)}件だけです（rows の列は columns、same_in_all_rows は全件に共通の値）。"
+        "続きは --posts_per_page と --paged、項目は --fields で絞って取得してください。"
     )
-    return note + "\n" + json.dumps(summary, ensure_ascii=False, separators=(",", ":"))
+    return "".join(notes) + "\n" + json.dumps(summary, ensure_ascii=False, separators=(",", ":"))
+
+
+def _ascending_runs(ids: list[Any]) -> list[Any] | None:
+    """Distinct integer IDs in ascending order, each run of three or more written "first-last"; None
+    when they are not distinct integers (then they are shown as listed)."""
+    if not all(type(i) is int for i in ids) or len(set(ids)) != len(ids):
+        return None
+    runs: list[Any] = []
+    ordered = sorted(ids)
+    start = previous = ordered[0]
+    for value in [*ordered[1:], None]:
+        if value is not None and value == previous + 1:
+            previous = value
+            continue
+        runs.extend([f"{start}-{previous}"] if previous - start >= 2 else range(start, previous + 1))
+        if value is not None:
+            start = previous = value
+    return runs
+
+
+def _sample_table(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The first SAMPLE_ROWS rows as a table; a column with one value in every row is given once."""
+    columns = list(rows[0]) if rows else []
+    if any(list(r) != columns for r in rows):
+        return {"first_rows": [{k: _clip(v) for k, v in r.items()} for r in rows[:SAMPLE_ROWS]]}
+    same = {c: rows[0][c] for c in columns if len(rows) > 1 and all(r[c] == rows[0][c] for r in rows)}
+    shown = [c for c in columns if c not in same]
+    table: dict[str, Any] = {
+        "columns": shown,
+        "rows": [[_clip(r[c]) for c in shown] for r in rows[:SAMPLE_ROWS]],
+    }
+    if same:
+        table["same_in_all_rows"] = {k: _clip(v) for k, v in same.items()}
+    return table
 
 
 def _shape_text(text: str, limit: int) -> str:

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from wp_agent.agent.messages import ToolUseBlock
 from wp_agent.agent.post_targets import guard_post_targets
 from wp_agent.agent.prompt import TOOL_NAME
-from wp_agent.agent.session_state import CommandRecord, CommandStatus
+from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionState
 from wp_agent.agent.site_reads import SiteReads
 from wp_agent.agent.site_scope import SiteScope, apply_site_scope, as_run
 from wp_agent.agent.tool_results import tool_result
@@ -51,6 +51,11 @@ class RunSoFar:
     commands: Sequence[CommandRecord]  # the run's commands so far
     scope: SiteScope
     skip_confirmation: bool  # asked for by the input and allowed by the deployment
+
+    @classmethod
+    def of(cls, state: SessionState, scope: SiteScope, *, skip_allowed: bool) -> RunSoFar:
+        skip = state.input.skip_destructive_confirmation and skip_allowed
+        return cls(state.run_id, state.iterations, state.run_commands(), scope, skip)
 
 
 @dataclass(frozen=True)
@@ -150,6 +155,7 @@ class ToolCallPipeline:
         if looping is not None:
             stop_reason, message = looping
             record = new_record(run, tool_use_id, tool_input, decision, CommandStatus.BLOCKED, message)
+            record.rule = f"loop_guard.{stop_reason}"  # the refusal's rule, audited with it
             return LoopStopped(record, _refused(tool_use_id, f"{message}（実行していません）"), stop_reason)
         if not decision.needs_approval:
             return Run(new_record(run, tool_use_id, tool_input, decision, CommandStatus.QUEUED))

@@ -7,8 +7,9 @@ return values and touch nothing; a decision that needs the site's state asks for
 checkpoint (saved, then its audit records delivered: audit_outbox.save_and_deliver, their one home),
 audit records, reads and commands on the site (site_commands.py), progress and telemetry.
 
-A retried turn (Step Functions retries Lambda tasks) never re-runs a command: intent is saved before,
-the result after; a command found "started" but not finished is of unknown outcome.
+A retried turn (Step Functions retries Lambda tasks; a save that lost to another writer) never re-runs a
+command: intent is saved before, the result after; a command found "started" but not finished is of
+unknown outcome. A command counts against the user's quota once, by its intent (held ones when held).
 
 What `advance` does, by what the saved session says (checked in this order):
 
@@ -77,7 +78,7 @@ from wp_agent.agent.tool_pipeline import (
     Unknown,
 )
 from wp_agent.agent.tool_results import last_tool_use_ids, outcome_fields, result_for, tool_result
-from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.errors import AgentErrorCode, StaleSessionError, WpAgentError
 from wp_agent.models.agent_io import utc_now_iso
 from wp_agent.models.workflow import Route
 from wp_agent.policy import PolicyCategory
@@ -90,6 +91,7 @@ from wp_agent.telemetry import (
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+Results = dict[str, dict[str, Any]]  # tool_result blocks by tool_use id
 
 
 class AgentTurn:
@@ -103,22 +105,25 @@ class AgentTurn:
         self._lock = threading.RLock()
 
     def advance(self, state: SessionState) -> Route:
-        started = time.perf_counter()
+        started, stale = time.perf_counter(), False
         if state.audit_outbox:
             audit_outbox.deliver(state, self._deps.audit)  # what earlier steps could not write
         try:
             return self._advance(state)
+        except StaleSessionError:
+            stale = True  # another writer saved first: the caller runs the turn again on their state
+            logger.info("stale session; the turn runs again", extra={"session_id": state.session_id})
+            raise
         except WpAgentError as exc:
-            logger.warning(
-                "turn failed", extra={"session_id": state.session_id, "error_code": exc.code.value}
-            )
+            logger.warning("turn failed", extra={"session_id": state.session_id, "error_code": exc.code})
             self._finish(state, SessionStatus.FAILED, error=exc)
             return Route.FAILED
         finally:
             spent = time.perf_counter() - started
             state.elapsed_ms += int(spent * 1000)
             self._deps.telemetry.seconds(TURN_DURATION_SECONDS, spent)
-            self._checkpoint(state)
+            if not stale:
+                self._checkpoint(state)
 
     def decide(self, state: SessionState, decision: ApprovalDecision) -> None:
         """Record the requester's decision on the pending approval (the next advance acts on it)."""
@@ -199,7 +204,7 @@ class AgentTurn:
         calls = tool_uses(content)
         if not calls:
             self._finish(state, SessionStatus.COMPLETED, response=text_of(content))
-            return Route.COMPLETED
+            return Route.COMPLETED if state.status is SessionStatus.COMPLETED else Route.FAILED
         state.status = SessionStatus.EXECUTING
         results = self._answer_tool_calls(state, calls)
         if state.pending_approval is not None and state.pending_approval.status is ApprovalStatus.PENDING:
@@ -215,14 +220,9 @@ class AgentTurn:
         return Route.CONTINUE
 
     def _stop_for_loop(self, state: SessionState) -> Route:
-        settings = self._deps.settings
-        error = stop_reasons.loop_stop_error(
-            state.stop_reason or "iteration_cap",
-            iterations=state.iterations,
-            iteration_cap=state.input.max_iterations or settings.agent_max_iterations,
-            command_cap=settings.agent_max_commands,
+        self._finish(
+            state, SessionStatus.FAILED, error=stop_reasons.loop_stop_error(state, self._deps.settings)
         )
-        self._finish(state, SessionStatus.FAILED, error=error)
         return Route.FAILED
 
     # -- tool calls: decided, then applied --------------------------------------------------------
@@ -230,7 +230,7 @@ class AgentTurn:
     def _answer_tool_calls(self, state: SessionState, calls: list[ToolUseBlock]) -> list[dict[str, Any]]:
         """Every call decided and its outcome applied in order (the loop guard sees the calls before
         it); the runnable ones run, the held ones become one approval."""
-        results: dict[str, dict[str, Any]] = {}
+        results: Results = {}
         to_run: list[CommandRecord] = []
         held: list[CommandRecord] = []
         scope = SiteScope.of(state)
@@ -247,9 +247,10 @@ class AgentTurn:
                     self._audit_record(state, AuditEventType.COMMAND_BLOCKED, record)
                     self._deps.telemetry.count(COMMANDS_BLOCKED_TOTAL)
                     self._emit("command_blocked", f"ブロック: {record.policy_reason}", record.command)
-                case LoopStopped(_, answer, stop_reason):
+                case LoopStopped(record, answer, stop_reason):
                     results[call.id] = answer
                     state.stop_reason = stop_reason
+                    self._audit_record(state, AuditEventType.COMMAND_BLOCKED, record)
                 case Run(record, approved_by):
                     if approved_by is not None:
                         self._audit_record(
@@ -264,7 +265,7 @@ class AgentTurn:
                     results[call.id] = self._result_for(self._settled(state, record, stamp=True))
         self._run_commands(state, to_run, results)
         if held and not state.status.terminal:
-            self._hold(state, held)
+            self._hold(state, held, results)
         return [results[call.id] for call in calls if call.id in results]
 
     def _decide_call(
@@ -275,14 +276,7 @@ class AgentTurn:
         existing: CommandRecord | None,
         scope: SiteScope,
     ) -> ToolCallOutcome:
-        run = RunSoFar(
-            run_id=state.run_id,
-            iteration=state.iterations,
-            commands=state.run_commands(),
-            scope=scope,
-            skip_confirmation=state.input.skip_destructive_confirmation
-            and self._deps.settings.agent_allow_skip_confirmation,
-        )
+        run = RunSoFar.of(state, scope, skip_allowed=self._deps.settings.agent_allow_skip_confirmation)
         return self._decided(
             state, READ_REASON, lambda site: self._pipeline.decide(call, index, existing, run, site)
         )
@@ -298,10 +292,16 @@ class AgentTurn:
 
     # -- approvals: held, then resolved -----------------------------------------------------------
 
-    def _hold(self, state: SessionState, held: list[CommandRecord]) -> None:
-        """The held commands become one approval, each with a summary read from the site."""
+    def _hold(self, state: SessionState, held: list[CommandRecord], results: Results) -> None:
+        """The held commands within the user's quota (counted now, so an approved one always runs)
+        become one approval, each with a summary read from the site."""
         if state.pending_approval is not None and state.pending_approval.status is ApprovalStatus.PENDING:
             return  # a retried turn: the approval already exists
+        for record in [r for r in held if not self._within_quota(state, r)]:
+            held.remove(record)
+            results[record.tool_use_id] = self._result_for(record)
+        if not held:
+            return
         deps = self._deps
         approval_id = approval_steps.new_approval_id()
         items = [self._approval_item(state, record) for record in held]
@@ -337,8 +337,9 @@ class AgentTurn:
                 case "run":
                     runnable.append(record)
                 case "blocked":
-                    record.status = CommandStatus.BLOCKED
+                    record.status, record.rule = CommandStatus.BLOCKED, verdict.rule
                     record.policy_reason = verdict.reason_ja
+                    self._audit_record(state, AuditEventType.COMMAND_BLOCKED, record)
                     results[record.tool_use_id] = self._result_for(record)
                 case "rejected":
                     record.status = CommandStatus.REJECTED
@@ -400,9 +401,7 @@ class AgentTurn:
             self._audit(state, AuditEventType.COMMAND_EXECUTED, **fields)
         return decided
 
-    def _run_commands(
-        self, state: SessionState, records: Sequence[CommandRecord], results: dict[str, dict[str, Any]]
-    ) -> None:
+    def _run_commands(self, state: SessionState, records: Sequence[CommandRecord], results: Results) -> None:
         """Run `records` side by side (up to the executor's concurrency), their before- and
         after-images around them, putting each one's tool_result into `results`."""
         if not records:
@@ -427,14 +426,7 @@ class AgentTurn:
 
     def _execute(self, state: SessionState, record: CommandRecord) -> CommandRecord:
         """One command: the user's command quota, intent saved, run, result saved with its audit record."""
-        try:
-            self._deps.limiter.before_command(state.user_id)
-        except WpAgentError as exc:
-            with self._lock:
-                record.status = CommandStatus.BLOCKED
-                record.policy_reason = exc.message_ja
-                record.rule = "rate_limit.commands_per_user"
-                self._checkpoint(state)
+        if not self._within_quota(state, record):
             return record
         with self._lock:
             record.status = CommandStatus.STARTED
@@ -456,6 +448,18 @@ class AgentTurn:
             self._checkpoint(state, ran=True)  # result after
         self._report(state, record)
         return record
+
+    def _within_quota(self, state: SessionState, record: CommandRecord) -> bool:
+        """The user's command quota, taken once per command (by its intent: a retried turn and an
+        approved command find their count taken). A refusal is recorded, audited and saved."""
+        refused = self._site.over_quota(state.user_id, state.intent_id(record))
+        if refused is None:
+            return True
+        with self._lock:
+            record.status, record.rule, record.policy_reason = CommandStatus.BLOCKED, *refused
+            self._audit_record(state, AuditEventType.COMMAND_BLOCKED, record)
+            self._checkpoint(state)
+        return False
 
     # -- effects: checkpoint, audit, progress, telemetry, the run's end ---------------------------
 

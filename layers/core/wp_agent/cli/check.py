@@ -7,10 +7,11 @@ import json
 import re
 import shlex
 
-from wp_agent.cli import terminal
+from wp_agent.cli import failures, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import CliSettings
 from wp_agent.policy import CommandPolicy
+from wp_agent.program import command_name
 
 _ONLY_OPERATORS = re.compile(r"^[;&|<>()]+$")
 _NEEDS_QUOTING = re.compile(r"[\s;&|<>()'\"]")
@@ -52,8 +53,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run(args: argparse.Namespace, settings: CliSettings) -> int:
     words = list(args.words[1:] if args.words[:1] == ["--"] else args.words)
     if not words:
-        terminal.err.line("エラー: 判定するコマンドを指定してください。例: wp-agent check -- 'post list'")
-        return ExitCode.USAGE
+        raise failures.usage(
+            "USAGE_ERROR", f"判定するコマンドを指定してください。例: {command_name()} check -- 'post list'"
+        )
     decision = CommandPolicy.from_settings(settings).classify(command_from_words(words))
     if args.json:
         terminal.out.json(json.dumps(decision.check_json(), ensure_ascii=False))

@@ -17,39 +17,18 @@ import os
 import shlex
 import shutil
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from wp_agent.cli import terminal
+from wp_agent.cli import site_choice, terminal
 from wp_agent.cli.exit_codes import ExitCode
+from wp_agent.cli.site_book import NamedSite
 from wp_agent.config import CliSettings, ModelProvider, WpCliMode
+from wp_agent.diagnostics.checks import Check, failed, passed, wordpress_checks
 from wp_agent.errors import ConfigurationError, WpAgentError
 from wp_agent.executors.port import WpCli
 from wp_agent.model_catalog import model_info, retirement_warning
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str  # stable id, e.g. "ssh.host_key"
-    label: str  # Japanese, shown before the result
-    ok: bool
-    detail: str = ""
-    fix: str = ""  # Japanese: what to do when not ok
-    warning: str = ""  # Japanese: passes, but needs attention soon (e.g. the model retires)
-
-    def line(self) -> str:
-        mark = ("⚠" if self.warning else "✓") if self.ok else "✗"
-        return f"{mark} {self.label}: {self.detail}" if self.detail else f"{mark} {self.label}"
-
-
-def _passed(name: str, label: str, detail: str = "") -> Check:
-    return Check(name, label, True, detail)
-
-
-def _failed(name: str, label: str, detail: str, fix: str) -> Check:
-    return Check(name, label, False, detail, fix)
-
 
 # --- model --------------------------------------------------------------------------------------
 
@@ -86,40 +65,57 @@ def model_checks(settings: CliSettings) -> list[Check]:
     return [*_credential_checks(settings), model_lifetime_check(settings)]
 
 
+def _bedrock_checks() -> list[Check]:
+    checks = []
+    region = _aws_region()
+    checks.append(
+        passed("model.bedrock_region", "Amazon Bedrock のリージョン", region)
+        if region
+        else failed(
+            "model.bedrock_region",
+            "Amazon Bedrock のリージョン",
+            "リージョンが設定されていません",
+            "AWS_REGION（例: export AWS_REGION=ap-northeast-1）を設定してください。",
+        )
+    )
+    checks.append(
+        passed("model.bedrock_credentials", "Amazon Bedrock の認証情報", "AWS の認証情報があります")
+        if _aws_credentials_found()
+        else failed(
+            "model.bedrock_credentials",
+            "Amazon Bedrock の認証情報",
+            "AWS の認証情報が見つかりません",
+            "AWS_ACCESS_KEY_ID と AWS_SECRET_ACCESS_KEY、または AWS_PROFILE（~/.aws/credentials）を設定してください。",
+        )
+    )
+    return checks
+
+
 def _credential_checks(settings: CliSettings) -> list[Check]:
     label = "AIモデルの認証情報"
     if settings.wp_agent_model_provider is ModelProvider.BEDROCK:
-        checks = []
-        region = _aws_region()
-        checks.append(
-            _passed("model.bedrock_region", "Amazon Bedrock のリージョン", region)
-            if region
-            else _failed(
-                "model.bedrock_region",
-                "Amazon Bedrock のリージョン",
-                "リージョンが設定されていません",
-                "AWS_REGION（例: export AWS_REGION=ap-northeast-1）を設定してください。",
-            )
-        )
-        checks.append(
-            _passed("model.bedrock_credentials", "Amazon Bedrock の認証情報", "AWS の認証情報があります")
-            if _aws_credentials_found()
-            else _failed(
-                "model.bedrock_credentials",
-                "Amazon Bedrock の認証情報",
-                "AWS の認証情報が見つかりません",
-                "AWS_ACCESS_KEY_ID と AWS_SECRET_ACCESS_KEY、または AWS_PROFILE（~/.aws/credentials）を設定してください。",
-            )
-        )
-        return checks
+        from botocore.exceptions import BotoCoreError
+
+        try:
+            return _bedrock_checks()
+        except BotoCoreError as exc:  # a profile that is not there, a credential process that fails, …
+            return [
+                failed(
+                    "model.bedrock_credentials",
+                    "Amazon Bedrock の認証情報",
+                    f"AWS の認証情報を読めません（{type(exc).__name__}）",
+                    "AWS_PROFILE の名前、~/.aws/config と ~/.aws/credentials、または AWS_ACCESS_KEY_ID と "
+                    "AWS_SECRET_ACCESS_KEY の組を確認してください（SSO なら aws sso login）。",
+                )
+            ]
     if settings.anthropic_api_key is not None and settings.anthropic_api_key.get_secret_value():
-        return [_passed("model.api_key", label, "ANTHROPIC_API_KEY が設定されています")]
+        return [passed("model.api_key", label, "ANTHROPIC_API_KEY が設定されています")]
     if settings.anthropic_api_key_secret_arn:
         return [
-            _passed("model.api_key", label, "Secrets Manager から取得します（ANTHROPIC_API_KEY_SECRET_ARN）")
+            passed("model.api_key", label, "Secrets Manager から取得します（ANTHROPIC_API_KEY_SECRET_ARN）")
         ]
     return [
-        _failed(
+        failed(
             "model.api_key",
             label,
             "ANTHROPIC_API_KEY が設定されていません",
@@ -137,7 +133,7 @@ def _ssh_offline_checks(settings: CliSettings) -> list[Check]:
 
     if not settings.vps_host:
         return [
-            _failed(
+            failed(
                 "ssh.host",
                 "SSH接続先",
                 "VPS_HOST が設定されていません",
@@ -145,18 +141,18 @@ def _ssh_offline_checks(settings: CliSettings) -> list[Check]:
             )
         ]
     checks = [
-        _passed("ssh.host", "SSH接続先", f"{settings.vps_ssh_user}@{settings.vps_host}:{settings.vps_port}")
+        passed("ssh.host", "SSH接続先", f"{settings.vps_ssh_user}@{settings.vps_host}:{settings.vps_port}")
     ]
     try:
         method = configured_key_method(settings)
     except WpAgentError as exc:
         return [
             *checks,
-            _failed("ssh.private_key", "SSH秘密鍵", "取得方法の設定が正しくありません", exc.message_ja),
+            failed("ssh.private_key", "SSH秘密鍵", "取得方法の設定が正しくありません", exc.message_ja),
         ]
-    if method not in (KeyMethod.FILE, KeyMethod.ENV_BASE64):
+    if method not in (KeyMethod.FILE, KeyMethod.ENV_BASE64, KeyMethod.AGENT):
         # The key lives in a secret store: reading it is a network call, made by the online checks.
-        return [*checks, _passed("ssh.private_key", "SSH秘密鍵", f"{method.value} から取得します")]
+        return [*checks, passed("ssh.private_key", "SSH秘密鍵", f"{method.value} から取得します")]
     try:
         credentials = load_ssh_credentials(settings)
     except WpAgentError as exc:
@@ -165,12 +161,12 @@ def _ssh_offline_checks(settings: CliSettings) -> list[Check]:
             ("ssh.host_key", "SSHホスト鍵（固定）") if is_host_key else ("ssh.private_key", "SSH秘密鍵")
         )
         if is_host_key:
-            checks.append(_passed("ssh.private_key", "SSH秘密鍵", "読み込めました"))
-        return [*checks, _failed(name, label, "読み込めません", exc.message_ja)]
+            checks.append(passed("ssh.private_key", "SSH秘密鍵", "読み込めました"))
+        return [*checks, failed(name, label, "読み込めません", exc.message_ja)]
     return [
         *checks,
-        _passed("ssh.private_key", "SSH秘密鍵", credentials.client_fingerprint),
-        _passed("ssh.host_key", "SSHホスト鍵（固定）", "、".join(credentials.host_fingerprints)),
+        passed("ssh.private_key", "SSH秘密鍵", credentials.client_fingerprint),
+        passed("ssh.host_key", "SSHホスト鍵（固定）", "、".join(credentials.host_fingerprints)),
     ]
 
 
@@ -179,7 +175,7 @@ def _local_offline_checks(settings: CliSettings) -> list[Check]:
     path = settings.wp_local_path
     if path is None or not path.expanduser().is_dir():
         checks.append(
-            _failed(
+            failed(
                 "local.path",
                 "WordPress のディレクトリ",
                 "WP_LOCAL_PATH が設定されていないか、ディレクトリではありません",
@@ -187,13 +183,13 @@ def _local_offline_checks(settings: CliSettings) -> list[Check]:
             )
         )
     else:
-        checks.append(_passed("local.path", "WordPress のディレクトリ", str(path)))
+        checks.append(passed("local.path", "WordPress のディレクトリ", str(path)))
     program = (shlex.split(settings.wp_cli_bin) or ["wp"])[0]
     found = shutil.which(program)
     checks.append(
-        _passed("local.wp_binary", "WP-CLI（wp）", found)
+        passed("local.wp_binary", "WP-CLI（wp）", found)
         if found
-        else _failed(
+        else failed(
             "local.wp_binary",
             "WP-CLI（wp）",
             f"{program} が見つかりません",
@@ -211,9 +207,9 @@ def _sandbox_offline_checks(settings: CliSettings) -> list[Check]:
     try:
         status = site.status()
     except SandboxError as exc:
-        return [_failed("sandbox", "サンドボックス", exc.cause, exc.message_ja)]
+        return [failed("sandbox", "サンドボックス", exc.cause, exc.message_ja)]
     detail = " / ".join(status.lines_ja()[:2])
-    return [_passed("sandbox", "サンドボックス", detail)]
+    return [passed("sandbox", "サンドボックス", detail)]
 
 
 def offline_checks(settings: CliSettings) -> list[Check]:
@@ -228,65 +224,21 @@ def offline_checks(settings: CliSettings) -> list[Check]:
     return checks
 
 
-def preflight(settings: CliSettings, *, model: bool = True) -> None:
+def preflight(settings: CliSettings, *, model: bool = True, site: NamedSite | None = None) -> None:
     """`ask` before its first model call: the offline checks, a ConfigurationError (exit 5) on the
-    first ✗. `model=False`: a run that calls no model (an MCP client's held call) needs no credentials."""
+    first ✗. `model=False`: a run that calls no model (an MCP client's held call) needs no credentials.
+    On a named site the fix names its `sites add` options, not the environment's variables."""
     for check in offline_checks(settings):
         if check.name == "sandbox":
             continue  # the sandbox is started (and seeded on first use) by the executor itself
         if not model and check.name.startswith("model."):
             continue
         if not check.ok:
-            raise ConfigurationError(f"{check.label}: {check.detail}。{check.fix}", setting=check.name)
+            fix = site.in_site_terms(check.fix) if site is not None else check.fix
+            raise ConfigurationError(f"{check.label}: {check.detail}。{fix}", setting=check.name)
 
 
 # --- online ---------------------------------------------------------------------------------------
-
-
-def _wordpress_checks(wp_cli: WpCli) -> list[Check]:
-    """The `wp` that really runs (remote for SSH), its version, WordPress answering, the sites."""
-    checks: list[Check] = []
-    try:
-        version = wp_cli.run(["cli", "version"])
-    except WpAgentError as exc:
-        return [_failed("wp.connect", "WP-CLI への接続", "接続できません", exc.message_ja)]
-    if version.exit_code != 0:
-        missing = version.exit_code == 127 or "not found" in version.stderr
-        return [
-            _failed(
-                "wp.binary",
-                "WP-CLI（wp）",
-                "wp が見つかりません"
-                if missing
-                else (version.stderr.strip() or f"終了コード {version.exit_code}"),
-                "サーバーに WP-CLI をインストールするか、WP_CLI_BIN で実行方法を指定してください。",
-            )
-        ]
-    checks.append(_passed("wp.binary", "WP-CLI（wp）", version.stdout.strip()))
-    core = wp_cli.run(["core", "version"])
-    if core.exit_code != 0:
-        checks.append(
-            _failed(
-                "wp.wordpress",
-                "WordPress",
-                _first_line(core.stderr) or "応答がありません",
-                "WP_PATH（ローカルでは WP_LOCAL_PATH）が WordPress のディレクトリか、データベースが動いているか確認してください。",
-            )
-        )
-        return checks
-    checks.append(_passed("wp.wordpress", "WordPress", f"バージョン {core.stdout.strip()} が応答しました"))
-    network = wp_cli.run(["core", "is-installed", "--network"])
-    if network.exit_code == 0:
-        sites = wp_cli.run(["site", "list", "--field=url"])
-        urls = [line.strip() for line in sites.stdout.splitlines() if line.strip()]
-        checks.append(_passed("wp.sites", "マルチサイトのサイト", f"{len(urls)}件: {'、'.join(urls)}"))
-    else:
-        checks.append(_passed("wp.sites", "マルチサイト", "単一サイトです"))
-    return checks
-
-
-def _first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
 def _aws_table_checks(settings: CliSettings) -> list[Check]:
@@ -302,7 +254,7 @@ def _aws_table_checks(settings: CliSettings) -> list[Check]:
             boto3.client("dynamodb").describe_table(TableName=table)
         except (BotoCoreError, ClientError) as exc:
             checks.append(
-                _failed(
+                failed(
                     "aws.registry_table",
                     f"DynamoDB テーブル（{variable}）",
                     f"{table} を参照できません（{type(exc).__name__}）",
@@ -310,7 +262,7 @@ def _aws_table_checks(settings: CliSettings) -> list[Check]:
                 )
             )
         else:
-            checks.append(_passed("aws.registry_table", f"DynamoDB テーブル（{variable}）", table))
+            checks.append(passed("aws.registry_table", f"DynamoDB テーブル（{variable}）", table))
     return checks
 
 
@@ -324,10 +276,10 @@ def all_checks(
         try:
             wp_cli = (build_wp_cli or default_build)(settings)
         except WpAgentError as exc:
-            checks.append(_failed("wp.connect", "WP-CLI の準備", "準備できません", exc.message_ja))
+            checks.append(failed("wp.connect", "WP-CLI の準備", "準備できません", exc.message_ja))
         else:
             try:
-                checks += _wordpress_checks(wp_cli)
+                checks += wordpress_checks(wp_cli)
             finally:
                 wp_cli.close()
     checks += _aws_table_checks(settings)
@@ -346,17 +298,25 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "終了コード: 0 すべて正常、5 設定に問題あり。",
     )
     parser.add_argument("--json", action="store_true", help="結果を JSON で標準出力に出します")
+    site_choice.add_site_option(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace, settings: CliSettings) -> int:
+    choice = getattr(args, "site_choice", None)
+    site = choice.site if choice is not None else None
     checks = all_checks(settings)
+    if site is not None:  # its fixes in the site's terms (`sites add` options, not variables)
+        checks = [
+            check if check.ok else replace(check, fix=site.in_site_terms(check.fix)) for check in checks
+        ]
     ok = all(check.ok for check in checks)
     if args.json:
-        terminal.out.json(json.dumps({"ok": ok, "mode": settings.wp_cli_mode.value, "checks": [asdict(c) for c in checks]},
-                         ensure_ascii=False))  # fmt: skip
+        terminal.out.json(json.dumps({"ok": ok, "mode": settings.wp_cli_mode.value, "site": site.name if site else None,
+                                      "checks": [asdict(c) for c in checks]}, ensure_ascii=False))  # fmt: skip
     else:
-        terminal.out.line(f"実行モード: {settings.wp_cli_mode.value}（WP_CLI_MODE）")
+        where = f"サイト「{site.name}」（{site.describe()}）" if site is not None else "環境変数の設定"
+        terminal.out.line(f"実行モード: {settings.wp_cli_mode.value}（{where}）")
         for check in checks:
             terminal.out.line(check.line())
             if not check.ok:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from wp_agent.agent.model_client import build_sdk_client
-from wp_agent.cli import terminal
+from wp_agent.cli import failures, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.wiring import build_local_deps
 from wp_agent.config import CliSettings, ModelProvider
@@ -76,8 +76,7 @@ def run(args: argparse.Namespace, settings: CliSettings) -> int:
         return _compare(*args.compare)
     problem = _usage_problem(args)
     if problem is not None:
-        terminal.err.line(f"入力エラー [USAGE_ERROR]: {problem}")
-        return ExitCode.USAGE
+        raise failures.usage("USAGE_ERROR", problem)
     if args.model:
         settings = settings.model_copy(update={"anthropic_model": args.model})
     tasks = load_tasks(args.tasks_dir, args.tasks)
@@ -94,8 +93,7 @@ def run(args: argparse.Namespace, settings: CliSettings) -> int:
     try:
         harness = EvalHarness(settings, deps_factory=build_local_deps, on_trial=_print_trial)
     except WpAgentError as exc:
-        terminal.err.line(f"設定エラー: {exc.message_ja}")
-        return ExitCode.CONFIGURATION
+        raise failures.configuration(exc.code.value, exc.message_ja) from None
     terminal.err.line(
         f"評価: モデル {settings.anthropic_model}（{settings.wp_agent_model_provider.value}）、"
         f"{len(tasks)}タスク × {args.trials}回（【サンドボックス】試行ごとに初期化）"

@@ -17,10 +17,11 @@ from typing import Any
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.ports import AuditLog
 from wp_agent.agent.session_state import SessionState, SessionStatus
-from wp_agent.cli import terminal
+from wp_agent.cli import failures, site_book, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import CliSettings
 from wp_agent.masking import mask_text
+from wp_agent.program import command_name
 
 _STATUS_JA = {
     "completed": "完了",
@@ -33,7 +34,10 @@ _DECISION_JA = {"read": "読み取り", "write": "書き込み", "destructive": 
 
 
 def record_summary(audit: AuditLog, state: SessionState) -> None:
-    """The run's instruction and answer (masked) as one audit record, when the run stops."""
+    """The run's instruction and answer (masked) as one audit record, when the run stops held or
+    interrupted; a run that ended wrote its end record itself (agent/lifecycle.py), exactly once."""
+    if state.status.terminal:
+        return
     result = state.result
     answer = ""
     if result is not None:
@@ -74,6 +78,7 @@ class Run:
     session_id: str
     user_id: str
     started_at: str
+    target_id: str = ""
     instruction: str = ""
     answer: str = ""
     status: str = "unknown"
@@ -86,6 +91,7 @@ class Run:
             "sessionId": self.session_id,
             "userId": self.user_id,
             "startedAt": self.started_at,
+            "targetId": self.target_id,
             "status": self.status,
             "errorCode": self.error_code,
             "instruction": self.instruction,
@@ -121,7 +127,7 @@ def read_runs(path: Path) -> list[Run]:
         key = event.run_id or event.session_id
         run = runs.get(key)
         if run is None:
-            run = runs[key] = Run(key, event.session_id, event.user_id, event.timestamp)
+            run = runs[key] = Run(key, event.session_id, event.user_id, event.timestamp, event.target_id)
         _apply(run, event)
     return list(runs.values())
 
@@ -149,6 +155,9 @@ def _apply(run: Run, event: AuditEvent) -> None:
         return
     if kind is AuditEventType.RUN_CANCELLED:
         run.status = "cancelled"
+        return
+    if kind is AuditEventType.RUN_REFUSED:
+        run.status, run.error_code = "failed", event.error
         return
     if event.command is None:
         return
@@ -183,6 +192,9 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     history.add_argument("-n", type=int, default=20, metavar="N", help="表示する件数（1〜1000、既定 20）")
     history.add_argument("--json", action="store_true", help="JSON で標準出力に出します")
+    history.add_argument(
+        "--site", metavar="NAME", help="このサイト（wp-agent sites add）で実行したものだけを表示します"
+    )
     history.set_defaults(handler=run_history)
     show = subparsers.add_parser(
         "show",
@@ -191,14 +203,28 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     show.add_argument("run_id", metavar="実行ID", help="run_… の形式の実行ID")
     show.add_argument("--json", action="store_true", help="JSON で標準出力に出します")
+    show.add_argument("--site", metavar="NAME", help="このサイトで実行したものに限ります")
     show.set_defaults(handler=run_show)
+
+
+def _on_site(runs: list[Run], name: str | None) -> list[Run]:
+    """The runs made on the named site (a run records where it ran, whichever way it was chosen)."""
+    if name is None:
+        return runs
+    book = site_book.load()
+    site = book.sites.get(name)
+    if site is None:
+        raise failures.usage(
+            "SITE_NOT_REGISTERED", f"サイト「{name}」は登録されていません。登録済み: {book.names()}"
+        )
+    target = site_book.target_of(site_book.settings_with(CliSettings, site.environment()))
+    return [run for run in runs if run.target_id == target]
 
 
 def run_history(args: argparse.Namespace, settings: CliSettings) -> int:
     if not 1 <= args.n <= 1000:
-        terminal.err.line("入力エラー [VALIDATION_ERROR]: -n には 1〜1000 の整数を指定してください。")
-        return ExitCode.USAGE
-    runs = read_runs(settings.wp_agent_audit_file.expanduser())[-args.n :][::-1]
+        raise failures.usage("VALIDATION_ERROR", "-n には 1〜1000 の整数を指定してください。")
+    runs = _on_site(read_runs(settings.wp_agent_audit_file.expanduser()), args.site)[-args.n :][::-1]
     if args.json:
         terminal.out.json(json.dumps([run.to_json() for run in runs], ensure_ascii=False))
         return ExitCode.OK
@@ -215,13 +241,15 @@ def run_history(args: argparse.Namespace, settings: CliSettings) -> int:
 
 
 def run_show(args: argparse.Namespace, settings: CliSettings) -> int:
-    runs = {run.run_id: run for run in read_runs(settings.wp_agent_audit_file.expanduser())}
+    runs = {
+        run.run_id: run for run in _on_site(read_runs(settings.wp_agent_audit_file.expanduser()), args.site)
+    }
     run = runs.get(args.run_id)
     if run is None:
-        terminal.err.line(
-            f"入力エラー [RUN_NOT_FOUND]: 実行ID {args.run_id} の記録は監査ログにありません。wp-agent history で確認してください。"
+        raise failures.usage(
+            "RUN_NOT_FOUND",
+            f"実行ID {args.run_id} の記録は監査ログにありません。{command_name()} history で確認してください。",
         )
-        return ExitCode.USAGE
     if args.json:
         terminal.out.json(json.dumps(run.to_json(), ensure_ascii=False))
         return ExitCode.OK

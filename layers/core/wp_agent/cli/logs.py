@@ -28,11 +28,22 @@ class FieldsFormatter(logging.Formatter):
         return f"{line} {shown}"
 
 
-def configure(level: int) -> None:
+# Above every level: the handler drops all records (paramiko's tracebacks, library warnings, ours).
+_SILENT = logging.CRITICAL + 1
+
+
+def configure(level: int | None) -> None:
     """Our loggers at `level`, libraries at WARNING — except the model API's retry notices (INFO on
-    the SDK's client logger; its DEBUG lines would dump request bodies, so never lower)."""
-    logging.basicConfig(level=logging.WARNING, handlers=[terminal.log_handler(FieldsFormatter())])
+    the SDK's client logger; its DEBUG lines would dump request bodies, so never lower). None: no log
+    line at all (LOG_LEVEL unset: what a person reads are the CLI's own Japanese lines)."""
+    root = logging.getLogger()
+    handler = next((h for h in root.handlers if isinstance(h.formatter, FieldsFormatter)), None)
+    if handler is None:
+        logging.basicConfig(level=logging.WARNING, handlers=[terminal.log_handler(FieldsFormatter())])
+        handler = next((h for h in root.handlers if isinstance(h.formatter, FieldsFormatter)), None)
+    if handler is not None:  # None under a test runner that has put its own handlers on the root
+        handler.setLevel(logging.NOTSET if level is not None else _SILENT)
     logging.captureWarnings(True)  # Python's warnings leave through the same handler
-    logging.getLogger("wp_agent").setLevel(level)
-    if level <= logging.INFO:
+    logging.getLogger("wp_agent").setLevel(level if level is not None else logging.WARNING)
+    if level is not None and level <= logging.INFO:
         logging.getLogger("anthropic._base_client").setLevel(logging.INFO)  # "Retrying request to …"

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 from pydantic import ValidationError
 
 from wp_agent import __version__
 from wp_agent.cli import (
+    api,
     ask,
     check,
     doctor,
     evaluate,
+    failures,
     history,
     interrupts,
     logs,
@@ -24,53 +27,20 @@ from wp_agent.cli import (
     pending,
     publish,
     sandbox,
+    site_choice,
+    sites,
     targets,
     terminal,
     undo,
 )
 from wp_agent.cli.exit_codes import ExitCode
+from wp_agent.cli.parser import parser_class
 from wp_agent.config import CliSettings, LocalSettings
-from wp_agent.errors import ConfigurationError
+from wp_agent.errors import ConfigurationError, WpAgentError
 
 
-class _JapaneseHelpFormatter(argparse.HelpFormatter):
-    def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
-        super().add_usage(usage, actions, groups, "使い方: " if prefix is None else prefix)
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse in Japanese: help, usage and section titles, and a Japanese lead line on errors
-    (argparse's own detail stays, it names the argument); subcommand parsers are made of this class too."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", _JapaneseHelpFormatter)
-        add_help = kwargs.pop("add_help", True)
-        kwargs["add_help"] = False  # our own -h, with Japanese help
-        super().__init__(*args, **kwargs)
-        self._positionals.title = "引数"
-        self._optionals.title = "オプション"
-        if add_help:
-            self.add_argument(
-                "-h",
-                "--help",
-                action="help",
-                default=argparse.SUPPRESS,
-                help="このヘルプを表示して終了します",
-            )
-
-    def _print_message(self, message: str, file: Any = None) -> None:
-        if message:  # help, usage, version and argparse's own errors: through the one writer too
-            terminal.stream_for(file).line(message, end="")
-
-    def error(self, message: str) -> NoReturn:
-        terminal.err.line(self.format_usage(), end="")
-        terminal.err.line(f"入力エラー [USAGE_ERROR]: コマンドの指定が正しくありません（{message}）。")
-        terminal.err.line(f"使い方: {self.prog} --help")
-        raise SystemExit(ExitCode.USAGE)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser: argparse.ArgumentParser = _Parser(
+def build_parser(*, json_errors: bool = False) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = parser_class(json_errors=json_errors)(
         prog="wp-agent",
         description="Argo Note WP-CLI Agent — 日本語の指示でWordPressを操作します",
     )
@@ -90,8 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_parser(subparsers)
     publish.add_parser(subparsers)
     sandbox.add_parser(subparsers)
+    sites.add_parser(subparsers)
     targets.add_parser(subparsers)
     undo.add_parser(subparsers)
+    api.add_parser(subparsers)
     return parser
 
 
@@ -99,45 +71,90 @@ _LOG_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warn": logging.WAR
 
 
 def _configure_logging(settings: LocalSettings) -> None:
-    """Our loggers at LOG_LEVEL on stderr (stdout stays for answers and --json); libraries at WARNING."""
-    # In a terminal the audit file already holds every record: only an explicit LOG_LEVEL turns on info logs.
-    level = _LOG_LEVELS[settings.log_level.value] if "LOG_LEVEL" in os.environ else logging.WARNING
-    logs.configure(level)
+    """Log lines on stderr (stdout stays for answers and --json) only when LOG_LEVEL asks for them: a
+    person sees one Japanese line per failure, not the libraries' warnings and tracebacks."""
+    logs.configure(_LOG_LEVELS[settings.log_level.value] if "LOG_LEVEL" in os.environ else None)
+
+
+def _innermost(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The (sub)command parser that parsed the last command word (`wp-agent sites add`: add's)."""
+    while True:
+        chosen = None
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                chosen = action.choices.get(getattr(args, action.dest, None) or "")
+        if chosen is None:
+            return parser
+        parser = chosen
+
+
+def _wants_json(arguments: list[str]) -> bool:
+    options = arguments[: arguments.index("--")] if "--" in arguments else arguments
+    return "--json" in options
+
+
+_UNEXPECTED = (
+    "予期しないエラーで終了しました（wp-agent の不具合です）。下に続く内容を添えて報告してください。"
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     sys.excepthook = terminal.show_uncaught  # an unexpected error's traceback may quote data too
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    as_json = _wants_json(arguments)
+    parser = build_parser(json_errors=as_json)
+    args, unknown = parser.parse_known_args(arguments)
+    if unknown:  # said by the command's own parser, so the hint names its help
+        _innermost(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
-        return _run(args)
+        return _run(args, as_json=as_json)
     except KeyboardInterrupt:
         interrupts.say_interrupted()
+        if as_json:
+            document = failures.failure_document(
+                ExitCode.INTERRUPTED, "INTERRUPTED", interrupts.INTERRUPTED_MESSAGE
+            )
+            terminal.out.json(json.dumps(document, ensure_ascii=False))
         return ExitCode.INTERRUPTED
+    except Exception:  # a bug: said in one line (one object under --json), then its traceback on stderr
+        failures.report(failures.CliError(ExitCode.FAILED, "UNKNOWN_ERROR", _UNEXPECTED), as_json=as_json)
+        raise
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, *, as_json: bool) -> int:
     try:
+        logs.configure(None)  # until the settings are read: nothing but our own Japanese lines
         # Each command's own settings, validated before it starts (`mcp` needs no model settings).
-        settings = getattr(args, "settings_class", CliSettings)()
-        _configure_logging(settings)
-        return int(args.handler(args, settings))
+        choice = site_choice.choose(args, getattr(args, "settings_class", CliSettings))
+        _configure_logging(choice.settings)
+        if choice.notice:
+            terminal.err.line(choice.notice)
+        args.site_choice = choice
+        return int(args.handler(args, choice.settings))
+    except failures.CliError as refused:
+        return failures.report(refused, as_json=as_json)
     except ConfigurationError as exc:
-        terminal.err.line(f"設定エラー: {exc.message_ja}")
-        return ExitCode.CONFIGURATION
+        return failures.report(failures.configuration(exc.code, exc.message_ja), as_json=as_json)
     except ValidationError as exc:
         fields = "、".join(_setting_problem(error) for error in exc.errors())
-        terminal.err.line(f"設定エラー: 環境変数の値が正しくありません: {fields}")
-        return ExitCode.CONFIGURATION
+        return failures.report(
+            failures.configuration("INVALID_SETTING", f"環境変数の値が正しくありません: {fields}"),
+            as_json=as_json,
+        )
+    except WpAgentError as exc:  # a command that did not say it itself: its code and Japanese message
+        said = failures.CliError(ExitCode.FAILED, exc.code.value, exc.message_ja, error_details=exc.details)
+        return failures.report(said, as_json=as_json)
     except Exception as exc:
         if not _is_aws_error(exc):
             raise
         # `targets` (DynamoDB, Secrets Manager) and Bedrock: say what to check instead of a traceback.
-        terminal.err.line(
-            f"AWSエラー [AWS_UNAVAILABLE]: AWS の呼び出しに失敗しました（{type(exc).__name__}）。"
-            "リージョン（AWS_DEFAULT_REGION）、認証情報と権限、設定した名前（テーブルなど）を確認してください。"
+        aws_failure = failures.configuration(
+            "AWS_UNAVAILABLE",
+            f"AWS の呼び出しに失敗しました（{type(exc).__name__}）。"
+            "リージョン（AWS_DEFAULT_REGION）、認証情報と権限、設定した名前（テーブルなど）を確認してください。",
+            label="AWSエラー",
         )
-        return ExitCode.CONFIGURATION
+        return failures.report(aws_failure, as_json=as_json)
 
 
 def _setting_problem(error: Any) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from wp_agent.cli import pending, terminal
+from wp_agent.cli import failures, pending, site_choice, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.wiring import build_local_deps
 from wp_agent.config import McpSettings
@@ -27,7 +27,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         description=(
             "wp_cli・check・publish_article を MCP で提供します。破壊的な操作は利用者本人が承認します"
             "（クライアントの確認画面、または端末で wp-agent approve <承認ID>）。既定は標準入出力、"
-            "--http で 127.0.0.1 の streamable HTTP。設定は ask と同じです（WP_CLI_MODE など）。"
+            "--http で 127.0.0.1 の streamable HTTP。接続先は ask と同じです（--site、環境変数、既定のサイト）。"
         ),
     )
     parser.add_argument(
@@ -39,6 +39,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--port", type=int, default=8765, help="127.0.0.1 の HTTP ポート（0: 空いているポート）"
     )
     parser.add_argument("--user", default="local-user", help="監査ログに記録する依頼者ID")
+    site_choice.add_site_option(parser)
     parser.add_argument("--site-url", help="マルチサイト: すべてのコマンドをこのサイトで実行します（--url）")
     parser.add_argument(
         "--allow-model-approval",
@@ -53,11 +54,9 @@ def run(args: argparse.Namespace, settings: McpSettings) -> int:
     from wp_agent.mcp_server.server import NoPlanner, WpAgentMcp
 
     if args.site_url and not args.site_url.startswith(("http://", "https://")):
-        terminal.err.line("入力エラー [USAGE_ERROR]: --site-url は http:// または https:// で始まるURLです。")
-        return ExitCode.USAGE
+        raise failures.usage("USAGE_ERROR", "--site-url は http:// または https:// で始まるURLです。")
     if not 0 <= args.port <= 65_535:
-        terminal.err.line("入力エラー [USAGE_ERROR]: --port は 0〜65535 です。")
-        return ExitCode.USAGE
+        raise failures.usage("USAGE_ERROR", "--port は 0〜65535 です。")
     if args.allow_model_approval:
         terminal.err.line(MODEL_APPROVAL_NOTICE, flush=True)
     try:
@@ -76,6 +75,5 @@ def run(args: argparse.Namespace, settings: McpSettings) -> int:
             on_listening=lambda url: terminal.err.line(f"wp-agent mcp: {url}", flush=True),
         )
     except WpAgentError as exc:
-        terminal.err.line(f"設定エラー: {exc.message_ja}")
-        return ExitCode.CONFIGURATION
+        raise failures.configuration(exc.code.value, exc.message_ja) from None
     return ExitCode.OK

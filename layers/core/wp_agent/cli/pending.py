@@ -22,17 +22,20 @@ from pydantic import BaseModel, ValidationError
 
 from wp_agent.agent.messages import text_of, tool_uses
 from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
-from wp_agent.agent.ports import ApprovalDecision, Approvals, NoApprovals
+from wp_agent.agent.ports import AgentDeps, ApprovalDecision, Approvals, NoApprovals
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import ApprovalStatus, PendingApproval, SessionState
-from wp_agent.cli import doctor, run_output, terminal
+from wp_agent.cli import doctor, failures, run_output, site_choice, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.local_files import write_private
+from wp_agent.cli.site_book import target_of
+from wp_agent.cli.site_reachability import sandbox_ready, site_answers
 from wp_agent.cli.wiring import build_local_deps
-from wp_agent.config import CliSettings, LocalAgentSettings, WpCliMode
+from wp_agent.config import CliSettings, LocalAgentSettings
 from wp_agent.errors import WpAgentError
 from wp_agent.masking import mask_command, mask_text
 from wp_agent.models.agent_io import utc_now_iso
+from wp_agent.program import command_name
 
 APPROVAL_ID = re.compile(r"apr_[0-9a-f]{20}")
 
@@ -53,14 +56,6 @@ class HeldRun(BaseModel):
     @property
     def from_mcp(self) -> bool:
         return self.channel.startswith("mcp:")
-
-
-def target_of(settings: LocalAgentSettings) -> str:
-    if settings.wp_cli_mode is WpCliMode.SSH:
-        return f"ssh:{settings.vps_ssh_user}@{settings.vps_host}:{settings.vps_port}{settings.wp_path}"
-    if settings.wp_cli_mode is WpCliMode.LOCAL:
-        return f"local:{settings.wp_local_path}"
-    return f"sandbox:{settings.wp_agent_sandbox_site or '~/.wp-agent/sandbox'}"
 
 
 def pending_dir() -> Path:
@@ -162,12 +157,21 @@ def add_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     reject.add_argument("approval_id", metavar="承認ID", help="保留時に表示された承認ID（apr_…）")
     reject.add_argument("--comment", help="拒否の理由（AIと監査ログに残ります）")
     for parser in (approve, reject):
-        parser.add_argument("--json", action="store_true", help="AgentOutput（JSON）だけを標準出力に出します")
+        parser.add_argument(
+            "--json", action="store_true", help="AgentOutput（JSON、runId 付き）だけを標準出力に出します"
+        )
         parser.add_argument(
             "--user", default="local-user", help="承認者のID（保留したときの依頼者と同じであること）"
         )
+        site_choice.add_site_option(parser, remembered=remembered_target)
     approve.set_defaults(handler=run_approve)
     reject.set_defaults(handler=run_reject)
+
+
+def remembered_target(args: argparse.Namespace, settings: LocalAgentSettings) -> str | None:
+    """Where the held run ran: approve and reject continue there without repeating the settings."""
+    held = _find(args.approval_id)
+    return held.target if held is not None else None
 
 
 def run_approve(args: argparse.Namespace, settings: CliSettings) -> int:
@@ -178,9 +182,8 @@ def run_reject(args: argparse.Namespace, settings: CliSettings) -> int:
     return _decide(args, settings, approve=False)
 
 
-def _usage_error(message: str) -> int:
-    terminal.err.line(f"入力エラー [VALIDATION_ERROR]: {message}")
-    return ExitCode.USAGE
+def _usage_error(message: str, code: str = "VALIDATION_ERROR") -> failures.CliError:
+    return failures.usage(code, message)
 
 
 def _find(approval_id: str) -> HeldRun | None:
@@ -193,10 +196,12 @@ def _find(approval_id: str) -> HeldRun | None:
         return None
 
 
-def _not_found(approval_id: str) -> int:
+def _not_found(approval_id: str) -> failures.CliError:
     waiting = [run.approval_id for run in held_runs()]
     listing = "、".join(waiting) if waiting else "（保留中の操作はありません）"
-    return _usage_error(f"承認ID {approval_id} の保留中の操作は見つかりません。保留中: {listing}")
+    return _usage_error(
+        f"承認ID {approval_id} の保留中の操作は見つかりません。保留中: {listing}", "APPROVAL_NOT_FOUND"
+    )
 
 
 def _selection(pending: PendingApproval, only: str | None) -> frozenset[str] | None:
@@ -217,15 +222,17 @@ def _ask_person(held: HeldRun, pending: PendingApproval, args: argparse.Namespac
     """An MCP client's hold is approved by the person at a terminal, after reading the policy's own
     summary (not the model's account of it); without a terminal (a model's shell tool) nothing runs."""
     if getattr(args, "only", None) is not None:
-        return _usage_error(
+        raise _usage_error(
             "MCPクライアントから保留された操作には --only は使えません（端末で1件ずつ確認します）。"
         )
     if not terminal.interactive():
-        terminal.err.line(
+        raise failures.CliError(
+            ExitCode.AWAITING_APPROVAL,
+            "CONFIRMATION_REQUIRED",
             f"MCPクライアント（{held.channel}）から保留された操作は、本人が端末で内容を確認して承認します。"
-            f"端末で wp-agent approve {held.approval_id} を実行してください（何も実行していません）。"
+            f"端末で {command_name()} approve {held.approval_id} を実行してください（何も実行していません）。",
+            approvalId=held.approval_id,
         )
-        return ExitCode.AWAITING_APPROVAL
     terminal.err.line(f"MCPクライアント（{held.channel}）が依頼した操作です（{held.held_at} に保留）。")
     person = run_output.TerminalApprovals(terminal.err, sys.stdin, f"cli:{args.user}")
     decision = person.decide(pending, held.state)
@@ -241,46 +248,56 @@ def _resumed_model(held: HeldRun, settings: CliSettings) -> ModelClient:
     return ClientCallEnded()
 
 
-def _decide(args: argparse.Namespace, settings: CliSettings, *, approve: bool) -> int:
+def _held_for(args: argparse.Namespace, settings: CliSettings) -> HeldRun:
+    """The held run this requester may decide here, or why not."""
     held = _find(args.approval_id)
     if held is None:
-        return _not_found(args.approval_id)
+        raise _not_found(args.approval_id)
     if held.user != args.user:
-        return _usage_error(
-            f"この操作を承認・拒否できるのは依頼者（{held.user}）だけです。--user を確認してください。"
+        raise _usage_error(
+            f"この操作を承認・拒否できるのは依頼者（{held.user}）だけです。--user を確認してください。",
+            "FORBIDDEN",
         )
     if held.target != target_of(settings):
-        terminal.err.line(
-            f"設定エラー: この操作は {held.target} で保留されました。今の設定（{target_of(settings)}）では再開できません。"
-            "WP_CLI_MODE と接続先の設定を保留したときと同じにしてください。"
+        raise failures.configuration(
+            "TARGET_MISMATCH",
+            f"この操作は {held.target} で保留されました。今の設定（{target_of(settings)}）では再開できません。"
+            "そのサイトを --site で指定するか、接続先の設定を保留したときと同じにしてください。",
         )
-        return ExitCode.CONFIGURATION
+    return held
+
+
+def _decision(held: HeldRun, args: argparse.Namespace, *, approve: bool) -> ApprovalDecision | int | None:
+    """The decision to apply (None: decided earlier, the run resumes as it was; an int: exit now)."""
     state = held.state
     pending = state.pending_approval
-    decision: ApprovalDecision | None = None
     if pending is not None and pending.status is ApprovalStatus.PENDING and approve and held.from_mcp:
-        asked = _ask_person(held, pending, args)
-        if isinstance(asked, int):
-            return asked
-        decision = asked
-    elif pending is not None and pending.status is ApprovalStatus.PENDING:
+        return _ask_person(held, pending, args)
+    if pending is not None and pending.status is ApprovalStatus.PENDING:
         declined = _selection(pending, getattr(args, "only", None))
         if declined is None:
-            return _usage_error(
+            raise _usage_error(
                 f"--only には 1〜{len(pending.items)} の番号をカンマ区切りで指定してください（例: --only 1,2）。"
             )
-        actor = f"cli:{args.user}"
-        decision = ApprovalDecision(
+        return ApprovalDecision(
             approved=approve,
-            decided_by=actor,
+            decided_by=f"cli:{args.user}",
             comment=None if approve else (getattr(args, "comment", None) or "cli: rejected"),
             declined=declined if approve else frozenset(),
         )
-    elif pending is not None or not state.status.terminal:
+    if pending is not None or not state.status.terminal:
         # Decided earlier and interrupted before the run ended: it resumes as it was.
         terminal.err.line("この承認はすでに決定済みです。中断された処理を再開します。")
-    doctor.preflight(settings, model=not held.from_mcp)
-    store = HeldRunStore(held)
+    return None
+
+
+def _ready_deps(
+    held: HeldRun, settings: CliSettings, args: argparse.Namespace, store: HeldRunStore
+) -> AgentDeps:
+    """The agent's ports over the held run's file, once the site answers: an unreachable site leaves
+    the approval as it was (nothing decided, nothing paid for)."""
+    doctor.preflight(settings, model=not held.from_mcp, site=args.site_choice.site)
+    sandbox_ready(settings)
     try:
         deps = build_local_deps(
             settings,
@@ -289,8 +306,26 @@ def _decide(args: argparse.Namespace, settings: CliSettings, *, approve: bool) -
             store=store,
         )
     except WpAgentError as exc:
-        terminal.err.line(f"設定エラー: {exc.message_ja}")
-        return ExitCode.CONFIGURATION
+        raise failures.configuration(exc.code.value, exc.message_ja) from None
+    try:
+        site_answers(deps.wp_cli, settings, args.site_choice.site)
+    except WpAgentError as exc:
+        deps.wp_cli.close()
+        raise failures.CliError(ExitCode.FAILED, exc.code.value, exc.message_ja) from None
+    except failures.CliError:
+        deps.wp_cli.close()
+        raise
+    return deps
+
+
+def _decide(args: argparse.Namespace, settings: CliSettings, *, approve: bool) -> int:
+    held = _held_for(args, settings)
+    state = held.state
+    decision = _decision(held, args, approve=approve)
+    if isinstance(decision, int):
+        return decision
+    store = HeldRunStore(held)
+    deps = _ready_deps(held, settings, args, store)
     approvals: Approvals = run_output.terminal_approvals(args.user) or NoApprovals()
     runner = AgentRunner(deps, approvals)
     if decision is not None:

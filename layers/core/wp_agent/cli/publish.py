@@ -11,8 +11,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from wp_agent.adapters.jsonl_audit import JsonlAuditLog
-from wp_agent.cli import pending, publish_once, terminal
+from wp_agent.cli import failures, publish_once, site_choice, terminal
 from wp_agent.cli.exit_codes import ExitCode
+from wp_agent.cli.site_book import target_of
 from wp_agent.config import CliSettings
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.factory import build_wp_cli
@@ -57,6 +58,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "<script>/<iframe> を残すには権限のあるユーザーが必要です",
     )
     parser.add_argument("--user", default="local-user", help="監査ログに記録する依頼者ID")
+    site_choice.add_site_option(parser)
     parser.add_argument(
         "--key",
         help="記事の冪等キー（同じキーの2回目は最初の投稿を返します。既定: 記事の内容と投稿先のハッシュ）",
@@ -146,11 +148,10 @@ def run(args: argparse.Namespace, settings: CliSettings) -> int:
     try:
         wp_cli = build_wp_cli(settings)
     except WpAgentError as exc:
-        terminal.err.line(f"設定エラー: {exc.message_ja}")
-        return ExitCode.CONFIGURATION
+        raise failures.configuration(exc.code.value, exc.message_ja) from None
     site_url = article.site_url or args.site_url
     key = args.key or publish_once.article_key(
-        article, target=pending.target_of(settings), site_url=site_url, wp_user=settings.wp_agent_wp_user
+        article, target=target_of(settings), site_url=site_url, wp_user=settings.wp_agent_wp_user
     )
     try:
         published = _publish_once(args, settings, wp_cli, article, key, site_url)
@@ -180,11 +181,13 @@ def _publish_once(
     """(output, whether it is the earlier call's answer, the scheduled date), or an exit code."""
     first = publish_once.earlier(key)
     if first is not None and first.state == "started":
-        terminal.err.line(
-            "実行エラー [PUBLISH_IN_PROGRESS]: 同じ記事の投稿が実行中か、途中で終了しています"
-            f"（{first.at} 開始）。WordPress の投稿一覧で確認してから、必要なら --key に新しい値を付けて再実行してください。"
+        raise failures.CliError(
+            ExitCode.FAILED,
+            "PUBLISH_IN_PROGRESS",
+            "同じ記事の投稿が実行中か、途中で終了しています"
+            f"（{first.at} 開始）。WordPress の投稿一覧で確認してから、必要なら --key に新しい値を付けて再実行してください。",
+            label="実行エラー",
         )
-        return ExitCode.FAILED
     repeated = (
         first is not None
         and first.output is not None

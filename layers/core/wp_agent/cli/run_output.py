@@ -5,6 +5,7 @@ held run kept for `wp-agent approve`, Ctrl-C, and the exit code. Shared by `ask`
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable
 from typing import TextIO
@@ -13,11 +14,12 @@ from wp_agent.agent.ports import AgentDeps, ApprovalDecision, ProgressEvent, Pro
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import ApprovalStatus, CommandStatus, PendingApproval, SessionState
 from wp_agent.agent.turn import AgentTurn
-from wp_agent.cli import history, interrupts, terminal, undo
+from wp_agent.cli import failures, history, interrupts, terminal, undo
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import CliSettings
 from wp_agent.errors import AgentErrorCode
 from wp_agent.models.agent_io import AgentOutput
+from wp_agent.program import command_name
 
 _YES = {"y", "yes", "はい"}
 
@@ -129,13 +131,14 @@ _NOT_KEPT = (
 
 
 def _held_hint(approval_id: str, count: int) -> str:
+    me = command_name()
     lines = [
         "承認するまで何も変更していません。この処理は保存しました。次のいずれかを実行してください（AIに計画し直させることはありません）:",
-        f"  wp-agent approve {approval_id}            # すべて実行",
+        f"  {me} approve {approval_id}            # すべて実行",
     ]
     if count > 1:
-        lines.append(f"  wp-agent approve {approval_id} --only 1   # 番号を選んで実行")
-    lines.append(f"  wp-agent reject {approval_id}             # 実行しない")
+        lines.append(f"  {me} approve {approval_id} --only 1   # 番号を選んで実行")
+    lines.append(f"  {me} reject {approval_id}             # 実行しない")
     lines.append("（次回から確認なしで実行するには ask に --yes を付けます）")
     return "\n".join(lines)
 
@@ -165,6 +168,12 @@ def drive(
             AgentTurn(deps).cancel(runner.last_state)  # audited as cancelled
             history.record_summary(deps.audit, runner.last_state)
         interrupts.say_interrupted()
+        if args.json:
+            run_id = runner.last_state.run_id if runner.last_state is not None else None
+            document = failures.failure_document(
+                ExitCode.INTERRUPTED, "INTERRUPTED", interrupts.INTERRUPTED_MESSAGE, runId=run_id
+            )
+            terminal.out.json(json.dumps(document, ensure_ascii=False))
         return ExitCode.INTERRUPTED
     finally:
         deps.wp_cli.close()
@@ -180,7 +189,12 @@ def drive(
         kept = keep_held(state, settings, args.user)
     declined = declined_commands(state)
     if args.json:
-        terminal.out.json(output.to_json())
+        document = output.to_json_dict()
+        if state is not None:
+            document["runId"] = state.run_id
+        if held is not None and kept:
+            document["approvalId"] = held.approval_id
+        terminal.out.json(json.dumps(document, ensure_ascii=False))
     else:
         print_human(output, terminal.out, declined, held)
     if held is not None and keep_held is not None:

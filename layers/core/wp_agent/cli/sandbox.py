@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wp_agent.cli import terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import CliSettings
 
+if TYPE_CHECKING:
+    from wp_agent.sandbox import SandboxSite
+
 _ACTIONS = {
+    "install": "必要なもの（PHP・MariaDB・WordPress の Debian パッケージ、WP-CLI）を入れて起動します（apt-get: root か sudo）",
     "status": "状態を表示します（何も変更しません）",
     "start": "データベースを起動し、初回はサンプルデータを投入します",
     "reset": "サンプルデータの状態に戻します（加えた変更はすべて消えます）",
@@ -25,9 +31,37 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         + " / ".join(f"{name}: {text}" for name, text in _ACTIONS.items()),
     )
     parser.add_argument(
-        "action", choices=list(_ACTIONS), help="status（状態）| start（起動）| reset（初期化）| stop（停止）"
+        "action",
+        choices=list(_ACTIONS),
+        help="install（導入）| status（状態）| start（起動）| reset（初期化）| stop（停止）",
     )
+    parser.add_argument(
+        "--phar",
+        type=Path,
+        metavar="FILE",
+        help="install: 手元の WP-CLI phar を使います（SHA-512 を確認。既定: WP_CLI_PHAR、なければ公式サイトから取得）",
+    )
+    parser.add_argument("--no-start", action="store_true", help="install: 入れるだけで起動しません")
     parser.set_defaults(handler=run)
+
+
+def _install(site: SandboxSite, phar: Path | None, *, start: bool) -> None:
+    """Debian packages that are missing, the verified WP-CLI, then the sandbox started (and seeded)."""
+    from wp_agent.sandbox import install
+    from wp_agent.sandbox.wp_cli import PHAR_ENV
+
+    say = terminal.err.line
+    packages = install.missing_packages()
+    if packages:
+        say(f"サンドボックス用のパッケージを apt-get で入れます: {' '.join(packages)}")
+        install.install_packages(packages, say)
+    configured = os.environ.get(PHAR_ENV)
+    install.install_phar(phar or (Path(configured).expanduser() if configured else None), say)
+    if not start:
+        return
+    if not site.status().seed:
+        say("サンドボックスを準備しています（初回のみ、1分ほどかかることがあります）…")
+    site.start()
 
 
 def run(args: argparse.Namespace, settings: CliSettings) -> int:
@@ -37,7 +71,14 @@ def run(args: argparse.Namespace, settings: CliSettings) -> int:
 
     site = SandboxSite(Path(settings.wp_agent_sandbox_site or DEFAULT_SANDBOX_DIR))
     try:
-        if args.action == "status":
+        if args.action == "install":
+            _install(site, args.phar, start=not args.no_start)
+            terminal.out.line(
+                "サンドボックスに必要なものを入れました（起動は wp-agent sandbox start）。"
+                if args.no_start
+                else f"サンドボックスを使えるようにしました: {site.home}"
+            )
+        elif args.action == "status":
             for line in site.status().lines_ja():
                 terminal.out.line(line)
         elif args.action == "start":

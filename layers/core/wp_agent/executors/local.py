@@ -20,6 +20,15 @@ from wp_agent.executors import running
 from wp_agent.executors.environment import minimal_environment, parse_passthrough
 from wp_agent.executors.media_staging import MediaImporter, StagedFile, local_staged_files
 from wp_agent.executors.output import CappedOutput, finished_result
+from wp_agent.executors.php_launch import (
+    PROBE_TIMEOUT_SECONDS,
+    LaunchReason,
+    PhpLaunch,
+    plain,
+    probe_steps,
+    refused_at_startup,
+    run_probe,
+)
 from wp_agent.executors.port import OUTPUT_LIMIT_BYTES, CommandResult
 from wp_agent.masking import command_label
 
@@ -35,7 +44,8 @@ class LocalWpCli:
 
     Past the output cap we keep reading and discard: the command then finishes normally and reports
     its real exit code (killing it mid-write could leave a half-applied change), memory stays bounded,
-    and the timeout still bounds the time spent.
+    and the timeout still bounds the time spent. With `opcache`, PHP is started with the opcache file
+    cache when that runs the same program (php_launch.py; decided at the first command).
     """
 
     def __init__(
@@ -51,6 +61,7 @@ class LocalWpCli:
         wp_user: str | None = None,
         env_passthrough: Sequence[str] = (),
         media: MediaImporter | None = None,
+        opcache: bool = False,
     ) -> None:
         base = shlex.split(wp_cli_bin) if isinstance(wp_cli_bin, str) else list(wp_cli_bin)
         if not base:
@@ -72,6 +83,9 @@ class LocalWpCli:
         self._output_limit = output_limit
         self._slots = threading.BoundedSemaphore(max_concurrency)
         self._media = media or MediaImporter()
+        self._opcache = opcache
+        self._launch_lock = threading.Lock()
+        self._launch: PhpLaunch | None = None
 
     @classmethod
     def from_settings(cls, settings: WpCliSettings) -> LocalWpCli:
@@ -95,6 +109,7 @@ class LocalWpCli:
             wp_user=settings.wp_agent_wp_user,
             env_passthrough=parse_passthrough(settings.wp_agent_local_env_passthrough),
             media=MediaImporter.from_settings(settings),
+            opcache=settings.wp_agent_opcache,
         )
 
     @property
@@ -105,11 +120,39 @@ class LocalWpCli:
     def simulated(self) -> bool:
         return self._simulated
 
-    def command_line(self, argv: Sequence[str]) -> list[str]:
+    def command_line(self, argv: Sequence[str], launch: PhpLaunch | None = None) -> list[str]:
         """The exact argv handed to the OS: our --path and --user first (the policy refuses both
-        from the model)."""
+        from the model); through PHP with the cache when `launch` is cached and its guard holds."""
         user = [f"--user={self._wp_user}"] if self._wp_user else []
-        return [*self._base_command, f"--path={self._wp_path}", *user, *argv]
+        start = self._base_command
+        if launch is not None and launch.cached and launch.guard_holds_here():
+            start = launch.php_argv()
+        return [*start, f"--path={self._wp_path}", *user, *argv]
+
+    def php_launch(self) -> PhpLaunch:
+        """How PHP starts WP-CLI here (probed at the first command; `doctor` shows it)."""
+        if not self._opcache:
+            return plain(LaunchReason.DISABLED)
+        with self._launch_lock:
+            if self._launch is None:
+                self._launch = run_probe(probe_steps(shlex.join(self._base_command)), self._probe_shell)
+                logger.info("wp-cli launch chosen", extra=self._launch.log_fields())
+            return self._launch
+
+    def _probe_shell(self, command: str) -> tuple[int, str, str]:
+        try:
+            done = subprocess.run(  # noqa: S603 - our own probe script, its words quoted
+                ["/bin/sh", "-c", command],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                env=self._env,
+                timeout=PROBE_TIMEOUT_SECONDS + 5,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            return -1, "", type(exc).__name__
+        # A binary's first "line" is not text.
+        return done.returncode, done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace")
 
     def run(self, argv: Sequence[str]) -> CommandResult:
         # `media import <URL>` is downloaded by the agent and imported from a staged file.
@@ -120,20 +163,28 @@ class LocalWpCli:
         return local_staged_files(files)
 
     def _run_command(self, argv: Sequence[str]) -> CommandResult:
+        launch = self.php_launch()
         with self._slots:
-            return self._run(list(argv))
+            result = self._run(list(argv), launch)
+            if refused_at_startup(launch, result.exit_code, result.stdout, result.stderr):
+                # PHP stopped before running anything: the same command as configured, from now on.
+                with self._launch_lock:
+                    self._launch = plain(LaunchReason.STARTUP_REFUSED, result.stderr.strip())
+                logger.warning("wp-cli launch changed", extra=self._launch.log_fields())
+                result = self._run(list(argv), None)
+            return result
 
     def close(self) -> None:
         """Nothing to release: every run owns its process."""
 
-    def _run(self, argv: list[str]) -> CommandResult:
+    def _run(self, argv: list[str], launch: PhpLaunch | None) -> CommandResult:
         label = command_label(argv)
         started = time.monotonic()
         deadline = started + self._timeout_seconds
         try:
             # S603: argv list, shell=False; the policy has already vetted argv.
             process = subprocess.Popen(  # noqa: S603
-                self.command_line(argv),
+                self.command_line(argv, launch),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

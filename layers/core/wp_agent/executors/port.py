@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
+
+from wp_agent.executors.php_launch import PhpLaunch
 
 # NFR-1.5: at most this many bytes of stdout (and separately stderr) are kept.
 OUTPUT_LIMIT_BYTES = 10 * 1024 * 1024
@@ -41,3 +43,10 @@ class WpCli(Protocol):
     def run(self, argv: Sequence[str]) -> CommandResult: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class ReportsPhpLaunch(Protocol):
+    """An executor that decides how PHP starts WP-CLI (php_launch.py) and can say how."""
+
+    def php_launch(self) -> PhpLaunch: ...

@@ -18,6 +18,7 @@ from pathlib import Path
 from wp_agent.config import WpCliSettings
 from wp_agent.executors.local import LocalWpCli
 from wp_agent.executors.media_staging import MediaImporter, StagedFile
+from wp_agent.executors.php_launch import LaunchReason, PhpLaunch
 from wp_agent.executors.port import CommandResult
 from wp_agent.sandbox import SandboxSite
 
@@ -80,6 +81,10 @@ class SandboxWpCli:
                     media=self._media,
                 )
             return self._local
+
+    def php_launch(self) -> PhpLaunch:
+        """The sandbox runs its own `php … wp-cli.phar` with a cache directory of its own."""
+        return PhpLaunch(LaunchReason.SANDBOX, cache_dir=str(self.site.opcache))
 
     def run(self, argv: Sequence[str]) -> CommandResult:
         # LocalWpCli routes `media import <URL>` through the MediaImporter, staged as below.

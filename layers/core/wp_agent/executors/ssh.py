@@ -13,7 +13,6 @@ import contextlib
 import logging
 import secrets
 import selectors
-import shlex
 import socket
 import stat
 import threading
@@ -26,10 +25,20 @@ from wp_agent.config import WpCliSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.media_staging import MediaImporter, StagedFile, unique_names
 from wp_agent.executors.output import CappedOutput, finished_result
+from wp_agent.executors.php_launch import (
+    PROBE_TIMEOUT_SECONDS,
+    LaunchReason,
+    PhpLaunch,
+    plain,
+    probe_steps,
+    refused_at_startup,
+    run_probe,
+)
 from wp_agent.executors.port import OUTPUT_LIMIT_BYTES, CommandResult
+from wp_agent.executors.ssh_command import build_remote_command
+from wp_agent.executors.ssh_errors import connect_failure
 from wp_agent.executors.ssh_keys import (
     SshCredentials,
-    describe_key,
     known_hosts_name,
     load_ssh_credentials,
 )
@@ -41,13 +50,13 @@ from wp_agent.executors.ssh_pool import (
     PoolKey,
     SshConnectionPool,
     close_pooled_connections,
+    host_key_error,
 )
 from wp_agent.executors.ssh_target import SshTarget
 from wp_agent.executors.ssh_timing import (
     CONNECT_RETRIES,
     IDLE_PROBE_TIMEOUT_SECONDS,
     LOCAL_GRACE_SECONDS,
-    REMOTE_KILL_AFTER_SECONDS,
     RETRY_BASE_SECONDS,
 )
 from wp_agent.masking import command_label, mask_argv
@@ -60,7 +69,6 @@ __all__ = [  # the pool's names stay importable from here (tests, benchmarks, th
     "SshConnectionPool",
     "SshTarget",
     "SshWpCli",
-    "build_remote_command",
     "close_pooled_connections",
 ]
 
@@ -74,38 +82,6 @@ _IDLE_PROBE_AFTER_SECONDS = 60.0
 _KEEPALIVE_SECONDS = 30
 # Media staged for `media import` goes into a fresh 0700 directory here on the WordPress host.
 REMOTE_STAGING_PARENT = "/tmp"  # noqa: S108 - a private subdirectory is created with mkdir 0700
-
-
-# paramiko's transport threads can hang interpreter exit when a client is never closed.
-
-
-def build_remote_command(
-    wp_cli_bin: str,
-    wp_path: str,
-    argv: Sequence[str],
-    timeout_seconds: float,
-    *,
-    allow_root: bool = False,
-    wp_user: str | None = None,
-) -> str:
-    """`timeout -k 5 <secs> <wp…> --path=<wp_path> [--user=…] [--allow-root] <argv…>`, every word
-    shell-quoted.
-
-    WP-CLI refuses to run as root unless told; `allow_root` is set when we log in as root.
-    `wp_user` is the target's configured WordPress user (the policy refuses --user from the model).
-    """
-    words = [
-        "timeout",
-        "-k",
-        str(REMOTE_KILL_AFTER_SECONDS),
-        f"{timeout_seconds:g}",
-        *shlex.split(wp_cli_bin),
-        f"--path={wp_path}",
-        *([f"--user={wp_user}"] if wp_user else []),
-        *(["--allow-root"] if allow_root else []),
-        *argv,
-    ]
-    return " ".join(shlex.quote(word) for word in words)
 
 
 class SshWpCli:
@@ -159,7 +135,7 @@ class SshWpCli:
         """How many times the pooled connection behind this executor was (re)established."""
         return self._pooled().connects
 
-    def remote_command(self, argv: Sequence[str]) -> str:
+    def remote_command(self, argv: Sequence[str], launch: PhpLaunch | None = None) -> str:
         return build_remote_command(
             self._settings.wp_cli_bin,
             self._target.wp_path,
@@ -167,7 +143,13 @@ class SshWpCli:
             self._timeout_seconds,
             allow_root=self._target.user == "root",
             wp_user=self._target.wp_user,
+            launch=launch,
         )
+
+    def php_launch(self) -> PhpLaunch:
+        """How PHP starts WP-CLI on this connection (probed once per connection; `doctor` shows it)."""
+        connection = self._pooled()
+        return self._launch(connection, connection.failed_connects)
 
     def run(self, argv: Sequence[str]) -> CommandResult:
         # `media import <URL>` is downloaded here and imported from a file staged over SFTP.
@@ -228,17 +210,76 @@ class SshWpCli:
 
     def _run_command(self, argv: Sequence[str]) -> CommandResult:
         argv = list(argv)
-        command = self.remote_command(argv)
         connection = self._pooled()
+        # A command queued behind a connect that failed (here or in the launch probe) shares its error.
         failures_seen = connection.failed_connects
+        launch = self._launch(connection, failures_seen)
+        label = command_label(argv)
+        logger.debug("running wp-cli over ssh", extra={"argv": mask_argv(argv), "host": self._host})
+        command = self.remote_command(argv, launch)
+        result = self._run_remote(connection, command, label, self._timeout_seconds, failures_seen)
+        if refused_at_startup(launch, result.exit_code, result.stdout, result.stderr):
+            # PHP stopped before running anything: the same command as configured, from now on.
+            with connection.launch_lock:
+                refused = plain(LaunchReason.STARTUP_REFUSED, result.stderr.strip())
+                connection.remember_launch(self._settings.wp_cli_bin, refused)
+            logger.warning("wp-cli launch changed", extra={"host": self._host, **refused.log_fields()})
+            result = self._run_remote(
+                connection, self.remote_command(argv), label, self._timeout_seconds, None
+            )
+        return result
+
+    def _run_remote(
+        self,
+        connection: PooledConnection,
+        command: str,
+        label: str,
+        timeout_seconds: float,
+        failures_seen: int | None,
+    ) -> CommandResult:
+        if failures_seen is None:
+            failures_seen = connection.failed_connects
         with connection.channel_slots:
             channel = self._open_channel(connection, failures_seen)
             connection.channel_started()
             try:
-                return self._execute(channel, command, argv)
+                return self._execute(channel, command, label, timeout_seconds)
             finally:
                 channel.close()
                 connection.channel_finished()
+
+    # --- how PHP starts (php_launch.py) ---------------------------------------------------------
+
+    def _launch(self, connection: PooledConnection, failures_seen: int) -> PhpLaunch:
+        if not self._settings.wp_agent_opcache:
+            return plain(LaunchReason.DISABLED)
+        with connection.launch_lock:
+            if (known := connection.launch_for(self._settings.wp_cli_bin)) is not None:
+                return known
+            started = time.monotonic()
+            launch = run_probe(
+                probe_steps(self._settings.wp_cli_bin),
+                lambda command: self._probe_shell(connection, command, failures_seen),
+            )
+            connection.remember_launch(self._settings.wp_cli_bin, launch)
+        probe_ms = int((time.monotonic() - started) * 1000)
+        logger.info(
+            "wp-cli launch chosen", extra={"host": self._host, "probe_ms": probe_ms, **launch.log_fields()}
+        )
+        return launch
+
+    def _probe_shell(
+        self, connection: PooledConnection, command: str, failures_seen: int
+    ) -> tuple[int, str, str]:
+        try:
+            result = self._run_remote(
+                connection, command, "launch probe", PROBE_TIMEOUT_SECONDS + 5, failures_seen
+            )
+        except WpAgentError as exc:
+            if exc.code is AgentErrorCode.COMMAND_TIMEOUT:
+                return -1, "", "timed out"
+            raise
+        return result.exit_code, result.stdout, result.stderr
 
     def close(self) -> None:
         """Keeps the pooled connection open for the next invocation; see `close_pooled_connections`."""
@@ -320,15 +361,8 @@ class SshWpCli:
                 )
                 if attempt < attempts:
                     self._sleep(self._retry_base * 2 ** (attempt - 1))
-        raise WpAgentError(
-            AgentErrorCode.SSH_CONNECTION_FAILED,
-            f"{self._host}:{self._port} にSSH接続できませんでした（{attempts}回試行）。"
-            "ホスト・ポート・ファイアウォール・サーバーの状態を確認してください。",
-            details={
-                "cause": "unreachable",
-                "attempts": attempts,
-                "errorType": type(last_error).__name__,
-            },
+        raise connect_failure(
+            self._host, self._port, last_error, attempts=attempts, timeout_seconds=self._connect_timeout
         ) from last_error
 
     def _connect_once(self) -> paramiko.SSHClient:
@@ -389,43 +423,15 @@ class SshWpCli:
 
     def _host_key_error(self, presented: paramiko.PKey, kind: str) -> WpAgentError:
         assert self._credentials is not None  # noqa: S101
-        expected = list(self._credentials.host_fingerprints)
-        shown = describe_key(presented)
-        logger.error(
-            "ssh host key rejected",
-            extra={
-                "host": self._host,
-                "port": self._port,
-                "expected": expected,
-                "presented": shown,
-                "kind": kind,
-            },
-        )
-        if expected:
-            message = (
-                f"{self._host}:{self._port} のSSHホスト鍵が登録済みの鍵と一致しないため接続を拒否しました"
-                f"（なりすましの可能性があります）。期待した鍵: {'、'.join(expected)} ／ サーバーが提示した鍵: {shown}。"
-                "サーバーのホスト鍵を正当に変更した場合は、シークレットの hostKey または VPS_SSH_HOST_KEY を更新してください。"
-            )
-        else:
-            message = (
-                f"{self._host}:{self._port} のSSHホスト鍵が登録されていないため接続を拒否しました。"
-                f"サーバーが提示した鍵: {shown}。正しい鍵であることを確認してから、シークレットの hostKey または "
-                "VPS_SSH_HOST_KEY に登録してください。"
-            )
-        return WpAgentError(
-            AgentErrorCode.SSH_CONNECTION_FAILED,
-            message,
-            details={"cause": "host_key_mismatch", "kind": kind, "expected": expected, "presented": shown},
-        )
+        return host_key_error(self._host, self._port, self._credentials.host_fingerprints, presented, kind)
 
     # --- one command -------------------------------------------------------------------------
 
-    def _execute(self, channel: paramiko.Channel, command: str, argv: list[str]) -> CommandResult:
-        label = command_label(argv)
-        logger.debug("running wp-cli over ssh", extra={"argv": mask_argv(argv), "host": self._host})
+    def _execute(
+        self, channel: paramiko.Channel, command: str, label: str, timeout_seconds: float
+    ) -> CommandResult:
         started = time.monotonic()
-        deadline = started + self._timeout_seconds + self._local_grace
+        deadline = started + timeout_seconds + self._local_grace
         stdout = CappedOutput(self._output_limit)
         stderr = CappedOutput(self._output_limit)
         try:
@@ -444,7 +450,7 @@ class SshWpCli:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     channel.close()
-                    raise self._timeout_error(label, started)
+                    raise self._timeout_error(label, started, timeout_seconds)
                 selector.select(min(remaining, 1.0))
 
         exit_code = channel.recv_exit_status()
@@ -455,8 +461,8 @@ class SshWpCli:
                 "コマンドの実行中にSSH接続が切れました。コマンドが実行されたかどうかをサーバーで確認してください。",
                 details={"cause": "connection_lost", "command": label, "durationMs": duration_ms},
             )
-        if exit_code in _TIMEOUT_EXIT_CODES and duration_ms >= self._timeout_seconds * 1000:
-            raise self._timeout_error(label, started)
+        if exit_code in _TIMEOUT_EXIT_CODES and duration_ms >= timeout_seconds * 1000:
+            raise self._timeout_error(label, started, timeout_seconds)
         return finished_result(
             stdout, stderr, exit_code=exit_code, duration_ms=duration_ms, label=label, via="ssh"
         )
@@ -471,14 +477,14 @@ class SshWpCli:
         finished = channel.exit_status_ready() and bool(channel.eof_received or channel.closed)
         return finished and not channel.recv_ready() and not channel.recv_stderr_ready()
 
-    def _timeout_error(self, label: str, started: float) -> WpAgentError:
+    def _timeout_error(self, label: str, started: float, timeout_seconds: float) -> WpAgentError:
         duration_ms = int((time.monotonic() - started) * 1000)
         logger.warning(
             "wp-cli over ssh timed out",
-            extra={"command": label, "timeout_seconds": self._timeout_seconds, "duration_ms": duration_ms},
+            extra={"command": label, "timeout_seconds": timeout_seconds, "duration_ms": duration_ms},
         )
         return WpAgentError(
             AgentErrorCode.COMMAND_TIMEOUT,
-            f"コマンドが制限時間（{self._timeout_seconds:g}秒）内に終わらなかったため中断しました。",
-            details={"timeoutSeconds": self._timeout_seconds, "durationMs": duration_ms},
+            f"コマンドが制限時間（{timeout_seconds:g}秒）内に終わらなかったため中断しました。",
+            details={"timeoutSeconds": timeout_seconds, "durationMs": duration_ms},
         )

@@ -1,6 +1,7 @@
 """Where an SSH key comes from (spec FR-6.2 methods A–E): a file, AWS Secrets Manager, GCP Secret
 Manager, HashiCorp Vault or the environment, each read into the same secret material (private key,
-optional pinned host key and passphrase). Parsing and pinning the keys is ssh_keys.py's.
+optional pinned host key and passphrase). Parsing and pinning the keys is ssh_keys.py's. Method F,
+the person's ssh-agent, never hands out key material: ssh_agent_keys.py finds the agent's key.
 
 Nothing here logs key material, passphrases or tokens.
 """
@@ -36,6 +37,7 @@ class KeyMethod(StrEnum):
     GCP_SECRET_MANAGER = "C"  # noqa: S105 - a method label, not a secret
     VAULT = "D"
     ENV_BASE64 = "E"
+    AGENT = "F"
 
 
 METHOD_VARIABLES: dict[KeyMethod, str] = {
@@ -44,6 +46,7 @@ METHOD_VARIABLES: dict[KeyMethod, str] = {
     KeyMethod.GCP_SECRET_MANAGER: "VPS_SSH_KEY_SECRET_ID",
     KeyMethod.VAULT: "VPS_SSH_KEY_VAULT_PATH",
     KeyMethod.ENV_BASE64: "VPS_SSH_PRIVATE_KEY",
+    KeyMethod.AGENT: "VPS_SSH_AGENT_KEY",
 }
 
 

@@ -9,6 +9,8 @@ Exactly one key source must be configured:
 - C `VPS_SSH_KEY_SECRET_ID`   GCP Secret Manager (extra `wp-agent[gcp]`)
 - D `VPS_SSH_KEY_VAULT_PATH`  HashiCorp Vault with `VAULT_ADDR` + `VAULT_TOKEN` (extra `wp-agent[vault]`)
 - E `VPS_SSH_PRIVATE_KEY`     base64 of the key in the environment (CI only)
+- F `VPS_SSH_AGENT_KEY`       the SHA256 fingerprint of a key in the person's ssh-agent (`sites add`
+                              without `--key`); the key itself never leaves the agent
 
 A secret (B/C/D, and E after base64) is either JSON
 `{"privateKey": "...", "hostKey": "...", "passphrase": "..."}` (hostKey and passphrase optional) or
@@ -33,6 +35,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from paramiko.pkey import UnknownKeyType
 
 from wp_agent.config import WpCliSettings
+from wp_agent.executors.ssh_agent_keys import agent_key
 from wp_agent.executors.ssh_key_sources import (
     MATERIAL_LOADERS,
     METHOD_VARIABLES,
@@ -98,6 +101,7 @@ def configured_key_method(settings: WpCliSettings) -> KeyMethod:
         KeyMethod.GCP_SECRET_MANAGER: settings.vps_ssh_key_secret_id,
         KeyMethod.VAULT: settings.vps_ssh_key_vault_path,
         KeyMethod.ENV_BASE64: settings.vps_ssh_private_key,
+        KeyMethod.AGENT: settings.vps_ssh_agent_key,
     }
     chosen = [method for method, value in values.items() if value not in (None, "")]
     if not chosen:
@@ -126,11 +130,19 @@ def load_ssh_credentials(settings: WpCliSettings, target: SshTarget | None = Non
         material = fetch_aws(target.key_secret_arn)
     else:
         method = configured_key_method(settings)
-        material = MATERIAL_LOADERS[method](settings)
-    passphrase = material.passphrase
-    if passphrase is None and settings.vps_ssh_key_passphrase is not None:
-        passphrase = settings.vps_ssh_key_passphrase.get_secret_value() or None
-    private_key = parse_private_key(material.private_key, passphrase, source=METHOD_VARIABLES[method])
+        material = (
+            SecretMaterial(private_key="")
+            if method is KeyMethod.AGENT
+            else MATERIAL_LOADERS[method](settings)
+        )
+    private_key: paramiko.PKey
+    if method is KeyMethod.AGENT:
+        private_key = agent_key(str(settings.vps_ssh_agent_key))
+    else:
+        passphrase = material.passphrase
+        if passphrase is None and settings.vps_ssh_key_passphrase is not None:
+            passphrase = settings.vps_ssh_key_passphrase.get_secret_value() or None
+        private_key = parse_private_key(material.private_key, passphrase, source=METHOD_VARIABLES[method])
     host_keys = _pinned_host_keys(
         settings, material, target.host, target.port, settings_fallback=not target.key_secret_arn
     )

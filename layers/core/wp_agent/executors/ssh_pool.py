@@ -15,6 +15,7 @@ from typing import NoReturn
 import paramiko
 
 from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.executors.php_launch import PhpLaunch
 from wp_agent.executors.ssh_keys import describe_key
 
 logger = logging.getLogger(__name__)
@@ -26,6 +27,34 @@ class HostKeyRejectedError(paramiko.SSHException):
     def __init__(self, hostname: str, presented: paramiko.PKey) -> None:
         super().__init__(f"host key for {hostname} is not pinned: {describe_key(presented)}")
         self.presented = presented
+
+
+def host_key_error(
+    host: str, port: int, expected: tuple[str, ...], presented: paramiko.PKey, kind: str
+) -> WpAgentError:
+    """The refusal of a host key that is not pinned (`kind`: "changed" or "unknown"), both fingerprints shown."""
+    shown = describe_key(presented)
+    logger.error(
+        "ssh host key rejected",
+        extra={"host": host, "port": port, "expected": list(expected), "presented": shown, "kind": kind},
+    )
+    if expected:
+        message = (
+            f"{host}:{port} のSSHホスト鍵が登録済みの鍵と一致しないため接続を拒否しました"
+            f"（なりすましの可能性があります）。期待した鍵: {'、'.join(expected)} ／ サーバーが提示した鍵: {shown}。"
+            "サーバーのホスト鍵を正当に変更した場合は、シークレットの hostKey または VPS_SSH_HOST_KEY を更新してください。"
+        )
+    else:
+        message = (
+            f"{host}:{port} のSSHホスト鍵が登録されていないため接続を拒否しました。"
+            f"サーバーが提示した鍵: {shown}。正しい鍵であることを確認してから、シークレットの hostKey または "
+            "VPS_SSH_HOST_KEY に登録してください。"
+        )
+    return WpAgentError(
+        AgentErrorCode.SSH_CONNECTION_FAILED,
+        message,
+        details={"cause": "host_key_mismatch", "kind": kind, "expected": list(expected), "presented": shown},
+    )
 
 
 class PinnedOnlyPolicy(paramiko.RejectPolicy):
@@ -62,10 +91,22 @@ class PooledConnection:
         self._retired = False
         self._failed_connects = 0
         self._last_connect_error: WpAgentError | None = None
+        # How PHP starts WP-CLI, probed once per connection: by WP_CLI_BIN, (`connects` then, launch).
+        self.launch_lock = threading.Lock()
+        self.launches: dict[str, tuple[int, PhpLaunch]] = {}
 
     @property
     def failed_connects(self) -> int:
         return self._failed_connects
+
+    def launch_for(self, wp_cli_bin: str) -> PhpLaunch | None:
+        """The launch probed on this connection (None: not yet, or it reconnected since); under launch_lock."""
+        known = self.launches.get(wp_cli_bin)
+        return known[1] if known is not None and known[0] == self.connects else None
+
+    def remember_launch(self, wp_cli_bin: str, launch: PhpLaunch) -> None:
+        """Under launch_lock."""
+        self.launches[wp_cli_bin] = (self.connects, launch)
 
     def transport(
         self, connect: Callable[[], paramiko.SSHClient], *, failures_seen: int | None = None

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from wp_agent.agent.session_state import PendingApproval, SessionState
 from wp_agent.mcp_server.session import CallOutcome, McpSession
+from wp_agent.program import command_name
 
 # Keeps a held run (and the channel that asked) for the person's terminal; its approval id, or None
 # when it may not be written (it holds a secret). Wired by cli/mcp.py to the CLI's approve-later store.
@@ -90,7 +91,8 @@ def _items(pending: PendingApproval) -> list[dict[str, str]]:
 def terminal_commands(approval_id: str, user: str) -> tuple[str, str]:
     """`wp-agent approve …` and `wp-agent reject …` as the person types them."""
     who = "" if user == DEFAULT_USER else f" --user {shlex.quote(user)}"
-    return f"wp-agent approve {approval_id}{who}", f"wp-agent reject {approval_id}{who}"
+    program = command_name()  # the name on PATH, or the path that works
+    return f"{program} approve {approval_id}{who}", f"{program} reject {approval_id}{who}"
 
 
 def handed_to_person(pending: PendingApproval, user: str) -> tuple[str, dict[str, Any]]:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
+from wp_agent.errors import AgentErrorCode
 from wp_agent.models import field_rules
 from wp_agent.models.agent_io import AgentInput, AgentOutput, ExecutedCommand
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput
 from wp_agent.models.base import CamelModel, RequestModel
-from wp_agent.models.target import Target
+from wp_agent.models.target import Target, UserId
 
 # Documented limits (README): request bodies, and how much command output a view carries.
 MAX_BODY_BYTES = 1_048_576
@@ -96,6 +98,189 @@ class TargetRegistration(Target):
 
 class TargetList(CamelModel):
     targets: list[Target]
+
+
+# -- the target lifecycle -------------------------------------------------------------------------
+
+# An OpenSSH private key in PEM/OpenSSH armour: what `ssh-keygen` writes (the server checks it parses).
+_PRIVATE_KEY = r"^-----BEGIN [A-Z ]*PRIVATE KEY-----[\sA-Za-z0-9+/=:,\-]*-----END [A-Z ]*PRIVATE KEY-----\s*$"
+# One public key as a known_hosts line has it after the host: "<type> <base64>".
+_HOST_KEY = r"^(?:ssh-ed25519|ecdsa-sha2-nistp(?:256|384|521)|ssh-rsa) [A-Za-z0-9+/]+={0,3}$"
+
+
+class SshKeyRotation(RequestModel):
+    """A new SSH key pair for the target: its public key must already be authorised on the server."""
+
+    private_key: str = Field(min_length=100, max_length=16_384, pattern=_PRIVATE_KEY)
+    passphrase: str | None = Field(default=None, min_length=1, max_length=1_024, pattern=field_rules.NO_NUL)
+
+
+class TargetUpdate(RequestModel):
+    """PATCH /v1/targets/{targetId}: only the fields given change (at least one)."""
+
+    model_config = RequestModel.model_config | {"json_schema_extra": {"minProperties": 1}}
+
+    wp_user: str | None = Field(default=None, pattern=field_rules.WP_USER)
+    # Absent: unchanged (null is not a value for these; wpUser and description may be null: cleared).
+    owners: Annotated[list[UserId], Field(min_length=1, max_length=1_000)] | SkipJsonSchema[None] = None
+    network_admins: Annotated[list[UserId], Field(max_length=1_000)] | SkipJsonSchema[None] = None
+    description: str | None = Field(default=None, max_length=500, pattern=field_rules.NO_NUL)
+    ssh_key: SshKeyRotation | SkipJsonSchema[None] = None
+    host_key: (
+        Annotated[
+            str, Field(max_length=8_192, pattern=_HOST_KEY, description="the server's new pinned host key")
+        ]
+        | SkipJsonSchema[None]
+    ) = None
+
+    @model_validator(mode="after")
+    def _something(self) -> TargetUpdate:
+        if not self.model_fields_set:
+            raise ValueError("give at least one field to change")
+        for name in ("owners", "network_admins", "ssh_key", "host_key"):
+            if name in self.model_fields_set and getattr(self, name) is None:
+                raise ValueError(f"{name} cannot be null (leave it out to keep it)")
+        return self
+
+
+class TargetChange(CamelModel):
+    field: str
+    old: str | None = None
+    new: str | None = None
+
+
+class TargetUpdated(CamelModel):
+    target: Target
+    changes: list[TargetChange] = Field(description="what changed; keys as their SHA256 fingerprints")
+
+
+class TargetDeleted(CamelModel):
+    target_id: str
+    deleted_at: str
+    schedules_disabled: int = Field(ge=0, description="the target's schedules, now disabled")
+    secret_deletion_date: str | None = Field(
+        default=None, description="when Secrets Manager deletes the SSH secret (restorable until then)"
+    )
+    secret_recovery_window_days: int = Field(ge=0)
+    message: str
+
+
+class TargetCheckView(CamelModel):
+    name: str = Field(description="stable id, e.g. ssh.host_key")
+    label: str = Field(description="what was checked, in Japanese")
+    ok: bool
+    detail: str = ""
+    fix: str = Field(default="", description="what to do when not ok, in Japanese")
+
+
+class TargetCheckResult(CamelModel):
+    target_id: str
+    ok: bool
+    checked_at: str
+    summary: str = Field(description="one Japanese line for a person")
+    checks: list[TargetCheckView]
+
+
+# -- history --------------------------------------------------------------------------------------
+
+MAX_PAGE_SIZE = 100
+DEFAULT_PAGE_SIZE = 20
+
+
+class SessionSummary(CamelModel):
+    session_id: str
+    target_id: str
+    status: str
+    run_id: str
+    title: str = Field(description="the latest instruction, masked, at most 200 characters")
+    started_at: str
+    updated_at: str | None = None
+
+
+class SessionPage(CamelModel):
+    sessions: list[SessionSummary]
+    next_cursor: str | None = Field(default=None, description="pass as `cursor` for the next page")
+
+
+class RunErrorView(CamelModel):
+    code: AgentErrorCode
+
+
+class RunCommandView(CamelModel):
+    command: str = Field(description="as run, secrets masked")
+    decision: Literal["read", "write", "destructive", "blocked"] = Field(description="the policy's decision")
+    reason: str | None = Field(default=None, description="why the agent ran it")
+    policy_reason: str | None = None
+    rule: str | None = None
+    approval_id: str | None = None
+    approver: str | None = None
+    outcome: Literal[
+        "succeeded",
+        "failed",
+        "blocked",
+        "awaiting_approval",
+        "approved",
+        "rejected",
+        "expired",
+        "unknown",
+        "not_run",
+    ]
+    success: bool | None = None
+    exit_code: int | None = None
+    duration_ms: int | None = None
+    error: str | None = None
+    executed_at: str | None = None
+    undo_available: bool | None = Field(default=None, description="writes only: whether undo can revert it")
+
+
+class RunView(CamelModel):
+    session_id: str
+    run_id: str
+    target_id: str
+    requested_by: str
+    status: Literal["running", "awaiting_approval", "completed", "failed", "cancelled", "expired"]
+    error: RunErrorView | None = None
+    instruction: str
+    answer: str | None = None
+    started_at: str
+    ended_at: str | None = None
+    reverts_run_id: str | None = None
+    commands: list[RunCommandView]
+
+
+class ActivityRecord(CamelModel):
+    """One audit record of a target (masked like every record)."""
+
+    record_id: str
+    type: str
+    timestamp: str
+    user_id: str
+    session_id: str
+    target_id: str
+    run_id: str | None = None
+    command: str | None = None
+    reason: str | None = None
+    category: str | None = None
+    rule: str | None = None
+    policy_reason: str | None = None
+    success: bool | None = None
+    exit_code: int | None = None
+    duration_ms: int | None = None
+    error: str | None = None
+    approval_id: str | None = None
+    approver: str | None = None
+    comment: str | None = None
+    instruction: str | None = None
+    answer: str | None = None
+    status: str | None = None
+    reverts_run_id: str | None = None
+    channel: str | None = None
+    details: dict[str, str] | None = None
+
+
+class ActivityPage(CamelModel):
+    records: list[ActivityRecord]
+    next_cursor: str | None = None
 
 
 class ApiErrorBody(CamelModel):

@@ -1,14 +1,177 @@
-"""The events the Argo Note backend subscribes to (EventBridge): source and detail-types.
+"""The events the Argo Note backend subscribes to (EventBridge): source, detail-types and the detail
+of each, as models. Part of the contract like the API: the services choose them, the EventBridge
+adapter sends them, and `event_schemas/` holds each detail-type's JSON Schema (generated from these
+models, registered in the stack's schema registry; a test keeps the files equal to the models).
 
-Part of the contract like the API: the services choose them, the EventBridge adapter sends them.
+Delivery is EventBridge's: at least once and in no particular order. Every detail carries `eventId`,
+the same for every delivery of the same announcement (derived from what is announced: one approval
+request, the end of one run, the outcome of one article job), so a consumer de-duplicates on it.
 """
 
 from __future__ import annotations
 
-SOURCE = "argo.wp-agent"
-APPROVAL_REQUESTED = "Approval Requested"
-RUN_COMPLETED = "Run Completed"
-RUN_FAILED = "Run Failed"
-ARTICLE_PUBLISHED = "Article Published"
-ARTICLE_FAILED = "Article Failed"
-DETAIL_TYPES = (APPROVAL_REQUESTED, RUN_COMPLETED, RUN_FAILED, ARTICLE_PUBLISHED, ARTICLE_FAILED)
+import hashlib
+import json
+from importlib import resources
+from typing import Any, Final, Literal
+
+from pydantic import Field
+
+from wp_agent.errors import AgentErrorCode
+from wp_agent.models.base import CamelModel
+
+SOURCE: Final = "argo.wp-agent"
+APPROVAL_REQUESTED: Final = "Approval Requested"
+RUN_COMPLETED: Final = "Run Completed"
+RUN_FAILED: Final = "Run Failed"
+ARTICLE_PUBLISHED: Final = "Article Published"
+ARTICLE_FAILED: Final = "Article Failed"
+DETAIL_TYPES: Final = (APPROVAL_REQUESTED, RUN_COMPLETED, RUN_FAILED, ARTICLE_PUBLISHED, ARTICLE_FAILED)
+
+# The session statuses as events carry them (the agent's SessionStatus; a test keeps them equal).
+RunStatus = Literal["Idle", "Planning", "Executing", "AwaitingApproval", "Completed", "Failed", "Cancelled"]
+
+
+class EventDetail(CamelModel):
+    event_id: str = Field(
+        pattern=r"^[0-9a-f]{32}$",
+        description="the same for every delivery of this announcement: de-duplicate on it",
+    )
+
+
+class HeldCommand(CamelModel):
+    command: str = Field(description="the WP-CLI command, secrets masked")
+    summary: str = Field(description="what it does, in Japanese")
+    impact: str = Field(description="what it changes and whether it can be undone, in Japanese")
+
+
+class ApprovalRequestedDetail(EventDetail):
+    """A run holds destructive commands until its requester approves or rejects them."""
+
+    session_id: str
+    run_id: str
+    user_id: str = Field(description="the requester: the only one who may decide")
+    target_id: str
+    status: RunStatus
+    approval_id: str
+    approval_status: Literal["pending", "approved", "rejected", "expired", "cancelled"] = Field(
+        description="pending, or the decision when the requester answered before the wait began"
+    )
+    expires_at: str
+    commands: list[HeldCommand]
+
+
+class RunMetadata(CamelModel):
+    total_iterations: int = Field(ge=0)
+    total_commands_executed: int = Field(ge=0)
+    execution_time_ms: int = Field(ge=0)
+
+
+class RunFinishedDetail(EventDetail):
+    """A run ended (Run Completed: it completed with success; Run Failed: anything else)."""
+
+    session_id: str
+    run_id: str
+    user_id: str
+    target_id: str
+    status: RunStatus
+    success: bool | None = None
+    response: str | None = Field(default=None, description="the answer, at most 2,000 characters")
+    error_code: AgentErrorCode | None = None
+    error_message: str | None = None
+    metadata: RunMetadata | None = None
+
+
+class ArticleOutcomeDetail(EventDetail):
+    """A publishArticle job ended (Article Published, or Article Failed with its error)."""
+
+    article_id: str
+    user_id: str
+    target_id: str
+    success: bool
+    post_id: int | None = None
+    post_url: str | None = None
+    edit_url: str | None = None
+    error_code: str | None = None
+    error_message: str | None = None
+
+
+DETAIL_MODELS: Final[dict[str, type[EventDetail]]] = {
+    APPROVAL_REQUESTED: ApprovalRequestedDetail,
+    RUN_COMPLETED: RunFinishedDetail,
+    RUN_FAILED: RunFinishedDetail,
+    ARTICLE_PUBLISHED: ArticleOutcomeDetail,
+    ARTICLE_FAILED: ArticleOutcomeDetail,
+}
+# What one announcement is about: its event id is derived from these fields of the detail.
+_ANNOUNCES: Final[dict[str, tuple[str, ...]]] = {
+    APPROVAL_REQUESTED: ("approvalId",),
+    RUN_COMPLETED: ("runId",),
+    RUN_FAILED: ("runId",),
+    ARTICLE_PUBLISHED: ("articleId",),
+    ARTICLE_FAILED: ("articleId",),
+}
+
+
+def event_id(detail_type: str, detail: dict[str, Any]) -> str:
+    """The de-duplication id of an announcement: a retried publish of the same one gets the same id."""
+    subject = [detail_type, *(str(detail.get(name, "")) for name in _ANNOUNCES[detail_type])]
+    return hashlib.sha256("\x1f".join(subject).encode("utf-8")).hexdigest()[:32]
+
+
+def schema_file_name(detail_type: str) -> str:
+    return detail_type.lower().replace(" ", "-") + ".json"
+
+
+def event_schema(detail_type: str) -> dict[str, Any]:
+    """The JSON Schema (draft 4, as EventBridge's schema registry takes it) of a whole event of this
+    detail-type: the EventBridge envelope with the detail."""
+    detail = DETAIL_MODELS[detail_type].model_json_schema(
+        by_alias=True, ref_template="#/definitions/{model}", mode="serialization"
+    )
+    definitions = detail.pop("$defs", {})
+    schema: dict[str, Any] = _draft4(
+        {
+            "$schema": "http://json-schema.org/draft-04/schema#",
+            "title": detail_type,
+            "description": detail.get("description", ""),
+            "type": "object",
+            "required": ["id", "detail-type", "source", "time", "detail"],
+            "properties": {
+                "version": {"type": "string"},
+                "id": {
+                    "type": "string",
+                    "description": "EventBridge's own id: a new one each time the event is published (de-duplicate on detail.eventId)",
+                },
+                "detail-type": {"type": "string", "enum": [detail_type]},
+                "source": {"type": "string", "enum": [SOURCE]},
+                "account": {"type": "string"},
+                "time": {"type": "string"},
+                "region": {"type": "string"},
+                "resources": {"type": "array", "items": {"type": "string"}},
+                "detail": detail,
+            },
+            "definitions": definitions,
+        }
+    )
+    return schema
+
+
+def _draft4(node: Any) -> Any:
+    """pydantic writes JSON Schema 2020-12; the registry takes draft 4: `const` becomes a one-value
+    enum and `null` alternatives stay as anyOf branches of type null (both read the same in draft 4)."""
+    if isinstance(node, dict):
+        converted = {key: _draft4(value) for key, value in node.items()}
+        if "const" in converted:
+            converted["enum"] = [converted.pop("const")]
+        return converted
+    if isinstance(node, list):
+        return [_draft4(item) for item in node]
+    return node
+
+
+def committed_schema(detail_type: str) -> dict[str, Any]:
+    """The schema file shipped with the package (what the stack registers)."""
+    text = resources.files("wp_agent.models").joinpath("event_schemas", schema_file_name(detail_type))
+    loaded: dict[str, Any] = json.loads(text.read_text(encoding="utf-8"))
+    return loaded

@@ -52,6 +52,7 @@ class WorkflowTaskInput(CamelModel):
     run_id: str | None = Field(default=None, pattern=_ID)
     error: Any | None = None
     input: dict[str, Any] | None = None
+    execution: str | None = Field(default=None, pattern=_ID)  # the execution's name (article tasks)
 
 
 class PublishArticleTaskInput(CamelModel):
@@ -59,3 +60,5 @@ class PublishArticleTaskInput(CamelModel):
 
     model_config = CamelModel.model_config | {"extra": "ignore"}
     article_id: str = Field(pattern=_ID)
+    # The execution's own name: only the execution the job names may run it.
+    execution: str | None = Field(default=None, pattern=_ID)

@@ -13,6 +13,12 @@ Order (reads first; the post stays a draft until everything else has succeeded):
 
 When a step fails, everything this call created is deleted again (`post delete --force`,
 `term delete`), and the error says what was removed and what, if anything, still exists.
+
+The post carries a marker (`_wp_agent_publish_id`): the call's `publish_id`, or a random one. A call
+that resumes a publish_id whose earlier attempt died (`resume=True`) looks for the marked post first
+and finishes it — the featured image only when the post has none yet, the terms and the status set
+again (both idempotent) — so the same article is never created twice. Terms an earlier attempt
+created are found as existing ones (and so not removed should the resumed call fail).
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from wp_agent.agent.ports import AuditLog
 from wp_agent.executors.port import WpCli
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput, PublishedArticle
 from wp_agent.policy import CommandPolicy
+from wp_agent.publishing import commands
 from wp_agent.publishing.outcome import CleanupReport, PublishErrorCode, Resource, failure_output
 from wp_agent.publishing.schedule import PostDates, SiteTimezoneError, post_dates, site_timezone
 from wp_agent.publishing.steps import PublishRun, StepError, StepRunner
@@ -39,9 +46,6 @@ from wp_agent.publishing.validation import InputProblem, describe_problems_ja
 
 logger = logging.getLogger(__name__)
 
-# Hidden post meta that identifies the post of one call, so a create whose outcome is unknown
-# (timeout, crash after the insert) can still be found and removed.
-MARKER_META_KEY = "_wp_agent_publish_id"
 # WordPress publishes at once unless the date is at least a minute ahead; keep a margin for the run.
 MIN_SCHEDULE_LEAD = timedelta(minutes=2)
 # The remote shell receives the whole command as one argument, and Linux caps one argument at
@@ -113,13 +117,18 @@ class ArticlePublisher:
 
     # -- public API -----------------------------------------------------------------------------
 
-    def publish(self, article: PublishArticleInput) -> PublishArticleOutput:
-        token = uuid.uuid4().hex
+    def publish(
+        self, article: PublishArticleInput, *, publish_id: str | None = None, resume: bool = False
+    ) -> PublishArticleOutput:
+        """`publish_id` marks the post (random when None); `resume`: an earlier attempt with the same
+        publish_id may have created the post already."""
+        token = publish_id or uuid.uuid4().hex
         run = PublishRun(
             article=article,
             token=token,
             session_id=self._session_id or f"publish_{token[:20]}",
             site_url=article.site_url or self._site_url,
+            resume=resume,
         )
         try:
             data = self._publish(run)
@@ -146,8 +155,9 @@ class ArticlePublisher:
         known = {term: find_term(term, run.terms_before[term.taxonomy]) for term in wanted}
         missing = [term for term, found in known.items() if found is None]
 
-        post_id = self._create_post(run, self._post_create_argv(run, site.dates))
-        if article.featured_image_url:
+        resumed = self._resumed_post(run) if run.resume else None
+        post_id = resumed or self._create_post(run, commands.post_create_argv(run, site.dates))
+        if article.featured_image_url and not (resumed and self._resumed_image(run, post_id)):
             self._import_featured_image(run, post_id, article.featured_image_url)
         term_ids: dict[WantedTerm, int] = {t: found.term_id for t, found in known.items() if found}
         for term in missing:
@@ -156,12 +166,12 @@ class ArticlePublisher:
             ids = list(dict.fromkeys(str(term_ids[term]) for term in wanted if term.taxonomy == taxonomy))
             self._steps.run(
                 run,
-                self._post_term_set_argv(post_id, taxonomy, ids),
+                commands.post_term_set_argv(post_id, taxonomy, ids),
                 "カテゴリの設定" if taxonomy == "category" else "タグの設定",
             )
         if article.status != "draft":
             self._steps.run(
-                run, self._post_update_argv(post_id, article.status, site.dates), "投稿の公開・予約"
+                run, commands.post_update_argv(post_id, article.status, site.dates), "投稿の公開・予約"
             )
         status, url = self._read_post(run, post_id)
         if status not in _EXPECTED_STATUSES[article.status]:
@@ -213,46 +223,6 @@ class ArticlePublisher:
                 PublishErrorCode.PUBLISH_FAILED, f"{taxonomy} の一覧を読み取れませんでした"
             ) from None
 
-    def _post_create_argv(self, run: PublishRun, dates: PostDates | None) -> list[str]:
-        article = run.article
-        meta = {key: value for key, value in (article.meta or {}).items() if value is not None}
-        meta[MARKER_META_KEY] = run.token
-        argv = [
-            "post",
-            "create",
-            "--post_type=post",
-            "--post_status=draft",
-            f"--post_title={article.title}",
-            f"--post_content={article.content}",
-        ]
-        if dates is not None:
-            argv += [f"--post_date={dates.local}", f"--post_date_gmt={dates.gmt}"]
-        argv += [f"--meta_input={json.dumps(meta, ensure_ascii=False, separators=(',', ':'))}", "--porcelain"]
-        return argv
-
-    @staticmethod
-    def _media_import_argv(post_id: int, url: str) -> list[str]:
-        return ["media", "import", url, f"--post_id={post_id}", "--featured_image", "--porcelain"]
-
-    @staticmethod
-    def _term_create_argv(term: WantedTerm) -> list[str]:
-        # Categories arrive as slugs: the slug is kept exactly and doubles as the name.
-        slug = [f"--slug={term.label}"] if term.taxonomy == "category" else []
-        return ["term", "create", term.taxonomy, term.label, *slug, "--porcelain"]
-
-    @staticmethod
-    def _post_term_set_argv(post_id: int, taxonomy: Taxonomy, ids: Sequence[str]) -> list[str]:
-        return ["post", "term", "set", str(post_id), taxonomy, *ids, "--by=id"]
-
-    @staticmethod
-    def _post_update_argv(post_id: int, status: str, dates: PostDates | None) -> list[str]:
-        # The draft was created with an explicit post_date_gmt when a date was given, so
-        # wp_update_post's "drafts float" reset does not apply; without one, the date becomes now.
-        argv = ["post", "update", str(post_id), f"--post_status={status}"]
-        if dates is not None:
-            argv += [f"--post_date={dates.local}", f"--post_date_gmt={dates.gmt}"]
-        return argv
-
     def _preflight(self, run: PublishRun, wanted: Sequence[WantedTerm]) -> None:
         """Refuse before any command runs: a date WordPress would not schedule, an article too large
         for one command, or a step the policy refuses (checked with placeholder IDs)."""
@@ -265,7 +235,7 @@ class ArticlePublisher:
             )
             raise StepError(PublishErrorCode.VALIDATION_ERROR, describe_problems_ja([problem]))
         sample_dates = PostDates("2000-01-01 00:00:00", "2000-01-01 00:00:00") if instant else None
-        create_argv = self._post_create_argv(run, sample_dates)
+        create_argv = commands.post_create_argv(run, sample_dates)
         size = len(shlex.join(self._steps.with_globals(run, create_argv)).encode("utf-8"))
         if size > MAX_COMMAND_BYTES:
             meta_size = sum(len(k) + len(v or "") for k, v in (article.meta or {}).items())
@@ -278,15 +248,15 @@ class ArticlePublisher:
         placeholder = 1
         planned: list[tuple[list[str], str]] = [(create_argv, "投稿の作成")]
         if article.featured_image_url:
-            argv = self._media_import_argv(placeholder, article.featured_image_url)
+            argv = commands.media_import_argv(placeholder, article.featured_image_url)
             planned.append((argv, "アイキャッチ画像の取り込み"))
-        planned += [(self._term_create_argv(term), "カテゴリ・タグの作成") for term in wanted]
+        planned += [(commands.term_create_argv(term), "カテゴリ・タグの作成") for term in wanted]
         planned += [
-            (self._post_term_set_argv(placeholder, taxonomy, [str(placeholder)]), "カテゴリ・タグの設定")
+            (commands.post_term_set_argv(placeholder, taxonomy, [str(placeholder)]), "カテゴリ・タグの設定")
             for taxonomy in dict.fromkeys(term.taxonomy for term in wanted)
         ]
         planned.append(
-            (self._post_update_argv(placeholder, article.status, sample_dates), "投稿の公開・予約")
+            (commands.post_update_argv(placeholder, article.status, sample_dates), "投稿の公開・予約")
         )
         for argv, purpose in planned:
             self._steps.check_policy(run, self._steps.with_globals(run, argv), purpose)
@@ -308,7 +278,9 @@ class ArticlePublisher:
 
     def _import_featured_image(self, run: PublishRun, post_id: int, url: str) -> None:
         try:
-            result = self._steps.run(run, self._media_import_argv(post_id, url), "アイキャッチ画像の取り込み")
+            result = self._steps.run(
+                run, commands.media_import_argv(post_id, url), "アイキャッチ画像の取り込み"
+            )
         except StepError:
             self._find_attachments(run, post_id)
             raise
@@ -321,7 +293,7 @@ class ArticlePublisher:
     def _create_term(self, run: PublishRun, term: WantedTerm) -> int:
         purpose = f"{'カテゴリ' if term.taxonomy == 'category' else 'タグ'}「{term.label}」の作成"
         try:
-            result = self._steps.run(run, self._term_create_argv(term), purpose)
+            result = self._steps.run(run, commands.term_create_argv(term), purpose)
         except StepError:
             self._find_new_term(run, term)
             raise
@@ -333,37 +305,48 @@ class ArticlePublisher:
         return term_id
 
     def _find_marked_post(self, run: PublishRun) -> None:
-        argv = [
-            "post",
-            "list",
-            "--post_type=post",
-            "--post_status=any",
-            f"--meta_key={MARKER_META_KEY}",
-            f"--meta_value={run.token}",
-            "--format=ids",
-        ]
-        note = f"投稿が作成されたかどうか確認できませんでした（投稿メタ {MARKER_META_KEY}={run.token} で検索できます）。"
         self._discover(
-            run, argv, "作成途中の投稿の確認", note, lambda out: [Resource("post", i) for i in _ids(out)]
-        )
+            run, commands.marked_posts_argv(run), "作成途中の投稿の確認", commands.marker_note(run),
+            lambda out: [Resource("post", i) for i in _ids(out)],
+        )  # fmt: skip
 
     def _find_attachments(self, run: PublishRun, post_id: int) -> None:
-        argv = [
-            "post",
-            "list",
-            "--post_type=attachment",
-            "--post_status=inherit",
-            f"--post_parent={post_id}",
-            "--format=ids",
-        ]
         note = f"添付画像が作成されたかどうか確認できませんでした（投稿 ID {post_id} に添付されたメディアを確認してください）。"
         self._discover(
             run,
-            argv,
+            commands.attachments_argv(post_id),
             "取り込み途中の画像の確認",
             note,
             lambda out: [Resource("attachment", i) for i in _ids(out)],
         )
+
+    def _resumed_post(self, run: PublishRun) -> int | None:
+        """The post an earlier attempt of this publish_id created (now this call's), or None."""
+        try:
+            stdout = self._steps.run(
+                run, commands.marked_posts_argv(run), "前回の試行で作成した投稿の確認"
+            ).stdout
+        except StepError:
+            run.unconfirmed.append(commands.marker_note(run))
+            raise
+        found = sorted(set(_ids(stdout)))
+        for extra in found[1:]:  # attempts run one at a time, so there is never more than one
+            logger.warning("a second post with the same marker is removed", extra={"post_id": extra})
+            if not self._delete(run, Resource("post", extra)):
+                run.created.append(Resource("post", extra))
+        if not found:
+            return None
+        run.created.append(Resource("post", found[0]))
+        return found[0]
+
+    def _resumed_image(self, run: PublishRun, post_id: int) -> bool:
+        """Whether an earlier attempt imported the featured image already (now this call's)."""
+        stdout = self._steps.run(
+            run, commands.attachments_argv(post_id), "前回の試行で取り込んだ画像の確認"
+        ).stdout
+        found = [Resource("attachment", attachment) for attachment in _ids(stdout)]
+        run.created += [resource for resource in found if resource not in run.created]
+        return bool(found)
 
     def _find_new_term(self, run: PublishRun, term: WantedTerm) -> None:
         before = {t.term_id for t in run.terms_before.get(term.taxonomy, [])}

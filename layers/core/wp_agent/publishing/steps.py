@@ -45,6 +45,7 @@ class PublishRun:
     terms_before: dict[Taxonomy, list[SiteTerm]] = field(default_factory=dict)
     cleaning: bool = False
     connection_lost: bool = False
+    resume: bool = False  # an earlier attempt with the same token may have created the post
 
 
 def _wp_error_text(result: CommandResult) -> str:

@@ -55,8 +55,8 @@ def _binary(*names: str) -> str:
             return str(found)
     raise SandboxError(
         "mariadb_missing",
-        f"MariaDB（{names[0]}）が見つかりません。`make setup`（scripts/install-wordpress.sh）で mariadb-server を"
-        " 導入してください。",
+        f"MariaDB（{names[0]}）が見つかりません。`wp-agent sandbox install` でサンドボックスに必要なもの"
+        "（mariadb-server など）を入れてください。",
     )
 
 

@@ -165,8 +165,8 @@ class SandboxSite:
         if not DEBIAN_WORDPRESS.is_dir():
             raise SandboxError(
                 "wordpress_missing",
-                "WordPress のファイル（/usr/share/wordpress）がありません。`make setup`（scripts/install-wordpress.sh）で"
-                " Debian の wordpress パッケージを導入してください。",
+                "WordPress のファイル（/usr/share/wordpress）がありません。`wp-agent sandbox install` でサンドボックスに"
+                "必要なもの（Debian の wordpress パッケージなど）を入れてください。",
             )
         created = (self.wordpress / "wp-config.php").exists()
         if not created:

@@ -1,6 +1,7 @@
 """The real WP-CLI phar the sandbox runs: found where setup put it, its SHA-512 checked against the pin.
 
-scripts/install-wordpress.sh copies a verified phar to `<venv>/share/wp-agent/wp-cli.phar`;
+`wp-agent sandbox install` (sandbox/install.py; `make setup` runs it) copies a verified phar to
+`<venv>/share/wp-agent/wp-cli.phar`;
 `WP_CLI_PHAR` points elsewhere. Either way the file must match `wp-cli.sha512` next to this module
 (the same pin the install script checks), so a swapped or truncated phar never runs.
 """
@@ -37,8 +38,8 @@ def verified_phar() -> Path:
         where = f"{PHAR_ENV}（{phar}）" if configured else f"{phar}"
         raise SandboxError(
             "wp_cli_missing",
-            f"WP-CLI が見つかりません: {where}。`make setup`（scripts/install-wordpress.sh）で"
-            f" WP-CLI {pinned_version()} を導入してください。",
+            f"WP-CLI が見つかりません: {where}。`wp-agent sandbox install` で WP-CLI {pinned_version()} を"
+            "入れてください。",
         )
     stat = phar.stat()
     actual = _sha512(str(phar.resolve()), stat.st_size, stat.st_mtime_ns)

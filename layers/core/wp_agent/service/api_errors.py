@@ -55,6 +55,16 @@ class ApiErrorCode(StrEnum):
         409,
         "同じリクエストを処理中です。少し待ってから結果を確認してください。",
     )
+    INVALID_CURSOR = (
+        "INVALID_CURSOR",
+        400,
+        "cursor が正しくありません。前のページの nextCursor を、同じ条件のまま指定してください。",
+    )
+    INVALID_TIME_RANGE = (
+        "INVALID_TIME_RANGE",
+        400,
+        "期間の指定が正しくありません（from は to より前にしてください）。",
+    )
     ROUTE_NOT_FOUND = "ROUTE_NOT_FOUND", 404, "そのURLとメソッドの組み合わせは提供していません。"
     METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED", 405, "このURLではそのメソッドは使えません。"
     ADMIN_REQUIRED = "ADMIN_REQUIRED", 403, "対象サイトの登録は管理者だけが行えます。"
@@ -99,6 +109,22 @@ class ApiErrorCode(StrEnum):
         "SECRET_OUTSIDE_PREFIX",
         400,
         "SSH鍵のシークレット名がこのデプロイの接頭辞で始まっていません。",
+    )
+    TARGET_CHANGED = (
+        "TARGET_CHANGED",
+        409,
+        "対象サイトが同時に更新されました。内容を確認してからもう一度お試しください。",
+    )
+    INVALID_SSH_KEY = (
+        "INVALID_SSH_KEY",
+        400,
+        "SSH秘密鍵を読み込めません（形式、またはパスフレーズを確認してください）。",
+    )
+    INVALID_HOST_KEY = "INVALID_HOST_KEY", 400, "SSHホスト鍵を読み込めません（例: ssh-ed25519 AAAA…）。"
+    SECRET_UNAVAILABLE = (
+        "SECRET_UNAVAILABLE",
+        503,
+        "SSH鍵のシークレットを読み書きできませんでした。しばらくしてから再度お試しください。",
     )
     NOT_MULTISITE = "NOT_MULTISITE", 400, "対象サイトはマルチサイトではありません。"
     NETWORK_ADMIN_REQUIRED = (
@@ -153,6 +179,21 @@ class ApiErrorCode(StrEnum):
         500,
         "サーバー内部でエラーが発生しました。時間をおいて再度お試しください。",
     )
+
+
+class GatewayErrorCode(StrEnum):
+    """Codes only API Gateway answers with (its gateway responses, in the API's error shape:
+    infra/api_construct.py); the document lists them with ApiErrorCode's as the error body's `code`."""
+
+    MISSING_AUTHENTICATION_TOKEN = "MISSING_AUTHENTICATION_TOKEN"  # noqa: S105 - an error code
+    INVALID_SIGNATURE = "INVALID_SIGNATURE"
+    EXPIRED_TOKEN = "EXPIRED_TOKEN"  # noqa: S105 - an error code
+    ACCESS_DENIED = "ACCESS_DENIED"
+    THROTTLED = "THROTTLED"
+    GATEWAY_TIMEOUT = "GATEWAY_TIMEOUT"
+    INTEGRATION_FAILURE = "INTEGRATION_FAILURE"
+    GATEWAY_REFUSED = "GATEWAY_REFUSED"
+    GATEWAY_ERROR = "GATEWAY_ERROR"
 
 
 class ApiError(Exception):

@@ -12,6 +12,7 @@ from typing import Any
 from wp_agent.models import field_rules
 from wp_agent.models.api import MAX_BODY_BYTES
 from wp_agent.service.api_errors import ApiError, ApiErrorCode
+from wp_agent.service.api_identity import USER_HEADER
 
 MAX_JSON_DEPTH = 32
 METHODS_WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
@@ -89,7 +90,9 @@ _LOCATIONS = ("body", "header", "path", "query")
 
 def validation_refusal(errors: Iterable[Mapping[str, Any]]) -> ApiError:
     """400 for a request that breaks the published schema: every field named, with the rule it broke
-    when that is a pattern (field_rules), and the field's own code when it has one."""
+    when that is a pattern (field_rules), and the field's own code when it has one; 401 when the
+    caller is not named at all."""
+    errors = list(errors)
     named: dict[str, str] = {}
     places: set[tuple[str, str]] = set()
     for error in errors:
@@ -99,6 +102,12 @@ def validation_refusal(errors: Iterable[Mapping[str, Any]]) -> ApiError:
         field = ".".join(part for part in loc if part not in _LOCATIONS) or "body"
         pattern = str((error.get("ctx") or {}).get("pattern", ""))
         named.setdefault(field, field_rules.REASONS_JA.get(pattern, ""))
+    if ("header", "x-argo-user-id") in places and any(
+        e.get("type") == "missing" and tuple(e.get("loc", ()))[:2] == ("header", "x-argo-user-id")
+        for e in errors
+    ):
+        # No caller: 401 whatever else is wrong (before the request is looked at any further).
+        return ApiError(ApiErrorCode.USER_ID_REQUIRED, fields=[USER_HEADER])
     code = _OWN_CODES.get(next(iter(places))) if len(places) == 1 else None
     listed = ", ".join(f"{field}（{reason}）" if reason else field for field, reason in sorted(named.items()))
     return ApiError(

@@ -2,6 +2,15 @@
 
 The same key with the same body returns the first response; with a different body it is refused.
 Errors are not stored, so a failed request can be retried with the same key.
+
+The stored response alone cannot make a request exactly-once: an attempt that dies after creating
+something and before its response is stored leaves an in-progress record, which expires when the
+function's time is up (Powertools takes the Lambda's remaining time), and then the resend runs
+again. So a route that creates something names it after the caller and the key (`keyed_id`) and
+makes every write conditional on that name: the resend finds what the first attempt created and
+answers with it. The same holds when the in-progress record expires while the first attempt is still
+alive (a function running past its configured timeout, clocks that disagree): both attempts write
+the same conditional items under the same name and give the same answer; exactly one exists.
 """
 
 from __future__ import annotations
@@ -75,3 +84,9 @@ class IdempotentRequests:
             raise ApiError(
                 ApiErrorCode.REQUEST_IN_PROGRESS,
             ) from exc
+
+
+def keyed_id(prefix: str, user_id: str, key: str) -> str:
+    """The id of what a caller's request with this Idempotency-Key creates (`<prefix>_` + 20 hex)."""
+    digest = hashlib.sha256("\0".join((prefix, user_id, key)).encode("utf-8")).hexdigest()
+    return f"{prefix}_{digest[:20]}"

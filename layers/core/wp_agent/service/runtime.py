@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from wp_agent.adapters.aws.article_jobs import ArticleJobStore
+from wp_agent.adapters.aws.article_jobs import ArticleJob, ArticleJobStore
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
+from wp_agent.adapters.aws.audit_log import event_from_item as audit_event_from_item
 from wp_agent.adapters.aws.events import EventPublisher
-from wp_agent.adapters.aws.registry import TargetRegistry
+from wp_agent.adapters.aws.paging import InvalidStartKeyError
+from wp_agent.adapters.aws.registry import TargetChangedError, TargetRecord, TargetRegistry
 from wp_agent.adapters.aws.schedule_store import ScheduleRecord, ScheduleStore
+from wp_agent.adapters.aws.scheduler import disable_schedule, scheduler_client
 from wp_agent.adapters.aws.scheduler import failure_code as scheduler_failure_code
-from wp_agent.adapters.aws.scheduler import scheduler_client
-from wp_agent.adapters.aws.secrets import read_secret
+from wp_agent.adapters.aws.secrets import SecretStoreError, TargetSecrets, read_secret
 from wp_agent.adapters.aws.session_store import DynamoSessionStore
 from wp_agent.adapters.aws.workflow import ApprovalWaits, RunWorkflow
 from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
@@ -21,21 +25,33 @@ from wp_agent.agent.ports import AgentDeps, NoRateLimits, RateLimiter
 from wp_agent.agent.site_facts_cache import SiteFactsCache
 from wp_agent.agent.turn import AgentTurn
 from wp_agent.config import LambdaSettings
+from wp_agent.diagnostics.checks import Check
 from wp_agent.errors import ConfigurationError
 from wp_agent.executors.port import WpCli
 from wp_agent.executors.ssh_target import SshTarget
 from wp_agent.models.target import Target
 from wp_agent.policy import CommandPolicy
+from wp_agent.service.idempotency import IdempotentRequests
 from wp_agent.telemetry import RATE_LIMIT_UTILISATION_PERCENT, Telemetry
 from wp_agent.undo.agent_hooks import UndoRecorder, UndoRunOpening
 
+if TYPE_CHECKING:
+    from wp_agent.executors.ssh_pool import SshConnectionPool
+
 # The adapters the services may use are the ones wired here (import-linter keeps it so).
 __all__ = [
+    "ArticleJob",
     "AwsRuntime",
+    "InvalidStartKeyError",
     "LazyRuntime",
     "ScheduleRecord",
     "ScheduleStore",
+    "SecretStoreError",
+    "TargetChangedError",
+    "TargetRecord",
     "TargetRegistry",
+    "audit_event_from_item",
+    "disable_schedule",
     "function_settings",
     "read_secret",
     "required_setting",
@@ -55,8 +71,9 @@ def required_setting(value: str | None, name: str) -> str:
 class AwsRuntime:
     """Everything a handler needs, created lazily so a cold start only pays for what it uses."""
 
-    def __init__(self, settings: LambdaSettings) -> None:
+    def __init__(self, settings: LambdaSettings, *, ssh_pool: SshConnectionPool | None = None) -> None:
         self.settings = settings
+        self._ssh_pool = ssh_pool  # None: the process's pool (in Lambda, the container's)
 
     @cached_property
     def sessions(self) -> DynamoSessionStore:
@@ -72,6 +89,21 @@ class AwsRuntime:
     @cached_property
     def registry(self) -> TargetRegistry:
         return TargetRegistry(
+            required_setting(self.settings.wp_agent_registry_table, "WP_AGENT_REGISTRY_TABLE")
+        )
+
+    @cached_property
+    def idempotent_requests(self) -> IdempotentRequests:
+        """The api's Idempotency-Key handling (one per container, like the runtime itself)."""
+        return IdempotentRequests(self.settings.wp_agent_idempotency_table)
+
+    @cached_property
+    def target_secrets(self) -> TargetSecrets:
+        return TargetSecrets()
+
+    @cached_property
+    def schedules(self) -> ScheduleStore:
+        return ScheduleStore(
             required_setting(self.settings.wp_agent_registry_table, "WP_AGENT_REGISTRY_TABLE")
         )
 
@@ -135,15 +167,14 @@ class AwsRuntime:
         """WP-CLI over SSH to a registered target: its key and pinned host key come from its secret only."""
         from wp_agent.executors.ssh import SshWpCli
 
-        ssh_target = SshTarget(
-            host=target.host,
-            port=target.port,
-            user=target.user,
-            wp_path=target.wp_path,
-            wp_user=target.wp_user,
-            key_secret_arn=target.secret_arn,
-        )
-        return SshWpCli(self.settings, target=ssh_target)
+        return SshWpCli(self.settings, target=_ssh_target(target), pool=self._ssh_pool)
+
+    def check_target(self, target: Target) -> list[Check]:
+        """The doctor's checks of a registered target (reachable, host key, login, WordPress), no model;
+        a connection of their own (never the pool's)."""
+        from wp_agent.diagnostics.ssh_checks import check_ssh_target
+
+        return check_ssh_target(self.settings, _ssh_target(target))
 
     def agent_turn(self, target: Target, wp_cli: WpCli | None = None) -> AgentTurn:
         wp_cli = wp_cli or self.wp_cli_for(target)
@@ -165,18 +196,36 @@ class AwsRuntime:
         )
 
 
+def _ssh_target(target: Target) -> SshTarget:
+    return SshTarget(
+        host=target.host,
+        port=target.port,
+        user=target.user,
+        wp_path=target.wp_path,
+        wp_user=target.wp_user,
+        key_secret_arn=target.secret_arn,
+    )
+
+
 class LazyRuntime:
     """A handler module's accessor: the runtime is built on first use, then reused while warm. Its
     settings are the function's own class (config.py), validated whole when it is built: a missing or
     invalid setting fails the first invocation before it does anything, naming every such setting."""
 
-    def __init__(self, settings_class: type[LambdaSettings]) -> None:
+    def __init__(
+        self, settings_class: type[LambdaSettings], *, ssh_pool: SshConnectionPool | None = None
+    ) -> None:
         self._settings_class = settings_class
+        self._ssh_pool = ssh_pool  # None: the process's pool (a test's container passes its own)
         self._runtime: AwsRuntime | None = None
+
+    @property
+    def settings_class(self) -> type[LambdaSettings]:
+        return self._settings_class
 
     def __call__(self) -> AwsRuntime:
         if self._runtime is None:
-            self._runtime = AwsRuntime(function_settings(self._settings_class))
+            self._runtime = AwsRuntime(function_settings(self._settings_class), ssh_pool=self._ssh_pool)
         return self._runtime
 
     def reset(self) -> None:
@@ -184,11 +233,13 @@ class LazyRuntime:
         self._runtime = None
 
 
-def function_settings(settings_class: type[LambdaSettings]) -> LambdaSettings:
-    """The function's settings from its environment; ConfigurationError naming what is missing or
-    invalid (never the values: they may be secrets)."""
+def function_settings(
+    settings_class: type[LambdaSettings], values: Mapping[str, Any] | None = None
+) -> LambdaSettings:
+    """The function's settings from its environment (`values` first: the local stack's own); a
+    ConfigurationError naming what is missing or invalid (never the values: they may be secrets)."""
     try:
-        return settings_class()
+        return settings_class(**(values or {}))
     except ValidationError as exc:
         # A setting's name, or for a rule over several settings the names it gives.
         names = sorted(

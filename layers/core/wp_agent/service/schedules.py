@@ -11,6 +11,13 @@ is created, so creating it first and rolling it back after a failed registry wri
 run started for a schedule that no longer exists, and a schedule without registry items would be
 invisible to its owner and undeletable through the API. A crash between the two writes leaves at
 most a registry item without a schedule, which its owner sees and can delete.
+
+With an Idempotency-Key the schedule's id (its Scheduler name) comes from the owner and the key, so
+a resend after a lost answer finds what the first attempt made: the registry items (the same request
+is answered with them; another body is refused) and the Scheduler schedule (ConflictException, or
+found by name when the create's answer was lost). Such a resend completes a half-made schedule and
+never creates a second one. Registry items are removed after a failure only by the attempt that wrote
+them, and only once Scheduler says the schedule does not exist.
 """
 
 from __future__ import annotations
@@ -50,6 +57,7 @@ from wp_agent.scheduling.expressions import (
 from wp_agent.scheduling.proposal import ScheduleClarification, ScheduleProposalError, propose_schedule
 from wp_agent.scheduling.summary import summarize
 from wp_agent.service.api_errors import ApiError, ApiErrorCode
+from wp_agent.service.idempotency import keyed_id
 from wp_agent.service.runtime import (
     ScheduleRecord,
     ScheduleStore,
@@ -128,8 +136,11 @@ class ScheduleService:
 
     # -- routes -------------------------------------------------------------------------------------
 
-    def create(self, owner_id: str, request: ScheduleCreateRequest) -> ScheduleView:
-        """POST /v1/schedules → 201. 400 invalid, 404 target not owned, 409 owner's limit reached."""
+    def create(
+        self, owner_id: str, request: ScheduleCreateRequest, *, idempotency_key: str | None = None
+    ) -> ScheduleView:
+        """POST /v1/schedules → 201. 400 invalid, 404 target not owned, 409 owner's limit reached,
+        422 the Idempotency-Key was used for another schedule."""
         state_machine_arn = required_setting(
             self._settings.wp_agent_state_machine_arn, "WP_AGENT_STATE_MACHINE_ARN"
         )
@@ -137,37 +148,38 @@ class ScheduleService:
         target = self._owned_target(owner_id, request.target_id)
         check_multisite_access(target, owner_id, request.agent_input.multisite, field="agentInput.multisite")
         now = self._clock()
-        schedule = _validated(request.expression, request.timezone, now)
-        if self._store.count_for_owner(owner_id) >= MAX_SCHEDULES_PER_OWNER:
-            raise ApiError(
-                ApiErrorCode.SCHEDULE_LIMIT_REACHED,
-                f"登録できるスケジュールは1人あたり{MAX_SCHEDULES_PER_OWNER}件までです。不要なスケジュールを削除してから登録してください。",
-            )
+        earlier: ScheduleRecord | None = None
+        if idempotency_key is None:
+            schedule_id = new_schedule_id()
+        else:
+            schedule_id = keyed_id("sch", owner_id, idempotency_key)
+            earlier = self._store.get(schedule_id)
+        # A resend is validated as of the first attempt, so an at() that has come close meanwhile
+        # still names the same schedule.
+        created = datetime.fromisoformat(earlier.created_at.replace("Z", "+00:00")) if earlier else now
+        schedule = _validated(request.expression, request.timezone, created)
         record = ScheduleRecord(
-            schedule_id=new_schedule_id(),
+            schedule_id=schedule_id,
             owner_id=owner_id,
             target_id=target.target_id,
             name=request.name or _default_name(request.agent_input.message),
             expression=schedule.expression,
             timezone=schedule.timezone,
             agent_input=request.agent_input,
-            created_at=now.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            created_at=created.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         )
         arguments = self.create_schedule_arguments(
             record, schedule, state_machine_arn=state_machine_arn, role_arn=role_arn
         )
-        try:
-            self._store.put(record)
-        except Exception as exc:
-            logger.exception("could not store a schedule", extra={"schedule_id": record.schedule_id})
-            raise ApiError(
-                ApiErrorCode.SCHEDULE_STORE_UNAVAILABLE,
-            ) from exc
-        try:
-            self._scheduler.create_schedule(**arguments)
-        except Exception as exc:
-            self._remove_record_after_failure(record)
-            raise _scheduler_error(exc, self._settings.wp_agent_schedule_group) from exc
+        if earlier is None:
+            earlier = self._store_new(record)
+        if earlier is not None and not _same_schedule(earlier, record):
+            raise ApiError(ApiErrorCode.IDEMPOTENCY_KEY_REUSED)
+        wrote = earlier is None
+        record = earlier or record
+        view = _view(record, now)
+        if wrote or view.next_runs:  # an at() already past has run (and deleted itself) or never will
+            self._create_in_scheduler(record, arguments, wrote=wrote)
         logger.info(
             "schedule created",
             extra={
@@ -176,9 +188,59 @@ class ScheduleService:
                 "target_id": record.target_id,
                 "expression": record.expression,
                 "timezone": record.timezone,
+                "repeated": not wrote,
             },
         )
-        return _view(record, now)
+        return view
+
+    def _store_new(self, record: ScheduleRecord) -> ScheduleRecord | None:
+        """Write a new schedule's registry items; None when written, else the record a concurrent
+        attempt with the same key wrote first."""
+        if self._store.count_for_owner(record.owner_id) >= MAX_SCHEDULES_PER_OWNER:
+            raise ApiError(
+                ApiErrorCode.SCHEDULE_LIMIT_REACHED,
+                f"登録できるスケジュールは1人あたり{MAX_SCHEDULES_PER_OWNER}件までです。不要なスケジュールを削除してから登録してください。",
+            )
+        try:
+            if self._store.put(record):
+                return None
+            stored = self._store.get(record.schedule_id)
+        except Exception as exc:
+            logger.exception("could not store a schedule", extra={"schedule_id": record.schedule_id})
+            raise ApiError(
+                ApiErrorCode.SCHEDULE_STORE_UNAVAILABLE,
+            ) from exc
+        if stored is None:  # written and removed again meanwhile (its attempt failed): not stored
+            raise ApiError(ApiErrorCode.SCHEDULE_STORE_UNAVAILABLE)
+        return stored
+
+    def _create_in_scheduler(self, record: ScheduleRecord, arguments: dict[str, Any], *, wrote: bool) -> None:
+        """CreateSchedule; a schedule of this name that exists already (an earlier attempt made it,
+        or this create happened and its answer was lost) is this one."""
+        try:
+            self._scheduler.create_schedule(**arguments)
+        except Exception as exc:
+            if scheduler_failure_code(exc) == "ConflictException":
+                return
+            present = self._in_scheduler(record)
+            if present:
+                return
+            if wrote and present is False:
+                self._remove_record_after_failure(record)
+            raise _scheduler_error(exc, self._settings.wp_agent_schedule_group) from exc
+
+    def _in_scheduler(self, record: ScheduleRecord) -> bool | None:
+        """Whether Scheduler has the schedule (None: it cannot tell now)."""
+        try:
+            self._scheduler.get_schedule(
+                Name=record.schedule_id, GroupName=self._settings.wp_agent_schedule_group
+            )
+        except Exception as exc:  # noqa: BLE001 - whatever prevents the look-up means "cannot tell"
+            if scheduler_failure_code(exc) == "ResourceNotFoundException":
+                return False
+            logger.warning("could not look the schedule up", extra={"schedule_id": record.schedule_id})
+            return None
+        return True
 
     def list(self, owner_id: str) -> ScheduleList:
         """GET /v1/schedules → 200: the caller's schedules, oldest first."""
@@ -316,6 +378,11 @@ def _validated(expression: str, timezone: str, now: datetime) -> ValidatedSchedu
             else ApiErrorCode.INVALID_SCHEDULE_EXPRESSION
         )
         raise ApiError(code, exc.message_ja, fields=[exc.parameter]) from exc
+
+
+def _same_schedule(stored: ScheduleRecord, requested: ScheduleRecord) -> bool:
+    """The same request (its creation time aside): a resend of the one that stored `stored`."""
+    return stored.model_dump(exclude={"created_at"}) == requested.model_dump(exclude={"created_at"})
 
 
 def _default_name(message: str) -> str:

@@ -2,11 +2,48 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.models.agent_io import MultisiteOptions, utc_now_iso
 from wp_agent.models.api import TargetList, TargetRegistration
 from wp_agent.models.target import Target
 from wp_agent.service.api_errors import ApiError, ApiErrorCode
-from wp_agent.service.runtime import AwsRuntime
+from wp_agent.service.runtime import AwsRuntime, TargetRecord
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who asks: the user the backend names (X-Argo-User-Id) and whether the IAM principal is an
+    administrator (WP_AGENT_ADMIN_PRINCIPALS); `principal` is what the audit records as the actor."""
+
+    user_id: str | None
+    admin: bool
+    principal: str
+
+    def may_manage(self, target: Target) -> bool:
+        return self.admin or (self.user_id is not None and target.owned_by(self.user_id))
+
+
+def readable_record(runtime: AwsRuntime, target_id: str, caller: Caller) -> TargetRecord:
+    """The target (deleted ones too) when the caller owns or administers it; 404 otherwise."""
+    record = runtime.registry.record(target_id)
+    if record is None or not caller.may_manage(record.target):
+        raise ApiError(ApiErrorCode.TARGET_NOT_FOUND)
+    return record
+
+
+def target_event(
+    target: Target, caller: Caller, event_type: AuditEventType, details: dict[str, str] | None = None
+) -> AuditEvent:
+    """An audit record of the target's lifecycle (its trail is the target's own pseudo-session)."""
+    return AuditEvent(
+        type=event_type,
+        user_id=caller.principal,
+        session_id=f"target-{target.target_id}",
+        target_id=target.target_id,
+        details=details or None,
+    )
 
 
 def check_multisite_access(
@@ -41,7 +78,13 @@ class TargetService:
         target = Target.model_validate(
             body.model_dump() | {"created_by": caller, "created_at": utc_now_iso()}
         )
-        if not self._rt.registry.put(target):
+        event = target_event(
+            target,
+            Caller(None, admin=True, principal=caller),
+            AuditEventType.TARGET_REGISTERED,
+            {"owners": ",".join(target.owners), "host": f"{target.host}:{target.port}"},
+        )
+        if not self._rt.registry.create(target, audit=self._rt.audit, event=event):
             raise ApiError(
                 ApiErrorCode.TARGET_EXISTS, f"対象サイト「{target.target_id}」は既に登録されています。"
             )

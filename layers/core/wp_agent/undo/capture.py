@@ -18,10 +18,10 @@ from typing import Any
 from wp_agent.agent import approval_steps
 from wp_agent.agent.approval_summary import IRREVERSIBLE
 from wp_agent.command_line.parsed_command import ParsedCommand
-from wp_agent.executors.port import CommandResult
-from wp_agent.masking import is_secret_name, mask_command_output
+from wp_agent.masking import is_secret_name
 from wp_agent.models.undo import EntityRef, UndoCapture, UndoItem
-from wp_agent.undo.entities import KINDS, CaptureError, Read, scoped
+from wp_agent.undo.entities import CaptureError, Read
+from wp_agent.undo.images import images
 
 NOT_RECORDED = "この操作の変更内容は記録できないため、" + IRREVERSIBLE
 
@@ -326,7 +326,19 @@ def assess(path: Sequence[str], argv: Sequence[str]) -> Assessment:
 
 def capture_before(path: Sequence[str], argv: Sequence[str], read: Read, *, workers: int = 1) -> UndoCapture:
     """Read what the command will change, before it runs (read-only commands only)."""
-    started = time.perf_counter()
+    return capture_before_all([(path, argv)], read, workers=workers)[0]
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """A command whose before-image is to be read: what it changes."""
+
+    verdict: Assessment
+    recreatable: bool
+    refs: list[EntityRef]
+
+
+def _plan_before(path: Sequence[str], argv: Sequence[str], read: Read) -> UndoCapture | _Planned:
     verdict = assess(path, argv)
     recreatable = tuple(path) == ("post", "delete")
     if not verdict.revertible and not recreatable:
@@ -334,17 +346,45 @@ def capture_before(path: Sequence[str], argv: Sequence[str], read: Read, *, work
     spec = COMMANDS[tuple(path)]
     try:
         refs = spec.targets(_command(path, argv, read))
-        if spec.creates is None and not refs and tuple(path) not in _NOTHING_TO_UNDO:
-            return UndoCapture(revertible=False, reason_ja="対象を特定できないため、" + IRREVERSIBLE)
-        images = snapshots(refs, read, workers=workers)
     except CaptureError as exc:
         return UndoCapture(revertible=False, reason_ja=exc.reason_ja + "。" + IRREVERSIBLE)
-    items = [UndoItem(entity=ref, before=image) for ref, image in zip(refs, images, strict=True)]
-    capture = UndoCapture(revertible=verdict.revertible, reason_ja=verdict.reason_ja, items=items)
-    capture.recreatable = recreatable and not verdict.revertible
-    _not_undoable_now(path, argv, capture)
-    capture.capture_ms = int((time.perf_counter() - started) * 1000)
-    return capture
+    if spec.creates is None and not refs and tuple(path) not in _NOTHING_TO_UNDO:
+        return UndoCapture(revertible=False, reason_ja="対象を特定できないため、" + IRREVERSIBLE)
+    return _Planned(verdict, recreatable, refs)
+
+
+def capture_before_all(
+    commands: Sequence[tuple[Sequence[str], Sequence[str]]], read: Read, *, workers: int = 1
+) -> list[UndoCapture]:
+    """The before-images of the writes of one reply (path, argv each), read together: a read that
+    serves several images runs once (shared_reads.py). A command whose image cannot be read is not
+    revertible; the others keep theirs."""
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(commands)))) as pool:
+        # Targets are read from the site only for menus and themes (the active stylesheet).
+        planned = list(pool.map(lambda command: _plan_before(command[0], command[1], read), commands))
+    wanted = [ref for plan in planned if isinstance(plan, _Planned) for ref in plan.refs]
+    found = iter(images(wanted, read, workers=workers))
+    elapsed_ms = int((time.perf_counter() - started) * 1000)
+    captures = []
+    for (path, argv), plan in zip(commands, planned, strict=True):
+        if isinstance(plan, UndoCapture):
+            captures.append(plan)
+            continue
+        before = [next(found) for _ in plan.refs]
+        failed = next((image for image in before if isinstance(image, CaptureError)), None)
+        if failed is not None:
+            captures.append(UndoCapture(revertible=False, reason_ja=failed.reason_ja + "。" + IRREVERSIBLE))
+            continue
+        items = [UndoItem(entity=ref, before=image) for ref, image in zip(plan.refs, before, strict=True)]
+        capture = UndoCapture(
+            revertible=plan.verdict.revertible, reason_ja=plan.verdict.reason_ja, items=items
+        )
+        capture.recreatable = plan.recreatable and not plan.verdict.revertible
+        _not_undoable_now(path, argv, capture)
+        capture.capture_ms = elapsed_ms
+        captures.append(capture)
+    return captures
 
 
 _NOTHING_TO_UNDO = {("term", "recount"), ("comment", "recount"), ("cache", "flush"), ("rewrite", "flush")}
@@ -383,60 +423,48 @@ def record_after(
     workers: int = 1,
 ) -> None:
     """After the command ran: what it created (from its output) and the after-image of everything."""
-    if not capture.revertible and not capture.recreatable:
-        return
-    spec = COMMANDS[tuple(path)]
+    record_after_all([(path, argv, capture, stdout)], read, workers=workers)
+
+
+def record_after_all(
+    ran: Sequence[tuple[Sequence[str], Sequence[str], UndoCapture, str]], read: Read, *, workers: int = 1
+) -> None:
+    """After the writes of one reply ran (path, argv, capture, stdout each): what each created and the
+    after-images of everything, read together like the before-images."""
     started = time.perf_counter()
-    try:
-        if spec.creates is not None and spec.created_id is not None:
-            match = spec.created_id.search(stdout.strip())
-            if match is not None:
-                new_id = next(g for g in match.groups() if g)
-                cmd = _command(path, argv, read)
-                key = [cmd.args[0], new_id] if spec.creates == "term" and cmd.args else [new_id]
-                capture.items.append(UndoItem(entity=cmd.ref(spec.creates, *key), before=None))
-        images = snapshots([item.entity for item in capture.items], read, workers=workers)
-    except CaptureError as exc:
-        capture.revertible = capture.recreatable = False
-        capture.reason_ja = exc.reason_ja + "。実行後の状態を記録できなかったため、元に戻せません。"
-        return
-    for item, image in zip(capture.items, images, strict=True):
-        item.after = image
-        item.after_recorded = True
-    capture.capture_ms += int((time.perf_counter() - started) * 1000)
+    recorded = [entry for entry in ran if entry[2].revertible or entry[2].recreatable]
+    for path, argv, capture, stdout in recorded:
+        spec = COMMANDS[tuple(path)]
+        match = spec.created_id.search(stdout.strip()) if spec.creates and spec.created_id else None
+        if spec.creates is not None and match is not None:
+            new_id = next(g for g in match.groups() if g)
+            cmd = _command(path, argv, read)
+            key = [cmd.args[0], new_id] if spec.creates == "term" and cmd.args else [new_id]
+            capture.items.append(UndoItem(entity=cmd.ref(spec.creates, *key), before=None))
+    found = iter(
+        images([item.entity for entry in recorded for item in entry[2].items], read, workers=workers)
+    )
+    elapsed_ms = int((time.perf_counter() - started) * 1000)
+    for _path, _argv, capture, _stdout in recorded:
+        after = [next(found) for _ in capture.items]
+        failed = next((image for image in after if isinstance(image, CaptureError)), None)
+        if failed is not None:
+            capture.revertible = capture.recreatable = False
+            capture.reason_ja = failed.reason_ja + "。実行後の状態を記録できなかったため、元に戻せません。"
+            continue
+        for item, image in zip(capture.items, after, strict=True):
+            item.after = image
+            item.after_recorded = True
+        capture.capture_ms += elapsed_ms
 
 
 def snapshots(refs: Sequence[EntityRef], read: Read, *, workers: int = 1) -> list[Any]:
-    """The current state of each entity; every read of all of them runs concurrently (up to `workers`)."""
-    plans = [[scoped(argv, ref) for argv in KINDS[ref.kind].reads(ref.key, ref.parts)] for ref in refs]
-    flat = [argv for argv_list in plans for argv in argv_list]
-    if not flat:
-        return [None for _ in refs]
-    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(flat)))) as pool:
-        results = list(pool.map(_masked(read), flat))
-    images, at = [], 0
-    for ref, argv_list in zip(refs, plans, strict=True):
-        chunk = results[at : at + len(argv_list)]
-        at += len(argv_list)
-        if any(secret for _, secret in chunk):
-            raise CaptureError(f"{KINDS[ref.kind].label(ref.key)}に秘密情報が含まれるため記録しません")
-        images.append(KINDS[ref.kind].parse(ref.key, ref.parts, [result for result, _ in chunk]))
-    return images
-
-
-def _masked(read: Read) -> Callable[[list[str]], tuple[CommandResult, bool]]:
-    """Read, then mask the output like any command output; True when masking changed something."""
-
-    def run(argv: list[str]) -> tuple[CommandResult, bool]:
-        result = read(argv)
-        masked = mask_command_output(result.stdout)
-        if masked == result.stdout:
-            return result, False
-        return CommandResult(
-            masked, result.stderr, result.exit_code, result.duration_ms, result.truncated
-        ), True
-
-    return run
+    """The current state of each entity, all read together (images.py); the first CaptureError is raised."""
+    found = images(refs, read, workers=workers)
+    failed = next((image for image in found if isinstance(image, CaptureError)), None)
+    if failed is not None:
+        raise failed
+    return found
 
 
 def cannot_undo(path: Sequence[str], argv: Sequence[str]) -> str | None:

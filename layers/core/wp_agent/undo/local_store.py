@@ -28,6 +28,7 @@ class StoredRun(BaseModel):
     network_admin: bool = False
     commands: list[CommandRecord] = Field(default_factory=list)
     reverted_by: list[str] = Field(default_factory=list)  # run IDs of undo runs
+    undone_by: str | None = None  # the undo run that put back everything it planned
 
 
 def valid_run_id(run_id: str) -> bool:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from wp_agent.agent.ports import RateLimiter
@@ -21,7 +20,7 @@ from wp_agent.executors.port import CommandResult, WpCli
 from wp_agent.masking import mask_command
 from wp_agent.models.undo import UndoCapture
 from wp_agent.policy import CommandPolicy, PolicyCategory
-from wp_agent.undo.capture import capture_before, record_after
+from wp_agent.undo.capture import capture_before_all, record_after_all
 from wp_agent.undo.entities import CaptureError, Read
 
 logger = logging.getLogger(__name__)
@@ -60,30 +59,21 @@ def site_reader(
     return read
 
 
-def _each(records: Sequence[CommandRecord], work: Callable[[CommandRecord], None], workers: int) -> None:
-    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(records)))) as pool:
-        list(pool.map(work, records))
-
-
 def capture_records(
     records: Sequence[CommandRecord], read: Read, *, workers: int = 1
 ) -> dict[str, UndoCapture]:
     """Before the batch runs: the before-image of every write/destructive command of it (all of them
-    first, so commands running side by side never see each other's changes), by tool_use id."""
+    first, so commands running side by side never see each other's changes), read together; by
+    tool_use id."""
     writes = [r for r in records if r.category is not PolicyCategory.READ and r.undo is None]
-    captured: dict[str, UndoCapture] = {}
-
-    def capture(record: CommandRecord) -> None:
-        try:
-            captured[record.tool_use_id] = capture_before(
-                record.command_path, record.argv, read, workers=workers
-            )
-        except Exception:  # an undo problem never stops the command the person asked for
-            logger.exception("before-image capture failed", extra={"command": record.command})
-
-    if writes:
-        _each(writes, capture, 1 if len(writes) == 1 else workers)
-    return captured
+    if not writes:
+        return {}
+    try:
+        captures = capture_before_all([(r.command_path, r.argv) for r in writes], read, workers=workers)
+    except Exception:  # an undo problem never stops the command the person asked for
+        logger.exception("before-image capture failed", extra={"commands": [r.command for r in writes]})
+        return {}
+    return {record.tool_use_id: capture for record, capture in zip(writes, captures, strict=True)}
 
 
 def record_records(
@@ -92,20 +82,15 @@ def record_records(
     """After the batch ran: each command's capture completed with what it created and the after-image
     of what it changed (a copy; the record keeps its own until the turn replaces it), by tool_use id."""
     done = [r for r in records if r.undo is not None and r.status is CommandStatus.FINISHED]
-    recorded: dict[str, UndoCapture] = {}
-
-    def after(record: CommandRecord) -> None:
-        if record.undo is None:
-            return
-        capture = record.undo.model_copy(deep=True)
-        try:
-            record_after(record.command_path, record.argv, capture, record.stdout, read, workers=workers)
-        except Exception:
-            logger.exception("after-image capture failed", extra={"command": record.command})
+    if not done:
+        return {}
+    recorded = {r.tool_use_id: r.undo.model_copy(deep=True) for r in done if r.undo is not None}
+    ran = [(r.command_path, r.argv, recorded[r.tool_use_id], r.stdout) for r in done]
+    try:
+        record_after_all(ran, read, workers=workers)
+    except Exception:
+        logger.exception("after-image capture failed", extra={"commands": [r.command for r in done]})
+        for capture in recorded.values():
             capture.revertible = False
             capture.reason_ja = "実行後の状態を記録できなかったため、元に戻せません。"
-        recorded[record.tool_use_id] = capture
-
-    if done:
-        _each(done, after, 1 if len(done) == 1 else workers)
     return recorded

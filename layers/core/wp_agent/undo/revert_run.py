@@ -4,8 +4,9 @@ approval; every command it runs is audited with the run it reverts (`revertsRunI
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from wp_agent.agent import audit_outbox
 from wp_agent.agent.approval_summary import describe
@@ -17,7 +18,7 @@ from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
 from wp_agent.masking import mask_command, mask_command_output
 from wp_agent.models.undo import UndoPlan
-from wp_agent.policy import CommandPolicy, PolicyDecision
+from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
 from wp_agent.undo.entities import Read
 from wp_agent.undo.execute import PlanOutcome, execute_plan
 from wp_agent.undo.plan import RunCommand, build_plan
@@ -35,6 +36,61 @@ def run_commands(records: Sequence[CommandRecord]) -> list[RunCommand]:
 
 def undo_available(records: Sequence[CommandRecord]) -> bool:
     return any(c.ran and c.capture is not None and c.capture.revertible for c in run_commands(records))
+
+
+def _can_put_back(records: Sequence[CommandRecord]) -> bool:
+    """Some change of the run can be put back: reverted, or (deleted for good) created again."""
+    return any(
+        c.ran and c.capture is not None and (c.capture.revertible or c.capture.recreatable)
+        for c in run_commands(records)
+    )
+
+
+@dataclass(frozen=True)
+class NothingToUndo:
+    """Why undoing a run would change nothing: it changed nothing that can be put back, or an
+    earlier undo (`undone_by`) already put back everything it planned."""
+
+    reason: Literal["no_changes", "already_undone"]
+    undone_by: str | None = None
+
+    @property
+    def message_ja(self) -> str:
+        if self.reason == "already_undone":
+            return f"この実行の変更はすでに元に戻しています（取り消しの実行ID: {self.undone_by}）。"
+        return "この実行には元に戻せる変更がありません。"
+
+
+def nothing_to_undo(records: Sequence[CommandRecord], *, undone_by: str | None) -> NothingToUndo | None:
+    """The one decision whether an undo of a run is worth starting (API and CLI alike). `records`
+    are the run's commands; `undone_by` the earlier undo run that put back everything it planned
+    and was not undone itself (see `standing_undo`), or None."""
+    if not _can_put_back(records):
+        return NothingToUndo("no_changes")
+    if undone_by is not None:
+        return NothingToUndo("already_undone", undone_by)
+    return None
+
+
+def undo_completed(undo_records: Sequence[CommandRecord]) -> bool:
+    """An undo run's command records: it changed something, and every change it made succeeded
+    (none blocked, declined, failed or of unknown outcome)."""
+    changes = [r for r in undo_records if r.category is not PolicyCategory.READ]
+    return bool(changes) and all(r.succeeded for r in changes)
+
+
+def standing_undo(
+    run_id: str, reverts: Mapping[str, str | None], records: Sequence[CommandRecord]
+) -> str | None:
+    """The latest undo run of `run_id` that completed and was not itself undone (undoing the undo
+    brings the run's changes back). `reverts` maps each run of the session to the run it reverts."""
+    undos = [undo for undo, reverted in reverts.items() if reverted == run_id]
+    for undo in reversed(undos):
+        if undo_completed([r for r in records if r.run_id == undo]) and not standing_undo(
+            undo, reverts, records
+        ):
+            return undo
+    return None
 
 
 @dataclass

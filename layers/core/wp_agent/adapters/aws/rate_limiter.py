@@ -2,7 +2,10 @@
 
 - model calls: at most N per minute for the deployment (fixed one-minute windows; a caller over the
   limit waits for the next window, bounded, then gets API_RATE_LIMITED);
-- commands: at most N per minute per user (over the limit: a clear Japanese error, nothing runs);
+- commands: at most N per minute per user (over the limit: a clear Japanese error, nothing runs), each
+  command counted once, by the id of its recorded intent: an item `INTENT#<id>` written in the same
+  transaction as the count, so taking it again (a retried turn, the SDK resending a write whose answer
+  was lost, the approved command after its hold) finds it held and is allowed;
 - SSH: at most N concurrent commands per target, as leases `SLOT#<target>/<n>` that expire on their own
   (a crashed instance's lease frees itself once no command it started can still run: the longest
   a Lambda invocation lives, plus the command timeout and kill delay of a command started in its
@@ -35,6 +38,9 @@ LEASE_MARGIN_SECONDS = 30.0
 # Lambda's maximum timeout: no invocation can hold a slot for longer.
 MAX_HOLDER_SECONDS = 900.0
 SLOT_POLL_SECONDS = 0.2
+# An intent counted when its command was held stays known for the longest approval wait and a day more.
+INTENT_KEEP_SECONDS = 8 * 86_400
+_TRANSACTION_ATTEMPTS = 3
 
 
 def _conditional_failed(exc: Exception) -> bool:
@@ -43,6 +49,18 @@ def _conditional_failed(exc: Exception) -> bool:
         isinstance(response, dict)
         and response.get("Error", {}).get("Code") == "ConditionalCheckFailedException"
     )
+
+
+def _cancellation_reasons(exc: Exception) -> list[str] | None:
+    """Why each item of a cancelled transaction failed, in order; None for any other error."""
+    response = getattr(exc, "response", None)
+    if (
+        not isinstance(response, dict)
+        or response.get("Error", {}).get("Code") != "TransactionCanceledException"
+    ):
+        return None
+    reasons = [str(r.get("Code", "None")) for r in response.get("CancellationReasons", [])]
+    return reasons + ["None"] * (2 - len(reasons))
 
 
 class DynamoRateLimiter:
@@ -115,16 +133,75 @@ class DynamoRateLimiter:
             )
             self._sleep(wait)
 
-    def before_command(self, user_id: str) -> None:
-        used = self._take(f"LIMIT#user#{user_id}", self._command_limit, self._clock())
-        if used is None:
+    def before_command(self, user_id: str, intent_id: str) -> None:
+        used = self._take_for_intent(user_id, intent_id, self._clock())
+        if used == 0:
             self._report("commands_per_user", self._command_limit, self._command_limit)
             raise WpAgentError(
                 AgentErrorCode.COMMAND_BLOCKED,
                 f"コマンド実行の上限（1分あたり{self._command_limit}回）に達したため実行していません。1分ほど待ってから再度指示してください。",
                 details={"limit": "commands_per_user_per_minute"},
             )
-        self._report("commands_per_user", used, self._command_limit)
+        if used is not None:
+            self._report("commands_per_user", used, self._command_limit)
+
+    def _take_for_intent(self, user_id: str, intent_id: str, now: float) -> int | None:
+        """Count `intent_id` in the user's window and remember it, in one transaction: the new count,
+        None when this intent was already counted, 0 when the window is full."""
+        window = int(now // WINDOW_SECONDS)
+        table = self._table_name
+        for attempt in range(_TRANSACTION_ATTEMPTS):
+            try:
+                # The resource's client takes Python values, as the Table does.
+                self._table.meta.client.transact_write_items(
+                    TransactItems=[
+                        {
+                            "Put": {
+                                "TableName": table,
+                                "Item": {
+                                    "pk": f"INTENT#{intent_id}",
+                                    "sk": "I",
+                                    "user_id": user_id,
+                                    "window": window,
+                                    "expires_at": int(now) + INTENT_KEEP_SECONDS,
+                                },
+                                "ConditionExpression": "attribute_not_exists(pk)",
+                            }
+                        },
+                        {
+                            "Update": {
+                                "TableName": table,
+                                "Key": {"pk": f"LIMIT#user#{user_id}", "sk": f"W#{window}"},
+                                "UpdateExpression": "ADD #c :one SET expires_at = :ttl",
+                                "ConditionExpression": "attribute_not_exists(#c) OR #c < :limit",
+                                "ExpressionAttributeNames": {"#c": "count"},
+                                "ExpressionAttributeValues": {
+                                    ":one": 1,
+                                    ":limit": self._command_limit,
+                                    ":ttl": (window + 2) * WINDOW_SECONDS,
+                                },
+                            }
+                        },
+                    ]
+                )
+            except Exception as exc:
+                reasons = _cancellation_reasons(exc)
+                if reasons is None:
+                    raise
+                if reasons[0] == "ConditionalCheckFailed":
+                    return None  # counted before: this is the same command
+                if reasons[1] == "ConditionalCheckFailed":
+                    return 0
+                if attempt + 1 == _TRANSACTION_ATTEMPTS:  # conflicts with other writers kept winning
+                    raise
+                self._sleep(random.uniform(0.02, 0.1) * (attempt + 1))  # noqa: S311 - jitter only
+                continue
+            return self._count_now(user_id, window)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _count_now(self, user_id: str, window: int) -> int:
+        item = self._table.get_item(Key={"pk": f"LIMIT#user#{user_id}", "sk": f"W#{window}"}).get("Item")
+        return int(item["count"]) if item else 1  # read before the write shows (eventual consistency)
 
     # -- SSH slots ------------------------------------------------------------------------------
 

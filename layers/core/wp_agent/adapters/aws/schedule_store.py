@@ -65,10 +65,22 @@ class ScheduleStore:
     def _table(self) -> Any:
         return resource("dynamodb").Table(self._table_name)
 
-    def put(self, record: ScheduleRecord) -> None:
-        """Write both items; fails (ConditionalCheckFailed inside TransactionCanceled) if the id exists."""
+    def put(self, record: ScheduleRecord) -> bool:
+        """Write both items; False (nothing written) when a schedule with this id exists."""
+        from botocore.exceptions import ClientError
+
         by_id = _schedule_key(record.schedule_id)
         by_owner = _owner_key(record.owner_id, record.schedule_id)
+        try:
+            self._put_both(record, by_id, by_owner)
+        except ClientError as exc:
+            reasons = exc.response.get("CancellationReasons") or []
+            if any(reason.get("Code") == "ConditionalCheckFailed" for reason in reasons):
+                return False
+            raise
+        return True
+
+    def _put_both(self, record: ScheduleRecord, by_id: dict[str, str], by_owner: dict[str, str]) -> None:
         self._table.meta.client.transact_write_items(
             TransactItems=[
                 {

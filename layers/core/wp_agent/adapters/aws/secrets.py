@@ -1,9 +1,70 @@
-"""Secrets Manager reads for the Lambda wiring (cached for a few minutes per warm container)."""
+"""Secrets Manager: reads for the Lambda wiring (cached for a few minutes per warm container), and the
+targets' SSH secrets as the target lifecycle changes them."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
 from aws_lambda_powertools.utilities import parameters
+
+from wp_agent.adapters.aws.clients import client
 
 
 def read_secret(secret_arn: str) -> str:
     return str(parameters.get_secret(secret_arn, max_age=300))
+
+
+class SecretStoreError(Exception):
+    """Secrets Manager could not read or write a target's secret (`missing`: it does not exist)."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+        self.missing = code == "ResourceNotFoundException"
+        super().__init__(code)
+
+
+class TargetSecrets:
+    """A registered target's SSH secret: read fresh (never from a cache: a rotation reads what is
+    there now), write a new version, schedule the deletion."""
+
+    def read(self, secret_arn: str) -> str:
+        response = self._call("get_secret_value", SecretId=secret_arn)
+        return str(response["SecretString"])
+
+    def write(self, secret_arn: str, value: str, *, request_token: str) -> None:
+        """A new current version; the token makes a repeat of the same write a no-op."""
+        self._call(
+            "put_secret_value", SecretId=secret_arn, SecretString=value, ClientRequestToken=request_token
+        )
+
+    def schedule_deletion(self, secret_arn: str, *, recovery_days: int) -> str | None:
+        """When the secret will be deleted (already scheduled: that date); None when it does not exist."""
+        try:
+            response = self._call("delete_secret", SecretId=secret_arn, RecoveryWindowInDays=recovery_days)
+        except SecretStoreError as exc:
+            if exc.missing:
+                return None
+            if exc.code != "InvalidRequestException":  # e.g. already scheduled for deletion
+                raise
+            response = self._call("describe_secret", SecretId=secret_arn)
+            if "DeletedDate" not in response:
+                raise
+            return _iso(response["DeletedDate"], plus_days=recovery_days)
+        return _iso(response["DeletionDate"])
+
+    @staticmethod
+    def _call(operation: str, **kwargs: Any) -> Any:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            return getattr(client("secretsmanager"), operation)(**kwargs)
+        except ClientError as exc:
+            raise SecretStoreError(str(exc.response["Error"]["Code"])) from None
+        except BotoCoreError as exc:
+            raise SecretStoreError(type(exc).__name__) from None
+
+
+def _iso(moment: datetime, *, plus_days: int = 0) -> str:
+    moment = moment + timedelta(days=plus_days)
+    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")

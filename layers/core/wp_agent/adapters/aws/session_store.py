@@ -1,7 +1,8 @@
 """SessionStore on DynamoDB, laid out so no item nears the 400 KB limit and no write can corrupt.
 
 pk = SESSION#<id>:
-  STATE                     version, status, ids; `refs` = where each part of the state lives
+  STATE                     version, status, ids; `refs` = where each part of the state lives;
+                            the listing attributes of the sessions_by_user(_target) indexes
   BLOB#<name>#<write>#<n>   one part of a compressed value: the core (everything small and large
                             except messages/commands/result), a message, a command record (with its
                             full output, up to 10 MB) or the result; split into ≤300 KB parts
@@ -25,12 +26,21 @@ import zlib
 from typing import Any
 
 from wp_agent.adapters.aws.clients import resource
+from wp_agent.adapters.aws.paging import Page, query_page
+from wp_agent.adapters.aws.table_layout import (
+    PARTITION_KEY,
+    SESSIONS_BY_USER,
+    SESSIONS_BY_USER_TARGET,
+    SORT_KEY,
+)
 from wp_agent.agent.session_state import SessionState
 from wp_agent.errors import SessionDataMissingError, SessionReadThrottledError, StaleSessionError
+from wp_agent.masking import mask_text
 
 logger = logging.getLogger(__name__)
 
 PART_BYTES = 300_000
+TITLE_CHARS = 200
 STATE_SK = "STATE"
 _DAY = 86_400
 BATCH_GET_KEYS = 100  # DynamoDB's limit per BatchGetItem
@@ -194,6 +204,7 @@ class DynamoSessionStore:
             "updated_at": int(time.time()),
             "expires_at": int(time.time()) + self._ttl_seconds,
         }
+        item.update(_listing(state))
         if state.pending_approval is not None:
             item["approval_id"] = state.pending_approval.approval_id
         condition = "attribute_not_exists(pk)" if state.version == 0 else "version = :expected"
@@ -218,6 +229,34 @@ class DynamoSessionStore:
             raise
         state.version += 1
 
+    # -- listing --------------------------------------------------------------------------------
+
+    def list_for_user(
+        self,
+        user_id: str,
+        *,
+        target_id: str | None = None,
+        status: str | None = None,
+        limit: int,
+        start_key: dict[str, str] | None = None,
+    ) -> Page:
+        """A user's sessions, newest first, from an index (never a scan); items carry `pk` and the
+        listing attributes."""
+        from boto3.dynamodb.conditions import Attr, Key
+
+        index = SESSIONS_BY_USER if target_id is None else SESSIONS_BY_USER_TARGET
+        partition = user_id if target_id is None else _user_target(user_id, target_id)
+        return query_page(
+            self._table,
+            index_name=index.name,
+            key_condition=Key(index.partition_key).eq(partition),
+            partition=(index.partition_key, partition),
+            key_attributes=(PARTITION_KEY, SORT_KEY, *index.key_attributes()),
+            filter_expression=None if status is None else Attr("status").eq(status),
+            limit=limit,
+            start_key=start_key,
+        )
+
     def _landed(self, session_id: str, write_id: str) -> bool:
         """Whether the current STATE is this write's (False when that cannot be read either)."""
         from botocore.exceptions import BotoCoreError, ClientError
@@ -232,3 +271,18 @@ class DynamoSessionStore:
             logger.warning("could not check whether a failed save landed", extra={"session_id": session_id})
             return False
         return item is not None and item.get("write_id") == write_id
+
+
+def _user_target(user_id: str, target_id: str) -> str:
+    return f"{user_id}#{target_id}"  # neither id can hold a '#'
+
+
+def _listing(state: SessionState) -> dict[str, Any]:
+    """What a session listing shows; the sort key orders sessions by creation, then id."""
+    return {
+        SESSIONS_BY_USER.partition_key: state.user_id,
+        SESSIONS_BY_USER_TARGET.partition_key: _user_target(state.user_id, state.target_id),
+        SESSIONS_BY_USER.sort_key: f"{state.started_at}#{state.session_id}",
+        "title": mask_text(state.input.message)[:TITLE_CHARS],
+        "started_at": state.started_at,
+    }

@@ -47,9 +47,10 @@ class RunWorkflow(ApprovalWaits):
         """Start the run's execution (named after the run, so a repeat start cannot double it)."""
         return self._start(run_id, {"sessionId": session_id, "runId": run_id})
 
-    def start_article(self, article_id: str) -> str:
-        """Start a publishArticle job (the workflow's PublishArticle branch)."""
-        return self._start(article_id, {"articleId": article_id})
+    def start_article(self, article_id: str, execution: str) -> str:
+        """Start a publishArticle job (the workflow's PublishArticle branch) as the execution the job
+        names: a repeated start of the same name is the same execution."""
+        return self._start(execution, {"articleId": article_id})
 
     def execution_arn(self, name: str) -> str:
         """Executions are named after their run (or job), so the ARN is known before they start."""

@@ -1,0 +1,182 @@
+"""One run put together from its audit records (the same records `wp-agent history` / `show` read):
+the instruction and the answer from its end record (`run_summary`), each command with the policy's
+decision, the approver and the outcome. A run still going has no end record: its status then comes
+from the session, and `undoAvailable` always does (undo needs the session's before-images)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from wp_agent.agent.audit_events import AuditEvent, AuditEventType
+from wp_agent.agent.session_state import CommandRecord, SessionState, SessionStatus
+from wp_agent.errors import AgentErrorCode
+from wp_agent.masking import mask_command, mask_text
+from wp_agent.models.api import RunCommandView, RunErrorView, RunView
+from wp_agent.policy import PolicyCategory
+
+Outcome = Literal[
+    "succeeded",
+    "failed",
+    "blocked",
+    "awaiting_approval",
+    "approved",
+    "rejected",
+    "expired",
+    "unknown",
+    "not_run",
+]
+RunStatusName = Literal["running", "awaiting_approval", "completed", "failed", "cancelled", "expired"]
+_SETTLED: frozenset[str] = frozenset({"succeeded", "failed", "blocked", "rejected", "expired", "unknown"})
+_LIVE_STATUS: dict[SessionStatus, RunStatusName] = {
+    SessionStatus.AWAITING_APPROVAL: "awaiting_approval",
+    SessionStatus.COMPLETED: "completed",
+    SessionStatus.FAILED: "failed",
+    SessionStatus.CANCELLED: "cancelled",
+}
+_END_STATUS: dict[str, RunStatusName] = {
+    "completed": "completed",
+    "failed": "failed",
+    "cancelled": "cancelled",
+    "expired": "expired",
+    "awaiting_approval": "awaiting_approval",
+}
+
+
+@dataclass
+class _Command:
+    view: RunCommandView
+    record_command: str = ""
+
+
+@dataclass
+class _Run:
+    instruction: str = ""
+    answer: str | None = None
+    status: RunStatusName | None = None
+    error: str | None = None
+    ended_at: str | None = None
+    reverts_run_id: str | None = None
+    commands: list[_Command] = field(default_factory=list)
+
+
+def build_run_view(state: SessionState, run_id: str, events: list[AuditEvent]) -> RunView | None:
+    """The run's view, or None when neither the audit nor the session knows the run."""
+    current = state.run_id == run_id
+    if not events and not current:
+        return None
+    run = _Run()
+    for event in sorted(events, key=lambda e: e.timestamp):
+        _apply(run, event)
+    status = run.status
+    if status is None:
+        status = _LIVE_STATUS.get(state.status, "running") if current else "failed"
+    if not run.instruction and current:
+        run.instruction = mask_text(state.input.message)
+    error = run.error
+    if error is None and current and state.status.terminal and state.result and state.result.error:
+        error = state.result.error.code.value
+    undo = _undo_by_command(state, run_id)
+    return RunView(
+        session_id=state.session_id,
+        run_id=run_id,
+        target_id=state.target_id,
+        requested_by=state.user_id,
+        status=status,
+        error=_error(error),
+        instruction=run.instruction,
+        answer=run.answer,
+        started_at=events[0].timestamp if events else state.started_at,
+        ended_at=run.ended_at,
+        reverts_run_id=run.reverts_run_id or (state.reverts_run_id if current else None),
+        commands=[_with_undo(c, undo) for c in run.commands],
+    )
+
+
+def _error(code: str | None) -> RunErrorView | None:
+    try:
+        return RunErrorView(code=AgentErrorCode(code)) if code else None
+    except ValueError:  # a code of the infrastructure, not the agent's (never shown as one)
+        return RunErrorView(code=AgentErrorCode.UNKNOWN_ERROR)
+
+
+def _apply(run: _Run, event: AuditEvent) -> None:
+    kind = event.type
+    if kind is AuditEventType.RUN_SUMMARY:
+        run.instruction = mask_text(event.instruction or run.instruction)
+        run.answer = mask_text(event.answer) if event.answer else None
+        run.status = _END_STATUS.get(event.status or "", "failed")
+        run.error = event.error
+        run.reverts_run_id = event.reverts_run_id or run.reverts_run_id
+        if run.status != "awaiting_approval":
+            run.ended_at = event.timestamp
+        return
+    if kind is AuditEventType.RUN_CANCELLED:
+        run.status = run.status or "cancelled"
+        return
+    if kind in (AuditEventType.RUN_REVERT_STARTED, AuditEventType.RUN_REVERT_FINISHED):
+        run.reverts_run_id = event.reverts_run_id or run.reverts_run_id
+        return
+    if event.command is None or kind.value.startswith("target_"):
+        return
+    line = _command(run, event)
+    view = line.view
+    view.reason = view.reason or (mask_text(event.reason) if event.reason else None)
+    view.rule = view.rule or event.rule
+    if kind is AuditEventType.COMMAND_BLOCKED:
+        view.decision, view.outcome = "blocked", "blocked"
+        view.policy_reason = mask_text(event.policy_reason or "") or None
+    elif kind is AuditEventType.APPROVAL_REQUESTED:
+        view.outcome, view.approval_id = "awaiting_approval", event.approval_id
+    elif kind is AuditEventType.APPROVAL_APPROVED:
+        view.outcome, view.approver = "approved", event.approver
+    elif kind is AuditEventType.APPROVAL_REJECTED:
+        view.outcome, view.approver, view.success = "rejected", event.approver, False
+    elif kind is AuditEventType.APPROVAL_EXPIRED:
+        view.outcome, view.success = "expired", False
+    elif kind is AuditEventType.COMMAND_OUTCOME_UNKNOWN:
+        view.outcome, view.success = "unknown", False
+    elif kind is AuditEventType.COMMAND_EXECUTED:
+        view.outcome = "succeeded" if event.success else "failed"
+        view.success, view.exit_code, view.duration_ms = event.success, event.exit_code, event.duration_ms
+        view.error = mask_text(event.error) if event.error else None
+        view.executed_at = event.timestamp
+
+
+def _command(run: _Run, event: AuditEvent) -> _Command:
+    """The latest line of the same command not yet settled, else a new one."""
+    command = event.command or ""
+    for line in reversed(run.commands):
+        if line.record_command == command and line.view.outcome not in _SETTLED:
+            return line
+    decision = event.category if event.category in ("read", "write", "destructive", "blocked") else "blocked"
+    view = RunCommandView(
+        command=mask_command(command),
+        decision=decision,
+        reason=mask_text(event.reason) if event.reason else None,
+        policy_reason=mask_text(event.policy_reason) if event.policy_reason else None,
+        rule=event.rule,
+        approval_id=event.approval_id,
+        outcome="not_run",
+    )
+    line = _Command(view, command)
+    run.commands.append(line)
+    return line
+
+
+def _undo_by_command(state: SessionState, run_id: str) -> dict[str, list[CommandRecord]]:
+    found: dict[str, list[CommandRecord]] = {}
+    for record in state.commands:
+        if record.run_id == run_id and record.category is not PolicyCategory.READ:
+            found.setdefault(record.command, []).append(record)
+    return found
+
+
+def _with_undo(line: _Command, undo: dict[str, list[CommandRecord]]) -> RunCommandView:
+    view = line.view
+    if view.decision == "read" or view.executed_at is None:
+        return view
+    records = undo.get(line.record_command) or []
+    record = records.pop(0) if records else None
+    view.undo_available = bool(record and record.undo and record.undo.revertible)
+    return view

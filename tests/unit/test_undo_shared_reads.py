@@ -1,0 +1,125 @@
+"""The images of the writes of one reply are read together (undo/shared_reads.py, images.py): a read
+several images need runs once, meta keys of one object are read in one read, and what fails or holds a
+secret spoils only the image of the command it belongs to."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from wp_agent.executors.port import CommandResult
+from wp_agent.policy import CommandPolicy, PolicyCategory
+from wp_agent.undo.capture import capture_before, capture_before_all, record_after_all
+from wp_agent.undo.kind import CaptureError
+from wp_agent.undo.shared_reads import read_all
+
+POLICY = CommandPolicy()
+
+
+class Site:
+    """Posts as `post get` and `post meta list [--keys]` show them; every read is policy-checked and
+    counted."""
+
+    def __init__(self) -> None:
+        self.meta: dict[int, dict[str, list[Any]]] = {
+            45: {"views": ["10"], "subtitle": ["副題"], "api_key": ["sk-live-0123456789abcdef0123"]},
+            46: {"views": ["3"]},
+        }
+        self.reads: list[list[str]] = []
+        self.unreachable: set[int] = set()
+
+    def read(self, argv: list[str]) -> CommandResult:
+        assert POLICY.classify_argv(argv).category is PolicyCategory.READ, argv
+        self.reads.append(argv)
+        post = int(argv[3] if argv[1] == "meta" else argv[2])
+        if post in self.unreachable:
+            raise CaptureError("状態を読み取れませんでした（SSH_CONNECTION_FAILED）")
+        if argv[:2] == ["post", "get"]:
+            return _json({"ID": post, "post_title": f"題 {post}", "post_status": "publish"})
+        keys = next((a.removeprefix("--keys=").split(",") for a in argv if a.startswith("--keys=")), None)
+        rows = [
+            {"meta_key": k, "meta_value": v}
+            for k, values in self.meta[post].items()
+            if keys is None or k in keys
+            for v in values
+        ]
+        return _json(rows)
+
+
+def _json(value: Any) -> CommandResult:
+    return CommandResult(json.dumps(value, ensure_ascii=False), "", 0, 1)
+
+
+def _commands(*commands: str) -> list[tuple[tuple[str, ...], list[str]]]:
+    return [(POLICY.classify(c).command_path, list(POLICY.classify(c).argv)) for c in commands]
+
+
+def test_one_read_serves_every_meta_key_of_a_post_and_identical_reads_run_once() -> None:
+    reply = _commands(
+        "post meta update 45 views 11",
+        "post meta update 45 subtitle 新しい副題",
+        "post update 45 --post_title=新しい題",
+        "post update 45 --post_excerpt=抜粋",
+    )
+    site = Site()
+    together = capture_before_all(reply, site.read, workers=5)
+    assert sorted(site.reads) == [
+        ["post", "get", "45", "--format=json"],
+        ["post", "meta", "list", "45", "--keys=subtitle,views", "--format=json", "--unserialize"],
+    ]
+    alone = Site()
+    one_by_one = [capture_before(path, argv, alone.read) for path, argv in reply]
+    assert len(alone.reads) == 4
+    assert [c.model_dump(exclude={"capture_ms"}) for c in together] == [
+        c.model_dump(exclude={"capture_ms"}) for c in one_by_one
+    ]
+    assert all(c.revertible for c in together)
+
+
+def test_a_secret_or_a_failed_read_spoils_only_its_own_command() -> None:
+    reply = _commands(
+        "post meta update 45 api_key new", "post meta update 45 views 11", "post update 46 --post_title=x"
+    )
+    site = Site()
+    site.unreachable.add(46)
+    key, views, other = capture_before_all(reply, site.read, workers=5)
+    assert not key.revertible
+    assert "秘密情報" in key.reason_ja
+    assert views.revertible
+    assert views.items[0].before["meta"] == {"views": ["10"]}
+    assert "sk-live" not in json.dumps(views.model_dump(), ensure_ascii=False)
+    assert not other.revertible
+    assert "読み取れません" in other.reason_ja
+    assert len([r for r in site.reads if r[1] == "meta"]) == 1  # the secret came in the shared read
+
+
+def test_after_images_of_a_reply_are_read_together_too() -> None:
+    reply = _commands("post meta update 45 views 11", "post meta update 45 subtitle x")
+    site = Site()
+    captures = capture_before_all(reply, site.read, workers=5)
+    site.meta[45]["views"] = ["11"]
+    site.meta[45]["subtitle"] = ["x"]
+    site.reads.clear()
+    record_after_all(
+        [(path, argv, capture, "Success") for (path, argv), capture in zip(reply, captures, strict=True)],
+        site.read,
+        workers=5,
+    )
+    assert len(site.reads) == 1
+    assert [c.items[0].after["meta"] for c in captures] == [{"views": ["11"]}, {"subtitle": ["x"]}]
+    assert all(c.items[0].after_recorded for c in captures)
+
+
+def test_a_read_of_all_meta_serves_the_reads_of_some_keys() -> None:
+    site = Site()
+    every = ["post", "meta", "list", "46", "--format=json", "--unserialize"]
+    some = ["post", "meta", "list", "46", "--keys=views", "--format=json", "--unserialize"]
+    other = ["post", "meta", "list", "45", "--keys=views", "--format=json", "--unserialize"]
+    answers = read_all([some, every, other, some], site.read, workers=3)
+    assert sorted(site.reads) == [other, every]
+    assert [json.loads(a.stdout) for a in answers if isinstance(a, CommandResult)] == [
+        [{"meta_key": "views", "meta_value": "3"}],
+        [{"meta_key": "views", "meta_value": "3"}],
+        [{"meta_key": "views", "meta_value": "10"}],
+        [{"meta_key": "views", "meta_value": "3"}],
+    ]
