@@ -124,7 +124,9 @@ class McpSession:
         """Classify and run (read/write), refuse (blocked) or hold (destructive) one command."""
         tool_use_id = f"mcp_{uuid.uuid4().hex[:20]}"
         state = self._new_state()
-        turn = AgentTurn(dataclasses.replace(self._deps, model=ClientToolCall(tool_use_id, command, reason)))
+        # The client's own model plans: no request of ours carries the site's facts.
+        call = ClientToolCall(tool_use_id, command, reason)
+        turn = AgentTurn(dataclasses.replace(self._deps, model=call, site_facts=None))
         result = turn.advance(state)
         pending = state.pending_approval
         if result is Route.AWAITING_APPROVAL and pending is not None:
