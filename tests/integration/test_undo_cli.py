@@ -76,7 +76,7 @@ def test_a_run_is_undone_from_the_cli(
         assert main(["undo", state.run_id, "--yes"]) == 0
     capsys.readouterr()
     assert main(["undo", state.run_id, "--yes"]) == 0  # undone already: said, nothing runs
-    assert "すでに元に戻しています" in capsys.readouterr().out
+    assert "すでに取り消しました" in capsys.readouterr().out
 
     events = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
     undo_events = [e for e in events if e.get("reverts_run_id") == state.run_id]
