@@ -114,6 +114,8 @@ def run_load(stack: ServerlessStack, *, sessions: int, users: int, targets: int)
             user=user,
         )
         answered(status, body)
+        # A run that did not start has nothing to wait for: its answer is the finding.
+        assert status == 202, f"{session_id} ({user} on {target}): the start answered {status} {body}"
         view = stack.wait_for(session_id, "AwaitingApproval", "Completed", "Failed", timeout=240, user=user)
         if view["status"] == "AwaitingApproval":
             path = f"/v1/sessions/{session_id}/approvals/{view['pendingApproval']['approvalId']}"
