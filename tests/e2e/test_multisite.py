@@ -101,7 +101,9 @@ def test_network_admin_creates_a_site(
                 (
                     "wp_cli",
                     {
-                        "command": "site create --slug=tokyo --title='東京支店' --email=admin@example.test --porcelain",
+                        # Without --email: the network's administrator becomes the new site's (an
+                        # address would be a new login, which waits for approval).
+                        "command": "site create --slug=tokyo --title='東京支店' --porcelain",
                         "reason": "作成",
                     },
                 )
@@ -116,3 +118,37 @@ def test_network_admin_creates_a_site(
     assert "https://example.test/tokyo/" in [
         row["url"] for row in site.wp_json("site", "list", "--fields=url")
     ]
+
+
+def test_a_site_check_reads_the_site_of_the_session(
+    sshd_server: SshdRig, site: TestWordPress, tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer
+) -> None:
+    """A featured image must be an image of the site the write goes to: in a session scoped to /en/
+    the turn's check read carries that site's --url (and the scope lets it run), so the main site's
+    image 58 does not confirm an English post's featured image — the write waits for approval."""
+    english_post = str(site.wp_json("post", "list", "--fields=ID", url=EN)[0]["ID"])
+    assert site.wp("post", "get", "58", "--field=post_type").stdout.strip() == "attachment"
+    assert site.wp("post", "get", "58", "--field=post_type", url=EN).returncode != 0  # no 58 on /en/
+    then = site.wp("post", "meta", "list", english_post, "--format=json", url=EN).stdout
+    write = f"post meta update {english_post} _thumbnail_id 58"
+    scripted_anthropic.enqueue(
+        reply_tool_use([("wp_cli", {"command": write, "reason": "アイキャッチ"})]),
+        reply_text("承認をお待ちしています。"),
+    )
+    code, output, audit = ask_json(
+        scripted_anthropic, sshd_server, tmp_path, "--site-url", EN, "アイキャッチを設定して"
+    )
+    assert code == 3, output  # held for approval
+    records = [json.loads(line) for line in audit.splitlines()]
+    reads = [r["command"] for r in records if r["type"] == "command_executed"]
+    # the check that 58 is an image ran on /en/ (not refused by the scope), as did the post's own
+    [image_read] = [r for r in reads if r.startswith("post list --post__in=58 --post_type=attachment")]
+    assert image_read.endswith(f"--url={EN}")
+    assert f"post get {english_post} --field=post_type --url={EN}" in reads
+    [held] = [r for r in records if r["type"] == "approval_requested"]
+    assert held["command"] == f"{write} --url={EN}"
+    assert held["rule"] == "confirm.site_check"
+    [shown] = output["error"]["details"]["commands"]
+    assert "画像（メディア）であることを確認できませんでした" in shown["impact"]  # what held it
+    assert "範囲内のため承認なしで実行できます" not in shown["impact"]
+    assert site.wp("post", "meta", "list", english_post, "--format=json", url=EN).stdout == then

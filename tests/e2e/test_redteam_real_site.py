@@ -625,7 +625,8 @@ def test_secrets_never_reach_the_model_audit_output_logs_or_check(
         "site option get smtp_password",
     ]
     writes = [
-        f"option update mailserver_pass {SECRETS['argument']}",  # runs (an ordinary write)
+        f"post update 45 --post_password={SECRETS['argument']}",  # runs (an ordinary write)
+        f"option update mailserver_pass {SECRETS['argument']}",  # held: not a listed option (issue 24)
         f"user update 3 --user_pass={SECRETS['password']}",  # held for approval
     ]
     for commands in (reads, writes):
@@ -635,7 +636,9 @@ def test_secrets_never_reach_the_model_audit_output_logs_or_check(
         assert_no_secret("the audit file", run.audit_text)
         assert_no_secret("AgentOutput", run.stdout)
         assert_no_secret("the log (stderr)", run.stderr)
-    assert site.wp("option", "get", "mailserver_pass").stdout.strip() == SECRETS["argument"]  # it ran
+    password = site.wp("post", "get", "45", "--field=post_password").stdout.strip()
+    assert password == SECRETS["argument"]  # it ran
+    assert site.wp("option", "get", "mailserver_pass").stdout.strip() == SECRETS["option"]  # held, not run
     # Nothing the CLI left under HOME (session files, caches, audits) holds a secret either.
     for path in attacker.home.rglob("*"):
         if path.is_file():

@@ -325,6 +325,12 @@ def test_no_secret_reaches_a_log_line(
             },
         )
         assert status == 202
+        # A new login waits for the requester's approval (issue 24); the password stays masked there too.
+        pending = stack.wait_for(SESSION, "AwaitingApproval")["pendingApproval"]
+        assert password not in json.dumps(pending, ensure_ascii=False)
+        path = f"/v1/sessions/{SESSION}/approvals/{pending['approvalId']}"
+        status, body = stack.api("POST", path, body={"decision": "approve"})
+        assert status == 200, body
         view = stack.wait_for(SESSION, "Completed")
     finally:
         root.removeHandler(runtime_handler)

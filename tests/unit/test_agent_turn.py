@@ -231,6 +231,12 @@ def test_independent_calls_run_concurrently_within_the_executor_limit() -> None:
 def multi_id_update(argv: list[str]) -> CommandResult:
     if argv[:2] == ["post", "list"] or is_fact_read(argv):  # the post-type check (none is internal), facts
         return CommandResult("", "", 0, 1)
+    if argv[:2] == ["post", "get"]:  # each post's type: 47 is not found
+        return (
+            CommandResult("", "Error: Could not find the post.\n", 1, 1)
+            if argv[2] == "47"
+            else CommandResult("post\n", "", 0, 1)
+        )
     ids = [a for a in argv if a.isdigit()]
     out = "".join(f"Success: Updated post {i}.\n" for i in ids if i != "47")
     err = "Warning: Could not find the post with ID 47.\n" if "47" in ids else ""
@@ -256,6 +262,8 @@ def test_separate_commands_partial_failure() -> None:
     def handler(argv: list[str]) -> CommandResult:
         if argv[:2] == ["post", "list"] or is_fact_read(argv):  # the post-type check, the site's facts
             return CommandResult("", "", 0, 1)
+        if argv[:2] == ["post", "get"]:
+            return CommandResult("post\n", "", 0, 1) if argv[2] != "47" else CommandResult("", "", 1, 1)
         if argv[2] == "47":
             return CommandResult("", "Error: Could not find the post with ID 47.\n", 1, 2)
         return CommandResult(f"Success: Updated post {argv[2]}.\n", "", 0, 2)
@@ -337,7 +345,7 @@ def test_ssh_failure_ends_the_run() -> None:
 
 def test_timeout_is_reported_to_the_model_and_counted_as_a_failed_operation() -> None:
     wp = RecordingWpCli(handler=lambda argv: WpAgentError(AgentErrorCode.COMMAND_TIMEOUT))
-    model = ScriptedModel([tool_reply("plugin install akismet"), text_reply("タイムアウトしました")])
+    model = ScriptedModel([tool_reply("plugin update akismet"), text_reply("タイムアウトしました")])
     output = run(make_deps(model, wp))
     assert "タイムアウト" in model.last_tool_results()[0]["content"]
     assert output.error is not None
@@ -486,7 +494,7 @@ def test_secrets_are_masked_in_records_and_audit() -> None:
     deps = make_deps(
         ScriptedModel(
             [
-                tool_reply("user create bob b@x.com --role=contributor --user_pass=Hunter2secret"),
+                tool_reply("post create --post_title=限定公開 --post_password=Hunter2secret"),
                 text_reply("ok"),
             ]
         )
@@ -495,5 +503,5 @@ def test_secrets_are_masked_in_records_and_audit() -> None:
     assert "Hunter2secret" not in output.to_json()
     assert all("Hunter2secret" not in e.model_dump_json() for e in audit_of(deps).events)
     assert wp_of(deps).commands() == [
-        ["user", "create", "bob", "b@x.com", "--role=contributor", "--user_pass=Hunter2secret"]
+        ["post", "create", "--post_title=限定公開", "--post_password=Hunter2secret"]
     ]

@@ -8,6 +8,7 @@ replaced administrator.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 import pytest
 
 from wp_agent.agent.approval_summary import IRREVERSIBLE, POST_RECREATED_ONLY, describe
-from wp_agent.policy import CommandPolicy
+from wp_agent.policy import CommandPolicy, PolicyCategory
 
 POLICY = CommandPolicy()
 
@@ -123,12 +124,13 @@ def test_a_password_change_never_shows_the_password() -> None:
         (
             "user create eve eve@example.com --role=editor",
             {},
-            "ユーザー（eve）を「editor」の権限で作成します",
+            "ログインできる新しいアカウント（ユーザー名: eve、メールアドレス: eve@example.com）を「editor」の権限で作成します",
         ),
         (
             "user create eve eve@example.com",
             {("option", "get"): "administrator\n"},
-            "ユーザー（eve）を「administrator」の権限で作成します（指定がないためサイトの既定の権限グループ）",
+            "ログインできる新しいアカウント（ユーザー名: eve、メールアドレス: eve@example.com）を「administrator」の権限で作成します"
+            "（指定がないためサイトの既定の権限グループ）",
         ),
     ],
 )
@@ -137,6 +139,54 @@ def test_new_accounts_name_their_real_role(
 ) -> None:
     read, _ = site(answers)
     assert summary(command, read)[0] == expected
+
+
+def test_a_site_with_an_address_says_an_account_is_created_for_it() -> None:
+    text, impact = summary("site create --slug=evil --title=Evil --email=attacker@evil.test", None)
+    assert (
+        text
+        == "新しいサイト（evil）を作成し、メールアドレス attacker@evil.test のアカウントをその管理者にします"
+    )
+    assert "ログインできるアカウントが新しく作成され" in impact
+
+
+def test_a_site_at_an_address_the_network_answers_says_what_it_takes_away() -> None:
+    text, impact = summary("site create --slug=wp-admin --title=x", None)
+    assert text == "新しいサイトをアドレス「/wp-admin/」に作成します"
+    assert "管理画面" in impact
+    assert "元の機能が使えなくなります" in impact
+    # Held by the site check (a page of the main site at /about/): the summary reads the same pages.
+    decision = dataclasses.replace(
+        POLICY.classify("site create --slug=about --title=x"),
+        category=PolicyCategory.DESTRUCTIVE,
+        rule="confirm.site_check",
+    )
+    read, asked = site({("post", "list", "--post_type=page", "--name=about"): "5"})
+    text, impact = describe(decision, read)
+    assert text == "新しいサイトをアドレス「/about/」に作成します"
+    assert impact.startswith("メインサイトに同じアドレスの固定ページ（ID: 5）があります。")
+    assert "固定ページはこのアドレスで表示されなくなります" in impact
+    assert asked
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [
+        # A post update held for something other than trashing never says it goes to the trash.
+        ('post update 45 --meta_input=\'{"_price":"100"}\'', "保護されたキー"),
+        ("post update 45 --post_type=product", "post_type"),
+        ("post meta update 45 _price 100", "保護されたキー"),
+        ("option update html_type text/plain", "html_type"),
+        ("plugin activate akismet", "プラグイン自身のコード"),
+        ("plugin install akismet", "Webから直接アクセス"),
+        ("site unarchive 3", "ネットワーク"),
+        ("plugin install akismet --activate-network", "ネットワーク"),
+    ],
+)
+def test_held_writes_say_why(command: str, words: str) -> None:
+    text, impact = summary(command, None)
+    assert words in text + impact
+    assert "ゴミ箱" not in text + impact
 
 
 def test_deleting_a_user_counts_their_posts() -> None:

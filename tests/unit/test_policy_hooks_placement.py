@@ -30,7 +30,8 @@ B, D, W = PolicyCategory.BLOCKED, PolicyCategory.DESTRUCTIVE, PolicyCategory.WRI
         ("plugin install akismet --force", D),
         ("theme install astra --force", D),
         ("plugin update akismet --version=4.0", D),
-        ("plugin install akismet --activate", W),
+        ("plugin install akismet --activate", D),  # activation runs the plugin's code (issue 24)
+        ("plugin install akismet", D),  # third-party PHP files in the web root (issue 24)
         ("post create --post_type=customize_changeset --post_status=publish --post_content='{}'", B),
         ("post create --post_type=user_request --post_title=a@example.com", B),
         ("post update 8 --post_type=scheduled-action", B),

@@ -12,10 +12,13 @@ B, D, W, R = PolicyCategory.BLOCKED, PolicyCategory.DESTRUCTIVE, PolicyCategory.
 
 CASES = [
     # search-replace: only a bare --dry-run is a dry run; --log/--callback/export/wildcards never run
-    ("search-replace 'http://example.com' 'https://evil.example' --dry-run=0", D),
-    ("search-replace old new --dry-run=", D),
-    ("search-replace old new --dry-run --no-dry-run", B),
-    ("search-replace old new --dry-run", R),
+    (
+        "search-replace 'http://example.com' 'https://evil.example' wp_posts --include-columns=post_content --dry-run=0",
+        D,
+    ),
+    ("search-replace old new wp_posts --include-columns=post_content --dry-run=", D),
+    ("search-replace old new wp_posts --include-columns=post_content --dry-run --no-dry-run", B),
+    ("search-replace old new wp_posts --include-columns=post_content --dry-run", R),
     ("search-replace a b --dry-run --log=/var/www/html/wp-config.php", B),
     ("search-replace a b --log", B),
     ("search-replace 'x' 'y' wp_posts --dry-run --precise --callback=system", B),
@@ -23,7 +26,12 @@ CASES = [
     ("search-replace '^' '' wp_options --regex --dry-run --log --after_context=100000", B),
     ("search-replace a b '*'", B),
     ("search-replace a b 'wp_*'", B),
-    ("search-replace old new wp_posts wp_postmeta --precise --skip-columns=guid", D),
+    (
+        "search-replace old new wp_posts wp_comments --precise --include-columns=post_content,comment_content",
+        D,
+    ),
+    # ...and only over the content tables' public columns (issue 24: no oracles)
+    ("search-replace old new wp_posts wp_postmeta --precise --skip-columns=guid", B),
     # user_pass through WP-CLI's field prefix resolution
     ("user get 1 --field=pass", B),
     ("user get admin --fields=ID,login,pass,activation_key", B),

@@ -10,6 +10,7 @@ go through approval_protocol).
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -51,8 +52,12 @@ def with_undo_note(impact_ja: str, cannot_undo_ja: str | None) -> str:
 def approval_item(
     record: CommandRecord, decision: PolicyDecision, site: SiteReads, cannot_undo_ja: str | None
 ) -> ApprovalItem:
-    """What the requester is shown for one held command (`decision`: the policy's, for its argv)."""
-    summary, impact = describe(decision, site)
+    """What the requester is shown for one held command (`decision`: the policy's, for its argv).
+    What held it comes from the record: a site check may have held a write the argv alone allows."""
+    held_by = dataclasses.replace(
+        decision, category=record.category, rule=record.rule, reason_ja=record.policy_reason
+    )
+    summary, impact = describe(held_by, site)
     return ApprovalItem(
         tool_use_id=record.tool_use_id,
         command=record.command,

@@ -17,6 +17,8 @@ from wp_agent.agent.site_reads import StateReader
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking import is_secret_name, mask_argv
 from wp_agent.policy.command_policy import PolicyDecision
+from wp_agent.policy.effects.site_address import RESERVED_SITE_NAMES
+from wp_agent.policy.effects.table import site_checks
 
 IRREVERSIBLE = "元に戻せません。"
 # What undo can do for a post deleted for good (`post delete --force`, or from the trash): make it
@@ -272,7 +274,46 @@ def _user_create(
         "author": "自分の投稿を公開できるアカウントになります。",
     }.get(role, "このサイトにログインできるアカウントが増えます。")
     source = "" if roles else "（指定がないためサイトの既定の権限グループ）"
-    return f"ユーザー（{login}）を「{role}」の権限で作成します{source}", impact
+    email = args[1] if len(args) > 1 else "（指定なし）"
+    return (
+        f"ログインできる新しいアカウント（ユーザー名: {login}、メールアドレス: {email}）を「{role}」の権限で作成します{source}",
+        impact,
+    )
+
+
+def _site_create(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str] | None:
+    emails = parsed.option_values("email")
+    slug = next(iter(parsed.option_values("slug")), "?")
+    if emails or parsed.has_flag("email"):
+        return (
+            f"新しいサイト（{slug}）を作成し、メールアドレス {emails[0] if emails else '（空）'} のアカウントをその管理者にします",
+            "そのアドレスのユーザーがいなければ、ログインできるアカウントが新しく作成され、パスワードがそのアドレスにメールで送られます。"
+            "既存のユーザーであれば、そのユーザーが新しいサイトの管理者になります。",
+        )
+    what = f"新しいサイトをアドレス「/{slug.lower()}/」に作成します"
+    if slug.lower() in RESERVED_SITE_NAMES:
+        return what, (
+            "このアドレスはWordPress自身が使う名前（管理画面・REST API・フィードなど）です。作成すると、"
+            "このアドレスへのアクセスが新しいサイトに向かい、元の機能が使えなくなります。"
+        )
+    if read is not None:
+        for check in site_checks(tuple(parsed.argv), path):
+            pages = read(list(check.argv))
+            if check.confirms(pages):
+                continue
+            ids = pages.split() if pages else []
+            found = (
+                f"メインサイトに同じアドレスの固定ページ（ID: {_list(ids)}）があります"
+                if ids and all(i.isdigit() for i in ids)
+                else "メインサイトに同じアドレスの固定ページがないことを確認できませんでした"
+            )
+            return (
+                what,
+                f"{found}。作成すると、その固定ページはこのアドレスで表示されなくなります（新しいサイトが表示されます）。",
+            )
+    return None
 
 
 def _user_delete(
@@ -332,6 +373,28 @@ def _theme_activate(
     )
 
 
+def _extension(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str] | None:
+    """Plugins and themes put third-party code on the server; activating a plugin runs it."""
+    kind = "プラグイン" if path[0] == "plugin" else "テーマ"
+    names = f"{kind}「{_list(args)}」"
+    network = "ネットワーク全体で" if parsed.has_flag("network", "activate-network") else ""
+    if path[1] == "activate" or parsed.has_flag("activate", "activate-network"):
+        verb = "インストールして" if path[1] == "install" else ""
+        return (
+            f"{names}を{verb}{network}有効化します",
+            "有効化するとプラグイン自身のコード（有効化処理を含む）が実行され、サイトのデータが変わることがあります。"
+            "何が変わるかは事前に確認できません。",
+        )
+    if path[1] == "install" and path[0] == "plugin":
+        return (
+            f"{names}を wordpress.org からインストールします（有効化はしません）",
+            "プラグインのPHPファイルがサーバーに置かれ、Webから直接アクセスできるようになります。",
+        )
+    return None
+
+
 def _generic(
     decision: PolicyDecision, parsed: ParsedCommand, path: tuple[str, ...], args: list[str]
 ) -> tuple[str, str]:
@@ -350,7 +413,7 @@ def _generic(
             f"データベース内の「{args[0]}」を「{args[1]}」に置換します",
             "多数のデータが書き換わります。元に戻すにはバックアップが必要です。",
         )
-    if path == ("post", "update"):
+    if path == ("post", "update") and decision.rule == "confirm.post.trash_status":
         return (
             f"投稿（ID: {_list(args)}）をゴミ箱へ移動します",
             "ゴミ箱から復元できますが、サイトからは見えなくなります。",
@@ -369,6 +432,8 @@ _HANDLERS: tuple[tuple[Callable[[tuple[str, ...], ParsedCommand], bool], Handler
     (lambda p, c: p == ("user", "add-role"), _add_role),
     (lambda p, c: p == ("user", "update"), _user_credentials),
     (lambda p, c: p == ("user", "create"), _user_create),
+    (lambda p, c: p == ("site", "create"), _site_create),
+    (lambda p, c: p in {("plugin", "activate"), ("plugin", "install")}, _extension),
     (lambda p, c: p == ("user", "delete"), _user_delete),
     (
         lambda p, c: p[:1] == ("option",) and p[1:] in {("update",), ("add",), ("delete",), ("patch",)},

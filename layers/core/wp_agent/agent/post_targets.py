@@ -5,28 +5,66 @@
 WordPress 6.1: the site's name changed, as the customizer would change any option or theme setting).
 The argv does not show the type, so the policy cannot; the agent reads it first with a policy-checked,
 site-scoped read and refuses the update of any internal post type. A read that fails refuses too.
+
+The same reads confirm what a write's declared effect leaves to the site (policy/effects): a
+featured image's ID must be an image of this site, and before `media regenerate` the attachment's
+stored file names must stay in its upload folder. Unconfirmed, the write waits for approval (or is
+refused, where the declaration says so). Every such read carries the write's own `--url`: on a
+network, post 8 of one site is not post 8 of another (a check read on the session's site while the
+write named another site would have confirmed the wrong post).
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from wp_agent.agent.site_reads import StateReader
+from wp_agent.agent.site_reads import StateReader, not_read_yet
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy import PolicyCategory, PolicyDecision
 from wp_agent.policy.argument_rules import INTERNAL_POST_TYPES
+from wp_agent.policy.effects.content import ALL_POST_STATUSES
+from wp_agent.policy.effects.table import site_checks
 
 _CHECKED_PATHS = {("post", "update"), ("post", "create")}
-# Every status, including those `any` leaves out (trash, auto-draft) and the privacy requests' own.
-_ALL_STATUSES = (
-    "publish,future,draft,pending,private,trash,auto-draft,inherit,"
-    "request-pending,request-confirmed,request-failed,request-completed"
-)
 RULE = "blocked.internal_post_target"
 
 
 def guard_post_targets(decision: PolicyDecision, read: StateReader) -> PolicyDecision:
-    """`decision`, or a block when an addressed post is of an internal type (or cannot be checked)."""
+    """`decision`, or a block when an addressed post is of an internal type (or cannot be checked);
+    then the site checks of the write's declared effect. Every read is asked at once, so one round
+    of reads answers them all (`read` gives None for a read not made yet: unconfirmed)."""
+    targets = _internal_targets(decision, read)
+    confirmed = _confirmed_on_site(decision, read)
+    return targets if targets.blocked else confirmed
+
+
+def _confirmed_on_site(decision: PolicyDecision, read: StateReader) -> PolicyDecision:
+    if decision.category is not PolicyCategory.WRITE:
+        return decision  # blocked, or already waiting for approval
+    checks = site_checks(decision.argv, decision.command_path)
+    answers = [read(list(check.argv)) for check in checks]
+    for check, answer in zip(checks, answers, strict=True):
+        # A read not made yet is unknown, whatever None would mean from a read that failed (a post
+        # the site cannot find): the write runs without approval only on an answer.
+        if not not_read_yet(read, list(check.argv)) and check.confirms(answer):
+            continue
+        if check.refuse:
+            return dataclasses.replace(
+                decision,
+                category=PolicyCategory.BLOCKED,
+                rule="blocked.site_check",
+                reason_ja=check.reason_ja,
+            )
+        return dataclasses.replace(
+            decision,
+            category=PolicyCategory.DESTRUCTIVE,
+            rule="confirm.site_check",
+            reason_ja=f"{check.reason_ja}。承認が必要です",
+        )
+    return decision
+
+
+def _internal_targets(decision: PolicyDecision, read: StateReader) -> PolicyDecision:
     if decision.blocked or decision.command_path not in _CHECKED_PATHS:
         return decision
     parsed = ParsedCommand.from_argv(decision.argv)
@@ -43,7 +81,8 @@ def guard_post_targets(decision: PolicyDecision, read: StateReader) -> PolicyDec
     stdout = read(
         [
             "post", "list", f"--post__in={','.join(ids)}", f"--post_type={','.join(sorted(INTERNAL_POST_TYPES))}",
-            f"--post_status={_ALL_STATUSES}", "--format=ids",
+            f"--post_status={ALL_POST_STATUSES}", "--format=ids",
+            *(o.token for o in parsed.options if o.name == "url"),  # the site the write goes to
         ]
     )  # fmt: skip
     found = None if stdout is None else stdout.split()

@@ -31,3 +31,9 @@ class SiteReads:
         if key not in self.requested:
             self.requested.append(key)
         return None
+
+
+def not_read_yet(read: StateReader, argv: list[str]) -> bool:
+    """Whether `read` has no answer to `argv` yet (its None means unknown, not "the read failed"). A
+    plain function reader answers every read it is asked."""
+    return isinstance(read, SiteReads) and tuple(argv) in read.requested

@@ -13,24 +13,7 @@ from wp_agent.agent.session_state import SessionState
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.models.agent_io import MultisiteOptions
 from wp_agent.policy import PolicyCategory, PolicyDecision
-
-# Commands that change the network rather than one site.
-_NETWORK_PATHS: tuple[tuple[str, ...], ...] = (
-    ("site", "create"),
-    ("site", "delete"),
-    ("site", "archive"),
-    ("site", "unarchive"),
-    ("site", "activate"),
-    ("site", "deactivate"),
-    ("site", "spam"),
-    ("site", "unspam"),
-    ("site", "public"),
-    ("site", "private"),
-    ("site", "option"),
-    ("super-admin",),
-    ("theme", "enable"),
-    ("theme", "disable"),
-)
+from wp_agent.policy.network_scope import is_network_command
 
 
 def normalise_site_url(url: str) -> str:
@@ -64,10 +47,6 @@ class SiteScope:
         return cls(state.site_url, network_commands_allowed(state.input.multisite, state.network_admin))
 
 
-def _is_network_command(parsed: ParsedCommand, path: tuple[str, ...]) -> bool:
-    return parsed.has_flag("network") or any(path[: len(p)] == p for p in _NETWORK_PATHS)
-
-
 def _blocked(decision: PolicyDecision, rule: str, reason: str) -> PolicyDecision:
     return dataclasses.replace(decision, category=PolicyCategory.BLOCKED, rule=rule, reason_ja=reason)
 
@@ -76,7 +55,7 @@ def apply_site_scope(decision: PolicyDecision, scope: SiteScope) -> PolicyDecisi
     if decision.blocked:
         return decision
     parsed = ParsedCommand.from_argv(decision.argv)
-    if _is_network_command(parsed, decision.command_path) and not scope.network_allowed:
+    if is_network_command(parsed, decision.command_path) and not scope.network_allowed:
         return _blocked(
             decision,
             "scope.network_admin_required",

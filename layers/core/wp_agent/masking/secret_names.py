@@ -55,7 +55,9 @@ _SECRET_PARTS = (
     "activation_key",
 )
 # `…_key` names are keys (auth_key, license_key, stripe_live_key) except these field names.
-_NOT_SECRET_KEYS = frozenset({"key", "meta_key", "cap_key", "sort_key", "cache_key", "option_key"})
+_NOT_SECRET_KEYS = frozenset(
+    {"key", "meta_key", "meta_compare_key", "cap_key", "sort_key", "cache_key", "option_key"}
+)
 # User meta that grants rights (any table prefix: wp_capabilities, wp_2_capabilities, x_user_level).
 _PRIVILEGE_SUFFIXES = ("capabilities", "user_level")
 

@@ -136,6 +136,38 @@ def account_grants(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
 
 @argument_rule(
     match=(
+        "site create --slug=evil --title=Evil --email=attacker@evil.test",
+        "user create taro taro@example.com --role=subscriber",
+    ),
+    not_match=("site create --slug=news --title=ニュース", "user update 3 --display_name=太郎"),
+)
+def login_creation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """A new login, whatever the path: `user create`, and `site create --email` (WordPress creates a
+    user with that address when none has it, makes it the new site's administrator and mails it a
+    password — tried on the real network; an existing user of that address becomes its administrator)."""
+    if path == ("site", "create") and cmd.has_flag("email"):
+        email = next(iter(cmd.option_values("email")), "（空）")
+        return Verdict(
+            D,
+            "confirm.account.login_created",
+            f"新しいサイトを作成し、メールアドレス {email} のユーザーをそのサイトの管理者にします"
+            "（そのアドレスのユーザーがいなければ、ログインできるアカウントを新しく作成してパスワードをメールで送ります）。承認が必要です",
+            "--email",
+        )
+    if path == ("user", "create"):
+        args = cmd.args_after(path)
+        login, email = ((*args, "?", "?"))[:2]
+        return Verdict(
+            D,
+            "confirm.account.login_created",
+            f"メールアドレス {email} でログインできる新しいアカウント（{login}）を作成します。承認が必要です",
+            "user create",
+        )
+    return None
+
+
+@argument_rule(
+    match=(
         "user update admin '--user_activation_key=1700000000:$P$Bxxxxxxxx'",
         "user update 2 --meta_input=x",
         "user update 2 --ID=1",

@@ -13,13 +13,18 @@ from wp_agent.masking import folded, is_secret_option
 from wp_agent.policy.account_rules import (
     account_fields,
     account_grants,
+    login_creation,
     privileged_user_data,
     role_definitions,
 )
 from wp_agent.policy.categories import PolicyCategory
+from wp_agent.policy.effects.table import declared_effect
+from wp_agent.policy.global_flags import GLOBAL_OPTIONS, execution_context, forbidden_globals
 from wp_agent.policy.identifiers import non_plain_identifier
+from wp_agent.policy.network_scope import network_wide
 from wp_agent.policy.option_storage_rules import placement_and_hooks, widget_storage
 from wp_agent.policy.read_only_flags import ReadOnlyFlag, read_only_flag
+from wp_agent.policy.read_oracles import read_oracles
 from wp_agent.policy.rule import ID_RANGE, ArgumentRule, Verdict, argument_rule, written_option
 from wp_agent.policy.source_rules import (
     MEDIA_PRIVATE_HOST_RULE,
@@ -30,7 +35,6 @@ from wp_agent.policy.source_rules import (
 
 __all__ = [
     "ARGUMENT_RULES",
-    "FORBIDDEN_GLOBALS",
     "MEDIA_PRIVATE_HOST_RULE",
     "ArgumentRule",
     "ReadOnlyFlag",
@@ -61,36 +65,6 @@ IMPORTANT_OPTION_KEYS = frozenset(
         # Update services WordPress POSTs to on every publish: its URL check lets 169.254.0.0/16
         # and 100.64.0.0/10 through (tried on 6.1), so a new entry is a request into the network.
         "ping_sites",
-    }
-)
-# Global WP-CLI parameters that run code, reach other hosts or escape the configured install.
-FORBIDDEN_GLOBALS = {
-    "exec": "任意のPHPコードを実行するオプション（--exec）は使用できません",
-    "require": "任意のPHPファイルを読み込むオプション（--require）は使用できません",
-    "ssh": "別のサーバーへ接続するオプション（--ssh）は使用できません",
-    "http": "別のサイトへ接続するオプション（--http）は使用できません",
-    "path": "WordPressの場所を変えるオプション（--path）は使用できません（接続先の設定で決まります）",
-    "prompt": "対話入力を求めるオプション（--prompt）は使用できません",
-    # `--blog` is WP-CLI's old name of --url and overrides it: a session pinned to one site would
-    # write to another.
-    "blog": "対象サイトを変えるオプション（--blog）は使用できません（対象サイトはセッションの設定で決まります）",
-    # The WordPress user decides capabilities such as unfiltered_html: only the operator sets it
-    # (WP_AGENT_WP_USER or the target's wpUser); the executors add it to every command.
-    "user": "実行するWordPressユーザーを変えるオプション（--user）は使用できません（接続先の設定で決まります）",
-}
-# WP-CLI's global parameters, allowed on every command (FORBIDDEN_GLOBALS are refused before this).
-GLOBAL_OPTIONS = frozenset(
-    {
-        "url",
-        "quiet",
-        "skip-plugins",
-        "skip-themes",
-        "skip-packages",
-        "no-color",
-        "color",
-        "debug",
-        "context",
-        "allow-root",
     }
 )
 SEARCH_REPLACE_OPTIONS = frozenset(
@@ -124,25 +98,6 @@ _SECRET_SEARCH_WORDS = ("pass", "secret", "token", "key", "salt", "auth", "crede
 def sanitize_key(value: str) -> str:
     """WordPress sanitize_key(): lowercase, then drop everything but a-z 0-9 _ -."""
     return re.sub(r"[^a-z0-9_\-]", "", value.lower())
-
-
-@argument_rule(
-    match=(
-        "post list --exec=phpinfo();",
-        "post list --REQUIRE=/tmp/x.php",
-        "--ssh=host post list",
-        "post create --blog=http://ms.test/shop/ --post_title=x",
-        "post create --user=admin --post_title=x",
-    ),
-    not_match=("post list --execute=1", "post list --paths=x"),
-)
-def _forbidden_globals(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    for option in cmd.options:
-        if option.name in FORBIDDEN_GLOBALS:
-            return Verdict(
-                B, f"blocked.global_option.{option.name}", FORBIDDEN_GLOBALS[option.name], f"--{option.name}"
-            )
-    return None
 
 
 @argument_rule(
@@ -335,11 +290,19 @@ def _hiding_statuses(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | Non
     not_match=(
         "theme install twentytwentythree",
         "plugin update akismet",
-        "plugin install akismet --activate",
+        "plugin install akismet",
     ),
 )
 def _activation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """Theme switches, and any pinned version: an old release may be a known-vulnerable one."""
+    if path == ("plugin", "install") and cmd.has_flag("activate"):
+        return Verdict(
+            D,
+            "confirm.plugin.activate",
+            "プラグインを有効化します。有効化するとプラグイン自身のコード（有効化処理を含む）が実行され、"
+            "何が変わるかを事前に確認できないため承認が必要です",
+            "--activate",
+        )
     if path in {("theme", "install"), ("theme", "enable")} and cmd.has_flag("activate"):
         return Verdict(
             D,
@@ -441,12 +404,15 @@ def _comment_html(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     )
 
 
-# Order matters only for which reason is reported first among equal categories.
+# Order matters only for which reason is reported first among equal categories: the specific rules
+# first, the declared effect (what a write may change without approval) last.
 ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     non_plain_identifier,
-    _forbidden_globals,
+    forbidden_globals,
+    execution_context,
     _all_tables,
     _search_replace,
+    read_oracles,
     privileged_user_data,
     account_fields,
     role_definitions,
@@ -463,4 +429,7 @@ ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     _internal_post_types,
     _hiding_statuses,
     _bulk_flags,
+    network_wide,
+    login_creation,
+    declared_effect,
 )

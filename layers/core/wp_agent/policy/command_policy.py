@@ -16,7 +16,6 @@ from wp_agent.masking import mask_argv, mask_text
 from wp_agent.media.safe_download import parse_test_hosts
 from wp_agent.policy.argument_rules import (
     ARGUMENT_RULES,
-    FORBIDDEN_GLOBALS,
     MEDIA_PRIVATE_HOST_RULE,
     Verdict,
     read_only_flag,
@@ -24,6 +23,8 @@ from wp_agent.policy.argument_rules import (
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.command_table import ALLOWED_COMMANDS, HARD_BLOCKS, CommandEntry, HardBlock
 from wp_agent.policy.custom_rules import CustomRules, load_custom_rules
+from wp_agent.policy.effects.table import site_checks
+from wp_agent.policy.global_flags import FORBIDDEN_GLOBALS
 from wp_agent.policy.identifiers import (
     disguised_option,
     is_plain,
@@ -100,14 +101,27 @@ class PolicyDecision:
         return self.category is PolicyCategory.DESTRUCTIVE
 
     def check_json(self) -> dict[str, Any]:
-        """The `wp-agent check --json` document; secrets in the argv and reason are masked."""
-        return {
+        """The `wp-agent check --json` document; secrets in the argv and reason are masked. A write
+        whose declared effect leaves something to the site lists the reads the agent runs first
+        (`siteChecks`): unconfirmed, the write waits for approval or is refused."""
+        document: dict[str, Any] = {
             "decision": self.decision,
             "category": self.category.value,
             "reason": mask_text(self.reason_ja),
             "rule": self.rule,
             "argv": mask_argv(self.argv),
         }
+        checks = site_checks(self.argv, self.command_path) if self.category is PolicyCategory.WRITE else []
+        if checks:
+            document["siteChecks"] = [
+                {
+                    "read": mask_argv(check.argv),
+                    "unconfirmed": "block" if check.refuse else "confirm",
+                    "reason": mask_text(check.reason_ja),
+                }
+                for check in checks
+            ]
+        return document
 
 
 def _hazard_reason(hazard: ShellHazard) -> str:
@@ -322,7 +336,11 @@ class CommandPolicy:
                 command, entry.category, argv, entry, f"confirm.{name.replace(' ', '.')}", reason, name
             )
         if entry.category is PolicyCategory.WRITE:
-            reason = f"{entry.label_ja}（サイトを変更する操作）です。許可リストに含まれるため実行できます"
+            reason = (
+                f"{entry.label_ja}（サイトを変更する操作）です。変更できる範囲が宣言された書き込みで、その範囲内のため承認なしで実行できます"
+                if not entry.custom
+                else f"{entry.label_ja}（サイトを変更する操作）です。このサイトの設定で許可されているため実行できます"
+            )
         else:
             reason = f"{entry.label_ja}（読み取り専用）のため実行できます"
         return self._decision(

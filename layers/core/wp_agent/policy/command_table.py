@@ -1,7 +1,12 @@
 """The allow-list of WP-CLI command paths, each with its category and a Japanese label.
 
-Anything not listed here is blocked. Argument-level rules (delete flags, important options,
-install sources, …) live in `argument_rules.py`; the never-allowed families in `HARD_BLOCKS`.
+Anything not listed here is blocked. Every `write` has a declared effect (effects/): it runs without
+approval only inside that declaration. `destructive` always waits for approval: deletions, and
+writes whose effect cannot be declared — a plugin's activation runs the plugin's own code, an installed
+plugin or theme puts third-party PHP files where the web server runs them on request, a new user is
+a new login, a site's activation or unarchiving reaches the whole network. Argument-level rules
+(delete flags, important options, install sources, …) live in `argument_rules.py`; the never-allowed
+families in `HARD_BLOCKS`.
 """
 
 from __future__ import annotations
@@ -112,7 +117,7 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "theme search": (R, "テーマの検索"),
         "theme is-installed": (R, "テーマのインストール確認"),
         "theme is-active": (R, "テーマの有効化確認"),
-        "theme install": (W, "テーマのインストール"),
+        "theme install": (D, "テーマのインストール（第三者のコードをサーバーに置きます）"),
         "theme update": (W, "テーマの更新"),
         "theme activate": (D, "テーマの有効化（切り替え）"),
         "theme enable": (W, "テーマのネットワーク有効化"),
@@ -141,8 +146,8 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "plugin is-installed": (R, "プラグインのインストール確認"),
         "plugin is-active": (R, "プラグインの有効化確認"),
         "plugin verify-checksums": (R, "プラグインの改ざん確認"),
-        "plugin install": (W, "プラグインのインストール"),
-        "plugin activate": (W, "プラグインの有効化"),
+        "plugin install": (D, "プラグインのインストール（第三者のコードをサーバーに置きます）"),
+        "plugin activate": (D, "プラグインの有効化（プラグインのコードが実行されます）"),
         "plugin update": (W, "プラグインの更新"),
         "plugin auto-updates status": (R, "プラグイン自動更新の状態取得"),
         "plugin auto-updates enable": (W, "プラグイン自動更新の有効化"),
@@ -163,16 +168,16 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "user meta patch": (W, "ユーザーメタの部分更新"),
         "user meta pluck": (R, "ユーザーメタの値取得"),
         "user session list": (R, "ログインセッションの一覧取得"),
-        "user create": (W, "ユーザーの作成"),
+        "user create": (D, "ユーザーの作成（ログインできるアカウント）"),
         "user update": (W, "ユーザーの更新"),
-        "user set-role": (W, "ユーザー権限の設定"),
+        "user set-role": (D, "ユーザー権限の設定"),
         "user add-role": (W, "ユーザー権限の追加"),
         "user remove-role": (D, "ユーザー権限の削除"),
         "user remove-cap": (D, "ユーザーの個別権限削除"),
         "user reset-password": (D, "ユーザーのパスワードリセット"),
         "user session destroy": (D, "ログインセッションの破棄"),
         "user spam": (D, "ユーザーをスパムに設定"),
-        "user unspam": (W, "ユーザーのスパム解除"),
+        "user unspam": (D, "ユーザーのスパム解除（ログインできるようになります）"),
         "user delete": (D, "ユーザーの削除"),
         "role list": (R, "権限グループの一覧取得"),
         "role exists": (R, "権限グループの存在確認"),
@@ -185,16 +190,16 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "option pluck": (R, "設定値の一部取得"),
         "option add": (W, "設定の追加"),
         "option update": (W, "設定の変更"),
-        "option patch": (W, "設定の部分変更"),
+        "option patch": (D, "設定の部分変更"),
         "option delete": (D, "設定の削除"),
         # Multisite
         "site list": (R, "サイトの一覧取得"),
         "site create": (W, "サイトの作成"),
-        "site activate": (W, "サイトの有効化"),
-        "site unarchive": (W, "サイトのアーカイブ解除"),
-        "site unspam": (W, "サイトのスパム解除"),
+        "site activate": (D, "サイトの有効化"),
+        "site unarchive": (D, "サイトのアーカイブ解除"),
+        "site unspam": (D, "サイトのスパム解除"),
         "site switch-language": (W, "サイトの言語切り替え"),
-        "site public": (W, "サイトの公開"),
+        "site public": (D, "サイトの公開（検索エンジンへの公開）"),
         "site private": (D, "サイトの非公開化"),
         "site deactivate": (D, "サイトの無効化"),
         "site archive": (D, "サイトのアーカイブ"),

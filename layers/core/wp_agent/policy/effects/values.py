@@ -1,0 +1,155 @@
+"""Value checks of declared effects: what a flag or argument value must look like for a write to stay
+inside its declaration, and the reads of the site that confirm what the argv cannot show.
+
+A check accepts or refuses a value (None for a bare `--flag`). It never rewrites the value: what
+runs is what the model wrote, or it waits for approval.
+"""
+
+from __future__ import annotations
+
+import re
+import zoneinfo
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+_HTML = re.compile(r"<\s*[a-zA-Z!/?]")
+_DIGITS = re.compile(r"^[0-9]{1,19}$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}(:\d{2})?)?$")
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9_\-]{0,199}$")
+_HEX_COLOUR = re.compile(r"^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$")
+_LANGUAGE = re.compile(r"^[a-z]{2,3}(_[A-Z]{2})?(_(formal|informal|[a-z0-9]{2,8}))?$")
+_GMT_OFFSET = re.compile(r"^-?\d{1,2}(\.(0|25|5|75))?$")
+_UTC_OFFSET = re.compile(r"^UTC[+-]\d{1,2}(\.(25|5|75))?$")
+_TEMPLATE = re.compile(r"^[A-Za-z0-9_\-]+(/[A-Za-z0-9_\-]+)*\.php$")
+
+
+@dataclass(frozen=True)
+class SiteCheck:
+    """A read of the site that must confirm a value before the write runs without approval:
+    `argv` runs as a policy-checked read; `confirms(stdout)` (None when the read failed) decides."""
+
+    argv: tuple[str, ...]
+    confirms: Callable[[str | None], bool]
+    reason_ja: str  # why the write does not run as it is when the site does not confirm it
+    refuse: bool = False  # unconfirmed: refused (True) or waits for approval (False)
+
+
+@dataclass(frozen=True)
+class ValueCheck:
+    """A value inside the declared effect: `accepts(value)`; `value is None` is a bare flag."""
+
+    describe_ja: str
+    accepts: Callable[[str | None], bool]
+    site_check: Callable[[str], SiteCheck] | None = None
+    samples: tuple[str, ...] = ()  # values it accepts: examples for people and for the conformance test
+
+
+def _given(check: Callable[[str], bool]) -> Callable[[str | None], bool]:
+    return lambda value: value is not None and check(value)
+
+
+def one_of(*choices: str, describe_ja: str | None = None) -> ValueCheck:
+    allowed = frozenset(choices)
+    return ValueCheck(
+        describe_ja or "、".join(choices) + " のいずれか", _given(lambda v: v in allowed), samples=choices
+    )
+
+
+def int_range(low: int, high: int) -> ValueCheck:
+    def accepts(value: str) -> bool:
+        return bool(re.fullmatch(r"-?\d{1,9}", value)) and low <= int(value) <= high
+
+    return ValueCheck(
+        f"{low}〜{high}の整数", _given(accepts), samples=(str(low), str(high), str((low + high) // 2))
+    )
+
+
+def text(max_chars: int = 100_000) -> ValueCheck:
+    """Free text (titles, content, descriptions): anything WordPress stores as the user would type it."""
+    return ValueCheck(
+        f"{max_chars}文字以内のテキスト",
+        _given(lambda v: len(v) <= max_chars),
+        samples=("秋の新メニュー", "Hello"),
+    )
+
+
+def plain_text(max_chars: int = 1_000) -> ValueCheck:
+    """Text shown as-is (a date format, alternative text): no HTML tags or quotes."""
+    return ValueCheck(
+        f"{max_chars}文字以内のHTMLを含まないテキスト",
+        _given(lambda v: len(v) <= max_chars and not _HTML.search(v) and not set(v) & set("<>\"'")),
+        samples=("Y年n月j日", "H:i"),
+    )
+
+
+@lru_cache(maxsize=1)
+def _zones() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones())
+
+
+ANY = ValueCheck("任意の値", lambda value: True, samples=("1", "x"))
+BARE = ValueCheck("値なしのフラグ", lambda value: value is None)
+ID = ValueCheck("数字のID", _given(lambda v: bool(_DIGITS.match(v))), samples=("1",))
+DATE = ValueCheck(
+    "日時（YYYY-MM-DD HH:MM:SS）",
+    _given(lambda v: bool(_DATE.match(v))),
+    samples=("2030-01-01 09:00:00", "2020-05-01 10:00:00", "2024-12-24"),
+)
+SLUG = ValueCheck(
+    "半角英小文字・数字・-_ のスラッグ", _given(lambda v: bool(_SLUG.match(v))), samples=("news", "akismet")
+)
+BOOLEAN = one_of("0", "1", describe_ja="0 または 1")
+OPEN_CLOSED = one_of("open", "closed")
+COLOUR = ValueCheck(
+    "#RRGGBB 形式の色", _given(lambda v: bool(_HEX_COLOUR.match(v))), samples=("#ffffff", "1e73be")
+)
+LANGUAGE = ValueCheck(
+    "言語コード（ja、en_US など）", _given(lambda v: bool(_LANGUAGE.match(v))), samples=("ja", "en_US")
+)
+TIMEZONE = ValueCheck(
+    "タイムゾーン名（Asia/Tokyo など）または UTC+9 の形",
+    _given(lambda v: v in _zones() or bool(_UTC_OFFSET.match(v))),
+    samples=("Asia/Tokyo", "UTC+9"),
+)
+GMT_OFFSET = ValueCheck(
+    "UTCからの時差（-12〜14）",
+    _given(lambda v: bool(_GMT_OFFSET.match(v)) and -12 <= float(v) <= 14),
+    samples=("9", "-5.5"),
+)
+PAGE_TEMPLATE = ValueCheck(
+    "default またはテーマのテンプレートファイル名",
+    _given(lambda v: v == "default" or (bool(_TEMPLATE.match(v)) and ".." not in v)),
+    samples=("default", "template-full-width.php"),
+)
+HTTP_URL = ValueCheck(
+    "http(s) のURL",
+    _given(lambda v: bool(re.fullmatch(r"https?://[^\s<>\"'\\]{1,2000}", v, re.IGNORECASE))),
+    samples=("https://example.com/",),
+)
+
+
+def _attachment_confirmed(value: str) -> Callable[[str | None], bool]:
+    return lambda stdout: stdout is not None and stdout.split() == [value]
+
+
+def _attachment_site_check(value: str) -> SiteCheck:
+    return SiteCheck(
+        argv=(
+            "post",
+            "list",
+            f"--post__in={value}",
+            "--post_type=attachment",
+            "--post_status=inherit,private,publish",
+            "--post_mime_type=image",
+            "--format=ids",
+        ),
+        confirms=_attachment_confirmed(value),
+        reason_ja=f"ID {value} がこのサイトの画像（メディア）であることを確認できませんでした",
+    )
+
+
+# A featured image, a logo: the ID of an image attachment of this site (checked on the site).
+IMAGE_ID = ValueCheck(
+    "このサイトの画像（メディア）のID", ID.accepts, site_check=_attachment_site_check, samples=("58", "59")
+)
