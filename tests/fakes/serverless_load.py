@@ -62,10 +62,11 @@ def _model_step(request: RecordedRequest) -> StepLike:
     )
 
 
-def _fill_quota(user_id: str, limit: int = 10) -> None:
+def _fill_quota(user_id: str, limit: int = 10, minutes: int = 60) -> None:
+    """The user's quota used up for the next `minutes` (a 40-session pass outlasts five windows)."""
     table = boto3.resource("dynamodb", region_name=aws_fakes.REGION).Table(aws_fakes.TABLES["rate_limits"])
     window = int(time.time() // WINDOW_SECONDS)
-    for w in range(window, window + 5):
+    for w in range(window, window + minutes * 60 // WINDOW_SECONDS):
         table.put_item(Item={"pk": f"LIMIT#user#{user_id}", "sk": f"W#{w}", "count": limit})
 
 
