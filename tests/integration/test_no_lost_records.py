@@ -221,7 +221,9 @@ def test_cancel_is_audited_once() -> None:
     rt = runtime()
     started(rt)
     SessionService(rt).cancel(SESSION, "u1")
-    assert kinds(rt) == ["run_cancelled", "run_summary"]  # the cancel, then the run's one end record
+    # The cancel and the run's one end record (written in one delivery: the same millisecond may
+    # order them either way in the log's time order).
+    assert sorted(kinds(rt)) == ["run_cancelled", "run_summary"]
 
 
 def test_a_cancel_whose_audit_write_failed_lets_the_waiting_run_write_it(
