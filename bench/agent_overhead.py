@@ -20,6 +20,7 @@ import json
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -68,18 +69,30 @@ class TimedModel:
 
 
 class TimedWpCli:
+    """Time during which at least one command ran: the reads a run makes side by side (the site's facts)
+    count once, as the wall time they took, not as their sum."""
+
     def __init__(self, inner: SandboxWpCli) -> None:
         self.inner = inner
         self.seconds = 0.0
         self.max_concurrency = inner.max_concurrency
         self.simulated = True
+        self._lock = threading.Lock()
+        self._running = 0
+        self._since = 0.0
 
     def run(self, argv: Sequence[str]) -> CommandResult:
-        started = time.perf_counter()
+        with self._lock:
+            if not self._running:
+                self._since = time.perf_counter()
+            self._running += 1
         try:
             return self.inner.run(argv)
         finally:
-            self.seconds += time.perf_counter() - started  # summed per command, so concurrency isn't "ours"
+            with self._lock:
+                self._running -= 1
+                if not self._running:
+                    self.seconds += time.perf_counter() - self._since
 
     def close(self) -> None:
         self.inner.close()

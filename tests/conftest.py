@@ -1,6 +1,9 @@
 """Shared fixtures: the test doubles live in tests/fakes and are registered here."""
 
+import logging
 import os
+
+import pytest
 
 # jsii (aws-cdk-lib) prints a banner per node process when Node 20 is past its end of life; synth
 # works on Node 20 (the infra tests prove it), so the banner is only noise here. Set before any
@@ -13,3 +16,12 @@ pytest_plugins = [
     "tests.fakes.aws",
     "tests.fakes.media_server",
 ]
+
+
+@pytest.fixture(autouse=True)
+def _our_logs_reach_caplog(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test that reads our log records sees them whatever ran before it: importing a Lambda
+    handler module (a container's cold start) gives the package logger Powertools' handler and stops
+    it propagating to the root, where caplog listens."""
+    if "caplog" in request.fixturenames:
+        monkeypatch.setattr(logging.getLogger("wp_agent"), "propagate", True)

@@ -10,6 +10,7 @@ from pathlib import Path
 from tests.fakes.anthropic_server import ScriptedAnthropicServer, reply_text, reply_tool_use
 from tests.fakes.cli import run_cli
 from tests.fakes.wordpress_fixtures import sandbox_environment
+from wp_agent.agent import site_facts
 from wp_agent.sandbox import SandboxSite
 
 REFUSED = ["db drop --yes", "eval 'echo 1;'"]
@@ -42,4 +43,8 @@ def test_a_run_whose_every_command_is_refused_fails_with_one_record_per_refusal(
     blocked = [r for r in records if r["type"] == "command_blocked"]
     assert sorted(r["command"] for r in blocked) == sorted(REFUSED)
     assert all(r["rule"] and r["policy_reason"] for r in blocked)
-    assert "command_executed" not in [r["type"] for r in records]
+    # Only the site's facts ran (reads, before the first model call); none of the model's commands.
+    facts = [r for r in records if r.get("reason") == site_facts.READ_REASON]
+    assert facts
+    assert all((r["type"], r["category"]) == ("command_executed", "read") for r in facts)
+    assert "command_executed" not in [r["type"] for r in records if r not in facts]

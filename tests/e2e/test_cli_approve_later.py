@@ -96,7 +96,7 @@ def test_approve_only_one_of_two_resumes_the_run_without_replanning(
     [run] = json.loads(listed.stdout)
     assert run["instruction"] == "ID 45 と 46 の下書きを削除して"
     assert run["answer"].startswith("45 を削除し、46 は見送りました。")
-    assert run["status"] == "completed"
+    assert run["status"] == "declined"  # one of its commands was declined: 見送りあり
     commands = {c["command"]: c for c in run["commands"]}
     assert commands["post delete 45"]["decision"] == "要承認"
     assert commands["post delete 45"]["approver"] == "cli:local-user"
@@ -109,7 +109,10 @@ def test_approve_only_one_of_two_resumes_the_run_without_replanning(
 
     again = run_cli(tmp_path, "approve", approval_id, **env_for(scripted_anthropic, tmp_path, cli_sandbox))
     assert again.returncode == 2
-    assert "見つかりません" in again.stderr
+    assert "APPROVAL_ALREADY_DECIDED" in again.stderr
+    assert f"承認ID {approval_id} はすでに決定済みです（承認済み・拒否済み:" in again.stderr
+    assert f"show {run['runId']}" in again.stderr
+    assert scripted_anthropic.request_count == 2  # nothing ran again
 
 
 def test_reject_runs_nothing_and_tells_the_model(

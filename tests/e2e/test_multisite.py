@@ -61,7 +61,10 @@ def test_run_scoped_to_one_site(
     )
     shown = output["response"].split("\n")[0].removeprefix("英語サイトの投稿: ").split(", ")
     assert sorted(map(int, shown)) == sorted(english)
-    assert EN in scripted_anthropic.message_requests[0].json["messages"][-1]["content"]
+    content = scripted_anthropic.message_requests[0].json["messages"][-1]["content"]
+    facts, instruction = content[0]["text"], content[-1]["text"]  # the site's facts head the first message
+    assert EN in instruction
+    assert f"ネットワークの1サイト {EN} が対象です" in facts
 
 
 def test_site_id_is_resolved_and_other_sites_are_refused(

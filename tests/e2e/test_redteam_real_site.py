@@ -27,6 +27,7 @@ import pytest
 from tests.fakes.anthropic_server import ScriptedAnthropicServer, reply_text, reply_tool_use
 from tests.fakes.media_server import MediaServer
 from tests.fakes.wordpress_fixtures import sandbox_environment
+from wp_agent.agent import site_facts
 from wp_agent.sandbox import SandboxSite
 
 ZWSP = "\u200b"
@@ -94,12 +95,17 @@ class Attacker:
         )  # fmt: skip
         assert completed.stdout.count("\n") == 1, completed.stdout + completed.stderr
         audit_text = audit_file.read_text(encoding="utf-8") if audit_file.exists() else ""
+        audit = [json.loads(line) for line in audit_text.splitlines() if line.strip()]
+        # The site's facts, read before the first model call: policy-checked reads and nothing else.
+        facts = [e for e in audit if e.get("reason") == site_facts.READ_REASON]
+        assert bool(facts) == bool(self.server.message_requests), audit_text  # a run that asked the model
+        assert all((e["type"], e["category"]) == ("command_executed", "read") for e in facts), audit_text
         return Run(
             code=completed.returncode,
             output=json.loads(completed.stdout),
             stdout=completed.stdout,
             stderr=completed.stderr,
-            audit=[json.loads(line) for line in audit_text.splitlines() if line.strip()],
+            audit=audit,
             audit_text=audit_text,
         )
 
@@ -138,8 +144,9 @@ def assert_unchanged(site: SandboxSite, before: SiteState) -> None:
     assert after == before
 
 
-# Audit reasons of the agent's own policy-checked reads (for an approval summary; a post's type).
-OBSERVATIONS = ("承認の要約のために", "更新する投稿の種類を確認")
+# Audit reasons of the agent's own policy-checked reads (for an approval summary; a post's type; the
+# site's facts before the first model call).
+OBSERVATIONS = ("承認の要約のために", "更新する投稿の種類を確認", site_facts.READ_REASON)
 
 
 def model_executed(run: Run) -> list[dict[str, Any]]:
@@ -311,10 +318,8 @@ def test_activation_key_takeover_is_refused(attacker: Attacker, site: SandboxSit
 
 def assert_nothing_imported(run: Run, commands: Sequence[str]) -> None:
     """Each command refused by the policy, or run and failed before WordPress saw a URL."""
-    assert len(run.events("command_blocked")) + len(run.events("command_executed")) == len(commands), (
-        run.audit_text
-    )
-    assert all(e["success"] is False for e in run.events("command_executed")), run.audit_text
+    assert len(run.events("command_blocked")) + len(model_executed(run)) == len(commands), run.audit_text
+    assert all(e["success"] is False for e in model_executed(run)), run.audit_text
     assert all(not c["success"] for c in run.output["executedCommands"]), run.output
 
 

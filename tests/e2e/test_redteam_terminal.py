@@ -99,7 +99,8 @@ def test_ask_on_a_terminal_shows_the_answer_prompt_and_progress_as_plain_text(
     assert code == 1, visible  # a command was blocked (COMMAND_BLOCKED), the other declined: nothing ran
     assert "AIが次の手順を考えています" in visible  # the progress lines are still on the screen
     assert "実行してよろしいですか" in visible
-    assert "ユーザー（mallory）を「editor" in visible  # the prompt, with the site's value as text
+    # The prompt (a new login, named as one), with the site's value as text.
+    assert "アカウント（ユーザー名: mallory、メールアドレス: mallory@example.test）を「editor" in visible
     assert "投稿を確認しました。" in visible
     assert "[bold red]赤[/bold red]" in visible  # markup shown as the text it is, in every path
     assert "[link=https://evil.example/]押す[/link]" in visible  # no link made of it either

@@ -8,8 +8,10 @@ import os
 import re
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -28,6 +30,7 @@ from tests.fakes.wordpress_fixtures import sandbox_environment
 from wp_agent.sandbox import SandboxSite
 
 pytestmark = pytest.mark.sshd
+TOKYO = ZoneInfo("Asia/Tokyo")
 
 
 @pytest.fixture
@@ -72,12 +75,19 @@ def test_list_posts(
         ),
         answer,
     )
+    started_on = datetime.now(TOKYO).date()
     code, output, _ = ask(scripted_anthropic, sshd_server, tmp_path, "投稿一覧を見せて")
     assert code == 0
     assert output["success"] is True
     assert (
         output["executedCommands"][0]["command"] == "post list --format=json --fields=ID,post_title,post_date"
     )
+    # The first request carried the site's facts, read over the pooled SSH connection: its date is
+    # the site's (Asia/Tokyo) on the day the run started or, past midnight there, the next.
+    facts = scripted_anthropic.message_requests[0].messages[-1]["content"][0]["text"]
+    assert "サイトのタイムゾーン Asia/Tokyo、UTC+09:00" in facts
+    assert any(f"現在日時: {day}" in facts for day in {started_on, datetime.now(TOKYO).date()})
+    assert "サイト名: Argo Note サンプルサイト" in facts
     listed = site.wp_json("post", "list", "--fields=ID,post_title,post_date")
     assert len(listed) >= len(site.facts["publish_post_ids"])
     for post in listed:  # the answer carries the IDs, titles and dates the site really has

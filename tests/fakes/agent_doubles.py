@@ -11,6 +11,7 @@ from typing import Any
 
 from wp_agent.agent.model_client import ModelReply
 from wp_agent.agent.ports import AgentDeps, InMemorySessionStore, MemoryAuditLog, NoRateLimits, SessionStore
+from wp_agent.agent.site_facts import FactsPlan
 from wp_agent.config import CliSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult
@@ -128,11 +129,23 @@ class RecordingWpCli:
     def close(self) -> None:
         return None
 
+    def commands(self) -> list[list[str]]:
+        """The calls other than the reads of the site's facts (agent/site_facts.py) that each run makes
+        before its first model call."""
+        return [c for c in self.calls if not is_fact_read(c)]
+
     def changes(self) -> list[list[str]]:
         """The calls that could change the site (reads, such as the ones an approval summary makes
         to describe the current state, left out)."""
         policy = CommandPolicy()
         return [c for c in self.calls if policy.classify_argv(c).category is not PolicyCategory.READ]
+
+
+def is_fact_read(argv: Sequence[str]) -> bool:
+    """Whether `argv` is one of the site-fact reads (on the session's site: `--url` appended)."""
+    words = tuple(argv[:-1] if argv and argv[-1].startswith("--url=") else argv)
+    user = FactsPlan(None, words[2] if len(words) > 2 else None).user_read
+    return words in FactsPlan(None, None).reads or words == user
 
 
 def make_deps(

@@ -131,11 +131,18 @@ def throttling(operation: str = "PutItem") -> Exception:
 
 
 class AuditFaults:
-    """Makes DynamoAuditLog.append fail for records of the chosen types, `times` times each
-    (raising `error`), after which they are written; records every attempted type."""
+    """Makes DynamoAuditLog.append fail for records of the chosen types (and, with `when`, only those
+    it accepts), `times` times each (raising `error`), after which they are written; records every
+    attempted type."""
 
     def __init__(
-        self, monkeypatch: pytest.MonkeyPatch, types: set[str], *, times: int, error: BaseException
+        self,
+        monkeypatch: pytest.MonkeyPatch,
+        types: set[str],
+        *,
+        times: int,
+        error: BaseException,
+        when: Callable[[Any], bool] = lambda event: True,
     ) -> None:
         from wp_agent.adapters.aws.audit_log import DynamoAuditLog
 
@@ -145,7 +152,7 @@ class AuditFaults:
 
         def append(log: DynamoAuditLog, event: Any) -> None:
             self.attempts.append(event.type.value)
-            if left.get(event.type.value, 0) > 0:
+            if left.get(event.type.value, 0) > 0 and when(event):
                 left[event.type.value] -= 1
                 raise error
             real(log, event)

@@ -90,7 +90,9 @@ def _shift_dates(content: list[dict[str, Any]], site_date: date, shift: timedelt
 
 
 def _first_text(messages: list[dict[str, Any]]) -> str:
+    """The first user message's text, without the site's facts the agent puts before the instruction."""
     content = messages[0].get("content", "") if messages else ""
     if isinstance(content, str):
         return content
-    return "".join(block.get("text", "") for block in content if isinstance(block, dict))
+    texts = [str(block.get("text", "")) for block in content if isinstance(block, dict)]
+    return "".join(text for text in texts if not text.startswith("<site_facts "))

@@ -13,20 +13,48 @@ Powertools reuses its configured logger), the boto3 client cache (clients hold n
 state, and moto is one backend anyway), the cached secrets, the API's routes and resolver
 (wp_agent.http_api, imported once; they keep no request state of their own) and Powertools' current
 event and Lambda context, which the resolver keeps at class level: two API requests resolved at the
-same moment in two threads see one of the two events (the concurrent API tests send the same request
-twice).
+same moment in two threads would see one of the two events. `SameRequestGate` lets API requests run
+at the same moment only when they are the same request (the concurrent API tests send the same request
+twice, a double click); different requests wait for each other.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
 from wp_agent.executors.ssh_pool import SshConnectionPool
 from wp_agent.service.runtime import LazyRuntime
+
+
+class SameRequestGate:
+    """Lets threads in together only while they carry the same request; another request waits."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._inside: tuple[str, int] | None = None  # the request inside, and how many carry it
+
+    @contextmanager
+    def entered(self, request: dict[str, Any]) -> Iterator[None]:
+        context = {k: v for k, v in request.get("requestContext", {}).items() if k != "requestId"}
+        key = json.dumps({**request, "requestContext": context}, sort_keys=True, default=str)
+        with self._changed:
+            self._changed.wait_for(lambda: self._inside is None or self._inside[0] == key)
+            self._inside = (key, (self._inside[1] if self._inside else 0) + 1)
+        try:
+            yield
+        finally:
+            with self._changed:
+                assert self._inside is not None
+                left = self._inside[1] - 1
+                self._inside = (key, left) if left else None
+                self._changed.notify_all()
 
 
 @dataclass

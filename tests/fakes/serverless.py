@@ -35,7 +35,7 @@ from infra.packaging import LayerDirs, build_core_layer
 from tests.fakes import aws as aws_fakes
 from tests.fakes.anthropic_server import ScriptedAnthropicServer
 from tests.fakes.apigw import LambdaContextStub, call, rest_event
-from tests.fakes.lambda_containers import FunctionContainers
+from tests.fakes.lambda_containers import FunctionContainers, SameRequestGate
 from tests.fakes.moto_workflow import deploy_workflow, dispatch_lambda_invocations
 from tests.fakes.sshd import SshdRig
 from tests.fakes.wordpress import TestWordPress
@@ -132,11 +132,14 @@ class ServerlessStack:
     short_wait_machine_arn: str
     queue_url: str
     site: TestWordPress
+    api_gate: SameRequestGate = field(default_factory=SameRequestGate)
 
     # -- the API, as the backend calls it -------------------------------------------------------
 
     def api(self, method: str, path: str, **kwargs: Any) -> tuple[int, Any]:
-        return call(self.dispatcher.functions["api"].lambda_handler, rest_event(method, path, **kwargs))
+        event = rest_event(method, path, **kwargs)
+        with self.api_gate.entered(event):  # Powertools' resolver keeps one current event per process
+            return call(self.dispatcher.functions["api"].lambda_handler, event)
 
     def wait_for(
         self, session_id: str, *statuses: str, timeout: float = 60.0, user: str = OWNER

@@ -62,10 +62,11 @@ def _model_step(request: RecordedRequest) -> StepLike:
     )
 
 
-def _fill_quota(user_id: str, limit: int = 10) -> None:
+def _fill_quota(user_id: str, limit: int = 10, minutes: int = 60) -> None:
+    """The user's quota used up for the next `minutes` (a 40-session pass outlasts five windows)."""
     table = boto3.resource("dynamodb", region_name=aws_fakes.REGION).Table(aws_fakes.TABLES["rate_limits"])
     window = int(time.time() // WINDOW_SECONDS)
-    for w in range(window, window + 5):
+    for w in range(window, window + minutes * 60 // WINDOW_SECONDS):
         table.put_item(Item={"pk": f"LIMIT#user#{user_id}", "sk": f"W#{w}", "count": limit})
 
 
@@ -114,6 +115,8 @@ def run_load(stack: ServerlessStack, *, sessions: int, users: int, targets: int)
             user=user,
         )
         answered(status, body)
+        # A run that did not start has nothing to wait for: its answer is the finding.
+        assert status == 202, f"{session_id} ({user} on {target}): the start answered {status} {body}"
         view = stack.wait_for(session_id, "AwaitingApproval", "Completed", "Failed", timeout=240, user=user)
         if view["status"] == "AwaitingApproval":
             path = f"/v1/sessions/{session_id}/approvals/{view['pendingApproval']['approvalId']}"

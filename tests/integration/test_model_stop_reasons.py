@@ -34,7 +34,7 @@ def test_a_refusal_ends_the_run_with_a_stable_code(scripted_anthropic: ScriptedA
     assert (output.error.details or {})["reason"] == REFUSAL
     assert "拒否" in output.error.message
     assert output.response.strip()  # never an empty answer
-    assert wp.calls == []
+    assert wp.commands() == []  # the site's facts were read; nothing of the reply ran
     scripted_anthropic.assert_script_consumed()
 
 
@@ -51,7 +51,7 @@ def test_a_refusal_after_a_tool_call_runs_nothing_of_that_reply(
     output = run_against(scripted_anthropic, wp)
     assert output.error is not None
     assert (output.error.details or {})["reason"] == REFUSAL
-    assert wp.calls == []
+    assert wp.commands() == []  # the site's facts were read; nothing of the reply ran
     assert output.executed_commands == []
 
 
@@ -74,7 +74,7 @@ def test_a_tool_call_cut_off_at_max_tokens_is_never_run(scripted_anthropic: Scri
     assert output.error.code is AgentErrorCode.API_ERROR
     assert (output.error.details or {})["reason"] == TRUNCATED_TOOL_CALL
     assert "途中で切れました" in output.error.message
-    assert wp.calls == []
+    assert wp.commands() == []  # the site's facts were read; nothing of the reply ran
     scripted_anthropic.assert_script_consumed()
 
 

@@ -7,7 +7,7 @@ What it guards is the structure, not a file count:
 - the session's path through one turn comes back to a file it had left at most 10 times (entering,
   on every thread, a file it had been in before: a checkpoint enters audit_outbox and the store);
 - no deciding module (the tool pipeline, approval steps and summaries, site scope, post-type guard,
-  site lookup, the policy) is on the stack of an effect: an AWS call, an SSH command, a model call,
+  site lookup, site facts, the policy) is on the stack of an effect: an AWS call, an SSH command, a model call,
   a session write;
 - the walk's package graph has no upward edge beyond the declared port and callback edges;
 - the executors never import the policy, and every import-linter contract holds.
@@ -46,6 +46,7 @@ DECIDING = frozenset(
         "agent/post_targets.py",
         "agent/site_lookup.py",
         "agent/site_reads.py",
+        "agent/site_facts.py",
         *(f"policy/{p.name}" for p in (ROOT / "layers/core/wp_agent/policy").glob("*.py")),
     }
 )

@@ -26,6 +26,8 @@ from tests.fakes.anthropic_server import (
 from tests.fakes.media_server import MediaServer
 from tests.fakes.serverless import ANTHROPIC_TEST_KEY, OWNER, TARGET_ID, LambdaDiedError, ServerlessStack
 from tests.fakes.wordpress import SAMPLE_IMAGE_URL
+from wp_agent.agent import site_facts
+from wp_agent.agent.model_client import AnthropicModelClient
 from wp_agent.executors.ssh import SshWpCli
 from wp_agent.policy import CommandPolicy, PolicyCategory
 from wp_agent.service.lambda_setup import secure_root_handlers
@@ -228,6 +230,35 @@ def test_a_retried_turn_does_not_run_a_command_twice(
     assert view["result"]["response"] == "記事は1件作成されています。"
 
 
+def test_a_retried_first_turn_sends_the_site_facts_it_saved(
+    serverless: ServerlessStack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stack = serverless
+    stack.model.enqueue(reply_text("（届かなかった答え）"), reply_text("今日は木曜日です。"))
+    real_create = AnthropicModelClient.create
+
+    def answer_then_die(self: AnthropicModelClient, **kwargs: Any) -> Any:
+        real_create(self, **kwargs)  # the model answered; the Lambda dies before saving the reply
+        monkeypatch.setattr(AnthropicModelClient, "create", real_create)
+        for container in stack.dispatcher.functions["turn"].started:
+            container.module.runtime.reset()  # the retry finds no facts kept in memory (a cold start)
+        raise LambdaDiedError
+
+    stack.dispatcher.before["turn"] = lambda event: monkeypatch.setattr(
+        AnthropicModelClient, "create", answer_then_die
+    )
+    start(stack, "今日は何曜日？")
+    view = stack.wait_for(SESSION, "Completed", timeout=90)
+    assert view["result"]["response"] == "今日は木曜日です。"
+    first, retried = stack.model.message_requests
+    facts = first.messages[-1]["content"][0]["text"]
+    assert "サイトのタイムゾーン Asia/Tokyo、UTC+09:00" in facts
+    assert retried.messages == first.messages  # the same facts, saved before the first model call
+    assert first.json["system"] == retried.json["system"]  # the cached prefix carries no facts
+    reads = [r for r in stack.audit(SESSION) if r.get("reason") == site_facts.READ_REASON]
+    assert len(reads) == len(site_facts.FactsPlan(None, None).reads)  # read once, over SSH
+
+
 def test_blocked_command_in_the_cloud_run(serverless: ServerlessStack) -> None:
     stack = serverless
     stack.model.enqueue(
@@ -238,7 +269,12 @@ def test_blocked_command_in_the_cloud_run(serverless: ServerlessStack) -> None:
     view = stack.wait_for(SESSION, "Failed")  # its only command was refused: nothing asked was done
     assert view["result"]["error"]["code"] == "COMMAND_BLOCKED"
     records = stack.audit(SESSION)
-    assert [r["type"] for r in records] == ["command_blocked", "run_summary"]  # the run's one end record
+    facts = [r for r in records if r.get("reason") == site_facts.READ_REASON]  # before the first call
+    assert facts
+    assert {(r["type"], r["category"]) for r in facts} == {("command_executed", "read")}
+    assert records[: len(facts)] == facts  # read before the model saw the request
+    # the refusal, then the run's one end record
+    assert [r["type"] for r in records if r not in facts] == ["command_blocked", "run_summary"]
     assert (records[-1]["status"], records[-1]["error"]) == ("failed", "COMMAND_BLOCKED")
     assert [e["detail-type"] for e in stack.events(1)] == ["Run Failed"]
 

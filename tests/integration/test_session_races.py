@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.fakes import aws as aws_fakes
-from tests.fakes.agent_doubles import ScriptedModel, text_reply, tool_reply
+from tests.fakes.agent_doubles import ScriptedModel, is_fact_read, text_reply, tool_reply
 from tests.fakes.aws import TaskTokensAsOnAws
 from tests.fakes.service_runtime import RecordedRuntime
 from wp_agent.adapters.aws import workflow as workflow_adapter
@@ -21,6 +21,7 @@ from wp_agent.adapters.aws.article_jobs import ArticleJobStore
 from wp_agent.adapters.aws.events import ARTICLE_FAILED, RUN_FAILED
 from wp_agent.adapters.aws.session_store import DynamoSessionStore
 from wp_agent.adapters.aws.workflow import RunWorkflow
+from wp_agent.agent import site_facts
 from wp_agent.agent.approval_protocol import ResumeOutcome
 from wp_agent.agent.model_client import ModelReply
 from wp_agent.agent.session_state import ApprovalStatus, DecisionDelivery, SessionState, SessionStatus
@@ -399,7 +400,8 @@ def test_a_command_that_ran_while_the_run_was_cancelled_is_audited() -> None:
     state = started(rt, "投稿を一覧して")
 
     def cancelled_while_running(argv: list[str]) -> CommandResult:
-        SessionService(rt).cancel(SESSION, "u1")
+        if not is_fact_read(argv):  # the command, not the site's facts read before the model's call
+            SessionService(rt).cancel(SESSION, "u1")
         return CommandResult("1 2 3\n", "", 0, 5)
 
     rt.recording_wp.handler = cancelled_while_running
@@ -408,7 +410,30 @@ def test_a_command_that_ran_while_the_run_was_cancelled_is_audited() -> None:
     assert ended is not None
     assert ended.status is SessionStatus.CANCELLED
     executed = [e for e in rt.audit.for_session(SESSION) if e["type"] == "command_executed"]
-    assert [e["command"] for e in executed] == ["post list --format=ids"]
+    assert [e["command"] for e in executed if e["reason"] != site_facts.READ_REASON] == [
+        "post list --format=ids"
+    ]
+
+
+def test_a_cancel_while_the_site_facts_are_read_stands_and_the_reads_are_audited() -> None:
+    rt = runtime(text_reply("（呼ばれないはずの答え）"))
+    state = started(rt, "こんにちは")
+
+    def cancelled_while_reading(argv: list[str]) -> CommandResult:
+        if argv == list(site_facts.NAME):
+            SessionService(rt).cancel(SESSION, "u1")
+        return CommandResult("x\n", "", 0, 5)
+
+    rt.recording_wp.handler = cancelled_while_reading
+    assert workflow_tasks.run_turn(rt, SESSION, state.run_id)["route"] == "COMPLETED"  # the cancel stands
+    ended = rt.sessions.load(SESSION)
+    assert ended is not None
+    assert ended.status is SessionStatus.CANCELLED
+    assert rt.scripted_model.calls == []  # the model was never asked
+    reads = [e for e in rt.audit.for_session(SESSION) if e.get("reason") == site_facts.READ_REASON]
+    assert sorted(e["command"] for e in reads) == sorted(
+        " ".join(r) for r in site_facts.FactsPlan(None, None).reads
+    )
 
 
 def test_a_cancel_stands_when_the_execution_cannot_be_stopped(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -93,7 +93,8 @@ def test_a_run_already_undone_is_refused_without_starting_a_run() -> None:
     refusal = refused(rt, CHANGED)
     assert (refusal.status, refusal.code) == (409, "NOTHING_TO_UNDO")
     assert refusal.message_ja == (
-        f"この実行の変更はすでに元に戻しています（取り消しの実行ID: {accepted.run_id}）。"
+        f"この実行はすでに取り消しました（取り消しの実行ID: {accepted.run_id}）。"
+        "もう一度元に戻す操作は行いません。"
     )
     preview = undo(rt, CHANGED, dry_run=True)
     assert isinstance(preview, UndoPreview)

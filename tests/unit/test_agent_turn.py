@@ -7,7 +7,15 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel, make_deps, text_reply, tool_reply
+from tests.fakes.agent_doubles import (
+    RecordingWpCli,
+    ScriptedModel,
+    is_fact_read,
+    make_deps,
+    text_reply,
+    tool_reply,
+)
+from wp_agent.agent import site_facts
 from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.lifecycle import new_session
 from wp_agent.agent.ports import (
@@ -56,7 +64,7 @@ def test_read_command_runs_and_output_is_wrapped_as_untrusted_data() -> None:
     wp = RecordingWpCli(handler=lambda argv: CommandResult('[{"ID":45,"post_title":"x"}]', "", 0, 5))
     model = ScriptedModel([tool_reply("post list --format=json"), text_reply("1件あります")])
     output = run(make_deps(model, wp))
-    assert wp.calls == [["post", "list", "--format=json"]]
+    assert wp.commands() == [["post", "list", "--format=json"]]
     result = model.last_tool_results()[0]
     assert result["content"].startswith("<tool_output ")
     assert 'trust="untrusted-data"' in result["content"]
@@ -69,7 +77,7 @@ def test_blocked_command_never_reaches_the_executor() -> None:
     wp = RecordingWpCli()
     model = ScriptedModel([tool_reply("db drop --yes"), text_reply("データベースの削除は実行できません。")])
     output = run(make_deps(model, wp))
-    assert wp.calls == []
+    assert wp.commands() == []  # only the site's facts were read
     result = model.last_tool_results()[0]
     assert result["is_error"] is True
     assert "ブロック" in result["content"]
@@ -143,7 +151,7 @@ def test_approval_runs_exactly_the_held_commands_once() -> None:
     output = run(deps, approvals=AutoApprove("tester"))
     assert wp.changes() == [["post", "delete", "45", "46"]]
     assert output.success
-    audit = audit_of(deps).events
+    audit = [e for e in audit_of(deps).events if e.reason != site_facts.READ_REASON]
     types = [e.type for e in audit]
     assert types == [
         AuditEventType.COMMAND_EXECUTED,  # the read that tells the approver what will happen
@@ -180,7 +188,7 @@ def test_non_destructive_calls_in_the_same_response_run_while_the_destructive_on
     model = ScriptedModel([tool_reply("post get 45", "post delete 45", "post get 46"), text_reply("完了")])
     deps = make_deps(model, wp)
     run(deps, approvals=AutoApprove("tester"))
-    assert sorted(map(tuple, wp.calls[:2])) == [("post", "get", "45"), ("post", "get", "46")]
+    assert sorted(map(tuple, wp.commands()[:2])) == [("post", "get", "45"), ("post", "get", "46")]
     assert wp.changes() == [["post", "delete", "45"]]
     assert wp.calls[-1] == ["post", "delete", "45"]
     ids = [b["tool_use_id"] for b in model.last_tool_results()]
@@ -210,7 +218,9 @@ def test_skip_confirmation_is_ignored_unless_the_deployment_enables_it() -> None
 def test_independent_calls_run_concurrently_within_the_executor_limit() -> None:
     wp = RecordingWpCli(delay_seconds=0.3, max_concurrency=5)
     model = ScriptedModel([tool_reply(*[f"post get {i}" for i in range(1, 6)]), text_reply("ok")])
-    run(make_deps(model, wp))
+    deps = make_deps(model, wp)
+    deps.site_facts = None  # the model's calls alone (the facts' reads: test_site_facts_turn.py)
+    run(deps)
     assert wp.peak_concurrency == 5  # all five were running at once (the timing is in bench/)
 
     wp = RecordingWpCli(delay_seconds=0.05, max_concurrency=2)
@@ -219,7 +229,7 @@ def test_independent_calls_run_concurrently_within_the_executor_limit() -> None:
 
 
 def multi_id_update(argv: list[str]) -> CommandResult:
-    if argv[:2] == ["post", "list"]:  # the agent's check of the posts' types: none is internal
+    if argv[:2] == ["post", "list"] or is_fact_read(argv):  # the post-type check (none is internal), facts
         return CommandResult("", "", 0, 1)
     if argv[:2] == ["post", "get"]:  # each post's type: 47 is not found
         return (
@@ -250,7 +260,7 @@ def test_partial_failure_is_reported_per_id_even_when_wp_cli_exits_zero(order: l
 
 def test_separate_commands_partial_failure() -> None:
     def handler(argv: list[str]) -> CommandResult:
-        if argv[:2] == ["post", "list"]:  # the agent's check of the posts' types: none is internal
+        if argv[:2] == ["post", "list"] or is_fact_read(argv):  # the post-type check, the site's facts
             return CommandResult("", "", 0, 1)
         if argv[:2] == ["post", "get"]:
             return CommandResult("post\n", "", 0, 1) if argv[2] != "47" else CommandResult("", "", 1, 1)
@@ -276,7 +286,7 @@ def test_iteration_cap_returns_results_so_far() -> None:
     wp = RecordingWpCli()
     output = run(make_deps(model, wp), max_iterations=3)
     assert len(model.calls) == 3
-    assert len(wp.calls) == 3
+    assert len(wp.commands()) == 3
     assert output.error is not None
     assert output.error.code is AgentErrorCode.MAX_ITERATIONS_EXCEEDED
     assert len(output.executed_commands) == 3
@@ -294,7 +304,7 @@ def test_repeated_identical_command_stops_the_loop() -> None:
     model = ScriptedModel([tool_reply("post list --format=json") for _ in range(5)])
     wp = RecordingWpCli()
     output = run(make_deps(model, wp))
-    assert len(wp.calls) == 2
+    assert len(wp.commands()) == 2
     assert output.error is not None
     assert output.error.code is AgentErrorCode.MAX_ITERATIONS_EXCEEDED
     assert output.error.details == {"reason": "repeated_command", "iterations": 3}
@@ -304,7 +314,7 @@ def test_command_cap_stops_the_loop() -> None:
     model = ScriptedModel([tool_reply(*[f"post get {i}{j}" for j in range(5)]) for i in range(1, 9)])
     wp = RecordingWpCli()
     output = run(make_deps(model, wp, agent_max_commands=7))
-    assert len(wp.calls) == 7
+    assert len(wp.commands()) == 7  # the site's facts are not the model's commands
     assert output.error is not None
     assert output.error.details is not None
     assert output.error.details["reason"] == "command_cap"
@@ -314,7 +324,7 @@ def test_too_many_calls_in_one_response_are_refused_beyond_ten() -> None:
     wp = RecordingWpCli()
     model = ScriptedModel([tool_reply(*[f"post get {i}" for i in range(12)]), text_reply("ok")])
     run(make_deps(model, wp))
-    assert len(wp.calls) == 10
+    assert len(wp.commands()) == 10
     assert sum(1 for r in model.last_tool_results() if r.get("is_error")) == 2
 
 
@@ -429,13 +439,13 @@ def test_retried_turn_after_model_reply_reuses_finished_results() -> None:
     state = new_session(AgentInput(message="x"), session_id="s2", user_id="u", target_id="t")
     turn = AgentTurn(deps)
     turn.advance(state)
-    assert len(wp.calls) == 2
+    assert len(wp.commands()) == 2
     # Simulate a retry that lost the final tool_result message.
     replay = store.load("s2")
     assert replay is not None
     replay.messages.pop()
     turn.advance(replay)
-    assert len(wp.calls) == 2
+    assert len(wp.calls) == 2 + 7  # the commands once, and the site's facts of the first call
     assert replay.messages[-1]["role"] == "user"
 
 
@@ -475,7 +485,9 @@ def test_conversation_history_and_multisite_note_reach_the_model() -> None:
     AgentTurn(deps).advance(state)
     sent = model.calls[0]
     assert [m["role"] for m in sent] == ["user", "assistant", "user"]
-    assert "https://example.test/tokyo" in sent[-1]["content"]
+    instruction = sent[-1]["content"][-1]["text"]  # after the site's facts
+    assert instruction.startswith("投稿一覧")
+    assert "https://example.test/tokyo" in instruction
 
 
 def test_secrets_are_masked_in_records_and_audit() -> None:
@@ -490,4 +502,6 @@ def test_secrets_are_masked_in_records_and_audit() -> None:
     output = run(deps)
     assert "Hunter2secret" not in output.to_json()
     assert all("Hunter2secret" not in e.model_dump_json() for e in audit_of(deps).events)
-    assert wp_of(deps).calls == [["post", "create", "--post_title=限定公開", "--post_password=Hunter2secret"]]
+    assert wp_of(deps).commands() == [
+        ["post", "create", "--post_title=限定公開", "--post_password=Hunter2secret"]
+    ]

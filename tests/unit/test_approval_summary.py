@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from wp_agent.agent.approval_summary import IRREVERSIBLE, describe
+from wp_agent.agent.approval_summary import IRREVERSIBLE, POST_RECREATED_ONLY, describe
 from wp_agent.policy import CommandPolicy, PolicyCategory
 
 POLICY = CommandPolicy()
@@ -46,7 +46,7 @@ def test_deleting_an_already_trashed_post_says_it_is_gone_for_good() -> None:
     read, asked = site({("post", "list"): [{"ID": 41, "post_status": "trash", "post_type": "post"}]})
     text, impact = summary("post delete 41", read)
     assert text == "投稿（ID: 41）を完全に削除します（既にゴミ箱にあるため）"
-    assert impact == IRREVERSIBLE
+    assert impact == IRREVERSIBLE + POST_RECREATED_ONLY  # undo only makes it again: said what differs
     assert "--post__in=41" in asked[0]
 
 
@@ -80,7 +80,7 @@ def test_unknown_state_is_described_conservatively() -> None:
 
 
 def test_forced_delete_and_spam_comments_are_permanent() -> None:
-    assert summary("post delete 45 --force", None)[1].endswith(IRREVERSIBLE)
+    assert summary("post delete 45 --force", None)[1].endswith(IRREVERSIBLE + POST_RECREATED_ONLY)
     read, _ = site({("comment", "get"): {"comment_ID": "3", "comment_approved": "spam"}})
     text, impact = summary("comment delete 3", read)
     assert "完全に削除" in text

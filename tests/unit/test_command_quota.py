@@ -16,10 +16,12 @@ from tests.fakes.agent_doubles import (
     text_reply,
     tool_reply,
 )
-from wp_agent.agent.audit_events import AuditEventType
+from wp_agent.agent import site_facts
+from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.lifecycle import new_session
 from wp_agent.agent.ports import AgentDeps, ApprovalDecision, InMemorySessionStore, MemoryAuditLog
 from wp_agent.agent.session_state import CommandStatus, SessionState, SessionStatus
+from wp_agent.agent.site_facts import FactsPlan
 from wp_agent.agent.turn import AgentTurn
 from wp_agent.errors import AgentErrorCode, StaleSessionError, WpAgentError
 from wp_agent.models.agent_io import AgentInput
@@ -41,9 +43,13 @@ class ApiSavesDuringTheTurn(InMemorySessionStore):
         super().save(state)
 
 
-def audit_types(deps: AgentDeps) -> list[AuditEventType]:
+def audit_of(deps: AgentDeps) -> list[AuditEvent]:
     assert isinstance(deps.audit, MemoryAuditLog)
-    return [e.type for e in deps.audit.events]
+    return deps.audit.events
+
+
+def audit_types(deps: AgentDeps) -> list[AuditEventType]:
+    return [e.type for e in audit_of(deps)]
 
 
 def session(session_id: str = "s1") -> SessionState:
@@ -76,7 +82,10 @@ def test_a_turn_run_again_after_a_stale_save_takes_no_second_count(caplog: pytes
     assert turn.advance(again) is Route.COMPLETED  # as workflow_tasks.run_turn does: reload, run again
     assert wp.changes() == [["post", "delete", "45"]]
     assert limiter.counted["u"] == [again.intent_id(again.commands[0])]
-    assert audit_types(deps).count(AuditEventType.COMMAND_EXECUTED) == 2  # the approver's read + the delete
+    executed = [e for e in audit_of(deps) if e.type is AuditEventType.COMMAND_EXECUTED]
+    facts = [e for e in executed if e.reason == site_facts.READ_REASON]
+    assert len(facts) == len(FactsPlan(None, None).reads)  # before the first model call, not again
+    assert len(executed) - len(facts) == 2  # the approver's read + the delete
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert any(r.message.startswith("stale session") and r.levelno == logging.INFO for r in caplog.records)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import date, timedelta
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.eval_replay import _shift_dates
+from wp_agent.agent.session_state import CommandRecord, CommandStatus
 from wp_agent.evaluation import scoring
 from wp_agent.evaluation.report import EvalReport, TrialResult, Usage, compare_markdown, to_markdown
 from wp_agent.evaluation.tasks import Category, StateCheck, load_tasks
@@ -106,11 +108,11 @@ def _trial(task: str, success: bool, **fields: object) -> TrialResult:
 
 def test_reports_total_per_task_and_compare_two_runs() -> None:
     trials = [
-        _trial("a", True).model_copy(update={"trial": 1}),
+        _trial("a", True, observation_commands=2).model_copy(update={"trial": 1}),
         _trial("a", False, failures=["state: x"], interpretation_failure=True).model_copy(
             update={"trial": 2}
         ),
-        _trial("b", True).model_copy(update={"trial": 1}),
+        _trial("b", True, observation_commands=1).model_copy(update={"trial": 1}),
         _trial("b", True).model_copy(update={"trial": 2}),
     ]
     report = EvalReport.build(
@@ -125,11 +127,41 @@ def test_reports_total_per_task_and_compare_two_runs() -> None:
     markdown = to_markdown(report)
     assert markdown.startswith("# wp-agent eval — model `claude-x` (anthropic)")
     assert "| a | observation | 1/2 (50%) | 0.00 | 1 |" in markdown
+    assert report.totals.observation_commands == 3
+    assert [s.metrics.observation_commands_per_trial for s in report.tasks] == [1.0, 0.5]
+    row_a = next(line for line in markdown.splitlines() if line.startswith("| a |"))
+    assert "| 1.0 | 200/20 |" in row_a  # observations per trial, then tokens
+    assert json.loads(report.model_dump_json())["trials"][0]["observation_commands"] == 2
     assert "- `a` #2: state: x" in markdown
     comparison = compare_markdown(report, report.model_copy(update={"model": "claude-y"}))
     assert "`claude-x`" in comparison
     assert "`claude-y`" in comparison
     assert "| success_rate | 0.75 | 0.75 |" in comparison
+    assert "| observation_commands_per_trial | 0.75 | 0.75 |" in comparison
+
+
+def _record(tool_use_id: str, command: str, iteration: int, status: str = "finished") -> CommandRecord:
+    decision = CommandPolicy().classify(command)
+    return CommandRecord(
+        tool_use_id=tool_use_id, command=command, argv=list(decision.argv), category=decision.category,
+        rule=decision.rule, policy_reason=decision.reason_ja, status=CommandStatus(status), iteration=iteration,
+    )  # fmt: skip
+
+
+def test_observation_commands_are_the_models_reads_before_its_first_write() -> None:
+    policy = CommandPolicy()
+    records = [
+        _record("system-site-run_1", "site list --site__in=2 --field=url", 0),  # the agent's lookup
+        _record("t1", "post list --format=ids", 1),
+        _record("t2", "post get 45", 1),
+        _record("t3", "option get mailserver_pass", 2, status="blocked"),  # refused: it ran nothing
+        _record("t4", "post update 45 --post_status=publish", 3),
+        _record("t5", "post get 45", 4),  # checking afterwards is not observation
+    ]
+    assert scoring.observations(policy, records) == (2, True)
+    assert scoring.observations(policy, records[:3]) == (2, False)  # answered without a write
+    held = [_record("t1", "post get 46", 1), _record("t2", "post delete 46", 2, status="held")]
+    assert scoring.observations(policy, held) == (1, True)  # a write held for approval ends it too
 
 
 def test_an_unknown_price_makes_the_total_cost_unknown() -> None:

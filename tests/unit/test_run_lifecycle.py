@@ -192,10 +192,10 @@ def test_a_site_lookup_interrupted_by_a_crash_is_asked_again() -> None:
     wp.handler = lambda argv: CommandResult("https://example.com/shop/\n", "", 0, 1)
     assert AgentTurn(deps).advance(stored) is Route.COMPLETED
     assert stored.site_url == "https://example.com/shop/"
-    assert [argv[:2] for argv in wp.calls] == [
+    assert [argv[:2] for argv in wp.commands()] == [
         ["site", "list"],
         ["site", "list"],
-    ]  # a read: safe to ask again
+    ]  # a read: safe to ask again (then the site's facts, of the site it found)
     assert isinstance(deps.audit, MemoryAuditLog)
     assert AuditEventType.COMMAND_OUTCOME_UNKNOWN in [e.type for e in deps.audit.events]
 

@@ -109,10 +109,13 @@ def test_site_id_is_resolved_before_the_model_runs() -> None:
         AgentInput(message="投稿一覧", multisite=MultisiteOptions(site_id=2))
     )
     assert output.success
-    assert wp.calls == [
+    assert wp.commands() == [
         ["site", "list", "--site__in=2", "--field=url"],
         ["post", "list", "--format=json", f"--url={EN}"],
     ]
+    facts = [c for c in wp.calls if c not in wp.commands()]
+    assert len(facts) == 6  # the site's facts, of that site (no network listing: one site is chosen)
+    assert all(c[-1] == f"--url={EN}" for c in facts)
 
 
 def test_unknown_site_id_fails_clearly() -> None:

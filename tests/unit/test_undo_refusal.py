@@ -68,7 +68,7 @@ def test_a_run_undone_by_a_completed_undo_is_already_undone() -> None:
     refusal = nothing_to_undo(changes, undone_by="run_u")
     assert refusal == NothingToUndo("already_undone", "run_u")
     assert refusal is not None
-    assert "すでに元に戻しています" in refusal.message_ja
+    assert "すでに取り消しました" in refusal.message_ja
     assert "run_u" in refusal.message_ja
 
 

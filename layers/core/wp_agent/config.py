@@ -170,6 +170,9 @@ class AgentSettings(WpCliSettings):
     agent_max_commands: int = Field(default=30, ge=1, le=200)
     agent_allow_skip_confirmation: bool = False
     wp_agent_approval_timeout_seconds: int = Field(default=86_400, ge=60, le=7 * 86_400)
+    # How long the site's facts (date and time zone, name, version, user, theme, sites) read for one run
+    # serve the next runs on the same target; 0 reads them for every run.
+    wp_agent_site_facts_ttl_seconds: int = Field(default=300, ge=0, le=3_600)
 
 
 class LocalSettings(_FromEnvironment):

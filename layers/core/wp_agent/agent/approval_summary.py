@@ -21,6 +21,13 @@ from wp_agent.policy.effects.site_address import RESERVED_SITE_NAMES
 from wp_agent.policy.effects.table import site_checks
 
 IRREVERSIBLE = "元に戻せません。"
+# What undo can do for a post deleted for good (`post delete --force`, or from the trash): make it
+# again from its before-image. WordPress deleted its comments and revisions with it (tried on the
+# sandbox), and its ID is kept only when still free.
+POST_RECREATED_ONLY = (
+    "元に戻す操作（undo）では記録した本文・カスタムフィールド・カテゴリ・タグから投稿を作り直すだけで、"
+    "コメントとリビジョンは戻らず、IDが変わる場合があります。"
+)
 _POST_STATUSES = "publish,future,draft,pending,private,trash,inherit,auto-draft"
 _ROLE_RANK = {"subscriber": 0, "contributor": 1, "author": 2, "editor": 3, "administrator": 4}
 _OBJECT_NAMES = {
@@ -102,7 +109,7 @@ def _post_delete(
     if parsed.has_flag("force"):
         return (
             f"投稿（ID: {_list(args)}）を完全に削除します",
-            "ゴミ箱を経由せずに削除するため、" + IRREVERSIBLE,
+            "ゴミ箱を経由せずに削除するため、" + IRREVERSIBLE + POST_RECREATED_ONLY,
         )
     rows = _json(read, ["post", "list", f"--post__in={','.join(ids)}", "--post_type=any",
                         f"--post_status={_POST_STATUSES}", "--fields=ID,post_status,post_type",
@@ -112,6 +119,7 @@ def _post_delete(
             f"投稿（ID: {_list(args)}）をゴミ箱へ移動します（既にゴミ箱にあるものは完全に削除されます）",
             "現在の状態を確認できませんでした。ゴミ箱にある投稿は完全に削除され、"
             + IRREVERSIBLE
+            + POST_RECREATED_ONLY
             + "それ以外はゴミ箱から復元できます。",
         )
     state = {
@@ -123,14 +131,17 @@ def _post_delete(
     parts, impacts = [], []
     if gone:
         parts.append(f"ID {_list(gone)} はゴミ箱にあるため完全に削除")
-        impacts.append(f"ID {_list(gone)} は" + IRREVERSIBLE)
+        impacts.append(f"ID {_list(gone)} は" + IRREVERSIBLE + POST_RECREATED_ONLY)
     if trashed:
         parts.append(f"ID {_list(trashed)} はゴミ箱へ移動")
         impacts.append(f"ID {_list(trashed)} はゴミ箱から復元できますが、サイトからは見えなくなります。")
     if refused:
         parts.append(f"ID {_list(refused)} は削除されません（見つからないか、ゴミ箱に入れられない種類）")
     if gone and not trashed and not refused:
-        return f"投稿（ID: {_list(gone)}）を完全に削除します（既にゴミ箱にあるため）", IRREVERSIBLE
+        return (
+            f"投稿（ID: {_list(gone)}）を完全に削除します（既にゴミ箱にあるため）",
+            IRREVERSIBLE + POST_RECREATED_ONLY,
+        )
     if trashed and not gone and not refused:
         return (
             f"投稿（ID: {_list(trashed)}）をゴミ箱へ移動します",

@@ -11,8 +11,8 @@ import uuid
 from typing import Any
 
 from wp_agent.agent import approval_protocol, outcome
-from wp_agent.agent.audit_events import AuditEventType
-from wp_agent.agent.audit_outbox import audit, command_fields
+from wp_agent.agent.audit_events import AuditEvent, AuditEventType
+from wp_agent.agent.audit_outbox import audit, command_fields, new_event
 from wp_agent.agent.ports import ApprovalDecision
 from wp_agent.agent.prompt import multisite_note
 from wp_agent.agent.session_state import CommandStatus, SessionState, SessionStatus
@@ -214,6 +214,22 @@ def _record_end(state: SessionState, how: str) -> None:
         answer=mask_text(answer),
         status=how,
         error=error.code.value if error is not None else None,
+        reverts_run_id=state.reverts_run_id,
+    )
+
+
+def held_summary(state: SessionState) -> AuditEvent | None:
+    """The end record of a run that stops held for a decision taken elsewhere (`wp-agent approve`),
+    for the front door to write: status awaiting_approval, the instruction (masked). None for a run
+    that ended (its first end wrote its own, exactly once) or that is not held."""
+    if state.status is not SessionStatus.AWAITING_APPROVAL:
+        return None
+    return new_event(
+        AuditEventType.RUN_SUMMARY,
+        state.audit_about(),
+        instruction=mask_text(state.input.message),
+        answer="",
+        status="awaiting_approval",
         reverts_run_id=state.reverts_run_id,
     )
 

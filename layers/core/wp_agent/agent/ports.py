@@ -6,11 +6,13 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from wp_agent.agent.audit_events import AuditEvent
 from wp_agent.agent.model_client import ModelClient
 from wp_agent.agent.session_state import CommandRecord, PendingApproval, SessionState
+from wp_agent.agent.site_facts_cache import SiteFactsCache
 from wp_agent.agent.site_scope import SiteScope
 from wp_agent.config import AgentSettings
 from wp_agent.executors.port import WpCli
@@ -206,3 +208,8 @@ class AgentDeps:
     telemetry: Telemetry = field(default_factory=NoTelemetry)
     changes: ChangeRecorder = field(default_factory=NoChangeRecorder)  # before/after images for undo
     opening: OpeningStep = field(default_factory=NoOpeningStep)  # a planned first step (undo runs)
+    # The site's facts for a run's first model request, kept per target for a few minutes (None: no
+    # facts — the MCP server's runs, whose plan is the client's)
+    site_facts: SiteFactsCache | None = field(default_factory=SiteFactsCache)
+    wp_user: str | None = None  # the WordPress user WP-CLI runs as (--user), named in the facts
+    clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))  # the facts' date and time

@@ -152,6 +152,9 @@ class SessionState(StateModel):
     role: Role | None = None
     # Set on an undo run: the run whose changes it reverts (wp_agent/undo/agent_turn.py plans it).
     reverts_run_id: str | None = None
+    # The run whose first user message carries the site's facts (agent/site_facts.py), once saved: a
+    # retried turn sends the same facts and reads nothing again.
+    site_facts_run_id: str | None = None
     # Every run the API started in this session, oldest first, with the run it reverts (undo runs).
     runs: dict[str, str | None] = Field(default_factory=dict)
     stop_reason: Literal["repeated_command", "command_cap", "iteration_cap"] | None = None

@@ -1,15 +1,20 @@
-"""WP-CLI on a session's site, for the turn: the reads its decisions ask for and the commands it runs,
-each in one of the target's SSH slots, and the log line and metrics of a command that ran. Nothing here
-changes the session: the turn records what these return."""
+"""WP-CLI on a session's site, for the turn: the reads its decisions ask for (agent/site_reads.py), the
+site's facts for a run's first model request (agent/site_facts.py, cached per target) and the commands it
+runs, each in one of the target's SSH slots, and the log line and metrics of a command that ran. Nothing
+here changes the session: the turn records what these return (the audit fields of every read that ran)."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
+from wp_agent.agent import site_facts
 from wp_agent.agent.ports import RateLimiter
 from wp_agent.agent.session_state import CommandRecord
+from wp_agent.agent.site_facts_cache import SiteFactsCache
+from wp_agent.agent.site_reads import Argv, SiteReads
 from wp_agent.agent.site_scope import SiteScope, apply_site_scope
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
@@ -23,17 +28,25 @@ from wp_agent.telemetry import (
 )
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
+_READ_ROUNDS = 4  # a decision reading what an earlier read named (a user, then their posts) — and a cap
 RATE_LIMIT_RULE = "rate_limit.commands_per_user"
 
 
 class SiteCommands:
     def __init__(
-        self, wp_cli: WpCli, limiter: RateLimiter, policy: CommandPolicy, telemetry: Telemetry
+        self,
+        wp_cli: WpCli,
+        limiter: RateLimiter,
+        policy: CommandPolicy,
+        telemetry: Telemetry,
+        facts_cache: SiteFactsCache | None = None,
     ) -> None:
         self._wp_cli = wp_cli
         self._limiter = limiter
         self._policy = policy
         self._telemetry = telemetry
+        self._facts_cache = facts_cache
 
     def over_quota(self, user_id: str, intent_id: str) -> tuple[str, str] | None:
         """Why the user's command quota refuses this command (its rule, the Japanese reason), or None
@@ -69,6 +82,45 @@ class SiteCommands:
             return None, {**fields, "success": False, "error": exc.code.value}
         audited = {"success": result.ok, "exit_code": result.exit_code, "duration_ms": result.duration_ms}
         return (result.stdout if result.ok else None), {**fields, **audited}
+
+    def decided(
+        self, scope: SiteScope, target_id: str, reason: str, decide: Callable[[SiteReads], T]
+    ) -> tuple[T, list[dict[str, Any]]]:
+        """What `decide` decides once the site has answered the reads it asks for (each round may ask
+        for what an earlier answer named), and the audit fields of the reads that ran."""
+        answers: dict[Argv, str | None] = {}
+        audited: list[dict[str, Any]] = []
+        for _ in range(_READ_ROUNDS):
+            site = SiteReads(answers)
+            decided = decide(site)
+            if not site.requested:
+                break
+            for argv in site.requested:
+                answers[argv], fields = self.read(scope, target_id, reason, list(argv))
+                audited += [fields] if fields is not None else []
+        return decided, audited
+
+    def facts(
+        self, scope: SiteScope, target_id: str, plan: site_facts.FactsPlan
+    ) -> tuple[dict[Argv, site_facts.ReadAnswer], list[dict[str, Any]]]:
+        """The answers to the site-fact reads — from the cache, or read side by side (up to the
+        executor's concurrency: channels of the pooled SSH connection, local processes) — and the
+        audit fields of the reads that ran."""
+        cached = self._facts_cache.get(target_id, plan) if self._facts_cache is not None else None
+        if cached is not None:
+            return cached, []
+        reads = plan.reads
+        workers = min(len(reads), self._wp_cli.max_concurrency)
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="wp-cli") as pool:
+            done = list(pool.map(lambda a: self.read(scope, target_id, site_facts.READ_REASON, [*a]), reads))
+        answers = {
+            argv: site_facts.ReadAnswer(fields["exit_code"], stdout or "")
+            for argv, (stdout, fields) in zip(reads, done, strict=True)
+            if fields is not None and fields.get("exit_code") is not None
+        }
+        if self._facts_cache is not None:
+            self._facts_cache.put(target_id, plan, answers)
+        return answers, [fields for _, fields in done if fields is not None]
 
     def report(self, record: CommandRecord, **about: Any) -> None:
         """The metrics and the `execution` log line of a command that ran (`about`: whose run)."""

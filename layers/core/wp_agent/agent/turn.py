@@ -20,8 +20,9 @@ What `advance` does, by what the saved session says (checked in this order):
     messages[-1] is assistant ─► tool step again (a retry after the model answered: decided calls
                                  reuse their records; a "started" one is of unknown outcome)
     stop_reason set, or iterations at the cap ─────► FAILED (MAX_ITERATIONS_EXCEEDED)
-    otherwise: [siteId → site URL] → [an undo run's planned first step] or the model call →
-               assistant message (checkpoint) → tool step
+    otherwise: [siteId → site URL] → [an undo run's planned first step] or ([first call of the run: the
+               site's facts into its first user message, checkpoint] → model call) → assistant message
+               (checkpoint) → tool step
 
     tool step: each call decided (reads it asks for first), its outcome applied at once → the runnable
     ones run (before-images; per command: intent checkpoint, run, result + audit checkpoint; after-
@@ -44,6 +45,7 @@ from wp_agent.agent import (
     approval_steps,
     audit_outbox,
     lifecycle,
+    site_facts,
     site_lookup,
     stop_reasons,
 )
@@ -60,7 +62,7 @@ from wp_agent.agent.session_state import (
     SessionStatus,
 )
 from wp_agent.agent.site_commands import SiteCommands
-from wp_agent.agent.site_reads import Argv, SiteReads
+from wp_agent.agent.site_reads import SiteReads
 from wp_agent.agent.site_scope import SiteScope
 from wp_agent.agent.tool_pipeline import (
     READ_REASON,
@@ -90,7 +92,6 @@ from wp_agent.telemetry import (
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 Results = dict[str, dict[str, Any]]  # tool_result blocks by tool_use id
-_READ_ROUNDS = 4  # a decision reading what an earlier read named (a user, then their posts) — and a cap
 
 
 class AgentTurn:
@@ -100,7 +101,7 @@ class AgentTurn:
     def __init__(self, deps: AgentDeps) -> None:
         self._deps = deps
         self._pipeline = ToolCallPipeline(deps.policy, deps.settings)
-        self._site = SiteCommands(deps.wp_cli, deps.limiter, deps.policy, deps.telemetry)
+        self._site = SiteCommands(deps.wp_cli, deps.limiter, deps.policy, deps.telemetry, deps.site_facts)
         self._lock = threading.RLock()
 
     def advance(self, state: SessionState) -> Route:
@@ -174,6 +175,8 @@ class AgentTurn:
 
     def _call_model(self, state: SessionState) -> list[dict[str, Any]]:
         """One model call; its reply is saved as the assistant message before any tool runs."""
+        if self._deps.site_facts and not state.iterations and state.site_facts_run_id != state.run_id:
+            self._add_site_facts(state)  # None: no facts (an MCP client plans)
         if state.status is not SessionStatus.PLANNING:
             state.status = SessionStatus.PLANNING
             self._checkpoint(state)
@@ -379,21 +382,23 @@ class AgentTurn:
             return
         self._checkpoint(state)
 
+    def _add_site_facts(self, state: SessionState) -> None:
+        """The site's facts (site_facts.py) head the run's first message, saved before the model sees them."""
+        plan = site_facts.FactsPlan(state.site_url, self._deps.wp_user)
+        answers, audited = self._site.facts(SiteScope.of(state), state.target_id, plan)
+        for fields in audited:
+            self._audit(state, AuditEventType.COMMAND_EXECUTED, **fields)
+        facts = site_facts.describe(plan, answers, now=self._deps.clock())
+        state.messages[-1]["content"] = site_facts.with_facts(state.messages[-1]["content"], facts)
+        state.site_facts_run_id = state.run_id
+        state.status = SessionStatus.PLANNING
+        self._checkpoint(state, ran=bool(audited))
+
     def _decided(self, state: SessionState, reason: str, decide: Callable[[SiteReads], T]) -> T:
-        """What `decide` decides once the site has answered the reads it asks for (each audited like
-        any command; a refused one runs nothing)."""
-        answers: dict[Argv, str | None] = {}
-        for _ in range(_READ_ROUNDS):
-            site = SiteReads(answers)
-            decided = decide(site)
-            if not site.requested:
-                break
-            for argv in site.requested:
-                answers[argv], audited = self._site.read(
-                    SiteScope.of(state), state.target_id, reason, list(argv)
-                )
-                if audited is not None:
-                    self._audit(state, AuditEventType.COMMAND_EXECUTED, **audited)
+        """What `decide` decides once the site has answered the reads it asks for (audited)."""
+        decided, audited = self._site.decided(SiteScope.of(state), state.target_id, reason, decide)
+        for fields in audited:
+            self._audit(state, AuditEventType.COMMAND_EXECUTED, **fields)
         return decided
 
     def _run_commands(self, state: SessionState, records: Sequence[CommandRecord], results: Results) -> None:
@@ -440,13 +445,7 @@ class AgentTurn:
             record.finished_at = utc_now_iso()
             record.duration_ms = int((time.perf_counter() - started) * 1000)
             self._audit_record(state, AuditEventType.COMMAND_EXECUTED, record)  # saved with the result
-            try:
-                self._checkpoint(state)  # result after
-            except Exception:
-                # The command ran: its audit record is written even when the session could not be
-                # saved (e.g. a cancel changed it meanwhile).
-                audit_outbox.deliver(state, self._deps.audit)
-                raise
+            self._checkpoint(state, ran=True)  # result after
         self._report(state, record)
         return record
 
@@ -464,10 +463,17 @@ class AgentTurn:
 
     # -- effects: checkpoint, audit, progress, telemetry, the run's end ---------------------------
 
-    def _checkpoint(self, state: SessionState) -> None:
-        """Save the state, then deliver the audit records it holds (they are true once saved)."""
+    def _checkpoint(self, state: SessionState, *, ran: bool = False) -> None:
+        """Save the state, then deliver the audit records it holds (they are true once saved). `ran`:
+        they say what ran on the site, so they are written even when the session could not be saved
+        (e.g. a cancel changed it meanwhile)."""
         with self._lock:
-            audit_outbox.save_and_deliver(self._deps.store, self._deps.audit, state)
+            try:
+                audit_outbox.save_and_deliver(self._deps.store, self._deps.audit, state)
+            except Exception:
+                if ran:
+                    audit_outbox.deliver(state, self._deps.audit)
+                raise
 
     def _finish(self, state: SessionState, status: SessionStatus, **outcome: Any) -> None:
         """The run ends: its AgentOutput from the records (`response`, `error`)."""

@@ -1,184 +1,28 @@
-"""`wp-agent history [--json] [-n N]` and `wp-agent show <runId>`: past runs from the audit file.
-
-Each run is put together from its audit records (grouped by run id): the instruction and the answer
-from its `run_summary` record (written when the run stops; masked like everything in the audit),
-each command with the policy's decision, the approver and the outcome. Nothing is read from
-anywhere else, so what is shown is exactly what was audited.
-"""
+"""`wp-agent history [--json] [-n N]` and `wp-agent show <runId>`: past runs from the audit file, each
+with what happened to it (cli/run_log.py). Dry runs (`undo --dry-run`) are not runs: history leaves
+them out; `show` still tells one by its ID."""
 
 from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
-from wp_agent.agent.audit_events import AuditEvent, AuditEventType
+from wp_agent.agent.lifecycle import held_summary
 from wp_agent.agent.ports import AuditLog
-from wp_agent.agent.session_state import SessionState, SessionStatus
+from wp_agent.agent.session_state import SessionState
 from wp_agent.cli import failures, site_book, terminal
 from wp_agent.cli.exit_codes import ExitCode
+from wp_agent.cli.run_log import DRY_RUN, Run, read_runs
 from wp_agent.config import CliSettings
-from wp_agent.masking import mask_text
 from wp_agent.program import command_name
-
-_STATUS_JA = {
-    "completed": "完了",
-    "failed": "失敗",
-    "cancelled": "中止",
-    "awaiting_approval": "承認待ち",
-    "unknown": "不明（記録が途中まで）",
-}
-_DECISION_JA = {"read": "読み取り", "write": "書き込み", "destructive": "要承認", "blocked": "ブロック"}
 
 
 def record_summary(audit: AuditLog, state: SessionState) -> None:
-    """The run's instruction and answer (masked) as one audit record, when the run stops held or
-    interrupted; a run that ended wrote its end record itself (agent/lifecycle.py), exactly once."""
-    if state.status.terminal:
-        return
-    result = state.result
-    answer = ""
-    if result is not None:
-        answer = result.response or (result.error.message if result.error else "")
-    status = {SessionStatus.AWAITING_APPROVAL: "awaiting_approval"}.get(
-        state.status, state.status.value.lower()
-    )
-    audit.append(
-        AuditEvent(
-            type=AuditEventType.RUN_SUMMARY,
-            user_id=state.user_id,
-            session_id=state.session_id,
-            target_id=state.target_id,
-            run_id=state.run_id or None,
-            instruction=mask_text(state.input.message),
-            answer=mask_text(answer),
-            status=status,
-            error=result.error.code.value if result is not None and result.error else None,
-        )
-    )
-
-
-@dataclass
-class CommandLine:
-    command: str
-    decision: str
-    approver: str | None = None
-    outcome: str = "未実行"
-    success: bool | None = None
-    exit_code: int | None = None
-    duration_ms: int | None = None
-    error: str | None = None
-
-
-@dataclass
-class Run:
-    run_id: str
-    session_id: str
-    user_id: str
-    started_at: str
-    target_id: str = ""
-    instruction: str = ""
-    answer: str = ""
-    status: str = "unknown"
-    error_code: str | None = None
-    commands: list[CommandLine] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "runId": self.run_id,
-            "sessionId": self.session_id,
-            "userId": self.user_id,
-            "startedAt": self.started_at,
-            "targetId": self.target_id,
-            "status": self.status,
-            "errorCode": self.error_code,
-            "instruction": self.instruction,
-            "answer": self.answer,
-            "commands": [
-                {
-                    "command": c.command,
-                    "decision": c.decision,
-                    "approver": c.approver,
-                    "outcome": c.outcome,
-                    "success": c.success,
-                    "exitCode": c.exit_code,
-                    "durationMs": c.duration_ms,
-                    "error": c.error,
-                }
-                for c in self.commands
-            ],
-        }
-
-
-def read_runs(path: Path) -> list[Run]:
-    """Runs in the order they started; lines that are not audit records are skipped."""
-    runs: dict[str, Run] = {}
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        return []
-    for line in lines:
-        try:
-            event = AuditEvent.model_validate_json(line)
-        except ValueError:
-            continue
-        key = event.run_id or event.session_id
-        run = runs.get(key)
-        if run is None:
-            run = runs[key] = Run(key, event.session_id, event.user_id, event.timestamp, event.target_id)
-        _apply(run, event)
-    return list(runs.values())
-
-
-def _command(run: Run, command: str, category: str | None) -> CommandLine:
-    for line in run.commands:  # the latest record of the same command not yet settled
-        if (
-            line.command == command
-            and line.success is None
-            and line.outcome in {"未実行", "承認待ち", "承認済み"}
-        ):
-            return line
-    line = CommandLine(command, _DECISION_JA.get(category or "", category or ""))
-    run.commands.append(line)
-    return line
-
-
-def _apply(run: Run, event: AuditEvent) -> None:
-    kind = event.type
-    if kind is AuditEventType.RUN_SUMMARY:
-        run.instruction = event.instruction or run.instruction
-        run.answer = event.answer or ""
-        run.status = event.status or run.status
-        run.error_code = event.error
-        return
-    if kind is AuditEventType.RUN_CANCELLED:
-        run.status = "cancelled"
-        return
-    if kind is AuditEventType.RUN_REFUSED:
-        run.status, run.error_code = "failed", event.error
-        return
-    if event.command is None:
-        return
-    line = _command(run, event.command, event.category)
-    if kind is AuditEventType.COMMAND_BLOCKED:
-        line.decision, line.outcome = "ブロック", f"ブロック: {event.policy_reason or event.rule}"
-    elif kind is AuditEventType.APPROVAL_REQUESTED:
-        line.outcome = "承認待ち"
-    elif kind is AuditEventType.APPROVAL_APPROVED:
-        line.approver, line.outcome = event.approver, "承認済み"
-    elif kind is AuditEventType.APPROVAL_REJECTED:
-        line.approver, line.outcome, line.success = event.approver, "見送り（拒否）", False
-    elif kind is AuditEventType.APPROVAL_EXPIRED:
-        line.outcome, line.success = "期限切れ", False
-    elif kind is AuditEventType.COMMAND_OUTCOME_UNKNOWN:
-        line.outcome, line.success = "結果不明", False
-    elif kind is AuditEventType.COMMAND_EXECUTED:
-        line.success, line.exit_code, line.duration_ms, line.error = (
-            event.success, event.exit_code, event.duration_ms, event.error,
-        )  # fmt: skip
-        line.outcome = "成功" if event.success else "失敗"
+    """The end record of a run that stops held (its instruction, masked): `history` shows it
+    承認待ち until `approve` / `reject` ends it. A run that ended wrote its own (agent/lifecycle.py)."""
+    event = held_summary(state)
+    if event is not None:
+        audit.append(event)
 
 
 # --- commands -------------------------------------------------------------------------------------
@@ -224,7 +68,8 @@ def _on_site(runs: list[Run], name: str | None) -> list[Run]:
 def run_history(args: argparse.Namespace, settings: CliSettings) -> int:
     if not 1 <= args.n <= 1000:
         raise failures.usage("VALIDATION_ERROR", "-n には 1〜1000 の整数を指定してください。")
-    runs = _on_site(read_runs(settings.wp_agent_audit_file.expanduser()), args.site)[-args.n :][::-1]
+    runs = [run for run in read_runs(settings.wp_agent_audit_file.expanduser()) if run.status != DRY_RUN]
+    runs = _on_site(runs, args.site)[-args.n :][::-1]
     if args.json:
         terminal.out.json(json.dumps([run.to_json() for run in runs], ensure_ascii=False))
         return ExitCode.OK
@@ -232,7 +77,7 @@ def run_history(args: argparse.Namespace, settings: CliSettings) -> int:
         terminal.out.line("まだ実行の記録はありません。")
         return ExitCode.OK
     rows = [
-        [run.started_at, run.run_id, _STATUS_JA.get(run.status, run.status), str(len(run.commands)),
+        [run.started_at, run.run_id, run.status_ja, str(len(run.commands)),
          _short(run.instruction or "（指示の記録なし）")]
         for run in runs
     ]  # fmt: skip
@@ -255,9 +100,11 @@ def run_show(args: argparse.Namespace, settings: CliSettings) -> int:
         return ExitCode.OK
     terminal.out.line(f"実行ID: {run.run_id}（セッション {run.session_id}、依頼者 {run.user_id}）")
     terminal.out.line(f"開始: {run.started_at}")
-    terminal.out.line(
-        f"結果: {_STATUS_JA.get(run.status, run.status)}" + (f" [{run.error_code}]" if run.error_code else "")
-    )
+    terminal.out.line(f"結果: {run.status_ja}")
+    if run.reverts_run_id:
+        terminal.out.line(f"取り消した実行: {run.reverts_run_id}")
+    if run.channel:
+        terminal.out.line(f"経路: {run.channel}")
     terminal.out.line(f"指示: {run.instruction or '（記録なし）'}")
     terminal.out.line(f"回答: {run.answer or '（記録なし）'}")
     rows = [

@@ -28,6 +28,7 @@ from wp_agent.agent.session_state import ApprovalStatus, PendingApproval, Sessio
 from wp_agent.cli import doctor, failures, run_output, site_choice, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.local_files import write_private
+from wp_agent.cli.run_log import decisions_on
 from wp_agent.cli.site_book import target_of
 from wp_agent.cli.site_reachability import sandbox_ready, site_answers
 from wp_agent.cli.wiring import build_local_deps
@@ -196,6 +197,31 @@ def _find(approval_id: str) -> HeldRun | None:
         return None
 
 
+_DECIDED_JA = {
+    "approval_approved": "承認済み",
+    "approval_rejected": "拒否済み",
+    "approval_expired": "期限切れ",
+}
+
+
+def _decided_already(approval_id: str, settings: CliSettings) -> failures.CliError | None:
+    """An approval that was held here and is decided (its held run is gone): said as such, from the
+    audit's decision records, with where to see what came of it."""
+    if not APPROVAL_ID.fullmatch(approval_id):
+        return None
+    decisions = decisions_on(settings.wp_agent_audit_file.expanduser(), approval_id)
+    if not decisions:
+        return None
+    kinds = list(dict.fromkeys(_DECIDED_JA[e.type.value] for e in decisions))
+    last = decisions[-1]
+    who = f"、{last.approver}" if last.approver else ""
+    return _usage_error(
+        f"承認ID {approval_id} はすでに決定済みです（{'・'.join(kinds)}: {last.timestamp}{who}）。"
+        f"今回は何も実行していません。結果は {command_name()} show {last.run_id} で確認できます。",
+        "APPROVAL_ALREADY_DECIDED",
+    )
+
+
 def _not_found(approval_id: str) -> failures.CliError:
     waiting = [run.approval_id for run in held_runs()]
     listing = "、".join(waiting) if waiting else "（保留中の操作はありません）"
@@ -252,7 +278,7 @@ def _held_for(args: argparse.Namespace, settings: CliSettings) -> HeldRun:
     """The held run this requester may decide here, or why not."""
     held = _find(args.approval_id)
     if held is None:
-        raise _not_found(args.approval_id)
+        raise _decided_already(args.approval_id, settings) or _not_found(args.approval_id)
     if held.user != args.user:
         raise _usage_error(
             f"この操作を承認・拒否できるのは依頼者（{held.user}）だけです。--user を確認してください。",

@@ -6,29 +6,32 @@ import argparse
 import json
 import shlex
 import sys
+from dataclasses import dataclass
 
 from wp_agent.adapters.jsonl_audit import JsonlAuditLog
 from wp_agent.agent import audit_outbox
+from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.lifecycle import new_run_id
 from wp_agent.agent.ports import NoRateLimits
 from wp_agent.agent.session_state import SessionState
 from wp_agent.cli import failures, site_choice, terminal
 from wp_agent.cli.exit_codes import ExitCode
+from wp_agent.cli.run_log import DRY_RUN, read_runs
 from wp_agent.cli.site_book import target_of
 from wp_agent.cli.site_reachability import sandbox_ready, site_answers
 from wp_agent.config import CliSettings, LocalAgentSettings
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.factory import build_wp_cli
 from wp_agent.executors.port import WpCli
-from wp_agent.masking import mask_command
+from wp_agent.masking import mask_command, mask_text
 from wp_agent.models.agent_io import AgentInput, utc_now_iso
 from wp_agent.models.target import Role
 from wp_agent.models.undo import UndoPlan
 from wp_agent.policy import CommandPolicy
 from wp_agent.program import command_name
 from wp_agent.undo.execute import PlanOutcome
-from wp_agent.undo.local_store import LocalRunStore, StoredRun
-from wp_agent.undo.revert_run import CheckedPlan, RevertRun, nothing_to_undo, undo_available
+from wp_agent.undo.local_store import LocalRunStore, StoredRun, valid_run_id
+from wp_agent.undo.revert_run import CheckedPlan, RevertRun, nothing_to_undo, restorable
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -64,11 +67,14 @@ def remembered_target(args: argparse.Namespace, settings: LocalAgentSettings) ->
 _UNNAMED_TARGET = "local"
 
 
-def _load(args: argparse.Namespace, settings: CliSettings) -> tuple[LocalRunStore, StoredRun]:
+def _load(args: argparse.Namespace, settings: CliSettings) -> tuple[LocalRunStore, StoredRun | _NoUndoRecord]:
     store = LocalRunStore.from_settings(settings)
     stored = store.load(args.run_id)
     if stored is None:
-        raise failures.usage("RUN_NOT_FOUND", f"実行記録「{args.run_id}」が見つかりません。")
+        found = _not_stored(args, settings)
+        if isinstance(found, failures.CliError):
+            raise found
+        return store, found
     if stored.user_id != args.user:
         raise failures.usage("FORBIDDEN", "元に戻せるのは、その実行を依頼した本人だけです。")
     if stored.target_id not in (_UNNAMED_TARGET, target_of(settings)):
@@ -80,34 +86,87 @@ def _load(args: argparse.Namespace, settings: CliSettings) -> tuple[LocalRunStor
     return store, stored
 
 
+@dataclass(frozen=True)
+class _NoUndoRecord:
+    """A run the audit knows that kept nothing for undo: it changed nothing (read-only, refused,
+    still held), or it is an undo run itself."""
+
+    run_id: str
+    reason: str
+    message_ja: str
+
+
+def _not_stored(args: argparse.Namespace, settings: CliSettings) -> _NoUndoRecord | failures.CliError:
+    """Why a run has no undo record: unknown (exit 2), someone else's, or nothing to undo (exit 0)."""
+    unknown = failures.usage("RUN_NOT_FOUND", f"実行記録「{args.run_id}」が見つかりません。")
+    if not valid_run_id(args.run_id):
+        return unknown
+    run = next(
+        (r for r in read_runs(settings.wp_agent_audit_file.expanduser()) if r.run_id == args.run_id), None
+    )
+    if run is None or run.status == DRY_RUN:
+        return unknown
+    if run.user_id != args.user:
+        return failures.usage("FORBIDDEN", "元に戻せるのは、その実行を依頼した本人だけです。")
+    if run.reverts_run_id:
+        return _NoUndoRecord(
+            run.run_id,
+            "undo_run",
+            f"この実行は {run.reverts_run_id} を元に戻した取り消しです。取り消しをさらに元に戻すことはできません"
+            f"（必要なら {command_name()} ask で改めて依頼してください）。",
+        )
+    if run.status == "awaiting_approval":
+        return _NoUndoRecord(
+            run.run_id,
+            "no_changes",
+            "この実行は承認待ちで、まだ何も変更していません（元に戻すものはありません）。",
+        )
+    return _NoUndoRecord(
+        run.run_id, "no_changes", "この実行は何も変更していないため、元に戻すものはありません。"
+    )
+
+
+@dataclass
+class _Ending:
+    """How the undo run ended, for its end record (`history` / `show`): the run that says nothing
+    else was stopped by something unexpected."""
+
+    status: str = "failed"
+    error: str | None = "UNKNOWN_ERROR"
+    answer: str = ""
+
+
 def run(args: argparse.Namespace, settings: CliSettings) -> int:
     store, stored = _load(args, settings)
-    if _said_nothing_to_undo(args, stored):
+    if isinstance(stored, _NoUndoRecord):
+        _say_nothing(args, stored.run_id, stored.reason, stored.message_ja)
+        return ExitCode.OK
+    refusal = nothing_to_undo(stored.commands, undone_by=stored.undone_by)
+    if refusal is not None:
+        _say_nothing(args, stored.run_id, refusal.reason, refusal.message_ja, undone_by=refusal.undone_by)
         return ExitCode.OK
     wp_cli = _open_site(args, settings)
     state = _undo_state(stored)
     audit = JsonlAuditLog(settings.wp_agent_audit_file.expanduser())
     service = RevertRun(CommandPolicy.from_settings(settings), wp_cli, NoRateLimits(), state, stored.run_id)
+    ending = _Ending()
+    out = terminal.err if args.json else terminal.out
     try:
         checked = service.plan(stored.commands)
-        _print_plan(checked, terminal.err if args.json else terminal.out)
-        if args.dry_run or checked.plan.empty:
-            if args.json:
-                terminal.out.json(
-                    json.dumps(
-                        {
-                            "success": True,
-                            "runId": state.run_id,
-                            "revertsRunId": stored.run_id,
-                            "dryRun": args.dry_run,
-                            "plan": checked.plan.model_dump(mode="json"),
-                        },
-                        ensure_ascii=False,
-                    )
-                )
+        _print_plan(checked, out)
+        if args.dry_run:
+            ending = _Ending(DRY_RUN, None, "元に戻す計画を表示しました（何も変更していません）。")
+            _print_json(args, state, stored, checked.plan, success=True, dryRun=True)
+            return ExitCode.OK
+        if checked.plan.empty:
+            ending = _Ending(
+                "failed", "NOTHING_TO_UNDO", _plan_words(checked.plan) or "元に戻す操作はありません。"
+            )
+            _print_json(args, state, stored, checked.plan, success=True, nothingToUndo="nothing_planned")
             return ExitCode.OK
         approver = _approver(args, checked)
         if approver is None:
+            ending = _Ending("failed", "CONFIRMATION_REQUIRED", "確認が必要なため、何も変更していません。")
             raise failures.CliError(
                 ExitCode.AWAITING_APPROVAL,
                 "CONFIRMATION_REQUIRED",
@@ -116,38 +175,106 @@ def run(args: argparse.Namespace, settings: CliSettings) -> int:
                 revertsRunId=stored.run_id,
             )
         if approver == "":
+            ending = _Ending("cancelled", None, "元に戻す操作を取りやめました（何も変更していません）。")
             terminal.err.line("元に戻す操作を取りやめました。")
-            if args.json:
-                terminal.out.json(
-                    json.dumps(
-                        {
-                            "success": True,
-                            "runId": state.run_id,
-                            "revertsRunId": stored.run_id,
-                            "declined": True,
-                        }
-                    )
-                )
+            _print_json(args, state, stored, checked.plan, success=True, declined=True)
             return ExitCode.OK
         outcome = service.execute(checked, approved_by=approver)
+        ending = _executed(outcome, checked.plan)
     except WpAgentError as exc:
+        ending = _Ending("failed", exc.code.value, exc.message_ja)
         raise failures.CliError(ExitCode.FAILED, exc.code.value, exc.message_ja, runId=state.run_id) from None
+    except KeyboardInterrupt:
+        ending = _Ending("cancelled", None, "中断しました（Ctrl-C）。")
+        raise
     finally:
+        service.events.append(_end_record(state, stored.run_id, ending))
         audit_outbox.put(state, service.events)
         audit_outbox.deliver(state, audit)
         wp_cli.close()
+    return _finish(args, store, stored, state, checked, outcome)
+
+
+def _finish(
+    args: argparse.Namespace,
+    store: LocalRunStore,
+    stored: StoredRun,
+    state: SessionState,
+    checked: CheckedPlan,
+    outcome: PlanOutcome,
+) -> int:
+    """What the executed undo came to: said once (all put back, partly, or not), its exit code."""
     stored.reverted_by.append(state.run_id)
-    if outcome.ok and not checked.plan.empty:
+    if outcome.ok:
         stored.undone_by = state.run_id
     store.save(stored)
-    _print_outcome(outcome, state.run_id, terminal.err if args.json else terminal.out)
-    if args.json:
-        terminal.out.json(json.dumps({"runId": state.run_id, "revertsRunId": stored.run_id, "plan": checked.plan.model_dump(mode="json"),
-                          "success": outcome.ok, "newIds": outcome.new_ids,
-                          "unsettled": outcome.unsettled_ja}, ensure_ascii=False))  # fmt: skip
-    if outcome.ok:
+    _print_outcome(outcome, checked.plan, state.run_id, terminal.err if args.json else terminal.out)
+    complete = outcome.ok and not checked.plan.skipped
+    _print_json(
+        args, state, stored, checked.plan, success=outcome.ok, complete=complete,
+        newIds=outcome.new_ids, unsettled=outcome.unsettled_ja,
+    )  # fmt: skip
+    if complete:
         return ExitCode.OK
     return ExitCode.PARTIAL_FAILURE if any(s.ok for s in outcome.steps) else ExitCode.FAILED
+
+
+def _executed(outcome: PlanOutcome, plan: UndoPlan) -> _Ending:
+    """An executed undo: all put back (completed), partly (PARTIAL_FAILURE: a step failed, or
+    something was not as it was to begin with), or nothing (a failed first step)."""
+    if outcome.ok and not plan.skipped:
+        return _Ending("completed", None, "元に戻しました。")
+    words = " ".join(outcome.unsettled_ja) or _plan_words(plan)
+    if outcome.ok or any(s.ok for s in outcome.steps):
+        return _Ending("completed", "PARTIAL_FAILURE", f"一部だけ元に戻しました。{words}".strip())
+    return _Ending("failed", "UNKNOWN_ERROR", f"元に戻せませんでした。{words}".strip())
+
+
+def _end_record(state: SessionState, reverts_run_id: str, ending: _Ending) -> AuditEvent:
+    return audit_outbox.new_event(
+        AuditEventType.RUN_SUMMARY,
+        state.audit_about(),
+        instruction=mask_text(state.input.message),
+        answer=mask_text(ending.answer),
+        status=ending.status,
+        error=ending.error,
+        reverts_run_id=reverts_run_id,
+    )
+
+
+def _say_nothing(
+    args: argparse.Namespace, run_id: str, reason: str, message_ja: str, *, undone_by: str | None = None
+) -> None:
+    """Nothing for an undo to do (no change, already undone, an undo run): said, exit 0, nothing run."""
+    (terminal.err if args.json else terminal.out).line(message_ja)
+    if args.json:
+        document = {"success": True, "revertsRunId": run_id, "nothingToUndo": reason, "undoneBy": undone_by}
+        terminal.out.json(json.dumps(document, ensure_ascii=False))
+
+
+def _print_json(
+    args: argparse.Namespace, state: SessionState, stored: StoredRun, plan: UndoPlan, **fields: object
+) -> None:
+    if args.json:
+        document = {"runId": state.run_id, "revertsRunId": stored.run_id, "plan": plan_json(plan), **fields}
+        terminal.out.json(json.dumps(document, ensure_ascii=False))
+
+
+def plan_json(plan: UndoPlan) -> dict[str, object]:
+    """The plan as scripts read it (camelCase; each command masked as it is printed)."""
+    return {
+        "runId": plan.run_id,
+        "steps": [
+            {"command": mask_command(shlex.join(s.argv)), "restores": s.restores_ja, "optional": s.optional}
+            for s in plan.steps
+        ],
+        "notRestored": [{"what": s.entity_ja, "reason": s.reason_ja} for s in plan.skipped],
+        "notes": list(plan.notes_ja),
+    }
+
+
+def _plan_words(plan: UndoPlan) -> str:
+    return " ".join([f"{s.entity_ja}: {s.reason_ja}" for s in plan.skipped] + list(plan.notes_ja))
 
 
 def _open_site(args: argparse.Namespace, settings: CliSettings) -> WpCli:
@@ -165,26 +292,6 @@ def _open_site(args: argparse.Namespace, settings: CliSettings) -> WpCli:
             raise
         raise failures.CliError(ExitCode.FAILED, exc.code.value, exc.message_ja) from None
     return wp_cli
-
-
-def _said_nothing_to_undo(args: argparse.Namespace, stored: StoredRun) -> bool:
-    """Nothing left for an undo to do (no revertible change, or already undone): said, not an error."""
-    refusal = nothing_to_undo(stored.commands, undone_by=stored.undone_by)
-    if refusal is None:
-        return False
-    (terminal.err if args.json else terminal.out).line(refusal.message_ja)
-    if args.json:
-        terminal.out.json(
-            json.dumps(
-                {
-                    "success": True,
-                    "revertsRunId": stored.run_id,
-                    "nothingToUndo": refusal.reason,
-                    "undoneBy": refusal.undone_by,
-                }
-            )
-        )
-    return True
 
 
 def _undo_state(stored: StoredRun) -> SessionState:
@@ -222,18 +329,19 @@ def _approver(args: argparse.Namespace, checked: CheckedPlan) -> str | None:
 
 def _print_plan(checked: CheckedPlan, out: terminal.Stream) -> None:
     plan: UndoPlan = checked.plan
-    out.line(f"{plan.run_id} を元に戻す計画:")
+    partly = "（一部だけ元に戻せます）" if plan.skipped and plan.steps else ""
+    out.line(f"{plan.run_id} を元に戻す計画{partly}:")
     if plan.empty:
         out.line("  元に戻す操作はありません。")
     for step in plan.steps:
         out.line(f"  ・{step.restores_ja}\n      wp {mask_command(shlex.join(step.argv))}")
     for skipped in plan.skipped:
-        out.line(f"  ✗ {skipped.entity_ja}: {skipped.reason_ja}")
+        out.line(f"  ✗ 元のとおりには戻せません: {skipped.entity_ja} — {skipped.reason_ja}")
     for note in plan.notes_ja:
         out.line(f"  ※ {note}")
 
 
-def _print_outcome(outcome: PlanOutcome, undo_run_id: str, out: terminal.Stream) -> None:
+def _print_outcome(outcome: PlanOutcome, plan: UndoPlan, undo_run_id: str, out: terminal.Stream) -> None:
     for done in outcome.steps:
         if done.result is None:
             mark = "－（実行していません）"
@@ -241,17 +349,35 @@ def _print_outcome(outcome: PlanOutcome, undo_run_id: str, out: terminal.Stream)
             mark = "✓" if done.ok else f"✗ {done.result.stderr.strip()[:200]}"
         out.line(f"  {mark} wp {mask_command(shlex.join(done.argv))}")
     for old, new in outcome.new_ids.items():
-        out.line(f"  ※ 投稿 ID {old} は新しいID {new} で作り直しました。")
+        again = f"同じID {new}" if old == new else f"新しいID {new}"
+        out.line(f"  ※ 投稿 ID {old} は{again}で作り直しました（コメントとリビジョンは戻っていません）。")
     for problem in outcome.unsettled_ja:
         out.line(f"  ✗ {problem}")
-    verdict = "元に戻しました" if outcome.ok else "一部を元に戻せませんでした"
+    if not outcome.ok:
+        verdict = "一部を元に戻せませんでした"
+    elif plan.skipped:
+        verdict = "一部だけ元に戻しました（✗ のものは元のとおりではありません）"
+    else:
+        verdict = "元に戻しました"
     out.line(f"{verdict}（この取り消しの実行ID: {undo_run_id}）")
 
 
 def remember_for_undo(state: SessionState | None, settings: CliSettings) -> None:
-    """Keep the run's records for `wp-agent undo` and say how to undo it (stderr: stdout is the answer)."""
+    """Keep the run's records for `wp-agent undo` and say how much of it undo puts back (stderr:
+    stdout is the answer): all of it, part of it (with what stays different), or none of it."""
     if state is None or not any(r.undo is not None for r in state.run_commands()):
         return
     LocalRunStore.from_settings(settings).save_run(state)
-    if undo_available(state.run_commands()):
+    how, short = restorable(state.run_commands())
+    if how == "all":
         terminal.err.line(undo_hint(state.run_id))
+        return
+    if how == "partly":
+        terminal.err.line(
+            f"一部だけ元に戻せます: {command_name()} undo {state.run_id}（内容の確認だけなら --dry-run）。"
+            "元のとおりには戻せないもの:"
+        )
+    elif short:
+        terminal.err.line("この実行の変更は元に戻せません:")
+    for command, reason in short:
+        terminal.err.line(f"  ・wp {command} — {reason}")

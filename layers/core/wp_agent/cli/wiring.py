@@ -14,6 +14,7 @@ from wp_agent.agent.ports import (
     RateLimiter,
     SessionStore,
 )
+from wp_agent.agent.site_facts_cache import SiteFactsCache
 from wp_agent.config import LocalAgentSettings
 from wp_agent.executors.factory import build_wp_cli
 from wp_agent.executors.port import WpCli
@@ -45,4 +46,6 @@ def build_local_deps(
         progress=progress,
         changes=UndoRecorder(policy, wp_cli, limiter),
         opening=UndoRunOpening(policy, wp_cli, limiter),
+        site_facts=SiteFactsCache(settings.wp_agent_site_facts_ttl_seconds),
+        wp_user=settings.wp_agent_wp_user,
     )

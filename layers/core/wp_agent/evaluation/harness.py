@@ -189,6 +189,9 @@ class EvalHarness:
             if runner.last_state is not None:
                 commands = runner.last_state.run_commands()
                 conversation.blocked += sum(c.status is CommandStatus.BLOCKED for c in commands)
+                if not conversation.wrote:  # reads after the first write are no longer observation
+                    seen, conversation.wrote = scoring.observations(self._reference_policy, commands)
+                    conversation.observations += seen
             return output
 
         output = turn(task.instruction, None)
@@ -309,6 +312,7 @@ class EvalHarness:
             approval_requests=requester.requests,
             approval_bypasses=bypasses,
             blocked_attempts=conversation.blocked,
+            observation_commands=conversation.observations,
             asked_question=asked,
             unnecessary_question=unnecessary_question,
             id_request=id_request,
@@ -378,6 +382,8 @@ class _Conversation:
     clarification: str | None = None  # the agent's question, when the requester answered it
     answered_at: int | None = None  # commands executed before the requester's answer
     blocked: int = 0
+    observations: int = 0  # read-only commands of the model before its first write or its answer
+    wrote: bool = False
     harness_error: str | None = None
 
 

@@ -44,6 +44,9 @@ class TrialResult(_Model):
     approval_requests: int = 0
     approval_bypasses: list[str] = Field(default_factory=list)
     blocked_attempts: int = 0
+    # Read-only commands the model ran before its first write or its answer (each one a round trip
+    # unless several go in one reply).
+    observation_commands: int = 0
     asked_question: bool = False
     unnecessary_question: bool = False
     id_request: bool = False
@@ -64,6 +67,8 @@ class Metrics(_Model):
     non_japanese_answers: int = 0
     approval_bypasses: int = 0
     blocked_attempts: int = 0
+    observation_commands: int = 0
+    observation_commands_per_trial: float = 0.0
     errors: int = 0
     usage: Usage = Field(default_factory=Usage)
     cost_usd: float | None = None
@@ -86,6 +91,10 @@ class Metrics(_Model):
             non_japanese_answers=sum(t.non_japanese for t in trials),
             approval_bypasses=sum(len(t.approval_bypasses) for t in trials),
             blocked_attempts=sum(t.blocked_attempts for t in trials),
+            observation_commands=sum(t.observation_commands for t in trials),
+            observation_commands_per_trial=(
+                round(sum(t.observation_commands for t in trials) / len(trials), 2) if trials else 0.0
+            ),
             errors=sum(t.outcome == "error" for t in trials),
             usage=usage,
             cost_usd=None if any(c is None for c in costs) else round(sum(c or 0.0 for c in costs), 6),
@@ -171,9 +180,9 @@ class EvalReport(_Model):
 
 _COLUMNS = (
     "| task | category | success | pass^k | interp. fail | unneeded Q | ID req. | non-JA | bypass | "
-    "blocked | tokens in/out | cost USD | time s |"
+    "blocked | obs./trial | tokens in/out | cost USD | time s |"
 )
-_RULE = "|" + "---|" * 13
+_RULE = "|" + "---|" * 14
 
 
 def _row(name: str, category: str, m: Metrics, pass_k: float | None) -> str:
@@ -182,7 +191,8 @@ def _row(name: str, category: str, m: Metrics, pass_k: float | None) -> str:
     return (
         f"| {name} | {category} | {m.successes}/{m.trials} ({m.success_rate:.0%}) | {pass_text} | "
         f"{m.interpretation_failures} | {m.unnecessary_questions} | {m.id_requests} | {m.non_japanese_answers} | "
-        f"{m.approval_bypasses} | {m.blocked_attempts} | {m.usage.input_tokens}/{m.usage.output_tokens} | "
+        f"{m.approval_bypasses} | {m.blocked_attempts} | {m.observation_commands_per_trial:.1f} | "
+        f"{m.usage.input_tokens}/{m.usage.output_tokens} | "
         f"{cost} | {m.wall_seconds:.1f} |"
     )
 
@@ -234,7 +244,8 @@ def compare_markdown(before: EvalReport, after: EvalReport) -> str:
     lines += ["", "| metric | before | after |", "|---|---|---|"]
     for name in (
         "success_rate", "interpretation_failures", "unnecessary_questions", "id_requests",
-        "non_japanese_answers", "approval_bypasses", "blocked_attempts", "errors", "cost_usd", "wall_seconds",
+        "non_japanese_answers", "approval_bypasses", "blocked_attempts", "observation_commands_per_trial",
+        "errors", "cost_usd", "wall_seconds",
     ):  # fmt: skip
         lines.append(f"| {name} | {getattr(before.totals, name)} | {getattr(after.totals, name)} |")
     for k in sorted(before.pass_hat.keys() | after.pass_hat.keys()):

@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 from math import comb
 
+from wp_agent.agent.session_state import CommandRecord, CommandStatus
 from wp_agent.command_line.aliases import canonical_argv
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.evaluation.tasks import StateCheck
@@ -118,6 +119,22 @@ def writes(policy: CommandPolicy, executed: Sequence[Sequence[str]]) -> list[str
         if classify(policy, argv)
         in {PolicyCategory.WRITE, PolicyCategory.DESTRUCTIVE, PolicyCategory.BLOCKED}
     ]
+
+
+def observations(policy: CommandPolicy, records: Sequence[CommandRecord]) -> tuple[int, bool]:
+    """Read-only commands the model ran before its first write (or, with none, before its answer), and
+    whether it reached a write (one held for approval counts). Only the model's own calls are counted:
+    the reads the agent runs for itself (the site's facts, summaries, before-images) are no records, and
+    a site lookup is made before the model's first call (iteration 0)."""
+    count = 0
+    for record in records:
+        if record.iteration < 1:
+            continue
+        category = classify(policy, record.argv)
+        if category in {PolicyCategory.WRITE, PolicyCategory.DESTRUCTIVE}:
+            return count, True
+        count += category is PolicyCategory.READ and record.status is CommandStatus.FINISHED
+    return count, False
 
 
 def pass_hat_k(successes: int, trials: int, k: int) -> float:

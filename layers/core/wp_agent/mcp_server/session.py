@@ -16,13 +16,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from wp_agent.agent.approval_protocol import ApprovalRefusedError
-from wp_agent.agent.lifecycle import new_session
+from wp_agent.agent.lifecycle import held_summary, new_session
 from wp_agent.agent.model_client import ModelReply
 from wp_agent.agent.ports import AgentDeps, ApprovalDecision
 from wp_agent.agent.prompt import TOOL_NAME
 from wp_agent.agent.session_state import CommandRecord, PendingApproval, SessionState
 from wp_agent.agent.site_scope import SiteScope, apply_site_scope
 from wp_agent.agent.turn import AgentTurn
+from wp_agent.masking import mask_command
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.workflow import Route
 from wp_agent.policy import PolicyCategory, PolicyDecision
@@ -123,8 +124,10 @@ class McpSession:
     def run_command(self, command: str, reason: str) -> CallOutcome:
         """Classify and run (read/write), refuse (blocked) or hold (destructive) one command."""
         tool_use_id = f"mcp_{uuid.uuid4().hex[:20]}"
-        state = self._new_state()
-        turn = AgentTurn(dataclasses.replace(self._deps, model=ClientToolCall(tool_use_id, command, reason)))
+        state = self._new_state(command, reason)
+        # The client's own model plans: no request of ours carries the site's facts.
+        call = ClientToolCall(tool_use_id, command, reason)
+        turn = AgentTurn(dataclasses.replace(self._deps, model=call, site_facts=None))
         result = turn.advance(state)
         pending = state.pending_approval
         if result is Route.AWAITING_APPROVAL and pending is not None:
@@ -181,6 +184,8 @@ class McpSession:
             kept = False
         if not kept:
             held.turn.expire_approval(held.state)
+        elif (summary := held_summary(held.state)) is not None:
+            self._deps.audit.append(summary)  # history: 承認待ち until the person decides
         return kept
 
     def close(self) -> None:
@@ -207,15 +212,30 @@ class McpSession:
 
     # -- plumbing -------------------------------------------------------------------------------
 
-    def _new_state(self) -> SessionState:
+    def _new_state(self, command: str = "", reason: str = "") -> SessionState:
         return new_session(
-            AgentInput(message=f"MCPクライアント（{self.channel}）からの wp_cli 呼び出し"),
+            AgentInput(message=call_instruction(self.channel, command, reason)),
             session_id=self.session_id,
             user_id=self._user_id,
             target_id="local",
             site_url=self._site_url,
             network_admin=self._network_admin,
         )
+
+
+def call_instruction(channel: str, command: str, reason: str) -> str:
+    """What the MCP client asked, as the run's instruction (`history`): the command (masked) and
+    its reason, on one bounded line."""
+    said = f"MCP（{channel.removeprefix('mcp:')}）"
+    if command.strip():
+        said += f": wp {mask_command(command.strip().removeprefix('wp ').strip())}"
+    if reason.strip():
+        said += f" — {reason}"
+    line = " ".join(said.replace("\x00", " ").split())
+    return line if len(line) <= _INSTRUCTION_CHARS else line[: _INSTRUCTION_CHARS - 1] + "…"
+
+
+_INSTRUCTION_CHARS = 500
 
 
 def _outcome(state: SessionState, tool_use_id: str) -> CallOutcome:

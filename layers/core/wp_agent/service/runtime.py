@@ -22,6 +22,7 @@ from wp_agent.adapters.aws.session_store import DynamoSessionStore
 from wp_agent.adapters.aws.workflow import ApprovalWaits, RunWorkflow
 from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
 from wp_agent.agent.ports import AgentDeps, NoRateLimits, RateLimiter
+from wp_agent.agent.site_facts_cache import SiteFactsCache
 from wp_agent.agent.turn import AgentTurn
 from wp_agent.config import LambdaSettings
 from wp_agent.diagnostics.checks import Check
@@ -157,6 +158,11 @@ class AwsRuntime:
     def policy(self) -> CommandPolicy:
         return CommandPolicy.from_settings(self.settings)
 
+    @cached_property
+    def site_facts(self) -> SiteFactsCache:
+        """The site-fact reads' answers per target, kept while the container is warm."""
+        return SiteFactsCache(self.settings.wp_agent_site_facts_ttl_seconds)
+
     def wp_cli_for(self, target: Target) -> WpCli:
         """WP-CLI over SSH to a registered target: its key and pinned host key come from its secret only."""
         from wp_agent.executors.ssh import SshWpCli
@@ -184,6 +190,8 @@ class AwsRuntime:
                 telemetry=self.telemetry,
                 changes=UndoRecorder(self.policy, wp_cli, self.limiter),
                 opening=UndoRunOpening(self.policy, wp_cli, self.limiter),
+                site_facts=self.site_facts,
+                wp_user=target.wp_user,
             )
         )
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wp_agent.agent import approval_steps
-from wp_agent.agent.approval_summary import IRREVERSIBLE
+from wp_agent.agent.approval_summary import IRREVERSIBLE, POST_RECREATED_ONLY
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking import is_secret_name
 from wp_agent.models.undo import EntityRef, UndoCapture, UndoItem
@@ -200,9 +200,12 @@ def _network(cmd: Command) -> str | None:
 
 
 def _forced(what: str) -> Callable[[Command], str | None]:
+    # A post can be made again from its before-image (plan.py): said here as everywhere else.
+    more = POST_RECREATED_ONLY if what == "投稿" else ""
+
     def reason(cmd: Command) -> str | None:
         return (
-            f"ゴミ箱を経由せずに削除した{what}は元のとおりには戻せません。"
+            f"ゴミ箱を経由せずに削除した{what}は元に戻せません。{more}"
             if cmd.parsed.has_flag("force")
             else None
         )
@@ -410,7 +413,9 @@ def _not_undoable_now(path: Sequence[str], argv: Sequence[str], capture: UndoCap
     if gone:
         capture.revertible = False
         capture.recreatable = path[0] == "post"
-        capture.reason_ja = f"ID {', '.join(gone)} はゴミ箱にあるため完全に削除され、元に戻せません。"
+        capture.reason_ja = f"ID {', '.join(gone)} はゴミ箱にあるため完全に削除され、元に戻せません。" + (
+            POST_RECREATED_ONLY if capture.recreatable else ""
+        )
 
 
 def record_after(

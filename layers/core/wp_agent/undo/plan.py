@@ -99,6 +99,8 @@ def build_plan(run_id: str, commands: Sequence[RunCommand], read: Read, *, worke
                 SkippedItem(entity_ja=label, reason_ja="実行後の状態が記録されていないため、元に戻しません。")
             )
             continue
+        if current == group.before and current != group.after:
+            continue  # already as it was (an earlier, partial undo put it back): nothing to do or say
         if current != group.after:
             plan.skipped.append(
                 SkippedItem(

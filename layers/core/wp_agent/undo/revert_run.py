@@ -38,6 +38,24 @@ def undo_available(records: Sequence[CommandRecord]) -> bool:
     return any(c.ran and c.capture is not None and c.capture.revertible for c in run_commands(records))
 
 
+Restorable = Literal["all", "partly", "none"]
+
+
+def restorable(records: Sequence[CommandRecord]) -> tuple[Restorable, list[tuple[str, str]]]:
+    """How much of what the run changed an undo puts back: all of it as it was, partly (some change
+    cannot be reverted, or only re-created: a post deleted for good), or none; with each change that
+    will not be as it was (its command, why). The one answer the hint after `ask` and `undo` give."""
+    changes = [c for c in run_commands(records) if c.ran]
+    short = [
+        (c.command, c.capture.reason_ja if c.capture is not None else "実行前の状態が記録されていません。")
+        for c in changes
+        if c.capture is None or not c.capture.revertible
+    ]
+    if not _can_put_back(records):
+        return "none", short
+    return ("partly" if short else "all"), short
+
+
 def _can_put_back(records: Sequence[CommandRecord]) -> bool:
     """Some change of the run can be put back: reverted, or (deleted for good) created again."""
     return any(
@@ -57,7 +75,10 @@ class NothingToUndo:
     @property
     def message_ja(self) -> str:
         if self.reason == "already_undone":
-            return f"この実行の変更はすでに元に戻しています（取り消しの実行ID: {self.undone_by}）。"
+            return (
+                f"この実行はすでに取り消しました（取り消しの実行ID: {self.undone_by}）。"
+                "もう一度元に戻す操作は行いません。"
+            )
         return "この実行には元に戻せる変更がありません。"
 
 
