@@ -1,7 +1,12 @@
 """Shared fixtures: the test doubles live in tests/fakes and are registered here."""
 
+import errno
+import ipaddress
 import logging
 import os
+import socket
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -25,3 +30,65 @@ def _our_logs_reach_caplog(request: pytest.FixtureRequest, monkeypatch: pytest.M
     it propagating to the root, where caplog listens."""
     if "caplog" in request.fixturenames:
         monkeypatch.setattr(logging.getLogger("wp_agent"), "propagate", True)
+
+
+@pytest.fixture(autouse=True)
+def _our_loggers_stay_enabled() -> Iterator[None]:
+    """logging.config.dictConfig (as some libraries' CLIs call it) disables every logger that exists;
+    ours would then be silent for the rest of the worker's tests. Fail the test that did it."""
+    yield
+    disabled = sorted(
+        name
+        for name, logger in logging.root.manager.loggerDict.items()
+        if name.split(".")[0] == "wp_agent" and isinstance(logger, logging.Logger) and logger.disabled
+    )
+    assert not disabled, f"this test disabled our loggers: {disabled}"
+
+
+def _is_loopback(host: object) -> bool:
+    if not isinstance(host, str):
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _tests_reach_only_loopback() -> Iterator[None]:
+    """Tests open connections to 127.0.0.1 / ::1 only, and resolve no name but localhost. A test that
+    reaches for a documentation address (203.0.113.5) or a generated host name fails at once, the same
+    on every network, instead of hanging where a proxy accepts and never answers."""
+    patch = pytest.MonkeyPatch()
+    real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
+    real_getaddrinfo = socket.getaddrinfo
+
+    def refuse_outside(sock: socket.socket, address: Any) -> None:
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback(address[0]):
+            raise OSError(errno.ENETUNREACH, f"tests reach only loopback, not {address[0]}")
+
+    def connect(sock: socket.socket, address: Any) -> None:
+        refuse_outside(sock, address)
+        real_connect(sock, address)
+
+    def connect_ex(sock: socket.socket, address: Any) -> int:
+        refuse_outside(sock, address)
+        return real_connect_ex(sock, address)
+
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host is not None and not _is_loopback(host if isinstance(host, str) else host.decode()):
+            try:
+                ipaddress.ip_address(host if isinstance(host, str) else host.decode())
+            except ValueError:
+                raise socket.gaierror(
+                    socket.EAI_NONAME, f"tests resolve no name but localhost: {host}"
+                ) from None
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    patch.setattr(socket.socket, "connect", connect)
+    patch.setattr(socket.socket, "connect_ex", connect_ex)
+    patch.setattr(socket, "getaddrinfo", getaddrinfo)
+    yield
+    patch.undo()

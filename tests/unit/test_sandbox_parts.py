@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -95,3 +97,17 @@ def test_the_seed_plan_is_real_wp_cli_with_fixed_ids_first() -> None:
         assert step["argv"][0] not in {"db", "eval", "eval-file", "shell"}, step["argv"]
         assert step["launch"] is (tuple(step["argv"][:2]) in own_process)
     assert seed.fingerprint() == seed.fingerprint()
+
+
+def test_a_stale_pid_file_never_stops_another_process(tmp_path: Path) -> None:
+    """The server was killed outright and its pid now belongs to someone else: stop leaves it alone."""
+    bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        server = MariaDb(tmp_path / "db")
+        server.home.mkdir()
+        server.pid_file.write_text(f"{bystander.pid}\n", encoding="utf-8")
+        assert server.stop() is False
+        assert bystander.poll() is None
+    finally:
+        bystander.kill()
+        bystander.wait()

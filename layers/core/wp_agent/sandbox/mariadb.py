@@ -269,11 +269,22 @@ class MariaDb:
             pid = int(self.pid_file.read_text().strip())
         except (OSError, ValueError):
             return None
-        return pid if _alive(pid) else None
+        return pid if _alive(pid) and _serves(pid, self.pid_file) else None
 
 
 def _os_user() -> str:
     return pwd.getpwuid(os.geteuid()).pw_name
+
+
+def _serves(pid: int, pid_file: Path) -> bool:
+    """Whether `pid` is the server that writes `pid_file`. A server killed outright leaves its pid file
+    behind, and the number is soon another process's (a test worker, a shell): stopping the sandbox
+    must never signal that one."""
+    try:
+        arguments = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return f"--pid-file={pid_file}".encode() in arguments
 
 
 def _alive(pid: int) -> bool:
