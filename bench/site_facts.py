@@ -36,6 +36,7 @@ from wp_agent.agent.site_scope import SiteScope
 from wp_agent.config import CliSettings
 from wp_agent.executors.sandbox import SandboxWpCli
 from wp_agent.models.agent_io import AgentInput
+from wp_agent.models.target import Role
 from wp_agent.policy import CommandPolicy
 from wp_agent.sandbox import SandboxSite
 from wp_agent.telemetry import NoTelemetry
@@ -81,7 +82,7 @@ def main() -> None:
             site.start()
             wp = SandboxWpCli(site)
             reads = SiteCommands(wp, NoRateLimits(), CommandPolicy(), NoTelemetry())
-            scope = SiteScope(None, network_allowed=True)
+            scope = SiteScope(None, network_allowed=True, role=Role.ADMIN)  # the operator's own site
             without: list[float] = []
             cold: list[float] = []
             cached: list[float] = []

@@ -31,6 +31,9 @@ export const covered: Record<keyof operations, true> = {
   deleteTarget: true,
   checkTarget: true,
   getTargetActivity: true,
+  listTargetMembers: true,
+  putTargetMember: true,
+  deleteTargetMember: true,
   publishArticle: true,
   getArticle: true,
   createSchedule: true,
@@ -128,6 +131,20 @@ export async function targets(privateKey: string): Promise<string[]> {
     },
   });
   for (const record of activity.data?.records ?? []) seen.push(record.type, record.timestamp);
+
+  const userId = "writer-2";
+  const role: Schemas["Role"] = "editor";
+  const member = await client.PUT("/v1/targets/{targetId}/members/{userId}", {
+    params: { path: { targetId, userId }, header },
+    body: { role },
+  });
+  if (member.error?.error.code === "MEMBER_IS_OWNER") seen.push("owners stay admins");
+  const members = await client.GET("/v1/targets/{targetId}/members", { params: { path: { targetId }, header } });
+  for (const m of members.data?.members ?? []) seen.push(`${m.userId}: ${m.role}${m.owner ? " (owner)" : ""}`);
+  const removed = await client.DELETE("/v1/targets/{targetId}/members/{userId}", {
+    params: { path: { targetId, userId }, header },
+  });
+  if (removed.data) seen.push(String(removed.data.removed));
 
   const deleted = await client.DELETE("/v1/targets/{targetId}", { params: { path: { targetId }, header } });
   if (deleted.data) seen.push(deleted.data.message, String(deleted.data.secretRecoveryWindowDays));

@@ -37,6 +37,9 @@ EXPECTED_ROUTES = {
     ("DELETE", "/v1/targets/{targetId}"),
     ("POST", "/v1/targets/{targetId}/checks"),
     ("GET", "/v1/targets/{targetId}/activity"),
+    ("GET", "/v1/targets/{targetId}/members"),
+    ("PUT", "/v1/targets/{targetId}/members/{userId}"),
+    ("DELETE", "/v1/targets/{targetId}/members/{userId}"),
 }
 
 

@@ -87,6 +87,9 @@ def test_headers_are_declared_and_required_where_the_api_requires_them() -> None
         "deleteTarget",
         "checkTarget",
         "getTargetActivity",
+        "listTargetMembers",
+        "putTargetMember",
+        "deleteTargetMember",
     }
     no_caller = {"registerTarget", "getOpenApiDocument"}
     for method, path, operation in _operations():

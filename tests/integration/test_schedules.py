@@ -32,7 +32,7 @@ from wp_agent.models.schedule import (
     ScheduledRunInput,
     ScheduleProposalRequest,
 )
-from wp_agent.models.target import Target
+from wp_agent.models.target import Role, Target
 from wp_agent.service import schedules as service_module
 from wp_agent.service.api_errors import ApiError
 from wp_agent.service.schedules import RETRY_POLICY, SCHEDULED_TIME_PLACEHOLDER, ScheduleService
@@ -723,3 +723,17 @@ def test_a_firing_starts_one_session_through_the_workflow_task(
     state = runtime.sessions.load(first["sessionId"])
     assert state is not None
     assert (state.user_id, state.target_id) == ("alice", "blog-a")
+
+
+def test_a_member_schedules_on_the_target_and_a_stranger_cannot(
+    service: ScheduleService, scheduler: RecordingScheduler
+) -> None:
+    registry = TargetRegistry(TABLES["registry"])
+    blog = registry.get("blog-a")
+    assert blog is not None
+    registry.put(blog.model_copy(update={"members": {"carol": Role.VIEWER}}), replace=True)
+    view = service.create("carol", request())  # its runs go with carol's role, read at every firing
+    assert view.schedule_id in scheduler_names(scheduler)
+    with pytest.raises(ApiError) as caught:
+        service.create("dave", request())
+    assert (caught.value.status, caught.value.code) == (404, "TARGET_NOT_FOUND")

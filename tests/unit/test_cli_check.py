@@ -77,3 +77,32 @@ def test_console_script_runs_in_a_subprocess() -> None:
     )
     assert completed.returncode == 0
     assert json.loads(completed.stdout)["rule"] == "blocked.code_execution"
+
+
+def test_role_refuses_what_it_does_not_cover(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run_check(
+        capsys, "--json", "--role", "editor", "--exit-code", "--", "plugin activate akismet"
+    )
+    document = json.loads(out)
+    assert code == 4
+    assert (document["decision"], document["rule"]) == ("block", "role.insufficient")
+    assert (document["role"], document["roleNeeded"]) == ("editor", "admin")
+    assert "管理者（admin）" in document["reason"]
+    code, out = run_check(capsys, "--json", "--role", "editor", "--", "post update 45 --post_title=x")
+    assert (json.loads(out)["decision"], json.loads(out)["roleNeeded"]) == ("allow", "editor")
+
+
+def test_role_alone_shows_what_it_may_do(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run_check(capsys, "--json", "--role", "viewer")
+    assert code == 0
+    assert json.loads(out)["writes"] == []
+    _, out = run_check(capsys, "--role", "editor")
+    assert "編集者（editor）ができること" in out
+    assert "post" in out
+    assert "plugin" in out.split("読み取りのみ:")[1]
+
+
+def test_an_unknown_role_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["check", "--role", "author", "--", "post list"])
+    assert exited.value.code == 2

@@ -27,6 +27,7 @@ from wp_agent.errors import (
 )
 from wp_agent.masking import mask_text
 from wp_agent.models.agent_io import AgentInput, utc_now_iso
+from wp_agent.models.target import Role
 
 # -- a run starts ---------------------------------------------------------------------------------
 
@@ -48,9 +49,12 @@ def new_session(
     site_url: str | None = None,
     run_id: str | None = None,
     network_admin: bool = False,
+    role: Role = Role.ADMIN,
 ) -> SessionState:
     """Initial state: conversation history (text only) + the new instruction as the last user message.
-    `network_admin`: may run network-level commands when no site is chosen (the target's network admins)."""
+    `network_admin`: may run network-level commands when no site is chosen (the target's network admins).
+    `role`: the requester's role on the target (locally the operator is its administrator; a served
+    run takes it from the registry in `start_run` and every turn in `refresh_rights`)."""
     messages: list[dict[str, Any]] = []
     for item in agent_input.conversation_history or []:
         content = (
@@ -87,6 +91,7 @@ def new_session(
         started_at=utc_now_iso(),
         site_url=site_url,
         network_admin=network_admin,
+        role=role,
     )
 
 
@@ -120,26 +125,32 @@ def start_run(
     *,
     site_url: str | None,
     network_admin: bool,
+    role: Role | None,
     reverts_run_id: str | None = None,
     execution_arn: str | None = None,
 ) -> None:
     """A new or follow-up run is about to begin (serverless): its site, the requester's rights as the
-    registry says now, the run it reverts (an undo run) and its workflow execution."""
+    registry says now (role None: not a member), the run it reverts (an undo run) and its workflow
+    execution."""
     state.site_url = site_url
     state.network_admin = network_admin
+    state.role = role
     state.reverts_run_id = reverts_run_id
     state.runs[state.run_id] = reverts_run_id  # which run each undo reverts (an undo of an undo too)
     state.execution_arn = execution_arn
     state.status = SessionStatus.PLANNING
 
 
-def refresh_rights(state: SessionState, *, owner: bool, network_admin: bool) -> bool:
-    """Rights as the registry says now, every turn: a removed owner's run ends, a removed network
-    administrator loses network-level commands. False: the run was ended (its refusal audited)."""
-    if not owner:
+def refresh_rights(state: SessionState, *, role: Role | None, network_admin: bool) -> bool:
+    """Rights as the registry says now, every turn: a removed owner's or member's run ends (role None),
+    a removed network administrator loses network-level commands, a member whose role changed gets
+    the new role's commands only (the turn's policy and the approval re-check apply it). False: the
+    run was ended (its refusal audited)."""
+    if role is None:
         refuse_run(state, OwnerRemovedError(), rule=OWNER_REMOVED_RULE)
         return False
     state.network_admin = network_admin
+    state.role = role
     return True
 
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from wp_agent.agent.audit_events import AuditEvent
 from wp_agent.errors import AgentErrorCode
 from wp_agent.models.agent_io import AgentInput, AgentOutput
+from wp_agent.models.target import Role
 from wp_agent.models.undo import UndoCapture
 from wp_agent.policy.categories import PolicyCategory
 
@@ -146,6 +147,9 @@ class SessionState(StateModel):
     site_url: str | None = None
     # May run network-level commands when no site is chosen (set from the target's network admins).
     network_admin: bool = False
+    # The requester's role on the target (wp_agent/policy/roles.py), refreshed from the registry every
+    # turn as network_admin is; None (not a member, or a session stored before roles) refuses everything.
+    role: Role | None = None
     # Set on an undo run: the run whose changes it reverts (wp_agent/undo/agent_turn.py plans it).
     reverts_run_id: str | None = None
     # The run whose first user message carries the site's facts (agent/site_facts.py), once saved: a

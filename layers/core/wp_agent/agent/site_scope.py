@@ -1,5 +1,7 @@
-"""Multisite scope of a session (UC-6): commands go to the session's site, and network-level
-commands only run for network administrators. Applied after the policy, so it only ever tightens."""
+"""The requester's rights in a session: their role on the target (issue 27: policy/roles.py), and the
+multisite scope (UC-6): commands go to the session's site, network-level commands only run for
+network administrators. Applied after the policy wherever a command is decided, so it only ever
+tightens."""
 
 from __future__ import annotations
 
@@ -12,8 +14,10 @@ from urllib.parse import urlsplit
 from wp_agent.agent.session_state import SessionState
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.models.agent_io import MultisiteOptions
+from wp_agent.models.target import Role
 from wp_agent.policy import PolicyCategory, PolicyDecision
 from wp_agent.policy.network_scope import is_network_command
+from wp_agent.policy.roles import apply_role
 
 
 def normalise_site_url(url: str) -> str:
@@ -36,15 +40,18 @@ def network_commands_allowed(options: MultisiteOptions | None, network_admin: bo
 
 @dataclass(frozen=True)
 class SiteScope:
-    """Where a session's commands may go: its site (None: not one site) and whether network-level
-    commands are allowed. Taken from the session when a step begins."""
+    """Where a session's commands may go: its site (None: not one site), whether network-level
+    commands are allowed, and the requester's role (None: not a member). Taken from the session when
+    a step begins."""
 
     site_url: str | None
     network_allowed: bool
+    role: Role | None
 
     @classmethod
     def of(cls, state: SessionState) -> SiteScope:
-        return cls(state.site_url, network_commands_allowed(state.input.multisite, state.network_admin))
+        network = network_commands_allowed(state.input.multisite, state.network_admin)
+        return cls(state.site_url, network, state.role)
 
 
 def _blocked(decision: PolicyDecision, rule: str, reason: str) -> PolicyDecision:
@@ -52,6 +59,9 @@ def _blocked(decision: PolicyDecision, rule: str, reason: str) -> PolicyDecision
 
 
 def apply_site_scope(decision: PolicyDecision, scope: SiteScope) -> PolicyDecision:
+    """The policy's decision for this requester and site: their role first (its refusal names the
+    role needed), then the network and the site."""
+    decision = apply_role(decision, scope.role)
     if decision.blocked:
         return decision
     parsed = ParsedCommand.from_argv(decision.argv)

@@ -10,7 +10,9 @@ import shlex
 from wp_agent.cli import failures, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import CliSettings
+from wp_agent.models.target import Role
 from wp_agent.policy import CommandPolicy
+from wp_agent.policy.roles import RoleSummary, apply_role, role_needed
 from wp_agent.program import command_name
 
 _ONLY_OPERATORS = re.compile(r"^[;&|<>()]+$")
@@ -36,7 +38,15 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser = subparsers.add_parser(
         "check",
         help="コマンドがポリシーで許可・承認待ち・ブロックのどれになるかを表示します（実行はしません）",
-        description="WP-CLI のコマンドをポリシーで判定します（実行はしません）。使い方: wp-agent check [--json] -- '<コマンド>'",
+        description=(
+            "WP-CLI のコマンドをポリシーで判定します（実行はしません）。使い方: wp-agent check [--json] "
+            "[--role viewer|editor|admin] -- '<コマンド>'。--role だけを指定すると、その権限でできることを表示します"
+        ),
+    )
+    parser.add_argument(
+        "--role",
+        choices=[r.value for r in Role],
+        help="対象サイトのメンバーの権限（viewer 閲覧者 / editor 編集者 / admin 管理者）で判定します",
     )
     parser.add_argument("--json", action="store_true", help="判定結果を JSON で標準出力に出します")
     parser.add_argument(
@@ -52,22 +62,48 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run(args: argparse.Namespace, settings: CliSettings) -> int:
     words = list(args.words[1:] if args.words[:1] == ["--"] else args.words)
+    role = Role(args.role) if args.role else None
+    if not words and role is not None:
+        _show_role(role, as_json=args.json)
+        return ExitCode.OK
     if not words:
         raise failures.usage(
             "USAGE_ERROR", f"判定するコマンドを指定してください。例: {command_name()} check -- 'post list'"
         )
     decision = CommandPolicy.from_settings(settings).classify(command_from_words(words))
+    document = decision.check_json()
+    if role is not None:
+        needed = role_needed(decision) if not decision.blocked else None
+        decision = apply_role(decision, role)
+        document = decision.check_json() | {"role": role.value}
+        if needed is not None:
+            document["roleNeeded"] = needed.value
     if args.json:
-        terminal.out.json(json.dumps(decision.check_json(), ensure_ascii=False))
+        terminal.out.json(json.dumps(document, ensure_ascii=False))
     else:
-        shown = decision.check_json()
+        shown = document
         terminal.out.line(f"判定: {decision.decision}（{decision.category.value}）")
         terminal.out.line(f"理由: {shown['reason']}")
         terminal.out.line(f"ルール: {decision.rule}")
         if decision.argv:
             terminal.out.line(f"実行引数: wp {shlex.join(shown['argv'])}")
+        if role is not None:
+            terminal.out.line(f"権限: {role.label_ja}")
     if not args.exit_code:
         return ExitCode.OK
     return {"allow": ExitCode.OK, "confirm": ExitCode.AWAITING_APPROVAL, "block": ExitCode.BLOCKED}[
         decision.decision
     ]
+
+
+def _show_role(role: Role, *, as_json: bool) -> None:
+    summary = RoleSummary.of(role)
+    if as_json:
+        terminal.out.json(json.dumps(summary.as_json(), ensure_ascii=False))
+        return
+    terminal.out.line(f"{role.label_ja}ができること:")
+    terminal.out.line("  読み取り: ポリシーが読み取りと判定するすべてのコマンド")
+    changes = ", ".join(summary.writes) or "なし"
+    terminal.out.line(f"  変更: {changes}（削除など影響の大きい操作は依頼者の承認が必要です）")
+    if summary.read_only:
+        terminal.out.line(f"  読み取りのみ: {', '.join(summary.read_only)}")

@@ -25,6 +25,7 @@ from wp_agent.executors.factory import build_wp_cli
 from wp_agent.executors.port import WpCli
 from wp_agent.masking import mask_command, mask_text
 from wp_agent.models.agent_io import AgentInput, utc_now_iso
+from wp_agent.models.target import Role
 from wp_agent.models.undo import UndoPlan
 from wp_agent.policy import CommandPolicy
 from wp_agent.program import command_name
@@ -304,6 +305,7 @@ def _undo_state(stored: StoredRun) -> SessionState:
         started_at=utc_now_iso(),
         site_url=stored.site_url,
         network_admin=stored.network_admin,
+        role=Role.ADMIN,  # locally the operator is the site's administrator (as for `ask`)
     )
 
 

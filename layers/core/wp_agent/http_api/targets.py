@@ -1,12 +1,13 @@
-"""Registered WordPress targets: register (administrators), read, change, remove, check, and read the
-target's audit trail (owners and administrators)."""
+"""Registered WordPress targets: register (administrators), read, change, remove, check, read the
+target's audit trail (owners and administrators), and manage its members' roles (owners, admin
+members and administrators)."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Body, Query
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayRouter
 from pydantic import AwareDatetime
 
@@ -23,9 +24,14 @@ from wp_agent.http_api.routing import (
     json_response,
     request_runtime,
 )
+from wp_agent.models import field_rules
 from wp_agent.models.api import (
     DEFAULT_PAGE_SIZE,
     ActivityPage,
+    MemberList,
+    MemberRemoved,
+    MemberRoleRequest,
+    MemberView,
     TargetCheckResult,
     TargetDeleted,
     TargetList,
@@ -36,10 +42,12 @@ from wp_agent.models.api import (
 from wp_agent.models.target import Target
 from wp_agent.service.api_identity import is_admin
 from wp_agent.service.history import HistoryService
+from wp_agent.service.members import MemberService
 from wp_agent.service.target_lifecycle import TargetLifecycle
 from wp_agent.service.targets import TargetService
 
 router = APIGatewayRouter()  # type: ignore[no-untyped-call]
+MemberId = Annotated[str, Path(pattern=field_rules.USER_ID, description="the member's user id")]
 
 
 @router.post(
@@ -149,3 +157,41 @@ def target_activity(
         target_id, caller, since=since, until=until, types=types, limit=limit, cursor=cursor
     )
     return json_response(200, page)
+
+
+@router.get(
+    "/v1/targets/<target_id>/members",
+    operation_id="listTargetMembers",
+    summary="List a target's owners (admins) and members with their roles",
+    responses=answers(200, "owners first, then members", MemberList),
+)
+def list_members(target_id: TargetId, user: OptionalUserHeader = None) -> Response[str]:
+    caller = caller_of(router, user)
+    return json_response(200, MemberService(request_runtime()).list(target_id, caller))
+
+
+@router.put(
+    "/v1/targets/<target_id>/members/<user_id>",
+    operation_id="putTargetMember",
+    summary="Give a user a role on the target: viewer, editor or admin (audited)",
+    responses=answers(200, "the member with the role (the same role again changes nothing)", MemberView),
+)
+def put_member(
+    target_id: TargetId,
+    user_id: MemberId,
+    body: Annotated[MemberRoleRequest, Body()],
+    user: OptionalUserHeader = None,
+) -> Response[str]:
+    caller = caller_of(router, user)
+    return json_response(200, MemberService(request_runtime()).put(target_id, user_id, body.role, caller))
+
+
+@router.delete(
+    "/v1/targets/<target_id>/members/<user_id>",
+    operation_id="deleteTargetMember",
+    summary="Take a member off the target (their running sessions end at the next turn; audited)",
+    responses=answers(200, "removed (removed: false when the user was not a member)", MemberRemoved),
+)
+def delete_member(target_id: TargetId, user_id: MemberId, user: OptionalUserHeader = None) -> Response[str]:
+    caller = caller_of(router, user)
+    return json_response(200, MemberService(request_runtime()).remove(target_id, user_id, caller))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, Strict, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from wp_agent.errors import AgentErrorCode
@@ -12,7 +12,7 @@ from wp_agent.models import field_rules
 from wp_agent.models.agent_io import AgentInput, AgentOutput, ExecutedCommand
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput
 from wp_agent.models.base import CamelModel, RequestModel
-from wp_agent.models.target import Target, UserId
+from wp_agent.models.target import Role, Target, UserId
 
 # Documented limits (README): request bodies, and how much command output a view carries.
 MAX_BODY_BYTES = 1_048_576
@@ -98,6 +98,35 @@ class TargetRegistration(Target):
 
 class TargetList(CamelModel):
     targets: list[Target]
+
+
+# -- members and their roles ----------------------------------------------------------------------
+
+
+class MemberRoleRequest(RequestModel):
+    """PUT /v1/targets/{targetId}/members/{userId} body."""
+
+    role: Annotated[Role, Strict(False)] = Field(
+        description="viewer: read-only; editor: content (posts, pages, media, terms, comments, menus); "
+        "admin: everything the policy allows (`wp-agent check --role ROLE` shows which commands)"
+    )
+
+
+class MemberView(CamelModel):
+    user_id: str
+    role: Role
+    owner: bool = Field(description="owners are admins; change them with PATCH /v1/targets/{targetId}")
+
+
+class MemberList(CamelModel):
+    target_id: str
+    members: list[MemberView] = Field(description="owners first, then members by user id")
+
+
+class MemberRemoved(CamelModel):
+    target_id: str
+    user_id: str
+    removed: bool = Field(description="false: the user was not a member (a repeat after a lost answer)")
 
 
 # -- the target lifecycle -------------------------------------------------------------------------

@@ -2,14 +2,43 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated
 
-from pydantic import Field, field_validator
+from pydantic import Field, Strict, field_validator
 
 from wp_agent.models import field_rules
 from wp_agent.models.base import WHOLE_NUMBER, RequestModel
 
 UserId = Annotated[str, Field(pattern=field_rules.USER_ID)]
+MAX_MEMBERS = 1_000
+
+
+class Role(StrEnum):
+    """What a member of a target may ask the agent for (wp_agent/policy/roles.py says which commands)."""
+
+    VIEWER = "viewer"
+    EDITOR = "editor"
+    ADMIN = "admin"
+
+    @property
+    def rank(self) -> int:
+        return _ROLE_RANK[self]
+
+    def covers(self, needed: Role) -> bool:
+        return self.rank >= needed.rank
+
+    @property
+    def label_ja(self) -> str:
+        return _ROLE_LABEL_JA[self]
+
+
+_ROLE_RANK = {Role.VIEWER: 0, Role.EDITOR: 1, Role.ADMIN: 2}
+_ROLE_LABEL_JA = {
+    Role.VIEWER: "閲覧者（viewer）",
+    Role.EDITOR: "編集者（editor）",
+    Role.ADMIN: "管理者（admin）",
+}
 
 
 def validate_wp_user(value: str | None) -> str | None:
@@ -34,6 +63,14 @@ class Target(RequestModel):
     multisite: bool = False
     owners: list[UserId] = Field(min_length=1, max_length=1_000)
     network_admins: list[UserId] = Field(default_factory=list, max_length=1_000)
+    # Members and their roles. Owners are admins whatever this says (an owner taken off `owners`
+    # keeps the role given here).
+    # A role is its JSON string (a strict enum would take only the Python member).
+    members: dict[UserId, Annotated[Role, Strict(False)]] = Field(
+        default_factory=dict,
+        max_length=MAX_MEMBERS,
+        json_schema_extra={"additionalProperties": False},  # only user ids are keys
+    )
     # The WordPress user every command runs as (WP-CLI --user); the model can never choose it.
     wp_user: str | None = Field(default=None, pattern=field_rules.WP_USER)
     description: str | None = Field(default=None, max_length=500)
@@ -47,6 +84,12 @@ class Target(RequestModel):
 
     def owned_by(self, user_id: str) -> bool:
         return user_id in self.owners
+
+    def role_of(self, user_id: str) -> Role | None:
+        """The user's role on this target as the registry says (owners are admins); None: no access."""
+        if user_id in self.owners:
+            return Role.ADMIN
+        return self.members.get(user_id)
 
     def network_admin(self, user_id: str) -> bool:
         return user_id in self.network_admins

@@ -146,6 +146,22 @@ OPERATION_CODES: dict[str, Codes] = {
         C.SECRET_UNAVAILABLE: "the target is removed but its secret's deletion is not scheduled yet; send again",
     },
     "checkTarget": dict(_TARGET),
+    "listTargetMembers": {
+        **_TARGET,
+        C.MEMBER_ADMIN_REQUIRED: "the caller is a viewer or editor of the target",
+    },
+    "putTargetMember": {
+        **_TARGET,
+        C.MEMBER_ADMIN_REQUIRED: "the caller is a viewer or editor of the target",
+        C.MEMBER_IS_OWNER: "the user is an owner (always admin; change owners with updateTarget)",
+        C.TARGET_CHANGED: "the target kept changing meanwhile; send again",
+    },
+    "deleteTargetMember": {
+        **_TARGET,
+        C.MEMBER_ADMIN_REQUIRED: "the caller is a viewer or editor of the target",
+        C.MEMBER_IS_OWNER: "the user is an owner (change owners with updateTarget)",
+        C.TARGET_CHANGED: "the target kept changing meanwhile; send again",
+    },
     "getTargetActivity": {
         **_TARGET,
         **_PAGED,

@@ -132,6 +132,16 @@ class ApiErrorCode(StrEnum):
         403,
         "ネットワーク全体の操作はネットワーク管理者だけが行えます。",
     )
+    MEMBER_ADMIN_REQUIRED = (
+        "MEMBER_ADMIN_REQUIRED",
+        403,
+        "メンバーと権限の管理は、対象サイトの所有者と管理者（admin）だけが行えます。",
+    )
+    MEMBER_IS_OWNER = (
+        "MEMBER_IS_OWNER",
+        409,
+        "所有者は常に管理者（admin）です。所有者の変更は PATCH /v1/targets/{targetId} の owners で行ってください。",
+    )
     # -- articles ----------------------------------------------------------------------------------
     ARTICLE_NOT_FOUND = "ARTICLE_NOT_FOUND", 404, "記事の公開リクエストが見つかりません。"
     ARTICLE_TOO_LARGE = (

@@ -346,8 +346,10 @@ class ScheduleService:
         }
 
     def _owned_target(self, owner_id: str, target_id: str) -> Target:
+        """The target, when the schedule's creator may use it (an owner or a member: each firing runs
+        with their role as the registry says then)."""
         target = self._targets.get(target_id)
-        if target is None or not target.owned_by(owner_id):
+        if target is None or target.role_of(owner_id) is None:
             raise ApiError(ApiErrorCode.TARGET_NOT_FOUND)
         return target
 

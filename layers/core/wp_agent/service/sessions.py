@@ -76,7 +76,7 @@ class SessionService:
         if state is not None and body.target_id and body.target_id != state.target_id:
             raise ApiError(ApiErrorCode.TARGET_MISMATCH, fields=["targetId"])
         target = self._rt.registry.get(target_id)
-        if target is None or not target.owned_by(user_id):
+        if target is None or target.role_of(user_id) is None:  # owners and members may ask
             raise ApiError(ApiErrorCode.TARGET_NOT_FOUND)
         check_multisite_access(target, user_id, body.multisite, field="multisite")
         return target
@@ -118,6 +118,7 @@ class SessionService:
             state,
             site_url=site_url,
             network_admin=network_admin,
+            role=target.role_of(user_id),
             reverts_run_id=reverts_run_id,
             execution_arn=self._rt.workflow.execution_arn(state.run_id),
         )

@@ -1,4 +1,4 @@
-"""Registering and listing WordPress targets (administrators register; owners read their own)."""
+"""Registering and listing WordPress targets (administrators register; owners and members read theirs)."""
 
 from __future__ import annotations
 
@@ -92,10 +92,10 @@ class TargetService:
 
     def list(self, user_id: str | None, *, admin: bool) -> TargetList:
         targets = self._rt.registry.list()
-        return TargetList(targets=[t for t in targets if admin or (user_id and t.owned_by(user_id))])
+        return TargetList(targets=[t for t in targets if admin or (user_id and t.role_of(user_id))])
 
     def get(self, target_id: str, user_id: str | None, *, admin: bool) -> Target:
         target = self._rt.registry.get(target_id)
-        if target is None or not (admin or (user_id and target.owned_by(user_id))):
+        if target is None or not (admin or (user_id and target.role_of(user_id))):
             raise ApiError(ApiErrorCode.TARGET_NOT_FOUND)
         return target

@@ -56,11 +56,12 @@ def _load_run(runtime: AwsRuntime, session_id: str, run_id: str) -> SessionState
 
 
 def refresh_rights(state: SessionState, target: Target) -> bool:
-    """Rights come from the registry as it is now, every turn: a removed owner's run ends, a
-    removed network administrator loses network-level commands (False: the run was ended)."""
+    """Rights come from the registry as it is now, every turn: a removed owner's or member's run
+    ends, a removed network administrator loses network-level commands, a changed role applies from
+    this turn on (False: the run was ended)."""
     return lifecycle.refresh_rights(
         state,
-        owner=target.owned_by(state.user_id),
+        role=target.role_of(state.user_id),
         network_admin=target.multisite and target.network_admin(state.user_id),
     )
 
@@ -180,7 +181,7 @@ def start_scheduled_run(runtime: AwsRuntime, payload: dict[str, Any]) -> dict[st
     if existing is not None:
         return {"sessionId": existing.session_id, "runId": existing.run_id}
     target = runtime.registry.get(run.target_id)
-    if target is None or not target.owned_by(run.owner_id):
+    if target is None or target.role_of(run.owner_id) is None:  # neither an owner nor a member now
         raise WorkflowTaskError(
             f"schedule {run.schedule_id}: the owner may no longer use target {run.target_id}"
         )
@@ -193,7 +194,10 @@ def start_scheduled_run(runtime: AwsRuntime, payload: dict[str, Any]) -> dict[st
         site_url=site_url,
     )
     lifecycle.start_run(
-        state, site_url=site_url, network_admin=target.multisite and target.network_admin(run.owner_id)
+        state,
+        site_url=site_url,
+        network_admin=target.multisite and target.network_admin(run.owner_id),
+        role=target.role_of(run.owner_id),
     )
     save_and_deliver(runtime.sessions, runtime.audit, state)
     runtime.telemetry.count(REQUESTS_TOTAL)
