@@ -88,6 +88,16 @@ def test_each_role_reaches_the_site_only_inside_it(
         assert ask(api, scripted_anthropic, "ed-1", command)["status"] == "Failed"
     assert cli_sandbox.table_state() == before
     assert cli_sandbox.wp(*AKISMET, check=False).returncode == 0  # still active
+    # nor, by its ID, a post that is not content: a menu item (an admin's update would wait for
+    # approval, which `ask` gives at once: the editor's is refused before it could be approved)
+    menu_item = site(cli_sandbox, "post", "list", "--post_type=nav_menu_item", "--format=ids").split()[0]
+    not_content = (
+        f"post update {menu_item} --post_title=編集者が変更",
+        f"post meta update {menu_item} _menu_item_url https://evil.example/",
+    )
+    for command in not_content:
+        assert ask(api, scripted_anthropic, "ed-1", command)["status"] == "Failed"
+    assert cli_sandbox.table_state() == before
 
     # the owner (an admin) may: the plugin change after its approval, the profile change at once
     assert (
@@ -104,4 +114,5 @@ def test_each_role_reaches_the_site_only_inside_it(
         ("post update 45 --post_title=閲覧者が変更", "role.insufficient"),
         ("plugin deactivate akismet", "role.insufficient"),
         ("user update 1 --display_name=編集者", "role.insufficient"),
+        *((command, "role.insufficient") for command in not_content),
     }

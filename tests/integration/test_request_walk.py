@@ -46,6 +46,7 @@ DECIDING = frozenset(
         "agent/approval_summary.py",
         "agent/site_scope.py",
         "agent/post_targets.py",
+        "agent/role_targets.py",
         "agent/site_lookup.py",
         "agent/site_reads.py",
         "agent/site_facts.py",

@@ -1,5 +1,5 @@
-"""One tool call of the model, decided: validate → policy → site scope → post-type guard → loop guard →
-hold or run.
+"""One tool call of the model, decided: validate → policy → site scope and role → post-type guard →
+the role's objects on the site → loop guard → hold or run.
 
 `ToolCallPipeline.decide` returns a typed outcome and changes nothing: the record it builds is new
 (the turn adds it to the session), and what the site must be asked first is requested on the
@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from wp_agent.agent.messages import ToolUseBlock
 from wp_agent.agent.post_targets import guard_post_targets
 from wp_agent.agent.prompt import TOOL_NAME
+from wp_agent.agent.role_targets import guard_role_targets
 from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionState
 from wp_agent.agent.site_reads import SiteReads
 from wp_agent.agent.site_scope import SiteScope, apply_site_scope, as_run
@@ -147,6 +148,7 @@ class ToolCallPipeline:
             )
         decision = apply_site_scope(self._policy.classify(tool_input.command), run.scope)
         decision = guard_post_targets(decision, site)
+        decision = guard_role_targets(decision, run.scope.role, site)
         if decision.blocked:
             record = new_record(run, tool_use_id, tool_input, decision, CommandStatus.BLOCKED)
             message = f"このコマンドはブロックされました（実行していません）: {decision.reason_ja}"

@@ -30,7 +30,8 @@ ROLE_RULE = "role.insufficient"
 # admin's. A family reads as the longest prefix that matches: `post meta` is `post`'s. Within the
 # editor's families a write stays the editor's only on content types: a post type other than posts,
 # pages and attachments (a shop's products or orders, a plugin's records) or a taxonomy other than
-# categories and tags needs an admin (`_content_only`).
+# categories and tags needs an admin (`_content_only`); the posts and terms a write names by ID are
+# read on the site first (agent/role_targets.py).
 LEAST_ROLE: dict[tuple[str, ...], Role] = {
     ("post",): E,
     ("media",): E,
@@ -155,22 +156,22 @@ def family_of(command_path: tuple[str, ...]) -> tuple[str, ...] | None:
     return None
 
 
-_CONTENT_POST_TYPES = frozenset({"post", "page", "attachment"})
-_CONTENT_TAXONOMIES = frozenset({"category", "post_tag"})
+CONTENT_POST_TYPES = frozenset({"post", "page", "attachment"})
+CONTENT_TAXONOMIES = frozenset({"category", "post_tag"})
 
 
 def _content_only(cmd: ParsedCommand, path: tuple[str, ...]) -> bool:
     """Whether a write of an editor's family names only content types: the post types it gives and
     the taxonomy it writes (exact keys: WordPress keys are lower case, anything else is not ours)."""
     types = [t for value in cmd.option_values("post_type") for t in value.split(",")]
-    if any(t not in _CONTENT_POST_TYPES for t in types):
+    if any(t not in CONTENT_POST_TYPES for t in types):
         return False
     args = cmd.args_after(path)
     if path[:2] == ("post", "term"):
-        return len(args) > 1 and args[1] in _CONTENT_TAXONOMIES
+        return len(args) > 1 and args[1] in CONTENT_TAXONOMIES
     if path[:1] == ("term",) and path[:2] != ("term", "meta"):
         return bool(args) and all(
-            a in _CONTENT_TAXONOMIES for a in (args if path == ("term", "recount") else args[:1])
+            a in CONTENT_TAXONOMIES for a in (args if path == ("term", "recount") else args[:1])
         )
     return True
 
