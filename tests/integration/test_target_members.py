@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import boto3
 import pytest
 
 from tests.fakes.apigw import ADMIN_ROLE_ARN
-from tests.fakes.aws import TABLES
-from tests.integration.test_api import env  # noqa: F401 - the fixture
+from tests.fakes.aws import REGION, TABLES
+from tests.integration.test_api import env, schedule_env  # noqa: F401 - the fixtures
 from tests.integration.test_target_lifecycle import TARGET, records, send
 from wp_agent.adapters.aws.registry import TargetRegistry
 from wp_agent.models.target import Role, Target
@@ -69,7 +70,7 @@ def test_a_repeat_after_a_lost_answer_changes_nothing(target: Target) -> None:
     assert send("DELETE", f"{MEMBERS}/writer-2")[1]["removed"] is True
     assert send("DELETE", f"{MEMBERS}/writer-2") == (
         200,
-        {"targetId": TARGET, "userId": "writer-2", "removed": False},
+        {"targetId": TARGET, "userId": "writer-2", "removed": False, "schedulesDisabled": 0},
     )
     assert len(records("target_updated")) == 2
 
@@ -121,3 +122,32 @@ def test_members_see_their_target(target: Target) -> None:
     assert send("GET", f"/v1/targets/{TARGET}", user="view-1")[0] == 200
     assert [t["targetId"] for t in send("GET", "/v1/targets", user="ed-1")[1]["targets"]] == [TARGET]
     assert send("GET", f"/v1/targets/{TARGET}", user="stranger-1")[0] == 404
+
+
+def test_a_removed_members_schedules_for_the_target_are_disabled(
+    target: Target,
+    schedule_env: dict[str, Any],  # noqa: F811 - the fixture
+) -> None:
+    """Each firing would be refused (the creator is no member now): the schedule is disabled at once,
+    stays listed, and a repeat of the removal says the same."""
+    body = {"expression": "cron(0 9 ? * MON *)", "timezone": "Asia/Tokyo", "targetId": TARGET}
+    status, schedule = send(
+        "POST", "/v1/schedules", body=body | {"agentInput": {"message": "下書きを一覧にして"}}, user="ed-1"
+    )
+    assert status == 201, schedule
+    status, owners = send(
+        "POST", "/v1/schedules", body=body | {"agentInput": {"message": "予約投稿を確認して"}}
+    )
+    assert status == 201, owners
+    scheduler = boto3.client("scheduler", region_name=REGION)
+
+    def state(schedule_id: str) -> str:
+        return str(scheduler.get_schedule(GroupName="wp-agent", Name=schedule_id)["State"])
+
+    assert send("DELETE", f"{MEMBERS}/ed-1") == (
+        200,
+        {"targetId": TARGET, "userId": "ed-1", "removed": True, "schedulesDisabled": 1},
+    )
+    assert (state(schedule["scheduleId"]), state(owners["scheduleId"])) == ("DISABLED", "ENABLED")
+    assert send("DELETE", f"{MEMBERS}/ed-1")[1]["schedulesDisabled"] == 1  # a repeat finishes the job
+    assert send("DELETE", f"{MEMBERS}/view-1")[1]["schedulesDisabled"] == 0

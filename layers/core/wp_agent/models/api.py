@@ -127,6 +127,7 @@ class MemberRemoved(CamelModel):
     target_id: str
     user_id: str
     removed: bool = Field(description="false: the user was not a member (a repeat after a lost answer)")
+    schedules_disabled: int = Field(ge=0, description="the user's schedules for the target, now disabled")
 
 
 # -- the target lifecycle -------------------------------------------------------------------------

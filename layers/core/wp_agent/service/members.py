@@ -3,7 +3,8 @@ administrators); anyone else is told the target does not exist, a viewer or edit
 
 Each change is stored together with its audit record (the registry's one transaction on the target's
 revision; a concurrent change is retried on the fresh target). A member's running sessions follow a
-new role from their next turn (service/workflow_tasks.refresh_rights); a removed member's run ends.
+new role from their next turn (service/workflow_tasks.refresh_rights); a removed member's run ends
+and their schedules for the target are disabled.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from wp_agent.models.api import MemberList, MemberRemoved, MemberView
 from wp_agent.models.target import Role, Target
 from wp_agent.service.api_errors import ApiError, ApiErrorCode
 from wp_agent.service.runtime import AwsRuntime, TargetChangedError, TargetRecord
+from wp_agent.service.target_lifecycle import disable_schedules_of
 from wp_agent.service.targets import Caller, target_event
 
 _ATTEMPTS = 3
@@ -43,9 +45,14 @@ class MemberService:
         return MemberView(user_id=user_id, role=role, owner=False)
 
     def remove(self, target_id: str, user_id: str, caller: Caller) -> MemberRemoved:
-        """Take `user_id` off the target's members (not a member: nothing changes, removed false)."""
+        """Take `user_id` off the target's members (not a member: nothing changes, removed false) and
+        disable their schedules for it: each firing would be refused, the schedule stays listed. Done
+        on a repeat too, so a removal whose disabling was cut short is finished by sending it again."""
         old = self._change(target_id, user_id, None, caller)
-        return MemberRemoved(target_id=target_id, user_id=user_id, removed=old is not None)
+        disabled = disable_schedules_of(self._rt, target_id, {user_id})
+        return MemberRemoved(
+            target_id=target_id, user_id=user_id, removed=old is not None, schedules_disabled=disabled
+        )
 
     def _change(self, target_id: str, user_id: str, new: Role | None, caller: Caller) -> Role | None:
         """Set (None: remove) the member's role with its audit record; the role it had before."""

@@ -75,7 +75,7 @@ class TargetLifecycle:
         if rotated_secret:
             self._forget_cached_keys()
         removed = set(record.target.owners) - set(target.owners)
-        self._disable_schedules(target.target_id, removed)
+        disable_schedules_of(self._rt, target.target_id, removed)
         return TargetUpdated(target=target, changes=changes)
 
     def _rotate_keys(self, target: Target, body: TargetUpdate) -> tuple[bool, list[TargetChange]]:
@@ -151,7 +151,7 @@ class TargetLifecycle:
                 )
             except TargetChangedError:
                 raise ApiError(ApiErrorCode.TARGET_CHANGED) from None
-        disabled = self._disable_schedules(target_id, set(target.owners))
+        disabled = disable_schedules_of(self._rt, target_id, set(target.owners))
         deletion, window = self._delete_secret(target)
         message = f"対象サイト「{target_id}」を削除しました。新しい実行は受け付けません。"
         if disabled:
@@ -184,18 +184,6 @@ class TargetLifecycle:
                 "対象サイトは削除しましたが、SSH鍵のシークレットの削除を予約できませんでした。同じ操作をもう一度送ってください。",
             ) from None
         return deletion, SECRET_RECOVERY_DAYS
-
-    def _disable_schedules(self, target_id: str, owners: set[str]) -> int:
-        """Disable the owners' schedules for this target (they stay listed; nothing fires)."""
-        if not owners:
-            return 0
-        group = required_setting(self._rt.settings.wp_agent_schedule_group, "WP_AGENT_SCHEDULE_GROUP")
-        disabled = 0
-        for owner in sorted(owners):
-            for schedule in self._rt.schedules.list_for_owner(owner):
-                if schedule.target_id == target_id and disable_schedule(group, schedule.schedule_id):
-                    disabled += 1
-        return disabled
 
     # -- checks -----------------------------------------------------------------------------------
 
@@ -232,6 +220,22 @@ class TargetLifecycle:
 
     def _audit(self, target: Target, caller: Caller, kind: AuditEventType, details: dict[str, str]) -> None:
         self._rt.audit.append(target_event(target, caller, kind, details))
+
+
+def disable_schedules_of(runtime: AwsRuntime, target_id: str, users: set[str]) -> int:
+    """Disable these users' schedules for this target (they stay listed; nothing fires): an owner
+    removed, the target deleted, a member taken off. Disabling one already disabled counts again,
+    so a repeat after a lost answer says the same."""
+    schedules = [
+        schedule
+        for user in sorted(users)
+        for schedule in runtime.schedules.list_for_owner(user)
+        if schedule.target_id == target_id
+    ]
+    if not schedules:
+        return 0
+    group = required_setting(runtime.settings.wp_agent_schedule_group, "WP_AGENT_SCHEDULE_GROUP")
+    return sum(1 for schedule in schedules if disable_schedule(group, schedule.schedule_id))
 
 
 def _apply(target: Target, body: TargetUpdate) -> tuple[Target, list[TargetChange]]:
