@@ -3,10 +3,13 @@ kept exactly, so one with a password is approved where it runs instead)."""
 
 from __future__ import annotations
 
+import json
+
 from wp_agent.agent.lifecycle import new_session
 from wp_agent.agent.session_state import SessionState
-from wp_agent.cli.pending import carries_secret
+from wp_agent.cli.pending import HeldRun, carries_secret
 from wp_agent.models.agent_io import AgentInput
+from wp_agent.models.target import Role
 
 
 def _state(message: str, command: str) -> SessionState:
@@ -30,3 +33,15 @@ def test_a_password_in_the_command_the_model_wrote_is_not_kept() -> None:
 def test_a_secret_value_in_the_person_s_message_is_not_kept() -> None:
     state = _state("このキー sk_live_4eC39HqLyjWDarjtT1zdp7dc を設定に入れて", "option get blogname")
     assert carries_secret(state)
+
+
+def test_a_run_held_before_roles_resumes_as_the_operator() -> None:
+    """Held runs kept by an earlier version carry no role; approved later, they run as the local
+    operator (the site's administrator), not as a stranger refused everything."""
+    state = _state("投稿45を削除して", "post delete 45")
+    held = HeldRun(approval_id="apr_" + "0" * 20, user="u", target="local", held_at="t", state=state)
+    stored = json.loads(held.model_dump_json())
+    del stored["state"]["role"]
+    assert HeldRun.model_validate_json(json.dumps(stored)).state.role is Role.ADMIN
+    stored["state"]["role"] = "viewer"  # a role it carries is kept
+    assert HeldRun.model_validate_json(json.dumps(stored)).state.role is Role.VIEWER

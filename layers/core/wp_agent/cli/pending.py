@@ -18,7 +18,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, model_validator
 
 from wp_agent.agent.messages import text_of, tool_uses
 from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
@@ -36,6 +36,7 @@ from wp_agent.config import CliSettings, LocalAgentSettings
 from wp_agent.errors import WpAgentError
 from wp_agent.masking import mask_command, mask_text
 from wp_agent.models.agent_io import utc_now_iso
+from wp_agent.models.target import Role
 from wp_agent.program import command_name
 
 APPROVAL_ID = re.compile(r"apr_[0-9a-f]{20}")
@@ -53,6 +54,14 @@ class HeldRun(BaseModel):
     # "mcp:<client>" (the client's model planned it; the person decides at a terminal, nothing more
     # is planned).
     channel: str = "cli"
+
+    @model_validator(mode="after")
+    def _kept_before_roles(self) -> HeldRun:
+        """A run held before sessions carried a role has none (refused everything when approved):
+        locally the operator is the site's administrator, as for a new `ask`."""
+        if self.state.role is None:
+            self.state.role = Role.ADMIN
+        return self
 
     @property
     def from_mcp(self) -> bool:
