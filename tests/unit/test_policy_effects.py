@@ -8,8 +8,10 @@ import json
 import pytest
 
 from wp_agent.agent.post_targets import guard_post_targets
+from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy import CommandPolicy, PolicyCategory
 from wp_agent.policy.command_table import ALLOWED_COMMANDS
+from wp_agent.policy.effects.declaration import Names, Rows
 from wp_agent.policy.effects.media_files import stored_names_confined
 from wp_agent.policy.effects.meta_keys import holds_file_path
 from wp_agent.policy.effects.table import WRITE_EFFECTS, check_declarations
@@ -240,3 +242,17 @@ def test_the_site_confirms_what_the_argv_cannot(
     assert (decision.category, decision.rule) == (expected, rule), decision.reason_ja
     for argv in calls:
         assert POLICY.classify_argv(argv).category is R, argv  # every check is itself a policy-checked read
+
+
+def test_a_key_the_command_gives_is_matched_as_written_and_only_names_are_globs() -> None:
+    """Found by the long run (seed 2404): `user meta add admin '[1,2]' …` wrote the key `[1,2]`, which
+    the check read as a glob class (matching `1`, `,` or `2`) and reported outside the declaration."""
+    argv = ("user", "meta", "add", "admin", "[1,2]", "x")
+    cmd = ParsedCommand.from_argv(argv)
+    (rows,) = WRITE_EFFECTS[argv[:3]].changes
+    assert rows.allows_key("[1,2]", cmd, argv[:3])
+    assert rows.allows_key("[1,2]".upper(), cmd, argv[:3])  # MySQL compares keys case-insensitively
+    assert not rows.allows_key("1", cmd, argv[:3])
+    transients = Rows("options", keys=(Names(("_transient_*",)),))
+    assert transients.allows_key("_transient_theme_roots", cmd, argv[:3])
+    assert not transients.allows_key("siteurl", cmd, argv[:3])

@@ -106,14 +106,20 @@ class Rows:
     columns: frozenset[str] | None = None
     where: tuple[tuple[str, frozenset[str]], ...] = ()
 
-    def key_patterns(self, cmd: ParsedCommand, path: tuple[str, ...]) -> list[str]:
-        return [v for ref in self.keys if not isinstance(ref, str) for v in ref.values(cmd, path)]
-
     def allows_key(self, key: str, cmd: ParsedCommand, path: tuple[str, ...]) -> bool:
+        """Whether a row of `key` is inside the declaration (case folded, as MySQL compares keys). Only
+        `Names` are glob patterns: a key the command gives is matched as written (`[1,2]` is a key)."""
         if not self.keys or ANY in self.keys:
             return True
-        folded_key = key.casefold()
-        return any(fnmatch.fnmatchcase(folded_key, p.casefold()) for p in self.key_patterns(cmd, path))
+        folded = key.casefold()
+        return any(
+            fnmatch.fnmatchcase(folded, value.casefold())
+            if isinstance(ref, Names)
+            else folded == value.casefold()
+            for ref in self.keys
+            if not isinstance(ref, str)
+            for value in ref.values(cmd, path)
+        )
 
     def object_refs(self, cmd: ParsedCommand, path: tuple[str, ...]) -> tuple[set[str], bool, bool]:
         """(ids or names the command gives, new rows allowed, any row allowed)."""
