@@ -12,10 +12,11 @@ from tests.fakes.service_runtime import TARGET, RecordedRuntime
 from tests.integration.test_session_races import APPROVE, holding_delete_45
 from tests.integration.test_session_races import SESSION as HELD_SESSION
 from wp_agent.executors.port import CommandResult
-from wp_agent.models.api import RunAccepted, SessionMessageRequest
+from wp_agent.models.api import ArticlePublishRequest, RunAccepted, SessionMessageRequest
 from wp_agent.models.target import Role
 from wp_agent.service import workflow_tasks
 from wp_agent.service.api_errors import ApiError
+from wp_agent.service.articles import ArticleService
 from wp_agent.service.sessions import SessionService
 
 pytestmark = pytest.mark.usefixtures("aws")
@@ -172,3 +173,23 @@ def test_an_undo_is_checked_against_the_role_like_any_run() -> None:
         "この操作には編集者（editor）の権限が必要です。あなたの権限は閲覧者（viewer）です。"
         in ended.result.response
     )
+
+
+def test_an_article_is_an_editors_to_publish_not_a_viewers() -> None:
+    """publishArticle is content (a post, its media, categories and tags): owners, admins and editors
+    start a job; a viewer is told why (403); someone of no role is told the target does not exist."""
+    rt = RecordedRuntime(ScriptedModel([]))
+    rt.registry.put(TEAM, replace=True)
+    articles = ArticleService(rt)
+    request = ArticlePublishRequest(
+        title="お知らせ", content="<p>本文</p>", status="publish", target_id="site-a"
+    )
+    assert articles.submit(EDITOR, request).status == "Queued"
+    for user, (status, code) in {
+        "viewer-1": (403, "EDITOR_REQUIRED"),
+        "stranger": (404, "TARGET_NOT_FOUND"),
+    }.items():
+        with pytest.raises(ApiError) as refused:
+            articles.submit(user, request)
+        assert (refused.value.status, refused.value.code) == (status, code)
+    assert len(rt.recording_workflow.started) == 1

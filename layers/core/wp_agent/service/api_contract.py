@@ -168,7 +168,8 @@ OPERATION_CODES: dict[str, Codes] = {
         C.INVALID_TIME_RANGE: "`from` is not before `to`",
     },
     "publishArticle": {
-        C.TARGET_NOT_FOUND: "no such target, or the caller does not own it",
+        C.TARGET_NOT_FOUND: "no such target, or the caller is neither an owner nor a member of it",
+        C.EDITOR_REQUIRED: "the caller is a viewer of the target (articles are content: editors and admins)",
         C.NOT_MULTISITE: "siteUrl for a target that is not a multisite",
         C.ARTICLE_TOO_LARGE: "the article is too large to keep for its publish job (over ~350 KB)",
         C.WORKFLOW_UNAVAILABLE: "the job could not be started; send again",

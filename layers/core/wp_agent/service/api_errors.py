@@ -137,6 +137,11 @@ class ApiErrorCode(StrEnum):
         403,
         "メンバーと権限の管理は、対象サイトの所有者と管理者（admin）だけが行えます。",
     )
+    EDITOR_REQUIRED = (
+        "EDITOR_REQUIRED",
+        403,
+        "記事の公開は、対象サイトの所有者・管理者（admin）・編集者（editor）だけが行えます。閲覧者（viewer）は公開できません。",
+    )
     MEMBER_IS_OWNER = (
         "MEMBER_IS_OWNER",
         409,

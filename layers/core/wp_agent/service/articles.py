@@ -23,6 +23,7 @@ from wp_agent.models import field_rules
 from wp_agent.models.api import ArticleAccepted, ArticleJobView, ArticlePublishRequest
 from wp_agent.models.article import PublishArticleError, PublishArticleInput, PublishArticleOutput
 from wp_agent.models.events import ARTICLE_FAILED, ARTICLE_PUBLISHED
+from wp_agent.models.target import Role
 from wp_agent.publishing import MARKER_META_KEY, ArticlePublisher
 from wp_agent.service.api_errors import ApiError, ApiErrorCode
 from wp_agent.service.idempotency import keyed_id
@@ -52,8 +53,11 @@ class ArticleService:
         self, user_id: str, body: ArticlePublishRequest, *, idempotency_key: str | None = None
     ) -> ArticleAccepted:
         target = self._rt.registry.get(body.target_id)
-        if target is None or not target.owned_by(user_id):
+        role = target.role_of(user_id) if target is not None else None
+        if target is None or role is None:
             raise ApiError(ApiErrorCode.TARGET_NOT_FOUND)
+        if not role.covers(Role.EDITOR):  # an article is content: posts, media, categories and tags
+            raise ApiError(ApiErrorCode.EDITOR_REQUIRED)
         if body.site_url is not None and not target.multisite:
             raise ApiError(ApiErrorCode.NOT_MULTISITE, fields=["siteUrl"])
         if idempotency_key is None:
