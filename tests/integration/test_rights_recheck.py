@@ -98,7 +98,8 @@ def test_an_approved_command_of_a_removed_owner_is_refused_on_record() -> None:
     assert ["post", "delete", "45"] not in [c[:3] for c in rt.recording_wp.calls]
     audit = rt.audit.for_session(HELD_SESSION)
     types = [r["type"] for r in audit]
-    assert types[types.index("approval_approved") + 1 :] == ["command_blocked", "run_summary"]
+    # The audit orders records to the millisecond: records of one millisecond come back in any order.
+    assert sorted(types[-3:]) == ["approval_approved", "command_blocked", "run_summary"]
     assert [(r["command"], r["rule"]) for r in audit if r["type"] == "command_blocked"] == [
         ("post delete 45", "role.owner_removed")
     ]
