@@ -231,8 +231,12 @@ def test_independent_calls_run_concurrently_within_the_executor_limit() -> None:
 def multi_id_update(argv: list[str]) -> CommandResult:
     if argv[:2] == ["post", "list"] or is_fact_read(argv):  # the post-type check (none is internal), facts
         return CommandResult("", "", 0, 1)
-    if argv[:2] == ["post", "get"]:  # each post's type (47 is deleted by someone else before the update)
-        return CommandResult("post\n", "", 0, 1)
+    if argv[:2] == ["post", "get"]:  # each post's type: 47 is not found
+        return (
+            CommandResult("", "Error: Could not find the post.\n", 1, 1)
+            if argv[2] == "47"
+            else CommandResult("post\n", "", 0, 1)
+        )
     ids = [a for a in argv if a.isdigit()]
     out = "".join(f"Success: Updated post {i}.\n" for i in ids if i != "47")
     err = "Warning: Could not find the post with ID 47.\n" if "47" in ids else ""
@@ -259,7 +263,7 @@ def test_separate_commands_partial_failure() -> None:
         if argv[:2] == ["post", "list"] or is_fact_read(argv):  # the post-type check, the site's facts
             return CommandResult("", "", 0, 1)
         if argv[:2] == ["post", "get"]:
-            return CommandResult("post\n", "", 0, 1)  # 47 is deleted by someone else before its update
+            return CommandResult("post\n", "", 0, 1) if argv[2] != "47" else CommandResult("", "", 1, 1)
         if argv[2] == "47":
             return CommandResult("", "Error: Could not find the post with ID 47.\n", 1, 2)
         return CommandResult(f"Success: Updated post {argv[2]}.\n", "", 0, 2)

@@ -218,11 +218,10 @@ def _reader(answers: dict[str, str | None]) -> tuple[list[list[str]], object]:
         ("post update 45 --post_title=x", {}, W, "allow.post.update"),
         ("post update 61 --post_status=draft", {"type of 61": "nav_menu_item"}, D, "confirm.site_check"),
         ("post update 45 61 --post_title=x", {"type of 61": "wp_block"}, D, "confirm.site_check"),
-        # not found (or not read): unconfirmed, "no post 47" may be a menu item by the time it runs
-        ("post update 45 47 --post_status=publish", {"type of 47": None}, D, "confirm.site_check"),
+        ("post update 45 47 --post_status=publish", {"type of 47": None}, W, "allow.post.update"),
         ("post meta update 3 views 7", {"type of 3": "revision"}, D, "confirm.site_check"),  # → its post
         ("post meta patch insert 3 views a 1", {"type of 3": "revision"}, D, "confirm.site_check"),
-        ("post meta update 47 views 7", {"type of 47": None}, D, "confirm.site_check"),  # unconfirmed
+        ("post meta update 47 views 7", {"type of 47": None}, W, "allow.post.meta.update"),  # not found
         (
             "media import https://example.com/a.jpg --post_id=3 --featured_image",
             {"type of 3": "revision"},

