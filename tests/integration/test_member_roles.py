@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel, is_fact_read, text_reply, tool_reply
+from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel, text_reply, tool_reply
 from tests.fakes.service_runtime import TARGET, RecordedRuntime
 from tests.integration.test_session_races import APPROVE, holding_delete_45
 from tests.integration.test_session_races import SESSION as HELD_SESSION
@@ -37,11 +37,6 @@ def refusals(rt: RecordedRuntime, session_id: str = SESSION) -> list[tuple[str, 
     ]
 
 
-def model_calls(rt: RecordedRuntime) -> list[list[str]]:
-    """What the model's commands ran (a run's first turn also reads the site's facts, any role)."""
-    return [call for call in rt.recording_wp.calls if not is_fact_read(call)]
-
-
 def test_an_editors_plugin_activation_is_refused_and_audited() -> None:
     model = ScriptedModel([tool_reply("plugin activate akismet"), text_reply("管理者に依頼してください")])
     rt = RecordedRuntime(model)
@@ -51,7 +46,7 @@ def test_an_editors_plugin_activation_is_refused_and_audited() -> None:
     assert state is not None
     assert state.role is Role.EDITOR
     assert workflow_tasks.run_turn(rt, SESSION, run_id)["route"] == "CONTINUE"
-    assert model_calls(rt) == []
+    assert rt.recording_wp.commands() == []
     assert refusals(rt) == [("plugin activate akismet", "role.insufficient")]
     blocked = next(r for r in rt.audit.for_session(SESSION) if r["type"] == "command_blocked")
     assert "管理者（admin）" in blocked["policy_reason"]
@@ -74,7 +69,7 @@ def test_a_member_demoted_between_turns_gets_the_new_role() -> None:
     state = rt.sessions.load(SESSION)
     assert state is not None
     assert state.role is Role.VIEWER
-    assert [c[:2] for c in model_calls(rt)] == [["post", "list"]]
+    assert [c[:2] for c in rt.recording_wp.commands()] == [["post", "list"]]
     assert refusals(rt) == [("post create --post_title=x", "role.insufficient")]
 
 
@@ -84,7 +79,7 @@ def test_a_removed_member_ends_the_run_and_a_stranger_cannot_start() -> None:
     run_id = start(rt, EDITOR)
     rt.registry.put(TEAM.model_copy(update={"members": {}}), replace=True)
     assert workflow_tasks.run_turn(rt, SESSION, run_id)["route"] == "FAILED"
-    assert model_calls(rt) == []
+    assert rt.recording_wp.commands() == []
     with pytest.raises(ApiError) as refused:
         start(rt, "stranger-1", "ses_roles_0002")
     assert refused.value.code == "TARGET_NOT_FOUND"
@@ -102,7 +97,7 @@ def test_an_approved_delete_of_a_requester_now_a_viewer_is_refused_on_record() -
         workflow_tasks.run_turn(rt, HELD_SESSION, state.run_id)
     told = rt.scripted_model.last_tool_results()[0]["content"]
     assert "閲覧者（viewer）" in str(told)
-    assert ["post", "delete", "45"] not in [c[:3] for c in model_calls(rt)]
+    assert ["post", "delete", "45"] not in [c[:3] for c in rt.recording_wp.commands()]
     assert refusals(rt, HELD_SESSION) == [("post delete 45", "role.insufficient")]
 
 
@@ -124,7 +119,7 @@ def test_a_scheduled_run_goes_with_its_creators_role_at_every_firing() -> None:
     assert state is not None
     assert state.role is Role.EDITOR
     workflow_tasks.run_turn(rt, state.session_id, state.run_id)
-    assert model_calls(rt) == []
+    assert rt.recording_wp.commands() == []
     assert refusals(rt, state.session_id) == [("plugin activate akismet", "role.insufficient")]
     # no longer a member: the next firing starts nothing
     rt.registry.put(TEAM.model_copy(update={"members": {}}), replace=True)
@@ -163,7 +158,7 @@ def test_an_undo_is_checked_against_the_role_like_any_run() -> None:
     accepted = undo(rt, CHANGED)
     assert isinstance(accepted, RunAccepted)
     workflow_tasks.run_turn(rt, UNDO_SESSION, accepted.run_id)
-    assert [c for c in model_calls(rt) if c[:2] == ["post", "update"]] == []
+    assert [c for c in rt.recording_wp.commands() if c[:2] == ["post", "update"]] == []
     ended = rt.sessions.load(UNDO_SESSION)
     assert ended is not None
     assert ended.result is not None

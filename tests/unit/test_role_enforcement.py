@@ -9,7 +9,6 @@ from typing import Any
 from tests.fakes.agent_doubles import (
     RecordingWpCli,
     ScriptedModel,
-    is_fact_read,
     make_deps,
     text_reply,
     tool_reply,
@@ -37,11 +36,6 @@ def session(role: Role | None, message: str = "テスト") -> SessionState:
     return state
 
 
-def model_calls(wp: RecordingWpCli) -> list[list[str]]:
-    """The commands the model asked for (a run's first turn also reads the site's facts, any role)."""
-    return [call for call in wp.calls if not is_fact_read(call)]
-
-
 def audit_of(deps: AgentDeps) -> MemoryAuditLog:
     assert isinstance(deps.audit, MemoryAuditLog)
     return deps.audit
@@ -54,7 +48,7 @@ def test_an_editor_cannot_activate_a_plugin_and_the_model_is_told() -> None:
     )
     deps = make_deps(model, wp)
     output = AgentRunner(deps, AutoApprove("u")).resume(session(Role.EDITOR))
-    assert model_calls(wp) == []  # never reached the executor (nor an approval)
+    assert wp.commands() == []  # never reached the executor (nor an approval)
     result = model.last_tool_results()[0]
     assert result["is_error"] is True
     assert EDITOR_REFUSAL in result["content"]
@@ -84,7 +78,7 @@ def test_a_viewer_reads_but_never_writes() -> None:
     )
     deps = make_deps(model, wp)
     AgentRunner(deps, AutoApprove("u")).resume(session(Role.VIEWER))
-    assert model_calls(wp) == [["post", "list", "--format=json"]]
+    assert wp.commands() == [["post", "list", "--format=json"]]
     results = model.last_tool_results()
     assert "閲覧者（viewer）" in results[1]["content"]
     assert "編集者（editor）" in results[1]["content"]
@@ -94,7 +88,7 @@ def test_a_non_member_session_runs_nothing() -> None:
     wp = RecordingWpCli()
     model = ScriptedModel([tool_reply("post list"), text_reply("x")])
     AgentRunner(make_deps(model, wp), NoApprovals()).resume(session(None))
-    assert model_calls(wp) == []
+    assert wp.commands() == []
     assert "メンバーではありません" in model.last_tool_results()[0]["content"]
 
 
