@@ -82,7 +82,7 @@ def _internal_targets(decision: PolicyDecision, read: StateReader) -> PolicyDeci
         [
             "post", "list", f"--post__in={','.join(ids)}", f"--post_type={','.join(sorted(INTERNAL_POST_TYPES))}",
             f"--post_status={ALL_POST_STATUSES}", "--format=ids",
-            *(o.token for o in parsed.options if o.name == "url"),  # the site the write goes to
+            *parsed.url_tokens(),  # the site the write goes to
         ]
     )  # fmt: skip
     found = None if stdout is None else stdout.split()

@@ -19,6 +19,7 @@ from wp_agent.agent.site_reads import StateReader, not_read_yet
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.models.target import Role
 from wp_agent.policy import PolicyCategory, PolicyDecision
+from wp_agent.policy.effects.content import post_type_read
 from wp_agent.policy.roles import CONTENT_POST_TYPES, CONTENT_TAXONOMIES, ROLE_RULE, role_refusal_ja
 
 # Paths whose every argument is a post ID; paths whose first argument is one (after `patch`'s action).
@@ -47,10 +48,10 @@ def guard_role_targets(decision: PolicyDecision, role: Role | None, read: StateR
     ):
         return decision
     cmd = ParsedCommand.from_argv(decision.argv)
-    urls = [o.token for o in cmd.options if o.name == "url"]  # the site the write goes to
+    urls = cmd.url_tokens()  # the site the write goes to
     posts, terms = _addressed(cmd, decision.command_path)
     reads: list[tuple[str, list[str], Callable[[str, str | None], str | None]]]
-    reads = [(post_id, ["post", "get", post_id, "--field=post_type", *urls], _post_type) for post_id in posts]
+    reads = [(post_id, [*post_type_read(post_id), *urls], _post_type) for post_id in posts]
     reads += [(term_id, [*_TERM_READ, f"--include={term_id}", *urls], _term_kind) for term_id in terms]
     for object_id, argv, kind in reads:
         if not (object_id.isascii() and object_id.isdigit()):

@@ -44,6 +44,11 @@ class ParsedCommand:
     def option_values(self, *names: str) -> list[str]:
         return [o.value for o in self.options if o.name in names and o.value is not None]
 
+    def url_tokens(self) -> tuple[str, ...]:
+        """The `--url=…` tokens as given: the site of a network the command goes to (a read that
+        checks the command's site carries them)."""
+        return tuple(o.token for o in self.options if o.name == "url")
+
     @staticmethod
     def is_option(token: str) -> bool:
         return _ASSOC.match(token) is not None

@@ -154,6 +154,12 @@ def _type_among(types: frozenset[str]) -> Callable[[str | None], bool]:
     return lambda stdout: stdout is None or stdout.strip() in types
 
 
+def post_type_read(post_id: str) -> tuple[str, ...]:
+    """The read of a post's type (on the command's site, `on_the_same_site`); the role check of an
+    editor's write asks the same, so one read in the round answers both."""
+    return ("post", "get", post_id, "--field=post_type")
+
+
 def _addressed_post_types(cmd: ParsedCommand, path: tuple[str, ...]) -> list[SiteCheck]:
     """`post update <id>…` is declared for posts and pages (and a media item's texts): the site must
     confirm each ID is one. The argv does not show the type — an ID may be a menu item, a reusable
@@ -165,7 +171,7 @@ def _addressed_post_types(cmd: ParsedCommand, path: tuple[str, ...]) -> list[Sit
     types = {"post", "page", "attachment"} if given <= _MEDIA_TEXT_FIELDS else {"post", "page"}
     return [
         SiteCheck(
-            argv=("post", "get", post_id, "--field=post_type"),
+            argv=post_type_read(post_id),
             confirms=_type_among(frozenset(types)),
             reason_ja=(
                 f"ID {post_id} は投稿・固定ページ（タイトル・本文・抜粋だけの変更ならメディアも）ではありません"
@@ -185,7 +191,7 @@ def _not_a_revision(post_id: str) -> SiteCheck:
     the ID: on the real network `post meta update 3 views 7` changed post 1, whose revision 3 is),
     so a meta write runs without approval only on a post that is not a revision."""
     return SiteCheck(
-        argv=("post", "get", post_id, "--field=post_type"),
+        argv=post_type_read(post_id),
         confirms=_not_revision,
         reason_ja=(
             f"ID {post_id} は投稿の履歴（リビジョン）です。WordPressはこのメタを元の投稿に書き込むため、"

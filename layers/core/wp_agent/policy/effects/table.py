@@ -63,7 +63,7 @@ def site_checks(argv: tuple[str, ...], path: tuple[str, ...]) -> list[SiteCheck]
 def on_the_same_site(check: SiteCheck, cmd: ParsedCommand) -> SiteCheck:
     """`check` reading the site `cmd` writes to (a network's sites share IDs: post 58 of one site
     is not post 58 of another)."""
-    urls = tuple(o.token for o in cmd.options if o.name == "url")
+    urls = cmd.url_tokens()
     return dataclasses.replace(check, argv=(*check.argv, *urls)) if urls else check
 
 
