@@ -229,6 +229,8 @@ def test_independent_calls_run_concurrently_within_the_executor_limit() -> None:
 
 
 def multi_id_update(argv: list[str]) -> CommandResult:
+    if "--orderby=ID" in argv:  # the newest post: 47 lies below it (deleted, never given again)
+        return CommandResult("60\n", "", 0, 1)
     if argv[:2] == ["post", "list"] or is_fact_read(argv):  # the post-type check (none is internal), facts
         return CommandResult("", "", 0, 1)
     if argv[:2] == ["post", "get"]:  # each post's type: 47 is not found
@@ -260,6 +262,8 @@ def test_partial_failure_is_reported_per_id_even_when_wp_cli_exits_zero(order: l
 
 def test_separate_commands_partial_failure() -> None:
     def handler(argv: list[str]) -> CommandResult:
+        if "--orderby=ID" in argv:  # the newest post: 47 lies below it
+            return CommandResult("60\n", "", 0, 1)
         if argv[:2] == ["post", "list"] or is_fact_read(argv):  # the post-type check, the site's facts
             return CommandResult("", "", 0, 1)
         if argv[:2] == ["post", "get"]:
@@ -505,3 +509,38 @@ def test_secrets_are_masked_in_records_and_audit() -> None:
     assert wp_of(deps).commands() == [
         ["post", "create", "--post_title=限定公開", "--post_password=Hunter2secret"]
     ]
+
+
+def _missing_post_70(argv: list[str]) -> CommandResult:
+    """A site whose newest post is 60 and that has no post 70 (it may be the next revision)."""
+    if "--orderby=ID" in argv:
+        return CommandResult("60\n", "", 0, 1)
+    if argv[:2] == ["post", "list"] or is_fact_read(argv):
+        return CommandResult("", "", 0, 1)
+    if argv[:2] == ["post", "get"]:
+        return (
+            CommandResult("", "Error: Could not find the post with ID 70.\n", 1, 1)
+            if argv[2] == "70"
+            else CommandResult("post\n", "", 0, 1)
+        )
+    return CommandResult("Success: done.\n", "", 0, 2)
+
+
+def test_a_missing_id_next_to_another_change_of_the_reply_waits_for_approval() -> None:
+    """The update of 45 saves a revision with the next ID; a meta write naming that ID in the same
+    reply would reach post 45 through it (seen on the real sandbox), so it is not confirmed."""
+    update, meta = "post update 45 --post_content=x", "post meta update 70 marker 1"
+    model = ScriptedModel([tool_reply(update, meta), text_reply("ok")])
+    wp = RecordingWpCli(handler=_missing_post_70)
+    output = run(make_deps(model, wp))
+    assert output.error is not None
+    assert output.error.code is AgentErrorCode.CONFIRMATION_REQUIRED
+    assert ["post", "meta", "update", "70", "marker", "1"] not in wp.commands()
+    assert ["post", "update", "45", "--post_content=x"] in wp.commands()
+
+
+def test_a_missing_id_alone_in_its_reply_runs_and_fails_as_wp_cli_says() -> None:
+    model = ScriptedModel([tool_reply("post meta update 70 marker 1"), text_reply("ありませんでした")])
+    wp = RecordingWpCli(handler=_missing_post_70)
+    run(make_deps(model, wp))
+    assert ["post", "meta", "update", "70", "marker", "1"] in wp.commands()

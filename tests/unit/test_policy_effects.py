@@ -179,6 +179,8 @@ def _reader(answers: dict[str, str | None]) -> tuple[list[list[str]], object]:
             return answers.get("pages", "")
         if argv[:2] == ["post", "get"]:
             return answers.get(f"type of {argv[2]}", "post")
+        if "--orderby=ID" in argv:  # the newest post's ID (agent/post_targets.py newest_post_read)
+            return answers.get("newest")
         return answers.get("types", "")
 
     return calls, read
@@ -218,10 +220,41 @@ def _reader(answers: dict[str, str | None]) -> tuple[list[list[str]], object]:
         ("post update 45 --post_title=x", {}, W, "allow.post.update"),
         ("post update 61 --post_status=draft", {"type of 61": "nav_menu_item"}, D, "confirm.site_check"),
         ("post update 45 61 --post_title=x", {"type of 61": "wp_block"}, D, "confirm.site_check"),
-        ("post update 45 47 --post_status=publish", {"type of 47": None}, W, "allow.post.update"),
+        # 47 is not found: below a post the site has it stays missing (IDs are not given again) ...
+        (
+            "post update 45 47 --post_status=publish",
+            {"type of 47": None, "newest": "60"},
+            W,
+            "allow.post.update",
+        ),
+        # ... but at the top it may be the revision the update of 45 saves before WP-CLI reaches 47
+        (
+            "post update 45 47 --post_status=publish",
+            {"type of 47": None, "newest": "46"},
+            D,
+            "confirm.site_check",
+        ),
+        (
+            "post update 45 47 --post_status=publish",
+            {"type of 47": None, "newest": None},
+            D,
+            "confirm.site_check",
+        ),
+        (
+            "post update 47 45 --post_status=publish",
+            {"type of 47": None, "newest": "46"},
+            W,
+            "allow.post.update",
+        ),
         ("post meta update 3 views 7", {"type of 3": "revision"}, D, "confirm.site_check"),  # → its post
         ("post meta patch insert 3 views a 1", {"type of 3": "revision"}, D, "confirm.site_check"),
         ("post meta update 47 views 7", {"type of 47": None}, W, "allow.post.meta.update"),  # not found
+        (
+            "media import https://example.com/a.jpg --post_id=47 --featured_image",  # the import's own post
+            {"type of 47": None, "newest": "46"},
+            D,
+            "confirm.site_check",
+        ),
         (
             "media import https://example.com/a.jpg --post_id=3 --featured_image",
             {"type of 3": "revision"},
@@ -241,6 +274,28 @@ def test_the_site_confirms_what_the_argv_cannot(
     assert (decision.category, decision.rule) == (expected, rule), decision.reason_ja
     for argv in calls:
         assert POLICY.classify_argv(argv).category is R, argv  # every check is itself a policy-checked read
+
+
+@pytest.mark.parametrize(
+    ("command", "newest", "expected"),
+    [
+        ("post meta update 47 views 7", "60", W),
+        ("post meta update 47 views 7", "46", D),
+        ("post meta update 47 views 7", None, D),
+        ("post update 47 --post_title=x", "46", D),
+    ],
+)
+def test_a_missing_post_next_to_other_changes_of_the_reply_confirms_only_below_the_newest(
+    command: str, newest: str | None, expected: PolicyCategory
+) -> None:
+    """Seen on the real sandbox: `post update 45 --post_content=…` and `post meta update <next ID> …`
+    in one reply — the update saved its revision with that ID and the meta went to post 45."""
+    calls, read = _reader({"type of 47": None, "newest": newest})
+    decision = guard_post_targets(POLICY.classify(command), read, alone_in_reply=False)  # type: ignore[arg-type]
+    assert decision.category is expected, decision.reason_ja
+    if expected is D:
+        assert "ID 47 の投稿はまだありません" in decision.reason_ja
+    assert any("--orderby=ID" in argv for argv in calls)
 
 
 def test_a_key_the_command_gives_is_matched_as_written_and_only_names_are_globs() -> None:

@@ -19,6 +19,8 @@ def reader(answer: str | None, seen: list[list[str]], types: dict[str, str | Non
         seen.append(argv)
         if argv[:2] == ["post", "get"]:
             return (types or {}).get(argv[2], "post")
+        if "--orderby=ID" in argv:  # the newest post the site has
+            return "60"
         return answer
 
     return read

@@ -24,21 +24,25 @@ from wp_agent.policy import PolicyCategory, PolicyDecision
 from wp_agent.policy.argument_rules import INTERNAL_POST_TYPES
 from wp_agent.policy.effects.content import ALL_POST_STATUSES
 from wp_agent.policy.effects.table import site_checks
+from wp_agent.policy.effects.values import AbsentPost
 
 _CHECKED_PATHS = {("post", "update"), ("post", "create")}
 RULE = "blocked.internal_post_target"
 
 
-def guard_post_targets(decision: PolicyDecision, read: StateReader) -> PolicyDecision:
+def guard_post_targets(
+    decision: PolicyDecision, read: StateReader, *, alone_in_reply: bool = True
+) -> PolicyDecision:
     """`decision`, or a block when an addressed post is of an internal type (or cannot be checked);
     then the site checks of the write's declared effect. Every read is asked at once, so one round
-    of reads answers them all (`read` gives None for a read not made yet: unconfirmed)."""
+    of reads answers them all (`read` gives None for a read not made yet: unconfirmed).
+    `alone_in_reply`: no other call of the model's reply may change the site while this one runs."""
     targets = _internal_targets(decision, read)
-    confirmed = _confirmed_on_site(decision, read)
+    confirmed = _confirmed_on_site(decision, read, alone_in_reply)
     return targets if targets.blocked else confirmed
 
 
-def _confirmed_on_site(decision: PolicyDecision, read: StateReader) -> PolicyDecision:
+def _confirmed_on_site(decision: PolicyDecision, read: StateReader, alone_in_reply: bool) -> PolicyDecision:
     if decision.category is not PolicyCategory.WRITE:
         return decision  # blocked, or already waiting for approval
     checks = site_checks(decision.argv, decision.command_path)
@@ -46,22 +50,59 @@ def _confirmed_on_site(decision: PolicyDecision, read: StateReader) -> PolicyDec
     for check, answer in zip(checks, answers, strict=True):
         # A read not made yet is unknown, whatever None would mean from a read that failed (a post
         # the site cannot find): the write runs without approval only on an answer.
-        if not not_read_yet(read, list(check.argv)) and check.confirms(answer):
+        known = not not_read_yet(read, list(check.argv))
+        if known and check.confirms(answer):
             continue
+        reason_ja = check.reason_ja
+        if known and answer is None and check.absent is not None:
+            if _stays_absent(check.absent, decision, read, alone_in_reply):
+                continue  # WP-CLI refuses the post it cannot find, and none can take its ID first
+            reason_ja = _absent_reason(check.absent.post_id)
         if check.refuse:
             return dataclasses.replace(
                 decision,
                 category=PolicyCategory.BLOCKED,
                 rule="blocked.site_check",
-                reason_ja=check.reason_ja,
+                reason_ja=reason_ja,
             )
         return dataclasses.replace(
             decision,
             category=PolicyCategory.DESTRUCTIVE,
             rule="confirm.site_check",
-            reason_ja=f"{check.reason_ja}。承認が必要です",
+            reason_ja=f"{reason_ja}。承認が必要です",
         )
     return decision
+
+
+def newest_post_read(cmd: ParsedCommand) -> list[str]:
+    """The ID of a post the site has (the newest it lists, on the command's site). The database gives
+    each new post a larger ID than any it holds, so a missing ID below it stays missing (only an
+    explicit `--import_id` could fill it, and the policy holds that)."""
+    return [
+        "post", "list", "--post_type=any", "--post_status=any", "--orderby=ID", "--order=DESC",
+        "--posts_per_page=1", "--format=ids", *cmd.url_tokens(),
+    ]  # fmt: skip
+
+
+def _stays_absent(
+    absent: AbsentPost, decision: PolicyDecision, read: StateReader, alone_in_reply: bool
+) -> bool:
+    """Whether no post can take `absent`'s ID before the write reaches it: the ID lies below one the
+    site has given already, or nothing runs on the site before the write looks the ID up (it is the
+    reply's only change and the command names it first). A post created by someone else at that very
+    moment is the site's own doing, as for any write."""
+    if absent.first_in_command and alone_in_reply:
+        return True
+    newest = read(newest_post_read(ParsedCommand.from_argv(decision.argv)))
+    given = (newest or "").strip()
+    return given.isdigit() and int(absent.post_id) < int(given)
+
+
+def _absent_reason(post_id: str) -> str:
+    return (
+        f"ID {post_id} の投稿はまだありません。この変更がそのIDに届く前に別の変更（更新で保存されるリビジョンなど）が"
+        "このIDで投稿を作ると、その投稿が変更されるため"
+    )
 
 
 def _internal_targets(decision: PolicyDecision, read: StateReader) -> PolicyDecision:

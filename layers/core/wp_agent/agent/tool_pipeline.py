@@ -28,7 +28,7 @@ from wp_agent.agent.site_scope import SiteScope, apply_site_scope, as_run
 from wp_agent.agent.tool_results import tool_result
 from wp_agent.config import AgentSettings
 from wp_agent.masking import mask_command
-from wp_agent.policy import CommandPolicy, PolicyDecision
+from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
 
 MAX_TOOL_CALLS_PER_RESPONSE = 10
 REPEAT_LIMIT = 2  # the same argv may run twice (e.g. check before and after); a third time is a loop
@@ -52,11 +52,14 @@ class RunSoFar:
     commands: Sequence[CommandRecord]  # the run's commands so far
     scope: SiteScope
     skip_confirmation: bool  # asked for by the input and allowed by the deployment
+    alone_in_reply: bool = True  # no other call of the same reply may change the site alongside it
 
     @classmethod
-    def of(cls, state: SessionState, scope: SiteScope, *, skip_allowed: bool) -> RunSoFar:
+    def of(
+        cls, state: SessionState, scope: SiteScope, *, skip_allowed: bool, alone_in_reply: bool = True
+    ) -> RunSoFar:
         skip = state.input.skip_destructive_confirmation and skip_allowed
-        return cls(state.run_id, state.iterations, state.run_commands(), scope, skip)
+        return cls(state.run_id, state.iterations, state.run_commands(), scope, skip, alone_in_reply)
 
 
 @dataclass(frozen=True)
@@ -147,7 +150,7 @@ class ToolCallPipeline:
                 )
             )
         decision = apply_site_scope(self._policy.classify(tool_input.command), run.scope)
-        decision = guard_post_targets(decision, site)
+        decision = guard_post_targets(decision, site, alone_in_reply=run.alone_in_reply)
         decision = guard_role_targets(decision, run.scope.role, site)
         if decision.blocked:
             record = new_record(run, tool_use_id, tool_input, decision, CommandStatus.BLOCKED)
@@ -165,6 +168,22 @@ class ToolCallPipeline:
             return Hold(new_record(run, tool_use_id, tool_input, decision, CommandStatus.HELD))
         record = new_record(run, tool_use_id, tool_input, decision, CommandStatus.QUEUED)
         return Run(record, approved_by=SKIP_CONFIRMATION_APPROVER)
+
+    def changing_calls(self, calls: Sequence[ToolUseBlock]) -> set[int]:
+        """The indexes of the reply's calls that may change the site when the reply runs: every wp_cli
+        call the policy neither reads nor refuses (a held one counts too: the answer may be kept
+        simple, it never makes a write run that would otherwise wait)."""
+        changing: set[int] = set()
+        for index, call in enumerate(calls[:MAX_TOOL_CALLS_PER_RESPONSE]):
+            command = (
+                call.input.get("command") if call.name == TOOL_NAME and isinstance(call.input, dict) else None
+            )
+            if not isinstance(command, str) or not command.strip():
+                continue
+            category = self._policy.classify(command).category
+            if category not in (PolicyCategory.READ, PolicyCategory.BLOCKED):
+                changing.add(index)
+        return changing
 
 
 def _again(record: CommandRecord) -> ToolCallOutcome:

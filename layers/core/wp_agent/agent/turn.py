@@ -234,9 +234,10 @@ class AgentTurn:
         to_run: list[CommandRecord] = []
         held: list[CommandRecord] = []
         scope = SiteScope.of(state)
+        changing = self._pipeline.changing_calls(calls)
         for index, call in enumerate(calls):
             existing = state.record(call.id)
-            outcome = self._decide_call(state, call, index, existing, scope)
+            outcome = self._decide_call(state, call, index, existing, scope, alone=not changing - {index})
             if existing is None and not isinstance(outcome, Answer):
                 state.commands.append(outcome.record)
             match outcome:
@@ -275,8 +276,12 @@ class AgentTurn:
         index: int,
         existing: CommandRecord | None,
         scope: SiteScope,
+        *,
+        alone: bool,
     ) -> ToolCallOutcome:
-        run = RunSoFar.of(state, scope, skip_allowed=self._deps.settings.agent_allow_skip_confirmation)
+        run = RunSoFar.of(
+            state, scope, skip_allowed=self._deps.settings.agent_allow_skip_confirmation, alone_in_reply=alone
+        )
         return self._decided(
             state, READ_REASON, lambda site: self._pipeline.decide(call, index, existing, run, site)
         )

@@ -110,6 +110,10 @@ class McpSession:
         self._network_admin = network_admin
         self._held: dict[str, _Held] = {}
         self._lock = threading.Lock()
+        # A client may call wp_cli several times at once; its changes run one at a time, so each one
+        # is decided on the site as the one before left it (a post an update just saved a revision
+        # as is seen, not taken for a missing ID: agent/post_targets.py).
+        self._one_change_at_a_time = threading.Lock()
 
     @property
     def simulated(self) -> bool:
@@ -123,6 +127,13 @@ class McpSession:
 
     def run_command(self, command: str, reason: str) -> CallOutcome:
         """Classify and run (read/write), refuse (blocked) or hold (destructive) one command."""
+        category = self._deps.policy.classify(command).category
+        if category in (PolicyCategory.READ, PolicyCategory.BLOCKED):
+            return self._run_command(command, reason)
+        with self._one_change_at_a_time:
+            return self._run_command(command, reason)
+
+    def _run_command(self, command: str, reason: str) -> CallOutcome:
         tool_use_id = f"mcp_{uuid.uuid4().hex[:20]}"
         state = self._new_state(command, reason)
         # The client's own model plans: no request of ours carries the site's facts.

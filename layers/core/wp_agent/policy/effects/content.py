@@ -28,6 +28,7 @@ from wp_agent.policy.effects.values import (
     ID,
     OPEN_CLOSED,
     PAGE_TEMPLATE,
+    AbsentPost,
     SiteCheck,
     ValueCheck,
     int_range,
@@ -149,9 +150,8 @@ def _post_write(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
 
 
 def _type_among(types: frozenset[str]) -> Callable[[str | None], bool]:
-    # A post the site cannot show is taken as absent: WP-CLI refuses to update a post it cannot find,
-    # and the agent's read of internal types (post_targets.py) has just been answered by the same site.
-    return lambda stdout: stdout is None or stdout.strip() in types
+    # A read that fails confirms nothing by itself; whether "no such post" may run is AbsentPost's.
+    return lambda stdout: stdout is not None and stdout.strip() in types
 
 
 def post_type_read(post_id: str) -> tuple[str, ...]:
@@ -177,16 +177,17 @@ def _addressed_post_types(cmd: ParsedCommand, path: tuple[str, ...]) -> list[Sit
                 f"ID {post_id} は投稿・固定ページ（タイトル・本文・抜粋だけの変更ならメディアも）ではありません"
                 "（メニュー項目やプラグインのデータなど、承認なしで変更できる範囲の外です）"
             ),
+            absent=AbsentPost(post_id, first_in_command=post_id == ids[0]),  # WP-CLI goes in order
         )
         for post_id in dict.fromkeys(ids)
     ]
 
 
 def _not_revision(stdout: str | None) -> bool:
-    return stdout is None or stdout.strip() != "revision"  # a post the site cannot find: WP-CLI refuses it
+    return stdout is not None and stdout.strip() != "revision"  # "no such post": see AbsentPost
 
 
-def _not_a_revision(post_id: str) -> SiteCheck:
+def _not_a_revision(post_id: str, *, first_in_command: bool = True) -> SiteCheck:
     """WordPress writes the meta of a revision to the post it belongs to (update_post_meta() swaps
     the ID: on the real network `post meta update 3 views 7` changed post 1, whose revision 3 is),
     so a meta write runs without approval only on a post that is not a revision."""
@@ -197,6 +198,7 @@ def _not_a_revision(post_id: str) -> SiteCheck:
             f"ID {post_id} は投稿の履歴（リビジョン）です。WordPressはこのメタを元の投稿に書き込むため、"
             "指定した対象とは別の投稿が変わります"
         ),
+        absent=AbsentPost(post_id, first_in_command=first_in_command),
     )
 
 
@@ -427,7 +429,10 @@ CONTENT_EFFECTS: dict[tuple[str, ...], Effect] = {
         files=("wp-content/uploads",),
         # The featured image goes through update_post_meta(): a revision's would land on its post.
         site_checks=lambda cmd, path: [
-            _not_a_revision(p) for p in cmd.option_values("post_id") if ID.accepts(p)
+            # the import creates its attachment before it reaches the post
+            _not_a_revision(p, first_in_command=False)
+            for p in cmd.option_values("post_id")
+            if ID.accepts(p)
         ],
         match=("media import https://example.com/a.jpg --post_id=45 --featured_image --porcelain",),
         not_match=("media import https://example.com/a.jpg --skip-copy",),

@@ -25,6 +25,17 @@ _TEMPLATE = re.compile(r"^[A-Za-z0-9_\-]+(/[A-Za-z0-9_\-]+)*\.php$")
 
 
 @dataclass(frozen=True)
+class AbsentPost:
+    """What a failed read of a post by ID may mean: no post has that ID yet. A post an ID names may
+    come into being before the write reaches it — a revision the same reply's update saves, a
+    plugin's record a hook inserts — so that absence confirms the write only where no post can take
+    the ID first (agent/post_targets.py decides)."""
+
+    post_id: str
+    first_in_command: bool  # the command reaches this ID before it can create any post itself
+
+
+@dataclass(frozen=True)
 class SiteCheck:
     """A read of the site that must confirm a value before the write runs without approval:
     `argv` runs as a policy-checked read; `confirms(stdout)` (None when the read failed) decides."""
@@ -33,6 +44,7 @@ class SiteCheck:
     confirms: Callable[[str | None], bool]
     reason_ja: str  # why the write does not run as it is when the site does not confirm it
     refuse: bool = False  # unconfirmed: refused (True) or waits for approval (False)
+    absent: AbsentPost | None = None  # the read fails when no post has this ID (see AbsentPost)
 
 
 @dataclass(frozen=True)
