@@ -87,7 +87,8 @@ class SiteCommands:
         self, scope: SiteScope, target_id: str, reason: str, decide: Callable[[SiteReads], T]
     ) -> tuple[T, list[dict[str, Any]]]:
         """What `decide` decides once the site has answered the reads it asks for (each round may ask
-        for what an earlier answer named), and the audit fields of the reads that ran."""
+        for what an earlier answer named), and the audit fields of the reads that ran. The reads of
+        one round run side by side (up to the executor's concurrency), audited in the order asked."""
         answers: dict[Argv, str | None] = {}
         audited: list[dict[str, Any]] = []
         for _ in range(_READ_ROUNDS):
@@ -95,10 +96,21 @@ class SiteCommands:
             decided = decide(site)
             if not site.requested:
                 break
-            for argv in site.requested:
-                answers[argv], fields = self.read(scope, target_id, reason, list(argv))
+            for argv, (stdout, fields) in zip(
+                site.requested, self._side_by_side(scope, target_id, reason, site.requested), strict=True
+            ):
+                answers[argv] = stdout
                 audited += [fields] if fields is not None else []
         return decided, audited
+
+    def _side_by_side(
+        self, scope: SiteScope, target_id: str, reason: str, reads: Sequence[Argv]
+    ) -> list[tuple[str | None, dict[str, Any] | None]]:
+        if len(reads) == 1:
+            return [self.read(scope, target_id, reason, list(reads[0]))]
+        workers = max(1, min(len(reads), self._wp_cli.max_concurrency))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="wp-cli") as pool:
+            return list(pool.map(lambda argv: self.read(scope, target_id, reason, list(argv)), reads))
 
     def facts(
         self, scope: SiteScope, target_id: str, plan: site_facts.FactsPlan
@@ -110,9 +122,7 @@ class SiteCommands:
         if cached is not None:
             return cached, []
         reads = plan.reads
-        workers = min(len(reads), self._wp_cli.max_concurrency)
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="wp-cli") as pool:
-            done = list(pool.map(lambda a: self.read(scope, target_id, site_facts.READ_REASON, [*a]), reads))
+        done = self._side_by_side(scope, target_id, site_facts.READ_REASON, reads)
         answers = {
             argv: site_facts.ReadAnswer(fields["exit_code"], stdout or "")
             for argv, (stdout, fields) in zip(reads, done, strict=True)
