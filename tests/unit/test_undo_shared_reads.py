@@ -123,3 +123,101 @@ def test_a_read_of_all_meta_serves_the_reads_of_some_keys() -> None:
         [{"meta_key": "views", "meta_value": "10"}],
         [{"meta_key": "views", "meta_value": "3"}],
     ]
+
+
+# -- the fields of several posts: two lists instead of a `post get` each ------------------------------
+
+FIELDS = (
+    "ID", "post_author", "post_date", "post_date_gmt", "post_content", "post_title", "post_excerpt",
+    "post_status", "comment_status", "ping_status", "post_password", "post_name", "to_ping", "pinged",
+    "post_modified", "post_modified_gmt", "post_content_filtered", "post_parent", "guid", "menu_order",
+    "post_type", "post_mime_type", "comment_count",
+)  # fmt: skip
+
+
+class Posts:
+    """Posts as `post get` and `post list --post__in` show them (`post list --post_type=any` leaves
+    revisions out, as WordPress does); every read policy-checked and counted."""
+
+    def __init__(self) -> None:
+        self.posts: dict[int, dict[str, Any]] = {
+            i: dict.fromkeys(FIELDS, "")
+            | {"ID": i, "post_title": f"題 {i}", "post_type": "post", "post_author": "2"}
+            for i in (40, 45, 46, 56)
+        }
+        self.posts[40]["post_password"] = "合言葉"
+        self.posts[56]["post_type"] = "revision"
+        self.reads: list[list[str]] = []
+        self.list_fails = False
+
+    def read(self, argv: list[str]) -> CommandResult:
+        assert POLICY.classify_argv(argv).category is PolicyCategory.READ, argv
+        self.reads.append(argv)
+        if argv[:2] == ["post", "get"]:
+            post = self.posts.get(int(argv[2]))
+            if post is None:
+                return CommandResult("", f"Error: Could not find the post with ID {argv[2]}.\n", 1, 1)
+            return _json({**post, "url": f"https://example.test/?p={argv[2]}"})
+        if self.list_fails:
+            return CommandResult("", "Error: boom\n", 1, 1)
+        ids = next(a for a in argv if a.startswith("--post__in=")).split("=")[1].split(",")
+        shown = [
+            self.posts[int(i)]
+            for i in ids
+            if int(i) in self.posts and self.posts[int(i)]["post_type"] != "revision"
+        ]
+        if "--has_password=1" in argv:
+            return CommandResult(" ".join(str(p["ID"]) for p in shown if p["post_password"]), "", 0, 1)
+        names = next(a for a in argv if a.startswith("--fields=")).split("=")[1].split(",")
+        return _json([{n: p[n] for n in names} for p in shown])
+
+
+def _gets(*ids: int, url: str | None = None) -> list[list[str]]:
+    return [["post", "get", str(i), "--format=json", *([f"--url={url}"] if url else [])] for i in ids]
+
+
+def test_the_fields_of_several_posts_are_two_lists_and_read_as_each_post_get_shows_them() -> None:
+    site = Posts()
+    answers = read_all(_gets(45, 46, 40), site.read, workers=3)
+    assert [r[:2] for r in site.reads] == [["post", "list"], ["post", "list"]]
+    assert not any("post_password" in word for read in site.reads for word in read)  # a secret field there
+    got = [json.loads(a.stdout) for a in answers if isinstance(a, CommandResult)]
+    assert got[0] == site.posts[45]
+    assert got[1] == site.posts[46]
+    assert got[2]["post_password"] not in ("", "合言葉")  # it has one: the image refuses it, as before
+    assert {k: v for k, v in got[2].items() if k != "post_password"} == {
+        k: v for k, v in site.posts[40].items() if k != "post_password"
+    }
+
+
+def test_a_post_with_a_password_is_not_captured_whether_read_alone_or_with_others() -> None:
+    reply = _commands("post update 45 --post_title=x", "post update 40 --post_title=y")
+    together = capture_before_all(reply, Posts().read, workers=3)
+    alone = [capture_before(path, argv, Posts().read) for path, argv in reply]
+    assert [c.model_dump(exclude={"capture_ms"}) for c in together] == [
+        c.model_dump(exclude={"capture_ms"}) for c in alone
+    ]
+    assert [c.revertible for c in together] == [True, False]
+
+
+def test_posts_the_lists_do_not_show_are_read_one_by_one() -> None:
+    site = Posts()
+    answers = read_all(_gets(45, 56, 47), site.read, workers=3)  # a revision, no such post
+    assert sorted(" ".join(r[:3]) for r in site.reads if r[1] == "get") == ["post get 47", "post get 56"]
+    assert json.loads(answers[1].stdout)["post_type"] == "revision"  # type: ignore[union-attr]
+    assert not answers[2].ok  # type: ignore[union-attr]
+    assert "Could not find the post" in answers[2].stderr  # type: ignore[union-attr]
+
+
+def test_a_list_that_fails_leaves_every_post_to_its_own_read() -> None:
+    site = Posts()
+    site.list_fails = True
+    answers = read_all(_gets(45, 46), site.read, workers=3)
+    assert [json.loads(a.stdout)["ID"] for a in answers if isinstance(a, CommandResult)] == [45, 46]
+    assert len([r for r in site.reads if r[1] == "get"]) == 2
+
+
+def test_posts_of_different_sites_are_never_listed_together() -> None:
+    site = Posts()
+    read_all([*_gets(45), *_gets(46, url="https://example.test/en/")], site.read, workers=3)
+    assert all(r[1] == "get" for r in site.reads)

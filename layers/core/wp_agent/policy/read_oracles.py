@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from wp_agent.command_line.parsed_command import ParsedCommand
+from wp_agent.command_line.parsed_command import CliOption, ParsedCommand
 from wp_agent.masking.secret_names import folded, is_privilege_key, is_secret_key
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.command_table import ALLOWED_COMMANDS
@@ -150,12 +150,23 @@ def _ordering(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     return None
 
 
+def _presence_only(option: CliOption, path: tuple[str, ...]) -> bool:
+    """`post list --has_password[=0|1]`: WP_Query compares the password with '' only — whether a post
+    is protected (WordPress marks it 「保護中」 for every visitor), never what the password is."""
+    value = None if option.value is None else option.value.strip().lower()
+    return (
+        path == ("post", "list")
+        and option.name == "has_password"
+        and value in {None, "0", "1", "true", "false"}
+    )
+
+
 def _secret_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     entry = ALLOWED_COMMANDS.get(path)
     if entry is None or entry.category is not PolicyCategory.READ:
         return None  # writes declare their fields (effects/); a post's password is set, not read
     named = [p for v in cmd.option_values("field", "fields", "search_columns") for p in v.split(",")]
-    named += [o.name for o in cmd.options]
+    named += [o.name for o in cmd.options if not _presence_only(o, path)]
     secret = next((n for n in named if is_secret_key(n)), None)
     if secret is None:
         return None
@@ -183,6 +194,8 @@ def _secret_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         "option list --search=mail* --orderby=option_value",
         "post list --fields=ID,post_password",
         "post list --post_password=hunter2 --format=ids",
+        "post list --has_password=hunter2 --format=ids",
+        "user list --has_password=1 --format=ids",
         "user list --search=x --search_columns=user_pass",
     ),
     not_match=(
@@ -193,6 +206,7 @@ def _secret_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         "user list --meta_key=nickname --meta_value=taro --meta_compare_key==",
         "option list --search=blog* --orderby=option_name",
         "post list --fields=ID,post_title --orderby=title",
+        "post list --post__in=45,46 --has_password=1 --format=ids",
         "post update 45 --post_password=secret",
     ),
 )

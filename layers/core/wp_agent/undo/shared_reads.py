@@ -3,15 +3,21 @@
 The before-images of all the writes of one reply are read together (and so are their after-images):
 a read several images need runs once, and the reads of some meta keys of one object become one read
 of all of them — or are served by a read of all its meta — and each image gets the rows of its own
-keys back. Every read still goes through the caller's `read` (policy-checked, site-scoped)."""
+keys back. The fields of several posts (`post get <id> --format=json` each) are one `post list` of
+those IDs beside one list of which of them have a password; a post neither list shows (a type or
+status `post list` leaves out, or no such post) is read with its own `post get`. Every read still goes
+through the caller's `read` (policy-checked, site-scoped)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TypeGuard
 
 from wp_agent.executors.port import CommandResult
+from wp_agent.policy.effects.content import ALL_POST_STATUSES
 from wp_agent.undo.kind import CaptureError, Read
 
 # What a read gave: its result, or the CaptureError `read` raised (refused, or the site unreachable).
@@ -45,11 +51,22 @@ def read_all(reads: Sequence[list[str]], read: Read, *, workers: int = 1) -> lis
             unique[rest] = None if known is None or keys is None else sorted({*known, *keys})
         else:
             unique[rest] = None if keys is None else sorted(keys)
-    runs = [_with_keys(rest, keys) for rest, keys in unique.items()]
+    folds = _post_folds(unique)
+    folded = {get for fold in folds for get in fold.gets.values()}
+    plain = [key for key in unique if key not in folded]
+    runs = [_with_keys(rest, unique[rest]) for rest in plain] + [r for fold in folds for r in fold.reads()]
     if not runs:
         return []
-    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(runs)))) as pool:
-        answers = dict(zip(unique, pool.map(_answer(read), runs), strict=True))
+    ran = _run_all(runs, read, workers)
+    answers = dict(zip(plain, ran[: len(plain)], strict=True))
+    at = len(plain)
+    missed: list[tuple[str, ...]] = []
+    for fold in folds:
+        served = fold.serve(ran[at], ran[at + 1])
+        at += 2
+        answers.update(served)
+        missed += [get for get in fold.gets.values() if get not in served]
+    answers.update(zip(missed, _run_all([list(get) for get in missed], read, workers), strict=True))
     results = []
     for argv in reads:
         meta = _meta_read(argv)
@@ -59,6 +76,87 @@ def read_all(reads: Sequence[list[str]], read: Read, *, workers: int = 1) -> lis
             rest, keys = meta
             results.append(_rows_of(answers[rest], keys))
     return results
+
+
+def _run_all(runs: Sequence[list[str]], read: Read, workers: int) -> list[Answer]:
+    if not runs:
+        return []
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(runs)))) as pool:
+        return list(pool.map(_answer(read), runs))
+
+
+# The fields `post get --format=json` gives that a `post list` may show (the password is a secret
+# field there: whether a post has one is read apart, with --has_password).
+_POST_LIST_FIELDS = (
+    "ID", "post_author", "post_date", "post_date_gmt", "post_content", "post_title", "post_excerpt",
+    "post_status", "comment_status", "ping_status", "post_name", "to_ping", "pinged", "post_modified",
+    "post_modified_gmt", "post_content_filtered", "post_parent", "guid", "menu_order", "post_type",
+    "post_mime_type", "comment_count",
+)  # fmt: skip
+# What stands for a password in a post's fields served from the lists: any value masks as a secret,
+# as the password `post get` would show does (images.py refuses an image that held one).
+_HAS_A_PASSWORD = "(password set)"  # noqa: S105 (a marker, not a password)
+
+
+@dataclass(frozen=True)
+class _PostFold:
+    """`post get <id> --format=json` of several posts of one site, served by two lists."""
+
+    site: tuple[str, ...]  # the reads' `--url=` words
+    gets: dict[str, tuple[str, ...]]  # post ID → the read it serves
+
+    def _list(self, *only: str) -> list[str]:
+        ids = ",".join(self.gets)
+        return [
+            "post", "list", f"--post__in={ids}", "--post_type=any", f"--post_status={ALL_POST_STATUSES}",
+            "--orderby=ID", "--order=ASC", f"--posts_per_page={len(self.gets)}", "--suppress_filters=1",
+            *only, *self.site,
+        ]  # fmt: skip
+
+    def reads(self) -> list[list[str]]:
+        fields = self._list(f"--fields={','.join(_POST_LIST_FIELDS)}", "--format=json")
+        return [fields, self._list("--has_password=1", "--format=ids")]
+
+    def serve(self, fields: Answer, protected: Answer) -> dict[tuple[str, ...], Answer]:
+        """The answers the lists give: a post they show, as `post get` shows it; nothing for the others."""
+        if not _ok(fields) or not _ok(protected):
+            return {}
+        try:
+            rows = json.loads(fields.stdout or "[]")
+        except ValueError:
+            return {}
+        with_password = set(protected.stdout.split())
+        if not isinstance(rows, list) or not with_password <= set(self.gets):
+            return {}
+        served: dict[tuple[str, ...], Answer] = {}
+        for row in rows:
+            post_id = str(row.get("ID")) if isinstance(row, dict) else ""
+            if post_id not in self.gets or set(row) != set(_POST_LIST_FIELDS):
+                return {}  # not what was asked: every post is read on its own
+            shown = {**row, "post_password": _HAS_A_PASSWORD if post_id in with_password else ""}
+            stdout = json.dumps(shown, ensure_ascii=False)
+            served[self.gets[post_id]] = CommandResult(stdout, "", 0, fields.duration_ms, fields.truncated)
+        return served
+
+
+def _ok(answer: Answer) -> TypeGuard[CommandResult]:
+    return isinstance(answer, CommandResult) and answer.ok and not answer.truncated
+
+
+def _post_folds(unique: dict[tuple[str, ...], list[str] | None]) -> list[_PostFold]:
+    """The `post get <id> --format=json [--url=…]` reads, by site, where a site has more than one."""
+    by_site: dict[tuple[str, ...], dict[str, tuple[str, ...]]] = {}
+    for argv in unique:
+        if (
+            len(argv) >= 4
+            and argv[:2] == ("post", "get")
+            and argv[2].isascii()
+            and argv[2].isdigit()
+            and argv[3] == "--format=json"
+            and all(word.startswith("--url=") for word in argv[4:])
+        ):
+            by_site.setdefault(argv[4:], {})[str(int(argv[2]))] = argv
+    return [_PostFold(site, gets) for site, gets in by_site.items() if len(gets) > 1]
 
 
 def _answer(read: Read) -> Callable[[list[str]], Answer]:
