@@ -29,7 +29,9 @@ class Site:
         self.unreachable: set[int] = set()
 
     def read(self, argv: list[str]) -> CommandResult:
-        assert POLICY.classify_argv(argv).category is PolicyCategory.READ, argv
+        decision = POLICY.classify_argv(argv)
+        if decision.category is not PolicyCategory.READ:  # as the agent's reader refuses it
+            raise CaptureError(f"状態を読み取るコマンドが許可されませんでした（{decision.rule}）")
         self.reads.append(argv)
         post = int(argv[3] if argv[1] == "meta" else argv[2])
         if post in self.unreachable:
@@ -84,13 +86,15 @@ def test_a_secret_or_a_failed_read_spoils_only_its_own_command() -> None:
     site.unreachable.add(46)
     key, views, other = capture_before_all(reply, site.read, workers=5)
     assert not key.revertible
-    assert "秘密情報" in key.reason_ja
+    assert "blocked.secret_name" in key.reason_ja  # a read naming a secret key is refused, on its own
     assert views.revertible
     assert views.items[0].before["meta"] == {"views": ["10"]}
-    assert "sk-live" not in json.dumps(views.model_dump(), ensure_ascii=False)
+    assert "sk-live" not in json.dumps([c.model_dump() for c in (key, views)], ensure_ascii=False)
     assert not other.revertible
     assert "読み取れません" in other.reason_ja
-    assert len([r for r in site.reads if r[1] == "meta"]) == 1  # the secret came in the shared read
+    assert [r for r in site.reads if r[1] == "meta"] == [
+        ["post", "meta", "list", "45", "--keys=views", "--format=json", "--unserialize"]
+    ]
 
 
 def test_after_images_of_a_reply_are_read_together_too() -> None:

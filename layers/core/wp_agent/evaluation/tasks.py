@@ -25,7 +25,7 @@ from wp_agent.policy import CommandPolicy, PolicyCategory
 TASK_ID = r"^[a-z0-9][a-z0-9-]{1,62}$"
 _POLICY = CommandPolicy()  # the built-in rules: what task files may make the harness run
 # Reads the agent may not make but the harness must, to check that a secret did not leak.
-_SECRET_READ_RULES = frozenset({"blocked.secret_option", "blocked.secret_field"})
+_SECRET_READ_RULES = frozenset({"blocked.secret_option", "blocked.secret_name", "blocked.secret_field"})
 _PLACEHOLDER = re.compile(r"\{(today|yesterday|tomorrow|day_after_tomorrow|next_monday)\}")
 
 

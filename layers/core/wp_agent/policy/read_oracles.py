@@ -197,6 +197,21 @@ def _secret_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         "post list --has_password=hunter2 --format=ids",
         "user list --has_password=1 --format=ids",
         "user list --search=x --search_columns=user_pass",
+        "user meta list 1 --fields=meta_value",
+        "option list --search=mailserver_* --field=option_value",
+        "option list --fields=option_value --format=csv",
+        "theme mod list --field=value",
+        "site option list --fields=meta_value",
+        "post meta get 1 mailchimp_api_key",
+        "term meta get 1 access_token",
+        "post meta list 1 --keys=mailchimp_api_key --fields=meta_key,meta_value",
+        "post meta pluck 1 stripe_settings secret_key",
+        "theme mod get maps_api_key",
+        "transient get my_api_token",
+        "option list --fields=OPTION_NAME,option_value",
+        "option get mailserver_pass",
+        "option pluck my_plugin api_key",
+        "site option get auth_key",
     ),
     not_match=(
         "search-replace http://a https://b wp_posts --include-columns=post_content,post_title --dry-run",
@@ -208,9 +223,82 @@ def _secret_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         "post list --fields=ID,post_title --orderby=title",
         "post list --post__in=45,46 --has_password=1 --format=ids",
         "post update 45 --post_password=secret",
+        "option list --search=blog* --fields=option_name,option_value",
+        "option list --field=option_name",
+        "post meta list 1 --keys=views --fields=meta_key,meta_value --format=json",
+        "theme mod list --fields=key,value",
+        "post meta get 1 views",
+        "theme mod get header_textcolor",
+        "option get blogname",
+        "option pluck my_plugin colour",
     ),
 )
 def read_oracles(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     if path == ("search-replace",):
         return _search_replace_scope(cmd)
-    return _meta_filters(cmd) or _ordering(cmd, path) or _secret_fields(cmd, path)
+    return (
+        _meta_filters(cmd)
+        or _ordering(cmd, path)
+        or _secret_fields(cmd, path)
+        or _named_value(cmd, path)
+        or _value_without_its_name(cmd, path)
+    )
+
+
+# Values stored under names (options, meta, theme mods, transients): the name is what tells a secret
+# (masking/secret_names.py). A read that names one is refused when the name is secret; a listing
+# shows every value beside its name, so the masker can tell it (a column of values alone cannot).
+_NAMES_FROM = {  # the argument where a read's names begin (pluck: the key, then the path inside it)
+    ("option", "get"): 0,
+    ("option", "pluck"): 0,
+    ("site", "option", "get"): 0,
+    ("post", "meta", "get"): 1,
+    ("post", "meta", "pluck"): 1,
+    ("term", "meta", "get"): 1,
+    ("term", "meta", "pluck"): 1,
+    ("theme", "mod", "get"): 0,
+    ("transient", "get"): 0,
+}
+NAME_COLUMNS = {
+    ("option", "list"): "option_name",
+    ("site", "option", "list"): "meta_key",
+    ("post", "meta", "list"): "meta_key",
+    ("term", "meta", "list"): "meta_key",
+    ("user", "meta", "list"): "meta_key",
+    ("theme", "mod", "list"): "key",
+}
+
+
+def _named_value(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    at = _NAMES_FROM.get(path)
+    names = list(cmd.args_after(path)[at:]) if at is not None else []
+    if path in NAME_COLUMNS and path[0] != "user":  # user meta: account_rules.privileged_user_data
+        names += [k for v in cmd.option_values("keys") for k in v.split(",")]
+    secret = next((n for n in names if is_secret_key(n)), None)
+    if secret is None:
+        return None
+    return Verdict(B, "blocked.secret_name", f"認証情報を含む値（{secret}）は読み出せません", secret)
+
+
+def _value_without_its_name(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    name = NAME_COLUMNS.get(path)
+    if name is None:
+        return None
+    # As WP-CLI reads the field names: case and all (`--fields=OPTION_NAME,…` prints an empty column).
+    for value in cmd.option_values("field"):
+        if value.strip() != name:
+            return _projection(name, f"--field={value}")
+    for value in cmd.option_values("fields"):
+        if name not in {part.strip() for part in value.split(",")}:
+            return _projection(name, f"--fields={value}")
+    return None
+
+
+def _projection(name: str, token: str) -> Verdict:
+    return Verdict(
+        B,
+        "blocked.oracle.value_without_name",
+        f"値だけを出力する指定（{token}）は使用できません。{name} を含めてください"
+        "（名前が無いと、認証情報の値かどうかを判別して伏せることができないため）",
+        token,
+    )

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TypeGuard
 
 from wp_agent.executors.port import CommandResult
+from wp_agent.masking.secret_names import is_secret_key
 from wp_agent.policy.effects.content import ALL_POST_STATUSES
 from wp_agent.undo.kind import CaptureError, Read
 
@@ -32,6 +33,8 @@ def _meta_read(argv: Sequence[str]) -> tuple[tuple[str, ...], list[str] | None] 
     keys = [word for word in argv if word.startswith(_KEYS)]
     if len(argv) < 4 or list(argv[1:3]) != ["meta", "list"] or "--format=json" not in argv or len(keys) > 1:
         return None
+    if keys and any(is_secret_key(key) for key in keys[0].removeprefix(_KEYS).split(",")):
+        return None  # the policy refuses a read naming it: that refusal must stay its image's alone
     rest = tuple(word for word in argv if not word.startswith(_KEYS))
     return rest, keys[0].removeprefix(_KEYS).split(",") if keys else None
 
