@@ -14,6 +14,7 @@ site before the command runs).
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy.effects.values import SiteCheck, ValueCheck
@@ -37,7 +38,7 @@ def _no_page(stdout: str | None) -> bool:
     return stdout is not None and stdout.split() == []
 
 
-def _page_conflict(slug: str) -> SiteCheck:
+def _page_conflict(slug: str, main_site: tuple[str, ...]) -> SiteCheck:
     return SiteCheck(
         argv=(
             "post",
@@ -46,6 +47,7 @@ def _page_conflict(slug: str) -> SiteCheck:
             f"--name={slug}",
             f"--post_status={_ALL_PAGE_STATUSES}",
             "--format=ids",
+            *main_site,
         ),
         confirms=_no_page,
         reason_ja=(
@@ -55,6 +57,21 @@ def _page_conflict(slug: str) -> SiteCheck:
     )
 
 
+def main_site_of(cmd: ParsedCommand) -> tuple[str, ...]:
+    """The `--url` of the network's main site, where a new site's path is taken: the root of the
+    site the command names (`--url=https://example.test/en/` → `https://example.test/`); none
+    without a `--url` (WP-CLI then loads the main site). A network installed below the root does
+    not answer there: the read fails and the site waits for approval."""
+    urls = cmd.option_values("url")
+    if not urls:
+        return ()
+    parts = urlsplit(urls[-1] if "://" in urls[-1] else f"http://{urls[-1]}")
+    return (f"--url={parts.scheme}://{parts.netloc}/",)
+
+
 def site_address_checks(cmd: ParsedCommand, path: tuple[str, ...]) -> list[SiteCheck]:
-    """The main site's pages read before `site create`: none may have the new site's slug."""
-    return [_page_conflict(slug) for slug in cmd.option_values("slug") if SITE_SLUG.accepts(slug)]
+    """The main site's pages read before `site create`: none may have the new site's slug. The read
+    names the main site itself: the command's own `--url` (any site of the network) does not decide
+    where the new site goes (tried: `--url=…/en/` and `--slug=about` hid the main site's About page)."""
+    main_site = main_site_of(cmd)
+    return [_page_conflict(slug, main_site) for slug in cmd.option_values("slug") if SITE_SLUG.accepts(slug)]

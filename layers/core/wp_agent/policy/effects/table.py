@@ -64,6 +64,8 @@ def on_the_same_site(check: SiteCheck, cmd: ParsedCommand) -> SiteCheck:
     """`check` reading the site `cmd` writes to (a network's sites share IDs: post 58 of one site
     is not post 58 of another)."""
     urls = cmd.url_tokens()
+    if any(word.startswith("--url=") for word in check.argv):
+        return check  # the check names its site itself (a new site's address: the main site)
     return dataclasses.replace(check, argv=(*check.argv, *urls)) if urls else check
 
 
