@@ -150,8 +150,15 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "plugin activate": (D, "プラグインの有効化（プラグインのコードが実行されます）"),
         "plugin update": (W, "プラグインの更新"),
         "plugin auto-updates status": (R, "プラグイン自動更新の状態取得"),
-        "plugin auto-updates enable": (W, "プラグイン自動更新の有効化"),
-        "plugin auto-updates disable": (W, "プラグイン自動更新の無効化"),
+        # From now on, updates apply with nobody asked again; on a multisite, to every site.
+        "plugin auto-updates enable": (
+            D,
+            "プラグイン自動更新の有効化（以後の更新が確認なしで適用され、マルチサイトでは全サイトに及びます）",
+        ),
+        "plugin auto-updates disable": (
+            D,
+            "プラグイン自動更新の無効化（マルチサイトでは全サイトに及びます）",
+        ),
         "plugin deactivate": (D, "プラグインの無効化"),
         "plugin toggle": (D, "プラグインの有効・無効切り替え"),
         "plugin uninstall": (D, "プラグインのアンインストール"),

@@ -32,6 +32,17 @@ NETWORK_PATHS: tuple[tuple[str, ...], ...] = (
     ("theme", "disable"),
     ("user", "spam"),
     ("user", "unspam"),
+    # Shared by every site: the code and translation files of the installation, and the automatic
+    # updates of plugins (a network option on a multisite: enabled from one site, on for all).
+    ("plugin", "update"),
+    ("plugin", "auto-updates"),
+    ("theme", "update"),
+    ("theme", "auto-updates"),
+    *(
+        ("language", kind, verb)
+        for kind in ("core", "plugin", "theme")
+        for verb in ("install", "update", "uninstall")
+    ),
 )
 # Flags that widen a command from this site to every site of the network.
 NETWORK_FLAGS = ("network", "activate-network")
