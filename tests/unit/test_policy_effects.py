@@ -88,14 +88,16 @@ def test_the_file_path_class_is_by_name_not_by_list() -> None:
         ("post meta update 45 _thumbnail_id 58", W),
         ("post meta update 45 _thumbnail_id 58abc", D),
         ("post meta update 45 _thumbnail_id '[58]' --format=json", D),
-        ("post meta update 45 _wp_page_template template-full-width.php", W),
+        ("post meta update 45 _wp_page_template template-full-width.php", D),  # WordPress includes it raw
+        ("post meta update 45 _wp_page_template default", W),
         ("post meta update 45 _wp_page_template ../../wp-config.php", D),
         ("post meta update 45 _edit_lock 1", D),
         ("post meta update 45 _wp_agent_publish_id art_0123456789abcdef0123", W),  # an article job's id
         ("post meta update 45 _wp_agent_publish_id 0123456789abcdef0123456789abcdef", W),  # a random token
         ("post meta update 45 _wp_agent_publish_id art_../../wp-config.php", D),
         ("post meta update 45 _yoast_wpseo_title x", D),
-        ("post meta update 45 subtitle '<b>x</b>'", W),
+        ("post meta update 45 subtitle '<b>x</b>'", D),  # stored past kses, printed by themes
+        ("user meta update 1 description '<script>x</script>'", D),
         ("post meta update 45 subtitle '{\"a\":1}' --format=json", W),
         ("post meta update 45 stripe_secret x", D),
         ("term meta update 3 color '#ff0000'", W),

@@ -93,7 +93,9 @@ def _numeric_ipv4(host: str) -> ipaddress.IPv4Address | None:
         return None
 
 
-def _is_public_host(host: str) -> bool:
+def is_public_host(host: str) -> bool:
+    """A host the internet can reach (not loopback, private, link-local such as the cloud metadata
+    address, nor a single-label or internal name), in every spelling curl accepts."""
     lowered = host.lower().rstrip(".")
     if lowered in {"localhost", "metadata.google.internal"} or lowered.endswith(
         (".localhost", ".internal", ".local")
@@ -160,7 +162,7 @@ def media_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
             port = parts.port or (443 if parts.scheme == "https" else 80)
         except ValueError:
             port = -1
-        if not _is_public_host(parts.hostname) or port not in _WEB_PORTS:
+        if not is_public_host(parts.hostname) or port not in _WEB_PORTS:
             refused.append(f"{parts.hostname}:{port}")
     if not refused:
         return None

@@ -31,6 +31,7 @@ from wp_agent.policy.effects.values import (
     AbsentPost,
     SiteCheck,
     ValueCheck,
+    content,
     int_range,
     one_of,
     plain_text,
@@ -76,7 +77,7 @@ _MEDIA_TEXT_COLUMNS = _MEDIA_TEXT_FIELDS | {"post_modified", "post_modified_gmt"
 
 POST_FIELDS: dict[str, ValueCheck] = {
     "post_title": text(),
-    "post_content": text(),
+    "post_content": content(),
     "post_excerpt": text(),
     "post_status": _POST_STATUSES,
     "post_type": _POST_TYPES,
@@ -254,7 +255,9 @@ def meta_write(
             return None
         key = args[key_at]
         structured = value_at is None or "json" in cmd.option_values("format")
-        value = args[value_at] if value_at is not None and len(args) > value_at else ""
+        # patch: the value comes last, after the path inside the stored value
+        at = value_at if value_at is not None else len(args) - 1
+        value = args[at] if key_at < at < len(args) else ""
         return meta_key_verdict(family, key, value, structured=structured)
 
     def site_checks(cmd: ParsedCommand, path: tuple[str, ...]) -> list[SiteCheck]:

@@ -19,7 +19,7 @@ import re
 
 from wp_agent.masking.secret_names import folded, is_secret_key
 from wp_agent.policy.categories import PolicyCategory
-from wp_agent.policy.effects.values import IMAGE_ID, LANGUAGE, PAGE_TEMPLATE, ValueCheck, one_of, plain_text
+from wp_agent.policy.effects.values import HTML_TAG, IMAGE_ID, LANGUAGE, ValueCheck, one_of, plain_text
 from wp_agent.policy.identifiers import is_plain
 from wp_agent.policy.rule import Verdict
 
@@ -32,7 +32,12 @@ LISTED_PROTECTED: dict[str, dict[str, ValueCheck]] = {
     "post": {
         "_thumbnail_id": IMAGE_ID,  # the featured image: an image attachment of this site
         "_wp_attachment_image_alt": plain_text(500),  # an image's alternative text
-        "_wp_page_template": PAGE_TEMPLATE,  # WordPress validates the name again when it renders
+        # Stored raw, WordPress includes any PHP file of the theme by this name when it shows the
+        # post (tried on 6.1: functions.php took the page down); `post update --page_template=…`
+        # is checked against the theme's templates by WordPress itself.
+        "_wp_page_template": one_of(
+            "default", describe_ja="default（テンプレートの指定は post update --page_template で行います）"
+        ),
         # publishArticle's own marker (publishing/publisher.py), nothing WordPress reads: the article
         # job's id (art_ and 20 hex digits) or, without a job, a random token (32 hex digits).
         "_wp_agent_publish_id": ValueCheck(
@@ -138,6 +143,15 @@ def meta_key_verdict(family: str, key: str, value: str | None, *, structured: bo
             D,
             "confirm.meta.secret_key",
             f"{what}は認証情報のような名前のキーです。プラグインが認証に使う恐れがあるため承認が必要です",
+            key,
+        )
+    if value is not None and HTML_TAG.search(value):
+        # Meta is stored past the filters WordPress's own screens run (a profile's description goes
+        # through kses; `user meta update 1 description '<script>…'` did not), and themes print it.
+        return Verdict(
+            D,
+            "confirm.meta.html_value",
+            f"{what}の値にHTMLが含まれます。メタはWordPressのフィルタを通らずに保存され、テーマがそのまま表示することがあるため承認が必要です",
             key,
         )
     return None

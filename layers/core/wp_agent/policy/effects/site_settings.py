@@ -17,6 +17,7 @@ from wp_agent.policy.effects.values import (
     SLUG,
     SiteCheck,
     ValueCheck,
+    content,
     int_range,
     one_of,
     plain_text,
@@ -134,33 +135,36 @@ _CORE_WIDGETS = one_of(
     "search", "tag_cloud", "text", describe_ja="WordPress標準のウィジェット（RSSを除く）",
 )  # fmt: skip
 _WIDGET_SETTINGS = {
-    name: text()
-    for name in (
-        "title",
-        "text",
-        "content",
-        "filter",
-        "visual",
-        "count",
-        "dropdown",
-        "hierarchical",
-        "sortby",
-        "exclude",
-        "number",
-        "show_date",
-        "nav_menu",
-        "taxonomy",
-        "attachment_id",
-        "url",
-        "size",
-        "link_type",
-        "link_url",
-        "caption",
-        "alt",
-        "image_title",
-        "ids",
-        "columns",
-    )
+    # What WordPress shows as content (blocks, embeds: agent-checked for what the server fetches)
+    "text": content(),
+    "content": content(),
+    # not `url`: the RSS widget fetches it on every page view (a URL checked now may resolve elsewhere)
+    **{
+        name: text()
+        for name in (
+            "title",
+            "filter",
+            "visual",
+            "count",
+            "dropdown",
+            "hierarchical",
+            "sortby",
+            "exclude",
+            "number",
+            "show_date",
+            "nav_menu",
+            "taxonomy",
+            "attachment_id",
+            "size",
+            "link_type",
+            "link_url",
+            "caption",
+            "alt",
+            "image_title",
+            "ids",
+            "columns",
+        )
+    },
 }
 _WIDGET_OPTIONS = (Rows("options", keys=(Names(("widget_*", "sidebars_widgets")),)),)
 _PROFILE_FIELDS = {
@@ -260,21 +264,6 @@ SITE_EFFECTS: dict[tuple[str, ...], Effect] = {
             not_match=(f"{kind} update {slug} --version=1.0",),
         )
         for kind, label, slug in (("plugin", "プラグイン", "akismet"), ("theme", "テーマ", "twentytwentyone"))
-    },
-    **{
-        ("plugin", "auto-updates", verb): Effect(
-            summary_ja="プラグインの自動更新の設定",
-            changes=(
-                Rows("options", keys=(Names(("auto_update_plugins",)),)),
-                Rows("sitemeta", keys=(Names(("auto_update_plugins",)),)),
-            ),
-            fields={only: BARE},
-            args=(SLUG,),
-            repeat=True,
-            match=(f"plugin auto-updates {verb} akismet",),
-            not_match=(f"plugin auto-updates {verb} --all",),
-        )
-        for verb, only in (("enable", "disabled-only"), ("disable", "enabled-only"))
     },
     ("language", "core", "install"): Effect(
         summary_ja="WordPress本体の言語パックのファイル（--activate でサイトの言語）",

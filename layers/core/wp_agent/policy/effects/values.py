@@ -7,13 +7,15 @@ runs is what the model wrote, or it waits for approval.
 
 from __future__ import annotations
 
+import json
 import re
 import zoneinfo
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from urllib.parse import urlsplit
 
-_HTML = re.compile(r"<\s*[a-zA-Z!/?]")
+HTML_TAG = re.compile(r"<\s*[a-zA-Z!/?]")
 _DIGITS = re.compile(r"^[0-9]{1,19}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}(:\d{2})?)?$")
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9_\-]{0,199}$")
@@ -86,11 +88,69 @@ def text(max_chars: int = 100_000) -> ValueCheck:
     )
 
 
+# What WordPress's server fetches when it shows content (tried on WordPress 6.1). An RSS block
+# fetches its feed on every view and shows visitors what came back (or the error: the cloud metadata
+# address answered), and a legacy widget block runs any widget, the RSS one included: a URL checked
+# now may resolve elsewhere then, so both wait for approval. An embed, and a URL alone on a line, go
+# through oEmbed discovery (wp_safe_remote_get, which leaves link-local addresses open): public hosts.
+# Block comments as WordPress's parser reads them: the name, then the attributes as JSON.
+_BLOCK = re.compile(r"<!--\s+wp:([a-z][a-z0-9_-]*(?:/[a-z][a-z0-9_-]*)?)\s+(\{.*?\})?\s*/?-->", re.DOTALL)
+_FEED_BLOCKS = ("rss", "legacy-widget")
+_EMBED_BLOCKS = ("embed", "core-embed/")
+_FETCHED_TEXT = (
+    re.compile(r"\[embed[^\]]*\]\s*([^\[\s]+)\s*\[/embed\]", re.IGNORECASE),
+    re.compile(r"^\s*(https?://[^\s<>\"]+)\s*$", re.IGNORECASE | re.MULTILINE),
+)
+
+
+def fetched_on_render(content: str) -> list[str] | None:
+    """The URLs WordPress's server fetches when it shows `content`; None when it fetches what no
+    check now can vouch for (a feed, a legacy widget, attributes that are not JSON)."""
+    urls = [m.group(1) for pattern in _FETCHED_TEXT for m in pattern.finditer(content)]
+    for match in _BLOCK.finditer(content):
+        name = match.group(1).removeprefix("core/")
+        if name in _FEED_BLOCKS:
+            return None
+        if not name.startswith(_EMBED_BLOCKS) or match.group(2) is None:
+            continue
+        try:
+            attributes = json.loads(match.group(2))
+        except ValueError:
+            return None
+        if not isinstance(attributes, dict):
+            return None
+        urls += [str(attributes["url"])] if "url" in attributes else []
+    return urls
+
+
+def _fetches_only_public(content: str) -> bool:
+    urls = fetched_on_render(content)
+    return urls is not None and all(_public_http_url(url) for url in urls)
+
+
+def _public_http_url(url: str) -> bool:
+    from wp_agent.policy.source_rules import is_public_host  # the media import's check of a host
+
+    parts = urlsplit(url.strip())
+    host = parts.hostname or ""
+    return parts.scheme.lower() in {"http", "https"} and host.isascii() and is_public_host(host)
+
+
+def content(max_chars: int = 100_000) -> ValueCheck:
+    """Content WordPress renders (post content, a block widget): free text, but nothing that makes
+    the server fetch a URL when shown other than an embed of a public host."""
+    return ValueCheck(
+        f"{max_chars}文字以内のテキスト（RSS・旧ウィジェットのブロックを含まず、埋め込みのURLは公開ホストのみ）",
+        _given(lambda v: len(v) <= max_chars and _fetches_only_public(v)),
+        samples=("<p>秋の新メニュー</p>", "https://www.youtube.com/watch?v=x"),
+    )
+
+
 def plain_text(max_chars: int = 1_000) -> ValueCheck:
     """Text shown as-is (a date format, alternative text): no HTML tags or quotes."""
     return ValueCheck(
         f"{max_chars}文字以内のHTMLを含まないテキスト",
-        _given(lambda v: len(v) <= max_chars and not _HTML.search(v) and not set(v) & set("<>\"'")),
+        _given(lambda v: len(v) <= max_chars and not HTML_TAG.search(v) and not set(v) & set("<>\"'")),
         samples=("Y年n月j日", "H:i"),
     )
 
@@ -138,6 +198,16 @@ HTTP_URL = ValueCheck(
     "http(s) のURL",
     _given(lambda v: bool(re.fullmatch(r"https?://[^\s<>\"'\\]{1,2000}", v, re.IGNORECASE))),
     samples=("https://example.com/",),
+)
+PUBLIC_HTTP_URL = ValueCheck(
+    "公開ホストの http(s) のURL",
+    _given(lambda v: HTTP_URL.accepts(v) and _public_http_url(v)),
+    samples=("https://example.com/feed/",),
+)
+EMAIL = ValueCheck(
+    "メールアドレス",
+    _given(lambda v: bool(re.fullmatch(r"[A-Za-z0-9._%+\-]{1,64}@[A-Za-z0-9.\-]{1,190}\.[A-Za-z]{2,24}", v))),
+    samples=("hanako@example.com",),
 )
 
 
