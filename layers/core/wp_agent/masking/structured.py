@@ -56,9 +56,14 @@ def mask_value(text: str, depth: int = 0) -> str:
     return text
 
 
+def _role(key: object) -> str:
+    """What a column or key is for, in any case (`Field`/`Value` as `wp <thing> get` prints them)."""
+    return str(key).strip().casefold()
+
+
 def _pair_is_secret(row: dict[str, Any]) -> bool:
-    names = [row[k] for k in _NAME_FIELDS if isinstance(row.get(k), str)]
-    return any(is_secret_key(name) for name in names) and any(k in row for k in _VALUE_FIELDS)
+    names = [v for k, v in row.items() if _role(k) in _NAME_FIELDS and isinstance(v, str)]
+    return any(is_secret_key(name) for name in names) and any(_role(k) in _VALUE_FIELDS for k in row)
 
 
 def _mask_json(value: Any, depth: int) -> Any:
@@ -68,7 +73,7 @@ def _mask_json(value: Any, depth: int) -> Any:
         secret_pair = _pair_is_secret(value)
         out: dict[str, Any] = {}
         for key, item in value.items():
-            hidden = is_secret_key(str(key)) or (secret_pair and key in _VALUE_FIELDS)
+            hidden = is_secret_key(str(key)) or (secret_pair and _role(key) in _VALUE_FIELDS)
             out[key] = MASK if hidden and _has_content(item) else _mask_json(item, depth + 1)
         return out
     if isinstance(value, list):
@@ -228,32 +233,72 @@ def _is_header(cells: list[str]) -> bool:
     return len(cells) >= 2 and all(_HEADER_CELL.match(c.strip()) for c in cells)
 
 
-def _masked_row(header: list[str], row: list[str]) -> list[str]:
-    names = {h.strip(): cell for h, cell in zip(header, row, strict=False)}
-    secret_pair = any(is_secret_key(names.get(f, "")) for f in _NAME_FIELDS) and any(
-        f in names for f in _VALUE_FIELDS
-    )
-    out: list[str] = []
-    for index, cell in enumerate(row):
-        column = header[index].strip() if index < len(header) else ""
-        hidden = is_secret_key(column) or (secret_pair and column in _VALUE_FIELDS)
-        out.append(MASK if hidden and cell else mask_value(cell))
+def _header_shown(header: list[str]) -> list[str]:
+    """A first row `post_password,Hunter2Secret` may be a name/value row printed without a header:
+    the cell after a secret name is masked unless it names a value column (a real header like
+    `user_pass,user_login` only loses a column name)."""
+    roles = [_role(cell) for cell in header]
+    if len(header) == 2 and is_secret_key(header[0].strip()) and roles[1] not in _VALUE_FIELDS:
+        return [header[0], MASK]
+    return header
+
+
+def _mask_rows(header: list[str], rows: list[list[str]]) -> list[list[str]]:
+    """Data rows masked by column name and by name/value row (`Field`+`Value`, `option_name`+
+    `option_value`, … in any order and case). A multi-line cell spreads over several lines in a
+    tab-separated table: older WP-CLI printed it raw (lines with fewer cells than the header), newer
+    WP-CLI prints its further lines as rows whose other cells are empty; both are masked with the
+    row they continue."""
+    columns = [cell.strip() for cell in header]
+    roles = [_role(column) for column in columns]
+    names_at = [index for index, role in enumerate(roles) if role in _NAME_FIELDS]
+    pair_layout = bool(names_at) and any(role in _VALUE_FIELDS for role in roles)
+    out: list[list[str]] = []
+    hidden_rows: list[bool | None] = []  # None: a short line, decided by its neighbours below
+    pair_secret = False
+    for row in rows:
+        if len(row) < len(header):
+            out.append(row)
+            hidden_rows.append(None)
+            continue
+        names = [row[index].strip() for index in names_at]
+        if not pair_layout or any(names):  # else: the further lines of the previous row's value
+            pair_secret = pair_layout and any(is_secret_key(name) for name in names)
+        masked: list[str] = []
+        row_hidden = False
+        for index, cell in enumerate(row):
+            at = min(index, len(header) - 1)  # extra cells (a tab inside a value) spill from the last
+            hidden = bool(cell) and (
+                is_secret_key(columns[at]) or (pair_secret and roles[at] in _VALUE_FIELDS)
+            )
+            masked.append(MASK if hidden else mask_value(cell))
+            row_hidden = row_hidden or hidden
+        out.append(masked)
+        hidden_rows.append(row_hidden)
+    for index, decided in enumerate(hidden_rows):
+        if decided is None and _next_to_hidden(hidden_rows, index):
+            out[index] = [MASK]
+        elif decided is None:
+            out[index] = [mask_value(cell) for cell in out[index]]
     return out
 
 
+def _next_to_hidden(hidden_rows: list[bool | None], index: int) -> bool:
+    """Whether the nearest whole row before or after a short line had a masked cell."""
+    before = next((h for h in reversed(hidden_rows[:index]) if h is not None), False)
+    after = next((h for h in hidden_rows[index + 1 :] if h is not None), False)
+    return bool(before or after)
+
+
 def _mask_table(lines: list[str], separator: str) -> str:
-    header: list[str] | None = None
-    out: list[str] = []
-    for line in lines:
-        if not line.strip():
-            out.append(line)
-            continue
-        cells = line.split(separator)
-        if header is None:
-            header = cells
-            out.append(line)
-            continue
-        out.append(separator.join(_masked_row(header, cells)))
+    start = next(index for index, line in enumerate(lines) if line.strip())
+    header = lines[start].split(separator)
+    body = [(index, line) for index, line in enumerate(lines) if index > start and line.strip()]
+    masked_rows = _mask_rows(header, [line.split(separator) for _, line in body])
+    out = list(lines)
+    out[start] = separator.join(_header_shown(header))
+    for (index, _), row in zip(body, masked_rows, strict=True):
+        out[index] = separator.join(row)
     return "\n".join(out)
 
 
@@ -266,9 +311,8 @@ def _mask_csv(text: str) -> str | None:
         return None
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(rows[0])
-    for row in rows[1:]:
-        writer.writerow(_masked_row(rows[0], row))
+    writer.writerow(_header_shown(rows[0]))
+    writer.writerows(_mask_rows(rows[0], rows[1:]))
     result = buffer.getvalue()
     return result if text.endswith("\n") else result.rstrip("\n")
 
