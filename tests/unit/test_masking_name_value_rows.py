@@ -6,6 +6,7 @@ row's value instead of its own."""
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from wp_agent.masking import MASK, mask_command_output
 
@@ -17,6 +18,91 @@ def test_csv_field_value_layout_masks_the_secret_row() -> None:
     masked = mask_command_output(text)
     assert SECRET not in masked
     assert masked == f"Field,Value\nID,12\npost_password,{MASK}\npost_title,Hello\n"
+
+
+def test_yaml_value_before_name_masks_its_own_item() -> None:
+    text = (
+        "---\n"
+        "- option_value: SmtpPw_Real_7781\n"
+        "  option_name: mailserver_pass\n"
+        '- option_value: "110"\n'
+        "  option_name: mailserver_port\n"
+    )
+    masked = mask_command_output(text)
+    assert "SmtpPw_Real_7781" not in masked
+    assert '"110"' in masked
+
+
+def test_yaml_as_wp_cli_prints_it_value_first() -> None:
+    # WP-CLI (Spyc) opens each list item with a line of its own.
+    text = (
+        "---\n"
+        "- \n"
+        "  option_value: SmtpPw_Real_7781\n"
+        "  option_name: mailserver_pass\n"
+        "- \n"
+        '  option_value: "110"\n'
+        "  option_name: mailserver_port\n"
+    )
+    masked = mask_command_output(text)
+    assert "SmtpPw_Real_7781" not in masked
+    assert '"110"' in masked
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        '"SmtpPw_Real_7781"',
+        "'SmtpPw_Real_7781'",
+        "|\n    SmtpPw_Real_7781\n    second: SmtpPw_Real_7781",
+        ">-\n    SmtpPw_Real_7781\n    folded",
+        '"SmtpPw_Real_7781\n    option_name: blogname\n  option_name: blogname"',
+        "'it''s SmtpPw_Real_7781\n  - option_name: blogname'",
+        "\n    host: smtp.example.com\n    password_hint:\n      - SmtpPw_Real_7781",
+    ],
+)
+@pytest.mark.parametrize("value_first", [True, False])
+@pytest.mark.parametrize("item_line", [True, False])
+def test_yaml_pairs_by_item_whatever_the_value_looks_like(
+    value: str, value_first: bool, item_line: bool
+) -> None:
+    def item(name: str, shown: str) -> str:
+        entries = [f"option_value: {shown}", f"option_name: {name}"]
+        if not value_first:
+            entries.reverse()
+        if item_line:  # Spyc's `- ` line of its own, then the entries
+            return "- \n" + "".join(f"  {e}\n" for e in entries)
+        return f"- {entries[0]}\n  {entries[1]}\n"
+
+    text = (
+        "---\n" + item("blogname", "My Blog") + item("mailserver_pass", value) + item("admin_email", "a@b.c")
+    )
+    masked = mask_command_output(text)
+    assert "SmtpPw_Real_7781" not in masked
+    assert "My Blog" in masked
+    assert "a@b.c" in masked
+    parsed = yaml.safe_load(masked)
+    assert [row["option_name"] for row in parsed] == ["blogname", "mailserver_pass", "admin_email"]
+    assert parsed[1]["option_value"] == MASK
+
+
+def test_yaml_nested_rows_and_keys_are_masked_at_their_level() -> None:
+    text = (
+        "gateways:\n"
+        "  - key: stripe_secret\n"
+        "    settings:\n"
+        "      mode: live\n"
+        "    value: sk_test_abcdefgh\n"
+        "  - key: mode\n"
+        "    value: live\n"
+        "smtp:\n"
+        "  host: smtp.example.com\n"
+        "  password: Pw_Nested_1\n"
+    )
+    masked = mask_command_output(text)
+    assert "sk_test_abcdefgh" not in masked
+    assert "Pw_Nested_1" not in masked
+    assert yaml.safe_load(masked)["gateways"][1] == {"key": "mode", "value": "live"}
 
 
 @pytest.mark.parametrize(
@@ -61,6 +147,23 @@ def test_csv_quoted_multi_line_cell_is_masked_whole() -> None:
     assert SECRET not in masked
     assert f"post_password,{MASK}\n" in masked
     assert 'post_title,"a\nb"' in masked
+
+
+@pytest.mark.parametrize("separator", [",", "\t"])
+def test_headerless_name_value_rows_do_not_leak(separator: str) -> None:
+    first_row_secret = f"post_password{separator}{SECRET}\npost_title{separator}Hello\n"
+    assert SECRET not in mask_command_output(first_row_secret)
+    later_row_secret = f"ID{separator}12\npost_password{separator}{SECRET}\npost_title{separator}Hello\n"
+    masked = mask_command_output(later_row_secret)
+    assert SECRET not in masked
+    assert f"post_title{separator}Hello" in masked
+
+
+def test_headerless_csv_with_a_quoted_multi_line_value_does_not_leak() -> None:
+    text = f'ID,12\npost_password,"{SECRET}\n{SECRET}-2\n"\npost_title,Hello\n'
+    masked = mask_command_output(text)
+    assert SECRET not in masked
+    assert "post_title,Hello" in masked
 
 
 @pytest.mark.parametrize(
