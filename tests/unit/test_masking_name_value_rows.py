@@ -5,6 +5,8 @@ row's value instead of its own."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import yaml
 
@@ -180,3 +182,56 @@ def test_tab_separated_multi_line_values_are_masked_with_their_row(text: str) ->
     masked = mask_command_output(text)
     assert SECRET not in masked
     assert "Hello" in masked
+
+
+def test_json_rows_with_the_value_first_in_any_case() -> None:
+    text = json.dumps([{"Value": SECRET, "Field": "post_password"}, {"Value": "12", "Field": "ID"}])
+    masked = mask_command_output(text)
+    assert json.loads(masked) == [{"Value": MASK, "Field": "post_password"}, {"Value": "12", "Field": "ID"}]
+
+
+# PHP prints `=> ` (trailing space) before a nested array.
+VAR_EXPORT = """array (
+  0 =>
+  array (
+    'option_value' => 'SecretV1 it\\'s
+),
+    \\'fake\\' => 1,',
+    'option_name' => 'mailserver_pass',
+  ),
+  1 =>
+  array (
+    'key' => 'api_token',
+    'value' =>
+    array (
+      'x' => 'SecretNested',
+    ),
+  ),
+  2 =>
+  array (
+    'password' => 12345678,
+    'enabled' => true,
+    'name' => 'blogname',
+    'value' => 'Keep',
+    'data' => '{"api_key":"SecretInJson"}',
+  ),
+  'obj' =>
+  (object) array(
+     'smtp_pass' =>
+    array (
+      0 => 'SecretInObj',
+    ),
+     'host' => 'smtp.example.com',
+  ),
+)""".replace("=>\n", "=> \n")
+
+
+def test_var_export_rows_nested_values_and_scalars_under_secret_keys() -> None:
+    masked = mask_command_output(VAR_EXPORT)
+    assert "Secret" not in masked
+    assert "12345678" not in masked
+    assert "'value' => 'Keep'," in masked
+    assert "'host' => 'smtp.example.com'," in masked
+    assert "'enabled' => true," in masked
+    assert masked.count(f"'{MASK}'") == 4
+    assert f"'data' => '{{\"api_key\":\"{MASK}\"}}'," in masked
