@@ -5,10 +5,14 @@ row's value instead of its own."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wp_agent.masking import MASK, mask_command_output
 
@@ -235,3 +239,107 @@ def test_var_export_rows_nested_values_and_scalars_under_secret_keys() -> None:
     assert "'enabled' => true," in masked
     assert masked.count(f"'{MASK}'") == 4
     assert f"'data' => '{{\"api_key\":\"{MASK}\"}}'," in masked
+
+
+# -- property: any name/value layout, any column order, any format ----------------------------------
+
+_LAYOUTS = [
+    ("option_name", "option_value"),
+    ("meta_key", "meta_value"),
+    ("key", "value"),
+    ("Field", "Value"),
+    ("name", "value"),
+]
+_SECRET_NAMES = ["mailserver_pass", "post_password", "user_pass", "_two_factor_totp_key", "stripe_secret_key"]
+_PLAIN_NAMES = ["blogname", "ID", "post_title", "nickname", "mailserver_port"]
+# Text around the secret: quotes, separators, YAML indicators, newlines and tabs (no capital S, so
+# it never spells the secret's marker).
+_NOISE = st.text(alphabet="abc xyz,;:#-|>'\"{}[]\n\t=*&!%@0", max_size=24)
+_TOKEN = st.text(alphabet="abcdefghijkmnopqrstuvwxyz23456789", min_size=10, max_size=14).map("S3cr".__add__)
+
+
+class _SpycLikeDumper(yaml.SafeDumper):
+    """Writes every value in one scalar style (plain, quoted, `|`, `>`), keys plain."""
+
+    value_style: str | None = None
+
+
+def _represent_str(dumper: _SpycLikeDumper, data: str) -> yaml.ScalarNode:
+    style = None if data in _HEADER_NAMES else dumper.value_style
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+_HEADER_NAMES = {name for layout in _LAYOUTS for name in layout} | {"autoload", "user_id"}
+_SpycLikeDumper.add_representer(str, _represent_str)
+
+
+def _as_yaml(rows: list[dict[str, str]], style: str | None, item_line: bool) -> str:
+    dumper = type("Dumper", (_SpycLikeDumper,), {"value_style": style})
+    out = ["---"]
+    for row in rows:
+        entries = yaml.dump(row, Dumper=dumper, sort_keys=False, allow_unicode=True, width=1000)
+        lines = ["  " + line for line in entries.rstrip("\n").split("\n")]
+        if item_line:
+            out += ["- ", *lines]
+        else:
+            out += ["- " + lines[0][2:], *lines[1:]]
+    return "\n".join(out) + "\n"
+
+
+def _as_table(columns: list[str], rows: list[dict[str, str]]) -> str:
+    """As WP-CLI's Tabular renderer prints a table without a terminal: tabs in values become four
+    spaces, and the further lines of the last column's value become rows of their own."""
+    out = ["\t".join(columns)]
+    for row in rows:
+        cells = [row[c].replace("\t", "    ") for c in columns]
+        further = cells[-1].splitlines()[1:] if cells[-1] else []
+        out.append("\t".join((c.splitlines() or [""])[0] for c in cells))
+        out += ["\t" * (len(columns) - 1) + line for line in further]
+    return "\n".join(out)
+
+
+def _as_csv(columns: list[str], rows: list[dict[str, str]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows([row[c] for c in columns] for row in rows)
+    return buffer.getvalue()
+
+
+@st.composite
+def _name_value_output(draw: st.DrawFn) -> tuple[str, str, str]:
+    """(output, secret marker, a plain value that must survive)."""
+    name_column, value_column = draw(st.sampled_from(_LAYOUTS))
+    extra = draw(st.lists(st.sampled_from(["autoload", "user_id"]), unique=True))
+    columns = draw(st.permutations([name_column, value_column, *extra]))
+    token = draw(_TOKEN)
+    secret_value = draw(_NOISE) + token + draw(_NOISE)
+    kept = "Keep" + str(draw(st.integers(0, 9999)))
+    names = draw(st.lists(st.sampled_from(_PLAIN_NAMES), min_size=1, max_size=3, unique=True))
+    rows = [{name_column: n, value_column: draw(_NOISE) or "x"} for n in names]
+    secret_at = draw(st.integers(0, len(rows)))
+    rows.insert(secret_at, {name_column: draw(st.sampled_from(_SECRET_NAMES)), value_column: secret_value})
+    # Before the secret row: the prose pattern reads `post_password⏎Keep1` as a password written
+    # in prose and hides it (on purpose: it errs on hiding).
+    rows.insert(draw(st.integers(0, secret_at)), {name_column: "blogname", value_column: kept})
+    for row in rows:
+        row.update({column: draw(st.sampled_from(["yes", "1", "on"])) for column in extra})
+    rows = [{c: row[c] for c in columns} for row in rows]
+    form = draw(st.sampled_from(["json", "csv", "yaml", "table"]))
+    if form == "json":
+        return json.dumps(rows, ensure_ascii=False), token, kept
+    if form == "csv":
+        return _as_csv(columns, rows), token, kept
+    if form == "table":
+        return _as_table(columns, rows), token, kept
+    style = draw(st.sampled_from([None, "'", '"', "|", ">"]))
+    return _as_yaml(rows, style, item_line=draw(st.booleans())), token, kept
+
+
+@settings(max_examples=400, deadline=None)
+@given(_name_value_output())
+def test_a_secret_rows_value_never_shows_in_any_format(case: tuple[str, str, str]) -> None:
+    output, token, kept = case
+    masked = mask_command_output(output)
+    assert token not in masked
+    assert kept in masked

@@ -32,6 +32,7 @@ _VAR_EXPORT_START = re.compile(
 # Values that hold nothing to hide (booleans too, as in JSON).
 _PHP_EMPTY = frozenset({"NULL", "''", "true", "false"})
 _PHP_ENTRY = re.compile(r"^(\s*)('(?:[^'\\]|\\.)*'|-?\d+)\s*=>\s*(.*)$")
+_YAML_BLOCK = re.compile(r"^[|>][-+0-9]*$")
 # `post_password,Hunter2` / `post_password<TAB>Hunter2`: a name/value row without its header line.
 _HEADERLESS_ROW = re.compile(r"^([A-Za-z_][A-Za-z0-9_\-.]{0,79})([,\t])(.*)$")
 
@@ -372,7 +373,7 @@ def _mask_region(lines: list[str], start: int, stop: int, out: list[str | None])
         index = _mask_plain_line(lines, index, stop, out)
     for mapping in _mappings(entries):
         secret_pair = any(
-            _role(e.key) in _NAME_FIELDS and is_secret_key(e.value.strip().strip("'\"")) for e in mapping
+            _role(e.key) in _NAME_FIELDS and is_secret_key(_yaml_name(lines, e)) for e in mapping
         ) and any(_role(e.key) in _VALUE_FIELDS for e in mapping)
         for entry in mapping:
             hidden = is_secret_key(entry.key) or (secret_pair and _role(entry.key) in _VALUE_FIELDS)
@@ -385,6 +386,14 @@ def _mask_region(lines: list[str], start: int, stop: int, out: list[str | None])
                 continue
             out[entry.at] = f"{entry.indent}{entry.key}:{entry.space}{_mask_yaml_scalar(entry.value)}"
             _mask_region(lines, entry.at + 1, entry.end, out)
+
+
+def _yaml_name(lines: list[str], entry: _YamlEntry) -> str:
+    """A name's text: quoted, plain, or a block scalar (`option_name: |-` then the name)."""
+    value = entry.value.strip()
+    if _YAML_BLOCK.match(value):
+        return " ".join(lines[i].strip() for i in range(entry.at + 1, entry.end)).strip()
+    return value.strip("'\"")
 
 
 def _value_end(lines: list[str], at: int, stop: int, column: int, value: str) -> int:
