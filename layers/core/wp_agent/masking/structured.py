@@ -5,7 +5,8 @@ Covers what WP-CLI prints: JSON (`--format=json`, nested option values), PHP-ser
 CSV, YAML, and PHP var_export() (`option get` of an array). A value is masked when its key is a
 secret name (`secret`, `client_secret`, `api_key`, `password`, `pass`, `token`, `license`, …), when
 it is the value of a name/value row whose name is secret (`option_name` + `option_value`,
-`meta_key` + `meta_value`, `key` + `value`), or when it has a secret's shape (`sk_live_…`, PEM).
+`meta_key` + `meta_value`, `key` + `value`, `Field` + `Value`, in any order: paired by row, list
+item or array), or when it has a secret's shape (`sk_live_…`, PEM).
 """
 
 from __future__ import annotations
@@ -287,19 +288,27 @@ def _mask_rows(header: list[str], rows: list[list[str]]) -> list[list[str]]:
             row_hidden = row_hidden or hidden
         out.append(masked)
         hidden_rows.append(row_hidden)
+    for index in _short_lines_to_hide(hidden_rows):
+        out[index] = [MASK]
     for index, decided in enumerate(hidden_rows):
-        if decided is None and _next_to_hidden(hidden_rows, index):
-            out[index] = [MASK]
-        elif decided is None:
+        if decided is None and out[index] != [MASK]:
             out[index] = [mask_value(cell) for cell in out[index]]
     return out
 
 
-def _next_to_hidden(hidden_rows: list[bool | None], index: int) -> bool:
-    """Whether the nearest whole row before or after a short line had a masked cell."""
-    before = next((h for h in reversed(hidden_rows[:index]) if h is not None), False)
-    after = next((h for h in hidden_rows[index + 1 :] if h is not None), False)
-    return bool(before or after)
+def _short_lines_to_hide(hidden_rows: list[bool | None]) -> set[int]:
+    """Short lines (None) whose nearest whole row before or after had a masked cell; one pass each
+    way, as a big post_content table may have thousands of them."""
+    hide: set[int] = set()
+    for order in (range(len(hidden_rows)), range(len(hidden_rows) - 1, -1, -1)):
+        nearest = False
+        for index in order:
+            decided = hidden_rows[index]
+            if decided is None and nearest:
+                hide.add(index)
+            elif decided is not None:
+                nearest = decided
+    return hide
 
 
 def _mask_table(lines: list[str], separator: str) -> str:
