@@ -22,6 +22,9 @@ _KEY_VALUE_LINE = re.compile(
     r"(?im)^(\s*(?:-[ \t]+)?((?=[A-Za-z_])" + _HINT + r")[ \t]*[:=][ \t]*)(\S[^\n]*)$"
 )
 
+# What the structured pass already wrote (YAML quotes it: a bare `***` reads as an alias).
+_ALREADY_MASKED = frozenset({MASK, f"'{MASK}'", f'"{MASK}"'})
+
 _PROSE_HINTS = ("password", "passwd", "passphrase", "パスワード", "暗証番号")
 # Any PEM block: private keys, certificates, … (an unterminated one is masked to the end).
 _PEM_BLOCK = re.compile(r"-----BEGIN ([A-Z0-9 ]{1,40})-----.*?(?:-----END [A-Z0-9 ]{1,40}-----|\Z)", re.S)
@@ -113,7 +116,11 @@ def mask_text(text: str, *, pairs: bool = True) -> str:
         masked = _JSON_PAIR.sub(lambda m: _masked_pair(m, '"'), masked)
         masked = _VAR_EXPORT_PAIR.sub(lambda m: _masked_pair(m, "'"), masked)
         masked = _KEY_VALUE_LINE.sub(
-            lambda m: m.group(1) + MASK if is_secret_key(m.group(2)) and m.group(3) != MASK else m.group(0),
+            lambda m: (
+                m.group(1) + MASK
+                if is_secret_key(m.group(2)) and m.group(3) not in _ALREADY_MASKED
+                else m.group(0)
+            ),
             masked,
         )
     lowered = masked.lower()
