@@ -225,3 +225,31 @@ def test_posts_of_different_sites_are_never_listed_together() -> None:
     site = Posts()
     read_all([*_gets(45), *_gets(46, url="https://example.test/en/")], site.read, workers=3)
     assert all(r[1] == "get" for r in site.reads)
+
+
+def test_the_fields_of_several_terms_of_one_taxonomy_are_one_list() -> None:
+    terms = {
+        3: {"term_id": 3, "name": "お知らせ", "slug": "news", "term_group": 0, "term_taxonomy_id": 3,
+            "taxonomy": "category", "description": "", "parent": 0, "count": 2, "filter": "raw"},
+        4: {"term_id": 4, "name": "集客", "slug": "marketing", "term_group": 0, "term_taxonomy_id": 4,
+            "taxonomy": "category", "description": "集客と分析", "parent": 0, "count": 0, "filter": "raw"},
+    }  # fmt: skip
+    reads: list[list[str]] = []
+
+    def read(argv: list[str]) -> CommandResult:
+        assert POLICY.classify_argv(argv).category is PolicyCategory.READ, argv
+        reads.append(argv)
+        if argv[:2] == ["term", "get"]:
+            term = terms.get(int(argv[3]))
+            if term is None:
+                return CommandResult("", "Error: Term doesn't exist.\n", 1, 1)
+            return _json({**term, "url": "https://example.test/category/x/"})
+        assert "--hide_empty=0" in argv  # an empty category is listed too
+        ids = next(a for a in argv if a.startswith("--include=")).split("=")[1].split(",")
+        return _json([terms[int(i)] for i in ids if int(i) in terms])
+
+    gets = [["term", "get", "category", i, "--format=json"] for i in ("3", "4", "9")]
+    answers = read_all(gets, read, workers=3)
+    assert [r[:3] for r in reads] == [["term", "list", "category"], ["term", "get", "category"]]
+    assert [json.loads(a.stdout) for a in answers[:2] if isinstance(a, CommandResult)] == [terms[3], terms[4]]
+    assert not answers[2].ok  # type: ignore[union-attr]  # no term 9: its own get says so

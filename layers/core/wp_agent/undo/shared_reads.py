@@ -4,8 +4,9 @@ The before-images of all the writes of one reply are read together (and so are t
 a read several images need runs once, and the reads of some meta keys of one object become one read
 of all of them — or are served by a read of all its meta — and each image gets the rows of its own
 keys back. The fields of several posts (`post get <id> --format=json` each) are one `post list` of
-those IDs beside one list of which of them have a password; a post neither list shows (a type or
-status `post list` leaves out, or no such post) is read with its own `post get`. Every read still goes
+those IDs beside one list of which of them have a password, and those of several terms of one
+taxonomy one `term list --include`; an object the lists leave out (a type or status `post list`
+leaves out, or no such object) is read with its own get. Every read still goes
 through the caller's `read` (policy-checked, site-scoped)."""
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def read_all(reads: Sequence[list[str]], read: Read, *, workers: int = 1) -> lis
             unique[rest] = None if known is None or keys is None else sorted({*known, *keys})
         else:
             unique[rest] = None if keys is None else sorted(keys)
-    folds = _post_folds(unique)
+    folds = _folds(unique)
     folded = {get for fold in folds for get in fold.gets.values()}
     plain = [key for key in unique if key not in folded]
     runs = [_with_keys(rest, unique[rest]) for rest in plain] + [r for fold in folds for r in fold.reads()]
@@ -65,8 +66,9 @@ def read_all(reads: Sequence[list[str]], read: Read, *, workers: int = 1) -> lis
     at = len(plain)
     missed: list[tuple[str, ...]] = []
     for fold in folds:
-        served = fold.serve(ran[at], ran[at + 1])
-        at += 2
+        count = len(fold.reads())
+        served = fold.serve(ran[at : at + count])
+        at += count
         answers.update(served)
         missed += [get for get in fold.gets.values() if get not in served]
     answers.update(zip(missed, _run_all([list(get) for get in missed], read, workers), strict=True))
@@ -96,49 +98,76 @@ _POST_LIST_FIELDS = (
     "post_modified_gmt", "post_content_filtered", "post_parent", "guid", "menu_order", "post_type",
     "post_mime_type", "comment_count",
 )  # fmt: skip
+_TERM_LIST_FIELDS = (
+    "term_id", "name", "slug", "term_group", "term_taxonomy_id", "taxonomy", "description", "parent", "count",
+    "filter",
+)  # fmt: skip
 # What stands for a password in a post's fields served from the lists: any value masks as a secret,
 # as the password `post get` would show does (images.py refuses an image that held one).
 _HAS_A_PASSWORD = "(password set)"  # noqa: S105 (a marker, not a password)
 
 
 @dataclass(frozen=True)
-class _PostFold:
-    """`post get <id> --format=json` of several posts of one site, served by two lists."""
+class _Fold:
+    """`post get <id> --format=json` (or `term get <taxonomy> <id> …`) of several objects of one site
+    (and taxonomy), served by lists of those IDs: what a list shows comes back as the get shows it."""
 
-    site: tuple[str, ...]  # the reads' `--url=` words
-    gets: dict[str, tuple[str, ...]]  # post ID → the read it serves
-
-    def _list(self, *only: str) -> list[str]:
-        ids = ",".join(self.gets)
-        return [
-            "post", "list", f"--post__in={ids}", "--post_type=any", f"--post_status={ALL_POST_STATUSES}",
-            "--orderby=ID", "--order=ASC", f"--posts_per_page={len(self.gets)}", "--suppress_filters=1",
-            *only, *self.site,
-        ]  # fmt: skip
+    get: tuple[str, ...]  # the gets' words before the ID: ("post", "get") or ("term", "get", taxonomy)
+    site: tuple[str, ...]  # their `--url=` words
+    gets: dict[str, tuple[str, ...]]  # object ID → the read it serves
 
     def reads(self) -> list[list[str]]:
-        fields = self._list(f"--fields={','.join(_POST_LIST_FIELDS)}", "--format=json")
-        return [fields, self._list("--has_password=1", "--format=ids")]
+        ids, count = ",".join(self.gets), len(self.gets)
+        if self.get[0] == "term":
+            fields = f"--fields={','.join(_TERM_LIST_FIELDS)}"
+            return [
+                [
+                    "term",
+                    "list",
+                    self.get[2],
+                    f"--include={ids}",
+                    "--hide_empty=0",
+                    fields,
+                    "--format=json",
+                    *self.site,
+                ]
+            ]
+        posts = [
+            "post", "list", f"--post__in={ids}", "--post_type=any", f"--post_status={ALL_POST_STATUSES}",
+            "--orderby=ID", "--order=ASC", f"--posts_per_page={count}", "--suppress_filters=1",
+        ]  # fmt: skip
+        return [
+            [*posts, f"--fields={','.join(_POST_LIST_FIELDS)}", "--format=json", *self.site],
+            [*posts, "--has_password=1", "--format=ids", *self.site],
+        ]
 
-    def serve(self, fields: Answer, protected: Answer) -> dict[tuple[str, ...], Answer]:
-        """The answers the lists give: a post they show, as `post get` shows it; nothing for the others."""
-        if not _ok(fields) or not _ok(protected):
+    def serve(self, answers: Sequence[Answer]) -> dict[tuple[str, ...], Answer]:
+        """The answers the lists give; nothing for an object they leave out, or when they failed."""
+        listed, *protected = answers
+        if not _ok(listed) or not all(_ok(a) for a in protected):
             return {}
+        with_password = {word for a in protected if _ok(a) for word in a.stdout.split()}
+        id_field, fields = (
+            ("term_id", _TERM_LIST_FIELDS) if self.get[0] == "term" else ("ID", _POST_LIST_FIELDS)
+        )
         try:
-            rows = json.loads(fields.stdout or "[]")
+            rows = json.loads(listed.stdout or "[]")
         except ValueError:
             return {}
-        with_password = set(protected.stdout.split())
         if not isinstance(rows, list) or not with_password <= set(self.gets):
             return {}
         served: dict[tuple[str, ...], Answer] = {}
         for row in rows:
-            post_id = str(row.get("ID")) if isinstance(row, dict) else ""
-            if post_id not in self.gets or set(row) != set(_POST_LIST_FIELDS):
-                return {}  # not what was asked: every post is read on its own
-            shown = {**row, "post_password": _HAS_A_PASSWORD if post_id in with_password else ""}
+            object_id = str(row.get(id_field)) if isinstance(row, dict) else ""
+            if object_id not in self.gets or set(row) != set(fields):
+                return {}  # not what was asked: every object is read on its own
+            shown = (
+                row
+                if self.get[0] != "post"
+                else {**row, "post_password": _HAS_A_PASSWORD if object_id in with_password else ""}
+            )
             stdout = json.dumps(shown, ensure_ascii=False)
-            served[self.gets[post_id]] = CommandResult(stdout, "", 0, fields.duration_ms, fields.truncated)
+            served[self.gets[object_id]] = CommandResult(stdout, "", 0, listed.duration_ms, listed.truncated)
         return served
 
 
@@ -146,20 +175,22 @@ def _ok(answer: Answer) -> TypeGuard[CommandResult]:
     return isinstance(answer, CommandResult) and answer.ok and not answer.truncated
 
 
-def _post_folds(unique: dict[tuple[str, ...], list[str] | None]) -> list[_PostFold]:
-    """The `post get <id> --format=json [--url=…]` reads, by site, where a site has more than one."""
-    by_site: dict[tuple[str, ...], dict[str, tuple[str, ...]]] = {}
+def _folds(unique: dict[tuple[str, ...], list[str] | None]) -> list[_Fold]:
+    """The `post get <id> --format=json [--url=…]` and `term get <taxonomy> <id> --format=json
+    [--url=…]` reads, by site (and taxonomy), where there is more than one."""
+    grouped: dict[tuple[tuple[str, ...], tuple[str, ...]], dict[str, tuple[str, ...]]] = {}
     for argv in unique:
+        at = 2 if argv[:2] == ("post", "get") else 3 if argv[:2] == ("term", "get") else None
         if (
-            len(argv) >= 4
-            and argv[:2] == ("post", "get")
-            and argv[2].isascii()
-            and argv[2].isdigit()
-            and argv[3] == "--format=json"
-            and all(word.startswith("--url=") for word in argv[4:])
+            at is not None
+            and len(argv) > at + 1
+            and argv[at].isascii()
+            and argv[at].isdigit()
+            and argv[at + 1] == "--format=json"
+            and all(word.startswith("--url=") for word in argv[at + 2 :])
         ):
-            by_site.setdefault(argv[4:], {})[str(int(argv[2]))] = argv
-    return [_PostFold(site, gets) for site, gets in by_site.items() if len(gets) > 1]
+            grouped.setdefault((argv[:at], argv[at + 2 :]), {})[str(int(argv[at]))] = argv
+    return [_Fold(get, site, gets) for (get, site), gets in grouped.items() if len(gets) > 1]
 
 
 def _answer(read: Read) -> Callable[[list[str]], Answer]:
