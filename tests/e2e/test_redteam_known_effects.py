@@ -456,6 +456,7 @@ PROJECTIONS = [
     "post meta get 1 mailchimp_api_key",
     "post meta pluck 1 mailchimp_api_key x",
     "theme mod list --field=value",
+    "theme mod get --all --field=value",
     "site option list --fields=meta_value",
 ]
 # Shown beside their names: the output reaches the model masked, in every format.

@@ -201,6 +201,7 @@ def _secret_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         "option list --search=mailserver_* --field=option_value",
         "option list --fields=option_value --format=csv",
         "theme mod list --field=value",
+        "theme mod get --all --field=value",
         "site option list --fields=meta_value",
         "post meta get 1 mailchimp_api_key",
         "term meta get 1 access_token",
@@ -266,6 +267,7 @@ NAME_COLUMNS = {
     ("term", "meta", "list"): "meta_key",
     ("user", "meta", "list"): "meta_key",
     ("theme", "mod", "list"): "key",
+    ("theme", "mod", "get"): "key",  # `--all` lists every mod (tests/integration/test_value_listings.py)
 }
 
 
