@@ -19,6 +19,7 @@ from wp_agent.policy.account_rules import (
 )
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.effects.table import declared_effect
+from wp_agent.policy.effects.values import HTML_TAG
 from wp_agent.policy.global_flags import GLOBAL_OPTIONS, execution_context, forbidden_globals
 from wp_agent.policy.identifiers import non_plain_identifier
 from wp_agent.policy.network_scope import network_wide
@@ -366,9 +367,6 @@ def _internal_post_types(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict |
     )
 
 
-_HTML_TAG = re.compile(r"<\s*[a-zA-Z!/?]")
-
-
 @argument_rule(
     match=(
         "comment create --comment_post_ID=1 --comment_content='<script>x</script>' --comment_approved=1",
@@ -385,7 +383,7 @@ def _comment_html(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     in an approved comment on WordPress 6.1. HTML in a comment the agent writes needs approval."""
     if path not in {("comment", "create"), ("comment", "update")}:
         return None
-    if not any(_HTML_TAG.search(v) for v in cmd.option_values("comment_content")):
+    if not any(HTML_TAG.search(v) for v in cmd.option_values("comment_content")):
         return None
     return Verdict(
         D,

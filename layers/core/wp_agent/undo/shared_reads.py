@@ -58,17 +58,19 @@ def read_all(reads: Sequence[list[str]], read: Read, *, workers: int = 1) -> lis
     folds = _folds(unique)
     folded = {get for fold in folds for get in fold.gets.values()}
     plain = [key for key in unique if key not in folded]
-    runs = [_with_keys(rest, unique[rest]) for rest in plain] + [r for fold in folds for r in fold.reads()]
+    fold_reads = [fold.reads() for fold in folds]
+    runs = [_with_keys(rest, unique[rest]) for rest in plain] + [
+        r for its_reads in fold_reads for r in its_reads
+    ]
     if not runs:
         return []
     ran = _run_all(runs, read, workers)
     answers = dict(zip(plain, ran[: len(plain)], strict=True))
     at = len(plain)
     missed: list[tuple[str, ...]] = []
-    for fold in folds:
-        count = len(fold.reads())
-        served = fold.serve(ran[at : at + count])
-        at += count
+    for fold, its_reads in zip(folds, fold_reads, strict=True):
+        served = fold.serve(ran[at : at + len(its_reads)])
+        at += len(its_reads)
         answers.update(served)
         missed += [get for get in fold.gets.values() if get not in served]
     answers.update(zip(missed, _run_all([list(get) for get in missed], read, workers), strict=True))
@@ -146,7 +148,7 @@ class _Fold:
         listed, *protected = answers
         if not _ok(listed) or not all(_ok(a) for a in protected):
             return {}
-        with_password = {word for a in protected if _ok(a) for word in a.stdout.split()}
+        with_password = {word for a in protected if _ok(a) for word in a.stdout.split()}  # _ok: for mypy
         id_field, fields = (
             ("term_id", _TERM_LIST_FIELDS) if self.get[0] == "term" else ("ID", _POST_LIST_FIELDS)
         )

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import urlsplit
 
+from wp_agent.policy.source_rules import is_public_host  # the media import's check of a host
+
 HTML_TAG = re.compile(r"<\s*[a-zA-Z!/?]")
 _DIGITS = re.compile(r"^[0-9]{1,19}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}(:\d{2})?)?$")
@@ -129,8 +131,6 @@ def _fetches_only_public(content: str) -> bool:
 
 
 def _public_http_url(url: str) -> bool:
-    from wp_agent.policy.source_rules import is_public_host  # the media import's check of a host
-
     parts = urlsplit(url.strip())
     host = parts.hostname or ""
     return parts.scheme.lower() in {"http", "https"} and host.isascii() and is_public_host(host)
@@ -198,11 +198,6 @@ HTTP_URL = ValueCheck(
     "http(s) のURL",
     _given(lambda v: bool(re.fullmatch(r"https?://[^\s<>\"'\\]{1,2000}", v, re.IGNORECASE))),
     samples=("https://example.com/",),
-)
-PUBLIC_HTTP_URL = ValueCheck(
-    "公開ホストの http(s) のURL",
-    _given(lambda v: HTTP_URL.accepts(v) and _public_http_url(v)),
-    samples=("https://example.com/feed/",),
 )
 EMAIL = ValueCheck(
     "メールアドレス",
