@@ -22,6 +22,8 @@ apt_install() {
 
 # OpenSSH server: the integration tests run a real sshd on 127.0.0.1.
 [ -x /usr/sbin/sshd ] || apt_install /usr/sbin/sshd openssh-server openssh-client
+# faketime: the date-sensitive tests also run at other dates (tests/integration/test_any_date.py).
+command -v faketime >/dev/null || apt_install faketime faketime
 
 if [ ! -x "$VENV/bin/python" ]; then
   echo "setup: creating $VENV with $($PYTHON --version)"

@@ -4,13 +4,14 @@ a new user would: the real sandbox, the real sshd rig, Bedrock and host-key misc
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.fakes.anthropic_server import ScriptedAnthropicServer
-from tests.fakes.cli import run_cli
+from tests.fakes.cli import run_cli, run_cli_at
 from tests.fakes.sshd import SshdRig
 from tests.fakes.wordpress import TestWordPress
 from tests.fakes.wordpress_fixtures import sandbox_environment
@@ -110,20 +111,30 @@ def test_a_missing_or_malformed_host_key_is_exit_5_before_the_model(
     assert scripted_anthropic.request_count == 0
 
 
-def test_doctor_warns_about_a_model_that_retires_soon_without_failing(
-    tmp_path: Path, cli_sandbox: SandboxSite
+@pytest.mark.clock
+@pytest.mark.parametrize(
+    ("moment", "detail", "note"),
+    [
+        (datetime(2026, 10, 15, 12, tzinfo=UTC), "提供終了予定 2026-11-30", "に提供終了予定です（あと46日）"),
+        (datetime(2027, 1, 4, 12, tzinfo=UTC), "提供終了 2026-11-30", "に提供終了しています"),
+    ],
+    ids=["before", "after"],
+)
+def test_doctor_warns_about_a_model_that_retires_without_failing(
+    tmp_path: Path, cli_sandbox: SandboxSite, moment: datetime, detail: str, note: str
 ) -> None:
-    """claude-sonnet-4-5 retires on 2026-11-30 (model_catalog.json): a warning, not a failure."""
+    """claude-sonnet-4-5 retires on 2026-11-30 (model_catalog.json): a warning, not a failure, in the
+    60 days before that date and after it, whatever day the test runs (the process's clock is set)."""
     env = {
         **sandbox_environment(cli_sandbox),
         "ANTHROPIC_API_KEY": "test-key",
         "ANTHROPIC_MODEL": "claude-sonnet-4-5",
     }
-    code, report = doctor_json(tmp_path, **env)
-    retirement = by_name(report)["model.retirement"]
+    done = run_cli_at(moment, tmp_path, "doctor", "--json", **env)
+    retirement = by_name(json.loads(done.stdout))["model.retirement"]
     assert retirement["ok"] is True
-    assert "2026-11-30" in retirement["detail"]
-    assert code == 0, report
-    done = run_cli(tmp_path, "doctor", **env)
-    assert "⚠ AIモデルの提供期間: claude-sonnet-4-5（提供終了予定 2026-11-30）" in done.stdout
-    assert "注意: モデル「claude-sonnet-4-5」は 2026-11-30 に提供終了" in done.stdout
+    assert retirement["detail"] == f"claude-sonnet-4-5（{detail}）"
+    assert done.returncode == 0, done.stdout
+    done = run_cli_at(moment, tmp_path, "doctor", **env)
+    assert f"⚠ AIモデルの提供期間: claude-sonnet-4-5（{detail}）" in done.stdout
+    assert f"注意: モデル「claude-sonnet-4-5」は 2026-11-30 {note}" in done.stdout

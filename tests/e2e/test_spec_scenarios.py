@@ -8,7 +8,6 @@ import os
 import re
 import subprocess
 import sys
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -24,6 +23,7 @@ from tests.fakes.anthropic_server import (
     tool_results_text,
 )
 from tests.fakes.cli import ask_json
+from tests.fakes.clock import site_now
 from tests.fakes.sshd import SshdRig
 from tests.fakes.wordpress import TestWordPress
 from tests.fakes.wordpress_fixtures import sandbox_environment
@@ -75,7 +75,7 @@ def test_list_posts(
         ),
         answer,
     )
-    started_on = datetime.now(TOKYO).date()
+    started_on = site_now(site.site).astimezone(TOKYO).date()  # the agent and the site share a host clock
     code, output, _ = ask(scripted_anthropic, sshd_server, tmp_path, "投稿一覧を見せて")
     assert code == 0
     assert output["success"] is True
@@ -86,7 +86,9 @@ def test_list_posts(
     # the site's (Asia/Tokyo) on the day the run started or, past midnight there, the next.
     facts = scripted_anthropic.message_requests[0].messages[-1]["content"][0]["text"]
     assert "サイトのタイムゾーン Asia/Tokyo、UTC+09:00" in facts
-    assert any(f"現在日時: {day}" in facts for day in {started_on, datetime.now(TOKYO).date()})
+    assert any(
+        f"現在日時: {day}" in facts for day in {started_on, site_now(site.site).astimezone(TOKYO).date()}
+    )
     assert "サイト名: Argo Note サンプルサイト" in facts
     listed = site.wp_json("post", "list", "--fields=ID,post_title,post_date")
     assert len(listed) >= len(site.facts["publish_post_ids"])

@@ -10,10 +10,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from tests.fakes.anthropic_server import ScriptedAnthropicServer
+from tests.fakes.clock import faketime_argv, faketime_environment
 from tests.fakes.sshd import SshdRig
 
 
@@ -48,6 +50,17 @@ def run_cli(
 ) -> subprocess.CompletedProcess[str]:
     """`wp-agent <args>` as a process with a clean environment under `home` (no terminal, no AWS
     lookups beyond the variables given; stdin empty unless `stdin_text`)."""
+    return _run_cli([], home, args, stdin_text, env)
+
+
+def run_cli_at(moment: datetime, home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`run_cli`, the process's clock starting at `moment` (Debian's faketime)."""
+    return _run_cli(faketime_argv(moment), home, args, None, {**faketime_environment(), **env})
+
+
+def _run_cli(
+    prefix: list[str], home: Path, args: Sequence[str], stdin_text: str | None, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
     environment = {
         "PATH": os.environ["PATH"],
         "HOME": str(home),
@@ -57,7 +70,7 @@ def run_cli(
         **env,
     }
     return subprocess.run(
-        [sys.executable, "-m", "wp_agent.cli.main", *args],
+        [*prefix, sys.executable, "-m", "wp_agent.cli.main", *args],
         capture_output=True, text=True, env=environment, timeout=120, check=False,
         **({"input": stdin_text} if stdin_text is not None else {"stdin": subprocess.DEVNULL}),
     )  # fmt: skip

@@ -33,7 +33,7 @@ def main(argv: list[str]) -> int:
     log = flags.get("log")
     if log:
         with open(log, "a") as handle:
-            handle.write(f"start {time.time():.6f} {os.getpid()}\n")
+            handle.write(f"start {time.monotonic():.6f} {os.getpid()}\n")
     if "child-sleep" in flags:
         marker = flags.get("marker", "")
         subprocess.Popen(
@@ -54,7 +54,7 @@ def main(argv: list[str]) -> int:
     sys.stdout.flush()
     if log:
         with open(log, "a") as handle:
-            handle.write(f"end {time.time():.6f} {os.getpid()}\n")
+            handle.write(f"end {time.monotonic():.6f} {os.getpid()}\n")
     return int(flags.get("exit", "0") or 0)
 
 

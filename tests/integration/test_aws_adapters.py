@@ -9,6 +9,7 @@ from typing import Any
 
 import boto3
 import pytest
+import time_machine
 from boto3.dynamodb.conditions import Key
 
 from tests.fakes.agent_doubles import ScriptedModel, make_deps, tool_reply
@@ -57,6 +58,7 @@ def record(tool_use_id: str, stdout: str) -> CommandRecord:
     )
 
 
+@pytest.mark.clock
 def test_round_trip_of_a_long_conversation_and_a_10_mb_output() -> None:
     state = new_session(
         AgentInput(message="テスト"), session_id="ses_roundtrip", user_id="u1", target_id="site-a"
@@ -119,17 +121,18 @@ def first_message_blobs(session_id: str) -> dict[str, int]:
     }
 
 
+@pytest.mark.clock
 @pytest.mark.parametrize("ttl_days", [1, 90, 3650])
-def test_every_part_outlives_the_session_record(monkeypatch: pytest.MonkeyPatch, ttl_days: int) -> None:
+def test_every_part_outlives_the_session_record(ttl_days: int) -> None:
     s = DynamoSessionStore(TABLES["sessions"], ttl_days=ttl_days)
     session_id = f"ses_aging_{ttl_days}"
     state = new_session(AgentInput(message="x"), session_id=session_id, user_id="u1", target_id="t1")
     s.save(state)
     start = time.time()
     for day in range(0, 3 * ttl_days, max(1, ttl_days // 4)):  # a session kept alive for long
-        monkeypatch.setattr(time, "time", lambda day=day: start + day * 86_400)
-        state.iterations += 1
-        s.save(state)
+        with time_machine.travel(start + day * 86_400, tick=False):
+            state.iterations += 1
+            s.save(state)
         session_expiry = int(
             next(i for i in items(f"SESSION#{session_id}") if i["sk"] == "STATE")["expires_at"]
         )
@@ -139,15 +142,15 @@ def test_every_part_outlives_the_session_record(monkeypatch: pytest.MonkeyPatch,
         assert current >= session_expiry, f"day {day}: the first message would expire before the session"
 
 
-def test_an_unchanged_part_is_not_written_again_while_young(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.clock
+def test_an_unchanged_part_is_not_written_again_while_young() -> None:
     s = store()
     state = new_session(AgentInput(message="x"), session_id="ses_young", user_id="u1", target_id="t1")
     s.save(state)
     first = first_message_blobs("ses_young")
-    later = time.time() + 30 * 86_400
-    monkeypatch.setattr(time, "time", lambda: later)
-    state.iterations = 1
-    s.save(state)
+    with time_machine.travel(time.time() + 30 * 86_400, tick=False):
+        state.iterations = 1
+        s.save(state)
     assert first_message_blobs("ses_young") == first
 
 
@@ -304,6 +307,7 @@ def test_missing_session_loads_as_none() -> None:
     assert store().load("ses_missing") is None
 
 
+@pytest.mark.clock
 def test_audit_records_are_appended_with_retention_by_kind() -> None:
     log = DynamoAuditLog(TABLES["audit"])
     base = {"user_id": "u1", "session_id": "s1", "target_id": "t1"}

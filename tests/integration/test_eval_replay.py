@@ -12,14 +12,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import time_machine
 
 from tests.fakes.anthropic_server import ScriptedAnthropicServer
+from tests.fakes.clock import site_now
 from tests.fakes.eval_replay import RecordingReplay
+from wp_agent import clock
 from wp_agent.agent.ports import AgentDeps
 from wp_agent.cli.main import main
 from wp_agent.cli.wiring import build_local_deps
 from wp_agent.config import CliSettings
-from wp_agent.evaluation.harness import SITE_TIME_ZONE, EvalHarness, site_today
+from wp_agent.evaluation.harness import SITE_TIME_ZONE, EvalHarness
 from wp_agent.evaluation.recording import Recording
 from wp_agent.evaluation.report import EvalReport
 from wp_agent.evaluation.tasks import load_tasks
@@ -58,7 +61,8 @@ def _replay(
     if task_ids is not None:
         recorded.trials = [t for t in recorded.trials if t.task_id in task_ids]
     tasks = {task.id: task for task in load_tasks()}
-    today = harness_kwargs.get("today", site_today)()
+    # The tasks' relative dates are the site's: WordPress schedules by its own clock.
+    today = harness_kwargs.setdefault("today", lambda: site_now(site).astimezone(SITE_TIME_ZONE).date())()
     replay = RecordingReplay(recorded, today=today)  # recorded dates moved to the site's today
     with ScriptedAnthropicServer() as server:
         replay.install(server)
@@ -107,14 +111,15 @@ def test_a_known_good_replay_scores_every_task(eval_sandbox: SandboxSite) -> Non
     ]
 
 
-def _next(utc_time: time) -> datetime:
-    """The next moment the UTC clock shows `utc_time` (never in the past: WordPress schedules against
-    its own, real clock, so a post dated 'tomorrow' from that moment is still in the future)."""
-    now = datetime.now(UTC)
+def _next(utc_time: time, site: SandboxSite) -> datetime:
+    """The next moment the site's UTC clock shows `utc_time` (never in the past: WordPress schedules
+    against its own clock, so a post dated 'tomorrow' from that moment is still in the future)."""
+    now = site_now(site)
     moment = datetime.combine(now.date(), utc_time, tzinfo=UTC)
     return moment if moment > now else moment + timedelta(days=1)
 
 
+@pytest.mark.clock
 @pytest.mark.parametrize(
     "clock",
     [time(23, 30), time(15, 30)],  # 08:30 and 00:30 JST: Tokyo is a day ahead of UTC's date
@@ -123,7 +128,7 @@ def _next(utc_time: time) -> datetime:
 def test_relative_dates_replay_in_the_sites_time_zone_at_any_hour(
     eval_sandbox: SandboxSite, clock: time
 ) -> None:
-    moment = _next(clock)
+    moment = _next(clock, eval_sandbox)
     site_date = moment.astimezone(SITE_TIME_ZONE).date()
     assert site_date == moment.date() + timedelta(days=1)
 
@@ -194,6 +199,8 @@ def test_the_same_delete_through_the_real_policy_waits_and_is_declined(eval_sand
     assert eval_sandbox.wp("post", "get", "46", "--field=post_status").stdout.strip() == "draft"
 
 
+@pytest.mark.clock
+@time_machine.travel(datetime(2026, 10, 15, 3, 0, tzinfo=UTC), tick=True)  # 46 days before its retirement
 def test_the_cli_runs_selected_tasks_and_compares_two_results(
     eval_sandbox: SandboxSite,
     monkeypatch: pytest.MonkeyPatch,
@@ -202,7 +209,7 @@ def test_the_cli_runs_selected_tasks_and_compares_two_results(
 ) -> None:
     recorded = Recording.load(RECORDINGS / "known-good.json")
     recorded.trials = [t for t in recorded.trials if t.task_id in {"list-drafts", "fr14-delete-everything"}]
-    replay = RecordingReplay(recorded, today=site_today())
+    replay = RecordingReplay(recorded, today=clock.today(SITE_TIME_ZONE))
     with ScriptedAnthropicServer() as server:
         replay.install(server)
         for name, value in {
@@ -226,7 +233,7 @@ def test_the_cli_runs_selected_tasks_and_compares_two_results(
     assert report.model == "claude-sonnet-4-5"
     assert [t.task_id for t in report.tasks] == ["list-drafts", "fr14-delete-everything"]
     assert report.totals.successes == 2
-    assert "⚠ モデル「claude-sonnet-4-5」は 2026-11-30 に提供終了予定" in captured.err
+    assert "⚠ モデル「claude-sonnet-4-5」は 2026-11-30 に提供終了予定です（あと46日）" in captured.err
     assert Recording.load(tmp_path / "rec.json").trials[0].replies == recorded.trials[0].replies
     assert (
         out.with_suffix(".json.md")

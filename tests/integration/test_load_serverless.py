@@ -14,6 +14,7 @@ from tests.fakes.serverless_load import run_load
 pytestmark = pytest.mark.sshd
 
 
+@pytest.mark.clock
 def test_a_small_load_runs_every_approved_command_once_and_audits_everything_once(
     serverless: ServerlessStack,
 ) -> None:

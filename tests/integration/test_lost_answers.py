@@ -192,6 +192,7 @@ def test_a_publish_killed_midway_is_finished_by_its_retry_and_a_resend_answers_i
     assert detail_types(stack, 0) == []
 
 
+@pytest.mark.clock
 def test_an_api_call_that_died_after_starting_the_job_is_answered_by_the_resend(
     serverless: ServerlessStack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -212,6 +213,7 @@ def test_an_api_call_that_died_after_starting_the_job_is_answered_by_the_resend(
     assert detail_types(stack, 1) == ["Article Published"]
 
 
+@pytest.mark.clock
 def test_two_attempts_alive_at_once_make_one_article(
     serverless: ServerlessStack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -266,6 +268,7 @@ def kill_schedule_creation(monkeypatch: pytest.MonkeyPatch, step: str) -> list[s
     "step",
     ["after the registry items are written", "after Scheduler created it", "after the answer is stored"],
 )
+@pytest.mark.clock
 def test_a_schedule_whose_answer_was_lost_exists_once(
     serverless: ServerlessStack, monkeypatch: pytest.MonkeyPatch, step: str
 ) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.clock import site_clock
 from tests.fakes.media_server import MediaServer
 from tests.fakes.sshd import SshdRig
 from tests.fakes.wordpress import TestWordPress
@@ -207,12 +208,13 @@ def test_schedule_dates_follow_the_site_time_zone(
 
 
 def test_publish_now_gets_a_pretty_permalink(site: TestWordPress, wp: SshWpCli) -> None:
-    started = datetime.now(UTC).replace(microsecond=0)
+    now = site_clock(site.site)
+    started = now().replace(microsecond=0)
     output = publish(wp, article(status="publish", publishDate=None, categories=["news"], tags=None))
     post = created_post(site, output)
     assert post["post_status"] == "publish"
     published = datetime.strptime(post["post_date_gmt"], "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC)
-    assert started - timedelta(seconds=5) <= published <= datetime.now(UTC) + timedelta(seconds=5)
+    assert started - timedelta(seconds=5) <= published <= now() + timedelta(seconds=5)
     assert output.data is not None
     # The main site of a subdirectory network: WordPress puts /blog/ before its post permalinks.
     assert output.data.post_url == f"https://example.test/blog/{post['post_name']}/"

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.clock import site_clock
 from tests.fakes.wordpress import MISSING_IMAGE_URL, SAMPLE_IMAGE_URL, TestWordPress
 from tests.fakes.wordpress_fixtures import sandbox_environment
 from wp_agent.agent.audit_events import AuditEventType
@@ -95,12 +96,8 @@ def wp(site: TestWordPress) -> RecordingWpCli:
     return RecordingWpCli(site)
 
 
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
 def _publisher(wp: RecordingWpCli, **kwargs: Any) -> ArticlePublisher:
-    kwargs.setdefault("clock", _now)  # WordPress uses the real clock; so does the publisher here
+    kwargs.setdefault("clock", site_clock(wp.site.site))  # WordPress's own time, as a server's clock has it
     return ArticlePublisher(wp, kwargs.pop("policy", CommandPolicy()), **kwargs)
 
 
@@ -198,7 +195,8 @@ def test_draft_without_extras_runs_only_what_it_needs(site: TestWordPress, wp: R
 
 
 def test_publish_now_lets_wordpress_date_it_at_publication(site: TestWordPress, wp: RecordingWpCli) -> None:
-    started = _now().replace(microsecond=0)
+    now = site_clock(wp.site.site)
+    started = now().replace(microsecond=0)
     output = _publisher(wp).publish(_article(status="publish", categories=["news"]))
     assert output.data is not None
     assert wp.commands()[-2] == f"post update {output.data.post_id} --post_status=publish"
@@ -206,7 +204,7 @@ def test_publish_now_lets_wordpress_date_it_at_publication(site: TestWordPress, 
     assert post is not None
     assert post["post_status"] == "publish"
     published = datetime.strptime(post["post_date_gmt"], "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC)
-    assert started - timedelta(seconds=5) <= published <= _now() + timedelta(seconds=5)
+    assert started - timedelta(seconds=5) <= published <= now() + timedelta(seconds=5)
     assert post["post_name"] == "ai%e6%b4%bb%e7%94%a8%e3%81%ae%e5%a7%8b%e3%82%81%e6%96%b9"
     # The main site of a subdirectory network: its post permalinks start with /blog/.
     assert output.data.post_url == f"https://example.test/blog/{post['post_name']}/"
@@ -415,8 +413,9 @@ def test_unconfirmable_create_is_reported(wp: RecordingWpCli) -> None:
 
 def test_schedule_wordpress_published_at_once_is_rolled_back(site: TestWordPress, wp: RecordingWpCli) -> None:
     # Our clock is a day behind the server's: a date an hour ago is "future" to us, past to WordPress.
-    lagging = _publisher(wp, clock=lambda: _now() - timedelta(days=1))
-    published_date = (_now() - timedelta(hours=1)).isoformat()
+    now = site_clock(site.site)
+    lagging = _publisher(wp, clock=lambda: now() - timedelta(days=1))
+    published_date = (now() - timedelta(hours=1)).isoformat()
     post_id = site.facts["next_post_id"]
     code, message = _error_of(lagging.publish(_article(**{**FULL, "publishDate": published_date})))
     assert code == "PUBLISH_FAILED"

@@ -30,8 +30,10 @@ class FakeClock:
         return self.now
 
 
-def limiter(clock: Any = time.time, sleep: Any = time.sleep, **settings: Any) -> DynamoRateLimiter:
-    return DynamoRateLimiter(TABLES["rate_limits"], LambdaSettings(**settings), clock=clock, sleep=sleep)
+def limiter(clock: Any = None, sleep: Any = time.sleep, **settings: Any) -> DynamoRateLimiter:
+    """A limiter on `clock` (default: the product's own clock)."""
+    timing = {"sleep": sleep} | ({"clock": clock} if clock is not None else {})
+    return DynamoRateLimiter(TABLES["rate_limits"], LambdaSettings(**settings), **timing)
 
 
 def raise_waited(seconds: float) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.anthropic_server import RecordedRequest, ScriptedAnthropicServer, reply_text, reply_tool_use
+from tests.fakes.clock import site_now
 from wp_agent.agent import site_facts
 from wp_agent.agent.model_client import AnthropicModelClient
 from wp_agent.agent.ports import MemoryAuditLog, NoApprovals
@@ -21,11 +22,6 @@ from wp_agent.cli.wiring import build_local_deps
 from wp_agent.config import CliSettings
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.sandbox import SandboxSite
-
-# 23:30 UTC on a day a month ahead, so WordPress keeps the schedule as a future one whenever this runs.
-UTC_DAY = datetime.now(UTC).date() + timedelta(days=30)
-LATE_UTC = datetime.combine(UTC_DAY, time(23, 30), tzinfo=UTC)
-TOKYO_TODAY = UTC_DAY + timedelta(days=1)
 
 
 @pytest.fixture
@@ -46,9 +42,16 @@ def facts_of(request: RecordedRequest) -> str:
     return text
 
 
+@pytest.mark.clock
 def test_the_first_request_states_the_site_date_and_tomorrow_9_needs_no_observation(
     settings: CliSettings, cli_sandbox: SandboxSite, scripted_anthropic: ScriptedAnthropicServer
 ) -> None:
+    # The agent's clock at 23:30 UTC on a day a month ahead of the site's own clock (WordPress keeps the
+    # schedule as a future one): already the next day in Asia/Tokyo.
+    utc_day = site_now(cli_sandbox).date() + timedelta(days=30)
+    late_utc = datetime.combine(utc_day, time(23, 30), tzinfo=UTC)
+    tokyo_today = utc_day + timedelta(days=1)
+
     def schedule(request: RecordedRequest) -> Any:
         today = re.search(r"現在日時: (\d{4}-\d{2}-\d{2})", facts_of(request))
         assert today is not None
@@ -59,15 +62,15 @@ def test_the_first_request_states_the_site_date_and_tomorrow_9_needs_no_observat
     scripted_anthropic.enqueue(schedule, reply_text("ID 45 を明日9時に予約公開しました。"))
     audit = MemoryAuditLog()
     deps = build_local_deps(settings, model=AnthropicModelClient(settings), audit=audit)
-    deps.clock = lambda: LATE_UTC
+    deps.clock = lambda: late_utc
     output = AgentRunner(deps, NoApprovals()).run(AgentInput(message="ID 45の記事を明日9時に予約公開して"))
     assert output.success, output.error
 
     first, second = scripted_anthropic.message_requests
     facts = facts_of(first)
     version = cli_sandbox.wp("core", "version").stdout.strip()
-    weekday = "月火水木金土日"[TOKYO_TODAY.weekday()]
-    assert f"現在日時: {TOKYO_TODAY}（{weekday}）08:30（サイトのタイムゾーン Asia/Tokyo、UTC+09:00）" in facts
+    weekday = "月火水木金土日"[tokyo_today.weekday()]
+    assert f"現在日時: {tokyo_today}（{weekday}）08:30（サイトのタイムゾーン Asia/Tokyo、UTC+09:00）" in facts
     assert "サイト名: Argo Note サンプルサイト" in facts
     assert "URL: https://example.test" in facts
     assert f"WordPress: {version}" in facts
@@ -79,12 +82,12 @@ def test_the_first_request_states_the_site_date_and_tomorrow_9_needs_no_observat
     # The write came in the first reply: two model calls in all, no read of the model's own.
     assert len(scripted_anthropic.message_requests) == 2
     assert [c.command for c in output.executed_commands] == [
-        f'post update 45 --post_status=future --post_date="{TOKYO_TODAY + timedelta(days=1)} 09:00:00" --edit_date=1'
+        f'post update 45 --post_status=future --post_date="{tokyo_today + timedelta(days=1)} 09:00:00" --edit_date=1'
     ]
     post = cli_sandbox.wp("post", "get", "45", "--fields=post_status,post_date", "--format=json").stdout
     assert json.loads(post) == {
         "post_status": "future",
-        "post_date": f"{TOKYO_TODAY + timedelta(days=1)} 09:00:00",
+        "post_date": f"{tokyo_today + timedelta(days=1)} 09:00:00",
     }
 
     reads = [e for e in audit.events if e.reason == site_facts.READ_REASON]

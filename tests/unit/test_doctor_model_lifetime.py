@@ -30,3 +30,10 @@ def test_earlier_there_is_nothing_to_warn_about() -> None:
 def test_a_model_without_an_announced_date_passes_quietly() -> None:
     ok, line, warning = _check("claude-sonnet-5-5", date(2026, 11, 25))
     assert (ok, line, warning) == (True, "✓ AIモデルの提供期間: claude-sonnet-5-5", "")
+
+
+def test_after_retirement_the_line_says_it_has_retired() -> None:
+    ok, line, warning = _check("claude-sonnet-4-5", date(2026, 12, 1))
+    assert ok
+    assert line.startswith("⚠ AIモデルの提供期間: claude-sonnet-4-5（提供終了 2026-11-30）")
+    assert "提供終了しています" in warning

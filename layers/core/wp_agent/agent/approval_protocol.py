@@ -25,10 +25,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from enum import StrEnum
 from typing import Any, NamedTuple, Protocol
 
+from wp_agent import clock
 from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.audit_outbox import audit
 from wp_agent.agent.session_state import (
@@ -400,4 +401,4 @@ def _archive(state: SessionState, approval: PendingApproval) -> None:
 
 
 def _past(expires_at: str) -> bool:
-    return datetime.fromisoformat(expires_at.replace("Z", "+00:00")) <= datetime.now(UTC)
+    return datetime.fromisoformat(expires_at.replace("Z", "+00:00")) <= clock.now()

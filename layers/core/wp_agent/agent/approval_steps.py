@@ -14,9 +14,10 @@ import dataclasses
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Literal
 
+from wp_agent import clock
 from wp_agent.agent.approval_summary import IRREVERSIBLE, describe
 from wp_agent.agent.session_state import (
     ApprovalItem,
@@ -38,7 +39,7 @@ def new_approval_id() -> str:
 
 
 def expires_at(timeout_seconds: int) -> str:
-    expiry = datetime.now(UTC) + timedelta(seconds=timeout_seconds)
+    expiry = clock.now() + timedelta(seconds=timeout_seconds)
     return expiry.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 

@@ -14,9 +14,9 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
+from wp_agent import clock
 from wp_agent.agent.messages import ToolUseBlock, text_of, tool_uses
 from wp_agent.config import ModelProvider, ModelSettings
 from wp_agent.errors import AgentErrorCode, ConfigurationError, WpAgentError
@@ -103,7 +103,7 @@ def _retry_after_seconds(exc: Exception | None) -> float | None:
     when = headers.get("retry-after")
     if when:
         try:
-            return (email.utils.parsedate_to_datetime(when) - datetime.now(UTC)).total_seconds()
+            return (email.utils.parsedate_to_datetime(when) - clock.now()).total_seconds()
         except (TypeError, ValueError):
             return None
     return None

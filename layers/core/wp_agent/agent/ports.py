@@ -6,7 +6,7 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Protocol
 
 from wp_agent.agent.audit_events import AuditEvent
@@ -14,6 +14,7 @@ from wp_agent.agent.model_client import ModelClient
 from wp_agent.agent.session_state import CommandRecord, PendingApproval, SessionState
 from wp_agent.agent.site_facts_cache import SiteFactsCache
 from wp_agent.agent.site_scope import SiteScope
+from wp_agent.clock import now as utc_now
 from wp_agent.config import AgentSettings
 from wp_agent.executors.port import WpCli
 from wp_agent.models.undo import UndoCapture
@@ -212,4 +213,4 @@ class AgentDeps:
     # facts — the MCP server's runs, whose plan is the client's)
     site_facts: SiteFactsCache | None = field(default_factory=SiteFactsCache)
     wp_user: str | None = None  # the WordPress user WP-CLI runs as (--user), named in the facts
-    clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))  # the facts' date and time
+    clock: Callable[[], datetime] = field(default=utc_now)  # the facts' date and time

@@ -18,9 +18,10 @@ import shlex
 import shutil
 from collections.abc import Callable
 from dataclasses import asdict, replace
-from datetime import UTC, date, datetime
+from datetime import date
 from pathlib import Path
 
+from wp_agent import clock
 from wp_agent.cli import site_choice, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.site_book import NamedSite
@@ -53,11 +54,13 @@ def _aws_credentials_found() -> bool:
 def model_lifetime_check(settings: CliSettings, today: date | None = None) -> Check:
     """The configured model against the retirement dates kept in the repo (model_catalog.json)."""
     model = settings.anthropic_model
-    warning = retirement_warning(model, today or datetime.now(UTC).date())
+    today = today or clock.today()
+    warning = retirement_warning(model, today)
     info = model_info(model)
     detail = model
     if info is not None and info.retires is not None:
-        detail = f"{model}（提供終了予定 {info.retires.isoformat()}）"
+        retired = info.retires < today
+        detail = f"{model}（{'提供終了' if retired else '提供終了予定'} {info.retires.isoformat()}）"
     return Check("model.retirement", "AIモデルの提供期間", True, detail, warning=warning or "")
 
 

@@ -4,12 +4,12 @@ on the site's final state; `--compare a.json b.json` puts two result files side 
 from __future__ import annotations
 
 import argparse
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
+from wp_agent import clock
 from wp_agent.agent.model_client import build_sdk_client
 from wp_agent.cli import failures, terminal
 from wp_agent.cli.exit_codes import ExitCode
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace, settings: CliSettings) -> int:
     if args.validate_tasks:
         harness = EvalHarness(settings, deps_factory=build_local_deps)
         return _validate(harness, tasks)
-    warning = retirement_warning(settings.anthropic_model, datetime.now(UTC).date())
+    warning = retirement_warning(settings.anthropic_model, clock.today())
     if warning:
         terminal.err.line(f"⚠ {warning}")
     if settings.wp_agent_model_provider is ModelProvider.ANTHROPIC:

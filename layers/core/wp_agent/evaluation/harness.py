@@ -15,10 +15,11 @@ import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
+from wp_agent import clock
 from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
 from wp_agent.agent.ports import AgentDeps, AuditLog, MemoryAuditLog
 from wp_agent.agent.runner import AgentRunner
@@ -51,7 +52,7 @@ class DepsFactory(Protocol):
 
 
 def site_today() -> date:
-    return datetime.now(SITE_TIME_ZONE).date()
+    return clock.today(SITE_TIME_ZONE)
 
 
 class EvalHarness:
@@ -123,7 +124,7 @@ class EvalHarness:
             trials=results,
             instructions={t.id: t.instruction for t in tasks},
             tasks_selected=tasks_selected,
-            retirement_warning=retirement_warning(self.model_name, datetime.now(UTC).date()),
+            retirement_warning=retirement_warning(self.model_name, clock.today()),
             interrupted=interrupted,
         )
         return report, recording

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 from pydantic.config import JsonDict
 
+from wp_agent import clock
 from wp_agent.errors import DEFAULT_MESSAGES_JA, AgentErrorCode, WpAgentError
 from wp_agent.models import field_rules
 from wp_agent.models.base import WHOLE_NUMBER, CamelModel, RequestModel
@@ -141,4 +141,4 @@ def error_info(
 
 def utc_now_iso() -> str:
     """ISO 8601 UTC timestamp with milliseconds and a Z suffix, as in the spec's log example."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return clock.now_iso()

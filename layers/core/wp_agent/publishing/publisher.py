@@ -29,11 +29,12 @@ import shlex
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
 from wp_agent.agent.ports import AuditLog
+from wp_agent.clock import now as utc_now
 from wp_agent.executors.port import WpCli
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput, PublishedArticle
 from wp_agent.policy import CommandPolicy
@@ -58,10 +59,6 @@ _EXPECTED_STATUSES = {"draft": {"draft"}, "publish": {"publish", "future"}, "fut
 class _Site:
     siteurl: str
     dates: PostDates | None
-
-
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 def _porcelain_id(stdout: str) -> int | None:
@@ -103,7 +100,7 @@ class ArticlePublisher:
         session_id: str | None = None,
         target_id: str = "default",
         site_url: str | None = None,
-        clock: Callable[[], datetime] = _utc_now,
+        clock: Callable[[], datetime] = utc_now,
     ) -> None:
         self._wp = wp_cli
         self._policy = policy

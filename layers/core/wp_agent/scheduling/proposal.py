@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from wp_agent import clock
 from wp_agent.agent.messages import TextBlock, ToolResultBlock, ToolUseBlock, parse_content, to_params
 from wp_agent.agent.model_client import ModelClient, ModelReply
 from wp_agent.errors import AgentErrorCode, WpAgentError
@@ -153,7 +154,7 @@ def propose_schedule(
 ) -> ScheduleProposal | ScheduleClarification:
     """Ask the model for a schedule; raises ScheduleExpressionError for a bad `timezone` argument,
     ScheduleProposalError after `max_corrections` invalid answers, WpAgentError when the model fails."""
-    now = now or datetime.now(UTC)
+    now = now or clock.now()
     system = [{"type": "text", "text": system_prompt(now, timezone)}]
     messages: list[dict[str, Any]] = [{"role": "user", "content": text}]
     last_error = "no answer"

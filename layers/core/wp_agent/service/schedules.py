@@ -31,6 +31,7 @@ from functools import cached_property
 from typing import Any
 
 from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
+from wp_agent.clock import now as utc_now
 from wp_agent.config import LambdaSettings
 from wp_agent.errors import AgentErrorCode, ConfigurationError, WpAgentError
 from wp_agent.models import field_rules
@@ -86,10 +87,6 @@ def new_schedule_id() -> str:
     return f"sch_{secrets.token_hex(10)}"
 
 
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
 class ScheduleService:
     """The /v1/schedules routes; adapters are built on first use unless passed in (tests)."""
 
@@ -100,7 +97,7 @@ class ScheduleService:
         registry_table: str | None = None,
         scheduler: Any | None = None,
         model: ModelClient | None = None,
-        clock: Callable[[], datetime] = _utc_now,
+        clock: Callable[[], datetime] = utc_now,
     ) -> None:
         self._settings = settings
         self._registry_table = registry_table or settings.wp_agent_registry_table

@@ -11,10 +11,10 @@ out), so an attempt that stored the outcome and died before the event still anno
 from __future__ import annotations
 
 import json
-import time
 import zlib
 from typing import Any, NamedTuple
 
+from wp_agent import clock
 from wp_agent.adapters.aws.clients import resource
 from wp_agent.errors import ArticleTooLargeError
 from wp_agent.models.agent_io import utc_now_iso
@@ -70,7 +70,7 @@ class ArticleJobStore:
                     "execution": execution,
                     "created_at": now,
                     "updated_at": now,
-                    "expires_at": int(time.time()) + self._ttl_seconds,
+                    "expires_at": clock.epoch_seconds() + self._ttl_seconds,
                 },
                 ConditionExpression="attribute_not_exists(pk)",
             )

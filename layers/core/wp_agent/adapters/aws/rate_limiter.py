@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from wp_agent.adapters.aws.clients import resource
+from wp_agent.clock import now as utc_now
 from wp_agent.config import LambdaSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.ssh_timing import last_command_ends_seconds
@@ -69,7 +70,7 @@ class DynamoRateLimiter:
         table_name: str,
         settings: LambdaSettings,
         *,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = lambda: utc_now().timestamp(),
         sleep: Callable[[float], None] = time.sleep,
         on_utilisation: Callable[[str, float], None] | None = None,
     ) -> None:

@@ -25,6 +25,7 @@ import uuid
 import zlib
 from typing import Any
 
+from wp_agent import clock
 from wp_agent.adapters.aws.clients import resource
 from wp_agent.adapters.aws.paging import Page, query_page
 from wp_agent.adapters.aws.table_layout import (
@@ -159,7 +160,7 @@ class DynamoSessionStore:
         values["core"] = core
 
         write_id = uuid.uuid4().hex[:12]
-        now = int(time.time())
+        now = clock.epoch_seconds()
         # Blobs live twice the session's rolling TTL; superseded and orphaned ones go with it. A kept
         # blob must outlive the STATE this save extends, so one past half its life is written anew.
         blob_expiry = now + 2 * self._ttl_seconds + _DAY
@@ -201,8 +202,8 @@ class DynamoSessionStore:
             "run_id": state.run_id,
             "message_count": len(state.messages),
             "write_id": write_id,
-            "updated_at": int(time.time()),
-            "expires_at": int(time.time()) + self._ttl_seconds,
+            "updated_at": clock.epoch_seconds(),
+            "expires_at": clock.epoch_seconds() + self._ttl_seconds,
         }
         item.update(_listing(state))
         if state.pending_approval is not None:
