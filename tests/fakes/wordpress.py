@@ -15,6 +15,7 @@ a real 404.
 from __future__ import annotations
 
 import atexit
+import base64
 import contextlib
 import functools
 import hashlib
@@ -22,11 +23,13 @@ import http.server
 import json
 import os
 import pwd
+import shlex
 import shutil
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +69,35 @@ add_filter(
 	3
 );
 """
+
+
+_BATCH_MARK = "@@wp-agent-batch "
+_BATCH_SCRIPT = """<?php
+// Test harness only: run each command of a batch in this process, one answer line per command.
+foreach ( json_decode( base64_decode( $args[0] ), true ) as $index => $command ) {
+	$answer = WP_CLI::runcommand( $command, array( 'launch' => false, 'exit_error' => false, 'return' => 'all' ) );
+	echo "\\n" . '@@wp-agent-batch ' . json_encode( array( $index, $answer->return_code, $answer->stdout, $answer->stderr ) ) . "\\n";
+}
+"""
+
+
+@dataclass(frozen=True)
+class BatchAnswer:
+    return_code: int
+    stdout: str
+    stderr: str
+
+
+@functools.cache
+def _batch_script() -> Path:
+    """The batch runner, readable by the rig's user."""
+    directory = Path(tempfile.mkdtemp(prefix="wp-agent-batch-"))
+    directory.chmod(0o755)
+    script = directory / "batch.php"
+    script.write_text(_BATCH_SCRIPT, encoding="utf-8")
+    script.chmod(0o644)
+    atexit.register(shutil.rmtree, directory, True)
+    return script
 
 
 def rig_login_user() -> str:
@@ -179,6 +211,30 @@ class TestWordPress:
         """Run WP-CLI locally (not through the agent or its policy); never raises on failure."""
         scope = [f"--url={url}"] if url else []
         return self.site.wp(*scope, *args, check=False)
+
+    def wp_batch(self, forms: Sequence[Sequence[str]], *, url: str | None = None) -> list[BatchAnswer]:
+        """Many WP-CLI commands in one WP-CLI process (WP_CLI::runcommand without a new process), for a
+        test that checks many forms: one PHP and WordPress start instead of one per form. A command that
+        ends the process itself (`help` exits; some errors exit before WP-CLI can catch them) runs again
+        in a process of its own, and the batch goes on after it. Each answer, in order."""
+        answers: list[BatchAnswer] = []
+        pending = [list(form) for form in forms]
+        while pending:
+            payload = base64.b64encode(json.dumps([shlex.join(form) for form in pending]).encode()).decode()
+            done = self.wp("eval-file", str(_batch_script()), payload, url=url)
+            found: dict[int, BatchAnswer] = {}
+            for line in done.stdout.splitlines():
+                if line.startswith(_BATCH_MARK):
+                    index, code, stdout, stderr = json.loads(line[len(_BATCH_MARK) :])
+                    found[index] = BatchAnswer(code, stdout, stderr)
+            finished = next((i for i in range(len(pending)) if i not in found), len(pending))
+            answers += [found[i] for i in range(finished)]
+            if finished == len(pending):
+                break
+            alone = self.wp(*pending[finished], url=url)
+            answers.append(BatchAnswer(alone.returncode, alone.stdout, alone.stderr))
+            pending = pending[finished + 1 :]
+        return answers
 
     def wp_json(self, *args: str, url: str | None = None) -> Any:
         done = self.wp(*args, "--format=json", url=url)
