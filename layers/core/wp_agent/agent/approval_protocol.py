@@ -40,7 +40,6 @@ from wp_agent.agent.session_state import (
     SessionState,
     SessionStatus,
 )
-from wp_agent.models.agent_io import utc_now_iso
 from wp_agent.policy.categories import PolicyCategory
 
 logger = logging.getLogger(__name__)
@@ -220,7 +219,7 @@ def request(
     pending = PendingApproval(
         approval_id=approval_id,
         requested_by=state.user_id,
-        requested_at=utc_now_iso(),
+        requested_at=clock.now_iso(),
         expires_at=expires_at,
         items=items,
     )
@@ -292,7 +291,7 @@ def decide(
             raise ApprovalRefusedError(Refusal.ALREADY_DECIDED, approval.status)
         return Decision(approval.task_token, new=False, payload=decision_payload(approval))
     approval.decided_by = decided_by
-    approval.decided_at = utc_now_iso()
+    approval.decided_at = clock.now_iso()
     approval.comment = comment
     for item in approval.items:
         accepted = approved and item.tool_use_id not in declined  # approved in part: per command
@@ -368,7 +367,7 @@ def expire(state: SessionState) -> bool:
     if state.status.terminal or pending is None or phase_of(pending) in (EXPIRED, CANCELLED):
         return False
     transition(pending, Step.EXPIRE)
-    pending.decided_at = utc_now_iso()
+    pending.decided_at = clock.now_iso()
     pending.task_token = None
     for item in pending.items:
         audit(
@@ -389,7 +388,7 @@ def cancel(state: SessionState) -> str | None:
         return None
     token = pending.task_token
     if transition(pending, Step.CANCEL) == CANCELLED and pending.decided_at is None:
-        pending.decided_at = utc_now_iso()
+        pending.decided_at = clock.now_iso()
     _archive(state, pending)
     return token
 

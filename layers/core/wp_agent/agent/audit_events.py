@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from wp_agent.models.agent_io import utc_now_iso
+from wp_agent import clock
 
 
 class AuditEventType(StrEnum):
@@ -42,7 +42,7 @@ class AuditEvent(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     type: AuditEventType
-    timestamp: str = Field(default_factory=utc_now_iso)
+    timestamp: str = Field(default_factory=clock.now_iso)
     record_id: str = ""
     user_id: str
     session_id: str
@@ -72,7 +72,7 @@ class AuditEvent(BaseModel):
     def _derive_record_id(cls, data: Any) -> Any:
         if isinstance(data, dict) and not data.get("record_id"):
             content = {k: v for k, v in data.items() if v is not None}
-            content.setdefault("timestamp", utc_now_iso())
+            content.setdefault("timestamp", clock.now_iso())
             canonical = repr(sorted((k, str(v)) for k, v in content.items()))
             content["record_id"] = hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:32]
             return content

@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from wp_agent import clock
 from wp_agent.agent import approval_protocol, outcome
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.audit_outbox import audit, command_fields, new_event
@@ -26,7 +27,7 @@ from wp_agent.errors import (
     WpAgentError,
 )
 from wp_agent.masking import mask_text
-from wp_agent.models.agent_io import AgentInput, utc_now_iso
+from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.target import Role
 
 # -- a run starts ---------------------------------------------------------------------------------
@@ -88,7 +89,7 @@ def new_session(
         target_id=target_id,
         input=agent_input,
         messages=messages,
-        started_at=utc_now_iso(),
+        started_at=clock.now_iso(),
         site_url=site_url,
         network_admin=network_admin,
         role=role,

@@ -40,6 +40,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from wp_agent import clock
 from wp_agent.agent import (
     approval_protocol,
     approval_steps,
@@ -79,7 +80,6 @@ from wp_agent.agent.tool_pipeline import (
 )
 from wp_agent.agent.tool_results import last_tool_use_ids, outcome_fields, result_for, tool_result
 from wp_agent.errors import AgentErrorCode, StaleSessionError, WpAgentError
-from wp_agent.models.agent_io import utc_now_iso
 from wp_agent.models.workflow import Route
 from wp_agent.policy import PolicyCategory
 from wp_agent.telemetry import (
@@ -291,7 +291,7 @@ class AgentTurn:
         if record.status is CommandStatus.STARTED:
             record.status = CommandStatus.UNKNOWN
             if stamp:
-                record.finished_at = utc_now_iso()
+                record.finished_at = clock.now_iso()
             self._audit_record(state, AuditEventType.COMMAND_OUTCOME_UNKNOWN, record)
         return record
 
@@ -435,7 +435,7 @@ class AgentTurn:
             return record
         with self._lock:
             record.status = CommandStatus.STARTED
-            record.started_at = utc_now_iso()
+            record.started_at = clock.now_iso()
             self._checkpoint(state)  # intent before the command runs
         self._emit("command_started", f"実行中: wp {record.command}", record.command)
         started = time.perf_counter()
@@ -447,7 +447,7 @@ class AgentTurn:
             for key, value in outcome.items():
                 setattr(record, key, value)
             record.status = CommandStatus.FINISHED
-            record.finished_at = utc_now_iso()
+            record.finished_at = clock.now_iso()
             record.duration_ms = int((time.perf_counter() - started) * 1000)
             self._audit_record(state, AuditEventType.COMMAND_EXECUTED, record)  # saved with the result
             self._checkpoint(state, ran=True)  # result after

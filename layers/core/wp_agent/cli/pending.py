@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError, model_validator
 
+from wp_agent import clock
 from wp_agent.agent.messages import text_of, tool_uses
 from wp_agent.agent.model_client import AnthropicModelClient, ModelClient
 from wp_agent.agent.ports import AgentDeps, ApprovalDecision, Approvals, NoApprovals
@@ -35,7 +36,6 @@ from wp_agent.cli.wiring import build_local_deps
 from wp_agent.config import CliSettings, LocalAgentSettings
 from wp_agent.errors import WpAgentError
 from wp_agent.masking import mask_command, mask_text
-from wp_agent.models.agent_io import utc_now_iso
 from wp_agent.models.target import Role
 from wp_agent.program import command_name
 
@@ -105,7 +105,7 @@ def keep(state: SessionState, settings: LocalAgentSettings, user: str, *, channe
         approval_id=approval_id,
         user=user,
         target=target_of(settings),
-        held_at=utc_now_iso(),
+        held_at=clock.now_iso(),
         state=state,
         channel=channel,
     )

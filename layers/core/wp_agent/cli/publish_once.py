@@ -21,9 +21,9 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from wp_agent import clock
 from wp_agent.cli.local_files import write_private
 from wp_agent.executors.port import WpCli
-from wp_agent.models.agent_io import utc_now_iso
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput
 
 
@@ -83,12 +83,12 @@ def still_there(wp_cli: WpCli, output: PublishArticleOutput, site_url: str | Non
 
 
 def started(key: str) -> None:
-    _write(_path(key), Publication(key=key, state="started", at=utc_now_iso()))
+    _write(_path(key), Publication(key=key, state="started", at=clock.now_iso()))
 
 
 def finished(key: str, output: PublishArticleOutput) -> None:
     if output.success:
-        _write(_path(key), Publication(key=key, state="done", at=utc_now_iso(), output=output))
+        _write(_path(key), Publication(key=key, state="done", at=clock.now_iso(), output=output))
     else:
         with contextlib.suppress(FileNotFoundError):
             _path(key).unlink()

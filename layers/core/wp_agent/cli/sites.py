@@ -15,13 +15,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from wp_agent import clock
 from wp_agent.cli import failures, site_book, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.cli.site_book import SITE_NAME, SITE_NAME_RULE, NamedSite
 from wp_agent.cli.site_reachability import wordpress_version
 from wp_agent.config import CliSettings
 from wp_agent.errors import WpAgentError
-from wp_agent.models.agent_io import utc_now_iso
 from wp_agent.program import command_name
 
 _SSH_TARGET = re.compile(
@@ -154,7 +154,7 @@ def _ssh_site(args: argparse.Namespace, settings: CliSettings) -> NamedSite:
     return NamedSite(
         name=args.name, kind="ssh", wp_path=args.wp_path.rstrip("/") or "/", host=host, port=port,
         user=matched["user"], key_path=key_path, agent_key=None if key_path else "", host_key=host_key,
-        wp_user=args.wp_user, wp_cli_bin=args.wp_bin, added_at=utc_now_iso(),
+        wp_user=args.wp_user, wp_cli_bin=args.wp_bin, added_at=clock.now_iso(),
     )  # fmt: skip
 
 
@@ -171,7 +171,7 @@ def _local_site(args: argparse.Namespace) -> NamedSite:
         )
     return NamedSite(
         name=args.name, kind="local", wp_path=str(path), wp_user=args.wp_user, wp_cli_bin=args.wp_bin,
-        added_at=utc_now_iso(),
+        added_at=clock.now_iso(),
     )  # fmt: skip
 
 

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
+from wp_agent import clock
 from wp_agent.cli import terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import CliSettings
 from wp_agent.errors import ConfigurationError
-from wp_agent.models.agent_io import utc_now_iso
 from wp_agent.models.target import Target
 
 if TYPE_CHECKING:
@@ -135,7 +135,7 @@ def run_add(args: argparse.Namespace, settings: CliSettings) -> int:
         "multisite": args.multisite,
         "description": args.description,
         "created_by": f"cli:{os.environ.get('USER', 'unknown')}",
-        "created_at": utc_now_iso(),
+        "created_at": clock.now_iso(),
     }
     try:
         Target.model_validate(values)  # validate everything before creating anything

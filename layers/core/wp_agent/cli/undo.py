@@ -8,6 +8,7 @@ import shlex
 import sys
 from dataclasses import dataclass
 
+from wp_agent import clock
 from wp_agent.adapters.jsonl_audit import JsonlAuditLog
 from wp_agent.agent import audit_outbox
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
@@ -24,7 +25,7 @@ from wp_agent.errors import WpAgentError
 from wp_agent.executors.factory import build_wp_cli
 from wp_agent.executors.port import WpCli
 from wp_agent.masking import mask_command, mask_text
-from wp_agent.models.agent_io import AgentInput, utc_now_iso
+from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.target import Role
 from wp_agent.models.undo import UndoPlan
 from wp_agent.policy import CommandPolicy
@@ -302,7 +303,7 @@ def _undo_state(stored: StoredRun) -> SessionState:
         user_id=stored.user_id,
         target_id=stored.target_id,
         input=AgentInput(message=f"{stored.run_id} を元に戻す"),
-        started_at=utc_now_iso(),
+        started_at=clock.now_iso(),
         site_url=stored.site_url,
         network_admin=stored.network_admin,
         role=Role.ADMIN,  # locally the operator is the site's administrator (as for `ask`)

@@ -33,7 +33,7 @@ from wp_agent.evaluation.report import INFRASTRUCTURE_ERRORS, EvalReport, TrialR
 from wp_agent.evaluation.tasks import EvalTask
 from wp_agent.executors.port import WpCli
 from wp_agent.model_catalog import model_info, retirement_warning
-from wp_agent.models.agent_io import AgentInput, AgentOutput, HistoryMessage, MultisiteOptions, utc_now_iso
+from wp_agent.models.agent_io import AgentInput, AgentOutput, HistoryMessage, MultisiteOptions
 from wp_agent.policy import CommandPolicy
 from wp_agent.sandbox import SandboxError, SandboxSite
 
@@ -97,7 +97,7 @@ class EvalHarness:
     def run(
         self, tasks: list[EvalTask], trials: int, *, tasks_selected: str | None = None
     ) -> tuple[EvalReport, Recording]:
-        started_at = utc_now_iso()
+        started_at = clock.now_iso()
         recording = Recording(
             model=self.model_name,
             provider=self._settings.wp_agent_model_provider.value,
@@ -119,7 +119,7 @@ class EvalHarness:
             model=self.model_name,
             provider=self._settings.wp_agent_model_provider.value,
             started_at=started_at,
-            finished_at=utc_now_iso(),
+            finished_at=clock.now_iso(),
             trials_per_task=trials,
             trials=results,
             instructions={t.id: t.instruction for t in tasks},

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from wp_agent import clock
 from wp_agent.adapters.aws.clients import reset_clients
 from wp_agent.adapters.aws.table_layout import LAYOUTS, LogicalTable
 from wp_agent.config import (
@@ -33,7 +34,6 @@ from wp_agent.config import (
 )
 from wp_agent.local_api import workflow
 from wp_agent.local_api.runtime import EventListener, LocalRuntime
-from wp_agent.models.agent_io import utc_now_iso
 from wp_agent.models.target import Target
 from wp_agent.service import task_handlers
 from wp_agent.service.runtime import function_settings
@@ -210,7 +210,7 @@ class LocalStack:
             wp_user=settings.wp_agent_wp_user,
             description=f"wp-agent api serve（WP_CLI_MODE={settings.wp_cli_mode.value}）",
             created_by=LOCAL_PRINCIPAL,
-            created_at=utc_now_iso(),
+            created_at=clock.now_iso(),
         )
 
     def invoke(self, name: str, event: dict[str, Any]) -> tuple[dict[str, Any], bool]:

@@ -7,7 +7,6 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, model_validator
 from pydantic.config import JsonDict
 
-from wp_agent import clock
 from wp_agent.errors import DEFAULT_MESSAGES_JA, AgentErrorCode, WpAgentError
 from wp_agent.models import field_rules
 from wp_agent.models.base import WHOLE_NUMBER, CamelModel, RequestModel
@@ -137,8 +136,3 @@ def error_info(
     code: AgentErrorCode, message: str | None = None, details: Any | None = None
 ) -> AgentErrorInfo:
     return AgentErrorInfo(code=code, message=message or DEFAULT_MESSAGES_JA[code], details=details)
-
-
-def utc_now_iso() -> str:
-    """ISO 8601 UTC timestamp with milliseconds and a Z suffix, as in the spec's log example."""
-    return clock.now_iso()

@@ -18,10 +18,10 @@ import hashlib
 import json
 import logging
 
+from wp_agent import clock
 from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.ssh_keys import describe_key, parse_host_keys, parse_private_key, parse_secret
-from wp_agent.models.agent_io import utc_now_iso
 from wp_agent.models.api import (
     TargetChange,
     TargetCheckResult,
@@ -139,7 +139,7 @@ class TargetLifecycle:
         target = record.target
         deleted_at = record.deleted_at
         if deleted_at is None:
-            deleted_at = utc_now_iso()
+            deleted_at = clock.now_iso()
             details = {
                 "secretRecoveryWindowDays": str(SECRET_RECOVERY_DAYS),
                 "owners": ",".join(target.owners),
@@ -202,7 +202,7 @@ class TargetLifecycle:
         return TargetCheckResult(
             target_id=target_id,
             ok=ok,
-            checked_at=utc_now_iso(),
+            checked_at=clock.now_iso(),
             summary=summary,
             checks=[
                 TargetCheckView(name=c.name, label=c.label, ok=c.ok, detail=c.detail, fix=c.fix)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from wp_agent import clock
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
-from wp_agent.models.agent_io import MultisiteOptions, utc_now_iso
+from wp_agent.models.agent_io import MultisiteOptions
 from wp_agent.models.api import TargetList, TargetRegistration
 from wp_agent.models.target import Target
 from wp_agent.service.api_errors import ApiError, ApiErrorCode
@@ -76,7 +77,7 @@ class TargetService:
                 fields=["secretArn"],
             )
         target = Target.model_validate(
-            body.model_dump() | {"created_by": caller, "created_at": utc_now_iso()}
+            body.model_dump() | {"created_by": caller, "created_at": clock.now_iso()}
         )
         event = target_event(
             target,

@@ -17,7 +17,6 @@ from typing import Any, NamedTuple
 from wp_agent import clock
 from wp_agent.adapters.aws.clients import resource
 from wp_agent.errors import ArticleTooLargeError
-from wp_agent.models.agent_io import utc_now_iso
 from wp_agent.models.api import ArticleJobView, ArticlePublishRequest
 from wp_agent.models.article import PublishArticleOutput
 
@@ -57,7 +56,7 @@ class ArticleJobStore:
         packed = zlib.compress(request.model_dump_json(by_alias=True).encode("utf-8"), 9)
         if len(packed) > MAX_PACKED_REQUEST_BYTES:
             raise ArticleTooLargeError(f"article request packs to {len(packed)} bytes")
-        now = utc_now_iso()
+        now = clock.now_iso()
         try:
             self._table.put_item(
                 Item={
@@ -114,7 +113,7 @@ class ArticleJobStore:
         False when it was not in `from_status`. A stored result is not announced yet."""
         from botocore.exceptions import ClientError
 
-        values: dict[str, Any] = {":from": from_status, ":to": to_status, ":now": utc_now_iso()}
+        values: dict[str, Any] = {":from": from_status, ":to": to_status, ":now": clock.now_iso()}
         names = {"#s": "status"}
         update = "SET #s = :to, updated_at = :now"
         condition = "#s = :from"
@@ -156,7 +155,7 @@ class ArticleJobStore:
                 ExpressionAttributeNames={"#s": "status", "#r": "result"},
                 ExpressionAttributeValues={
                     ":queued": "Queued", ":failed": "Failed", ":true": True,
-                    ":execution": execution, ":now": utc_now_iso(),
+                    ":execution": execution, ":now": clock.now_iso(),
                 },
             )  # fmt: skip
         except ClientError as exc:
