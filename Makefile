@@ -22,10 +22,10 @@ ask: setup
 
 ## Everything CI runs: lint, types, all tests.
 ## The tests mostly wait on sshd, PHP and MariaDB, so they run in TEST_WORKERS processes (pytest-xdist);
-## TEST_WORKERS=0 runs them in one process.
+## TEST_WORKERS=0 runs them in one process. Tests of one xdist_group share a worker (loadgroup).
 TEST_WORKERS ?= 3
 test: setup lint
-	$(BIN)/pytest -q -n $(TEST_WORKERS)
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 lint: setup
 	$(BIN)/lint-imports

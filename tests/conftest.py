@@ -23,6 +23,13 @@ pytest_plugins = [
 ]
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long tests first (a stable sort on pytest-randomly's order): the workers then end together,
+    instead of one running a long test alone at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(autouse=True)
 def _our_logs_reach_caplog(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """A test that reads our log records sees them whatever ran before it: importing a Lambda

@@ -100,6 +100,7 @@ class Person:
         return {run["runId"]: run for run in json.loads(listed.stdout)}
 
 
+@pytest.mark.slow
 def test_history_tells_each_kind_of_run_as_it_happened(
     scripted_anthropic: ScriptedAnthropicServer, tmp_path: Path, cli_sandbox: SandboxSite
 ) -> None:
@@ -206,6 +207,7 @@ def _keys(value: Any) -> list[str]:
     return []
 
 
+@pytest.mark.slow
 def test_undo_of_a_force_deleted_post_says_one_thing_everywhere(
     scripted_anthropic: ScriptedAnthropicServer, tmp_path: Path, cli_sandbox: SandboxSite
 ) -> None:

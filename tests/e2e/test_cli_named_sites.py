@@ -86,6 +86,7 @@ def test_sites_add_shows_the_fingerprint_and_pins_it_only_once_confirmed(
     assert "[SITE_EXISTS]" in again.stderr
 
 
+@pytest.mark.slow
 def test_ask_approve_reject_undo_and_history_on_a_named_site_with_only_the_model_settings(
     tmp_path: Path, sshd_server: SshdRig, rig_site: TestWordPress, scripted_anthropic: ScriptedAnthropicServer
 ) -> None:
@@ -263,6 +264,7 @@ def _write_site(home: Path, rig: SshdRig, **changes: Any) -> None:
     (book / "sites.json").chmod(0o600)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("case", "code", "words"),
     [

@@ -234,6 +234,7 @@ ORDERINGS = [
 ]
 
 
+@pytest.mark.slow
 def test_no_search_count_or_ordering_reveals_a_refused_value(
     scripted_anthropic: ScriptedAnthropicServer, attacker: Attacker, site: SandboxSite
 ) -> None:
@@ -399,6 +400,7 @@ def _next_post_id(site: SandboxSite) -> str:
     return str(int(probe) + 1)
 
 
+@pytest.mark.slow
 def test_an_id_no_post_has_yet_is_not_taken_for_missing_beside_other_changes(
     attacker: Attacker, site: SandboxSite
 ) -> None:

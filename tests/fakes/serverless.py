@@ -37,6 +37,7 @@ from tests.fakes.anthropic_server import ScriptedAnthropicServer
 from tests.fakes.apigw import LambdaContextStub, call, rest_event
 from tests.fakes.lambda_containers import FunctionContainers, SameRequestGate
 from tests.fakes.moto_workflow import deploy_workflow, dispatch_lambda_invocations
+from tests.fakes.run_once import once_per_run
 from tests.fakes.sshd import SshdRig
 from tests.fakes.wordpress import TestWordPress
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
@@ -65,13 +66,19 @@ OWNER = "user-1"
 
 @pytest.fixture(scope="session")
 def synthesized_template(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The CDK app's template, synthesised once per test session (stand-in dependency layer)."""
-    root = tmp_path_factory.mktemp("serverless-synth")
-    dependencies = root / "dependencies-stand-in"
-    (dependencies / "python").mkdir(parents=True)
-    layers = LayerDirs(core=build_core_layer(root), dependencies=dependencies)
-    context = {names.CONTEXT_BACKEND_PRINCIPALS: "arn:aws:iam::123456789012:role/ArgoNoteBackend"}
-    return synthesize_template(layers=layers, context=context, outdir=str(root / "cdk.out"))
+    """The CDK app's template, synthesised once per test run and shared by the workers (stand-in
+    dependency layer)."""
+
+    def synthesize() -> dict[str, Any]:
+        root = tmp_path_factory.mktemp("serverless-synth")
+        dependencies = root / "dependencies-stand-in"
+        (dependencies / "python").mkdir(parents=True)
+        layers = LayerDirs(core=build_core_layer(root), dependencies=dependencies)
+        context = {names.CONTEXT_BACKEND_PRINCIPALS: "arn:aws:iam::123456789012:role/ArgoNoteBackend"}
+        return synthesize_template(layers=layers, context=context, outdir=str(root / "cdk.out"))
+
+    template: dict[str, Any] = once_per_run(tmp_path_factory, "serverless-template", synthesize)
+    return template
 
 
 class LambdaDiedError(BaseException):

@@ -20,6 +20,7 @@ from infra import names
 from infra.app import build_app
 from infra.packaging import BUILD_DIR_ENV, LayerDirs, build_core_layer
 from infra.stack import WpAgentStack
+from tests.fakes.run_once import once_per_run
 
 ADMIN_PRINCIPALS = (
     "arn:aws:iam::111122223333:role/argo-note-admin",
@@ -81,13 +82,21 @@ def synthesized(tmp_path_factory: pytest.TempPathFactory, stand_in_layers: Layer
 
 
 @pytest.fixture(scope="session")
-def template(synthesized: Synthesized) -> dict[str, Any]:
-    return synthesized.template
+def template(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The synthesised template: one synthesis for the whole run, whichever worker asks first (the
+    tests that need the live app, test_policy_checks.py, keep to one worker: xdist_group)."""
+
+    def synthesize() -> dict[str, Any]:
+        live: Synthesized = request.getfixturevalue("synthesized")
+        return live.template
+
+    found: dict[str, Any] = once_per_run(tmp_path_factory, "infra-template", synthesize)
+    return found
 
 
 @pytest.fixture(scope="session")
-def assertions(synthesized: Synthesized) -> Template:
-    return synthesized.assertions
+def assertions(template: dict[str, Any]) -> Template:
+    return Template.from_json(template)
 
 
 @pytest.fixture

@@ -18,6 +18,8 @@ LINT_REGIONS = ["ap-northeast-1", "us-east-1"]
 # W3005: CDK adds an explicit DependsOn on a function's role policy next to the GetAtt on the
 # role; redundant but harmless, and not ours to remove.
 ACCEPTED_WARNINGS = {"W3005"}
+# The live CDK app is synthesised once per worker that runs these: keep them on one.
+pytestmark = pytest.mark.xdist_group("cdk-app")
 
 
 def test_synth_passes_cdk_nag_aws_solutions(synthesized: Synthesized) -> None:

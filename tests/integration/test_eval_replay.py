@@ -74,6 +74,7 @@ def _replay(
     return report, recorded, replayed
 
 
+@pytest.mark.slow
 def test_a_known_good_replay_scores_every_task(eval_sandbox: SandboxSite) -> None:
     report, recorded, replayed = _replay(eval_sandbox, "known-good")
 

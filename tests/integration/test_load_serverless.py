@@ -14,7 +14,7 @@ from tests.fakes.serverless_load import run_load
 pytestmark = pytest.mark.sshd
 
 
-@pytest.mark.clock
+@pytest.mark.now_relative("fills the rate limiter's windows from this minute on")
 def test_a_small_load_runs_every_approved_command_once_and_audits_everything_once(
     serverless: ServerlessStack,
 ) -> None:

@@ -153,6 +153,7 @@ def kill_publish(monkeypatch: pytest.MonkeyPatch, step: str) -> list[str]:
 # -- articles ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "step", ["after the post is created", "after the post is published", "after the result is stored"]
 )
@@ -192,7 +193,7 @@ def test_a_publish_killed_midway_is_finished_by_its_retry_and_a_resend_answers_i
     assert detail_types(stack, 0) == []
 
 
-@pytest.mark.clock
+@pytest.mark.now_relative("expires an idempotency record a millisecond before now")
 def test_an_api_call_that_died_after_starting_the_job_is_answered_by_the_resend(
     serverless: ServerlessStack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -213,7 +214,7 @@ def test_an_api_call_that_died_after_starting_the_job_is_answered_by_the_resend(
     assert detail_types(stack, 1) == ["Article Published"]
 
 
-@pytest.mark.clock
+@pytest.mark.now_relative("expires an idempotency record a millisecond before now")
 def test_two_attempts_alive_at_once_make_one_article(
     serverless: ServerlessStack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -268,7 +269,7 @@ def kill_schedule_creation(monkeypatch: pytest.MonkeyPatch, step: str) -> list[s
     "step",
     ["after the registry items are written", "after Scheduler created it", "after the answer is stored"],
 )
-@pytest.mark.clock
+@pytest.mark.now_relative("expires an idempotency record a millisecond before now")
 def test_a_schedule_whose_answer_was_lost_exists_once(
     serverless: ServerlessStack, monkeypatch: pytest.MonkeyPatch, step: str
 ) -> None:

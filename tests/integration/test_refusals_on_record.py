@@ -41,7 +41,7 @@ def blocked(stack: ServerlessStack) -> list[dict[str, Any]]:
     return [r for r in stack.audit(SESSION) if r["type"] == "command_blocked"]
 
 
-@pytest.mark.clock
+@pytest.mark.now_relative("fills the rate limiter's windows from this minute on")
 def test_a_command_over_the_rate_limit_is_refused_on_record_before_anyone_is_asked(
     serverless: ServerlessStack,
 ) -> None:
@@ -80,7 +80,7 @@ def test_the_loop_guard_refusal_is_on_record(serverless: ServerlessStack) -> Non
     assert "繰り返し" in records[0]["policy_reason"]
 
 
-@pytest.mark.clock
+@pytest.mark.now_relative("fills the rate limiter's windows from this minute on")
 def test_an_approved_command_runs_once_when_its_user_has_reached_the_limit_since(
     serverless: ServerlessStack,
 ) -> None:
@@ -106,7 +106,7 @@ def test_an_approved_command_runs_once_when_its_user_has_reached_the_limit_since
     assert blocked(stack) == []
 
 
-@pytest.mark.clock
+@pytest.mark.now_relative("fills the rate limiter's windows from this minute on")
 def test_an_undo_whose_every_revert_is_refused_is_not_a_success(serverless: ServerlessStack) -> None:
     stack = serverless
     before = stack.site.post(45)

@@ -169,6 +169,7 @@ def test_one_request_is_the_documented_walk(serverless: ServerlessStack) -> None
     )
 
 
+@pytest.mark.slow
 def test_a_request_with_a_change_and_an_approval(serverless: ServerlessStack) -> None:
     """The deciding steps that read the site (the post-type guard, the approval summary) and the
     approval's path (API, wait task, resumed turn) keep the same structure."""

@@ -60,6 +60,7 @@ def test_a_completed_run(serverless: ServerlessStack) -> None:
     assert [(s["sessionId"], s["status"]) for s in page["sessions"]] == [(SESSION, "Completed")]
 
 
+@pytest.mark.slow
 def test_an_ssh_failure(serverless: ServerlessStack) -> None:
     stack = serverless
     registry = TargetRegistry(TABLES["registry"])

@@ -13,6 +13,7 @@ pytestmark = pytest.mark.sshd
 SESSION = "ses_undo_0001"
 
 
+@pytest.mark.slow
 def test_a_run_is_undone_through_the_api(
     serverless: ServerlessStack, monkeypatch: pytest.MonkeyPatch
 ) -> None:

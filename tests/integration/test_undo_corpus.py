@@ -26,7 +26,7 @@ from wp_agent.undo.plan import RunCommand, build_plan
 pytestmark = pytest.mark.slow
 
 
-CHUNKS = 4
+CHUNKS = 8  # about 15 s each: the workers' load stays even
 
 
 def marked_beforehand(commands: list[str]) -> bool:

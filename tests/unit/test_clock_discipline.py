@@ -34,15 +34,28 @@ PRODUCT_EXCEPTIONS = {
     "sandbox/seed_cache.py": "compares with a file's modification time, which the file system stamps",
 }
 MARK = "clock"
+# A test that reads "now" only to line up with the product's clock in the same process (the rate
+# limiter's windows of this minute, an idempotency record's expiry from now) says so, with the reason:
+# its outcome is the same on any date, so the faketime runs leave it out.
+RELATIVE = "now_relative"
 
 
-def _source(node: ast.AST, text: str) -> str:
-    return ast.get_source_segment(text, node) or ""
+def _source(node: ast.stmt, lines: list[str]) -> str:
+    decorators = getattr(node, "decorator_list", [])
+    first = min([node.lineno, *(d.lineno for d in decorators)])
+    return "\n".join(lines[first - 1 : node.end_lineno])
 
 
 def _marked(decorators: list[ast.expr]) -> bool:
     return any(
-        (isinstance(d, ast.Attribute) and d.attr == MARK) or (isinstance(d, ast.Call) and _marked([d.func]))
+        (isinstance(d, ast.Attribute) and d.attr == MARK)
+        or (
+            isinstance(d, ast.Call)
+            and isinstance(d.func, ast.Attribute)
+            and d.func.attr == RELATIVE
+            and any(isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value for a in d.args)
+        )
+        or (isinstance(d, ast.Call) and _marked([d.func]))
         for d in decorators
     )
 
@@ -58,8 +71,8 @@ def _module_marked(tree: ast.Module) -> bool:
     return False
 
 
-def _reads_the_clock(node: ast.AST, text: str) -> bool:
-    return bool(CLOCK_READ.search(_source(node, text)))
+def _reads_the_clock(node: ast.stmt, lines: list[str]) -> bool:
+    return bool(CLOCK_READ.search(_source(node, lines)))
 
 
 def _names_used(node: ast.AST) -> set[str]:
@@ -73,13 +86,13 @@ def _readers(path: Path) -> frozenset[str]:
     """The module-level functions of `path` that read the clock, through each other and through the
     readers they import from tests/fakes."""
     text = path.read_text(encoding="utf-8")
-    tree = ast.parse(text)
+    tree, lines = ast.parse(text), text.splitlines()
     imported = _imported_readers(tree)
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     readers = {
         name
         for name, node in functions.items()
-        if _reads_the_clock(node, text) or _names_used(node) & imported
+        if _reads_the_clock(node, lines) or _names_used(node) & imported
     }
     while True:
         more = {
@@ -118,7 +131,7 @@ def _tests_of(tree: ast.Module) -> list[tuple[ast.FunctionDef, bool]]:
 def unmarked_clock_tests(path: Path) -> list[str]:
     """The names of the tests of `path` that read the clock and are not marked."""
     text = path.read_text(encoding="utf-8")
-    tree = ast.parse(text)
+    tree, lines = ast.parse(text), text.splitlines()
     if _module_marked(tree):
         return []
     readers = _readers(path)
@@ -127,7 +140,7 @@ def unmarked_clock_tests(path: Path) -> list[str]:
         for test, class_marked in _tests_of(tree)
         if not class_marked
         and not _marked(test.decorator_list)
-        and (_reads_the_clock(test, text) or _names_used(test) & readers)
+        and (_reads_the_clock(test, lines) or _names_used(test) & readers)
     ]
 
 
@@ -158,7 +171,8 @@ def test_only_the_clock_module_reads_the_calendar_in_the_product() -> None:
 
 
 def test_the_lint_finds_a_read_through_a_helper_and_accepts_the_mark(tmp_path: Path) -> None:
-    """The lint itself: a read two helpers away is found; a marked test or module passes."""
+    """The lint itself: a read two helpers away is found; a marked test or module passes, and so does a
+    test that says why it reads 'now' only relatively."""
     sample = tmp_path / "test_sample.py"
     sample.write_text(
         "import pytest, time\n"
@@ -166,10 +180,12 @@ def test_the_lint_finds_a_read_through_a_helper_and_accepts_the_mark(tmp_path: P
         "def _quota():\n    return _window() + 1\n"
         "def test_unmarked():\n    assert _quota()\n"
         "@pytest.mark.clock\ndef test_marked():\n    assert _quota()\n"
-        "def test_pure():\n    assert 1\n",
+        "def test_pure():\n    assert 1\n"
+        "@pytest.mark.now_relative('fills this minute')\ndef test_relative():\n    assert _quota()\n"
+        "@pytest.mark.now_relative()\ndef test_no_reason():\n    assert _quota()\n",
         encoding="utf-8",
     )
-    assert unmarked_clock_tests(sample) == ["test_unmarked"]
+    assert unmarked_clock_tests(sample) == ["test_unmarked", "test_no_reason"]
     sample.write_text(
         "import pytest\npytestmark = [pytest.mark.clock]\n" + sample.read_text(), encoding="utf-8"
     )
