@@ -7,7 +7,7 @@ Q ?= 下書きの投稿を一覧で見せて
 # a banner per node process. Silenced for synth and the tests (override by setting it yourself).
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
 
-.PHONY: setup ask test lint unit synth bench
+.PHONY: setup ask test tests lint unit synth bench
 
 $(STAMP): pyproject.toml constraints.txt scripts/setup.sh scripts/install-wordpress.sh layers/core/wp_agent/sandbox/wp-cli.sha512 tests/contract_client/package-lock.json
 	./scripts/setup.sh
@@ -20,11 +20,14 @@ setup: $(STAMP)
 ask: setup
 	WP_CLI_MODE=$${WP_CLI_MODE:-sandbox} $(BIN)/wp-agent ask '$(subst ','\'',$(value Q))'
 
-## Everything CI runs: lint, types, all tests.
+## Everything CI runs: lint, types, all tests. The lint (mostly mypy, one core) runs beside the tests.
 ## The tests mostly wait on sshd, PHP and MariaDB, so they run in TEST_WORKERS processes (pytest-xdist);
 ## TEST_WORKERS=0 runs them in one process. Tests of one xdist_group share a worker (loadgroup).
 TEST_WORKERS ?= 3
-test: setup lint
+test: setup
+	@$(MAKE) --no-print-directory -j2 lint tests
+
+tests: setup
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 lint: setup

@@ -144,9 +144,10 @@ handler = importlib.import_module("handler")
 assert callable(handler.lambda_handler), "handler.lambda_handler is not callable"
 for module in json.loads(sys.argv[2]):
     importlib.import_module(module)
-import wp_agent
-for info in pkgutil.walk_packages(wp_agent.__path__, "wp_agent."):
-    importlib.import_module(info.name)
+if json.loads(sys.argv[3]):
+    import wp_agent
+    for info in pkgutil.walk_packages(wp_agent.__path__, "wp_agent."):
+        importlib.import_module(info.name)
 print(json.dumps({"python": sys.version.split()[0], "path": sys.path}))
 """
 
@@ -160,7 +161,9 @@ def _import_handlers_with(
     )
     core = layers.build_core_layer()
     failures = {}
-    for name in names.FunctionName:
+    # Each function's handler in a clean interpreter of its own; the first one also imports the
+    # third-party modules and every module of the core package (the same layers serve every function).
+    for n, name in enumerate(names.FunctionName):
         task_root = layers.FUNCTIONS_DIR / name.value
         search_path = [str(task_root), str(core / "python"), str(dependencies / "python")]
         completed = subprocess.run(
@@ -171,7 +174,8 @@ def _import_handlers_with(
                 "-c",
                 _IMPORT_CHECK,
                 json.dumps(search_path),
-                json.dumps(THIRD_PARTY_MODULES),
+                json.dumps(THIRD_PARTY_MODULES if n == 0 else []),
+                json.dumps(n == 0),
             ],
             capture_output=True,
             text=True,
