@@ -8,18 +8,15 @@ once on New Year's Eve. Real sites (PHP, MariaDB) keep their own clock: the test
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from tests.fakes.clock import CLOCK_STARTS_ENV, faketime_argv, faketime_environment
+from tests.fakes.nested_pytest import ROOT, run_pytest
 
-ROOT = Path(__file__).resolve().parents[2]
 MOMENTS = [
     datetime(2027, 6, 1, 23, 30, tzinfo=UTC),  # 08:30 on 2 June in Tokyo
     datetime(2026, 12, 31, 15, 30, tzinfo=UTC),  # 00:30 on New Year's Day in Tokyo
@@ -43,17 +40,9 @@ def clock_test_files() -> list[str]:
 def test_the_date_sensitive_tests_pass_on_another_day(moment: datetime) -> None:
     files = clock_test_files()
     assert "tests/unit/test_clock.py" in files  # the run's own proof that its clock moved
-    environment = {
-        **os.environ,
-        **faketime_environment(),
-        CLOCK_STARTS_ENV: moment.isoformat(),
-        "PYTEST_ADDOPTS": "",
-    }
-    done = subprocess.run(
-        [*faketime_argv(moment), sys.executable, "-m", "pytest", "-m", "clock", "-q", "-p", "no:cacheprovider",
-         "-p", "no:xdist", "--no-header", "-o", "addopts=", *files],
-        cwd=ROOT, env=environment, capture_output=True, text=True, timeout=840, check=False,
-    )  # fmt: skip
-    summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-2000:]
-    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
-    assert re.fullmatch(r"\d+ passed(, \d+ deselected)? in .*", summary), summary
+    run_pytest(
+        ["-m", "clock", *files],
+        prefix=faketime_argv(moment),
+        env={**faketime_environment(), CLOCK_STARTS_ENV: moment.isoformat()},
+        timeout=840,
+    )

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from openapi_spec_validator import validate
 
+from tests.fakes.nested_pytest import run_pytest
 from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.session_state import SessionStatus
 from wp_agent.errors import AgentErrorCode
@@ -147,14 +146,7 @@ CASES = Path(__file__).with_name("api_contract_cases.py")
 def test_no_server_error_and_every_response_as_documented() -> None:
     """Schemathesis' cases (api_contract_cases.py) in a pytest process of their own: generated once,
     on the worker that runs them, not at every worker's collection."""
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "-o", "addopts=",
-         "--no-header", str(CASES)],
-        cwd=COMMITTED.parent, capture_output=True, text=True, timeout=900, check=False,
-    )  # fmt: skip
-    summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-2000:]
-    assert done.returncode == 0, done.stdout[-8000:] + done.stderr[-2000:]
-    assert re.fullmatch(r"\d+ passed in .*", summary), summary
+    run_pytest([str(CASES)], timeout=900)
 
 
 if __name__ == "__main__":
