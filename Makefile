@@ -22,13 +22,14 @@ ask: setup
 
 ## Everything CI runs: lint, types, all tests. The lint (mostly mypy, one core) runs beside the tests.
 ## The tests mostly wait on sshd, PHP and MariaDB, so they run in TEST_WORKERS processes (pytest-xdist);
-## TEST_WORKERS=0 runs them in one process. Tests of one xdist_group share a worker (loadgroup).
+## TEST_WORKERS=0 runs them in one process. Tests of one xdist_group share a worker (loadgroup). The ten
+## slowest are listed at the end: where the time budget goes.
 TEST_WORKERS ?= 3
 test: setup
 	@$(MAKE) --no-print-directory -j2 lint tests
 
 tests: setup
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=10
 
 lint: setup
 	$(BIN)/lint-imports
