@@ -209,11 +209,24 @@ def writes_among(site: TestWordPress, corpus: list[list[str]]) -> dict[str, list
     return findings
 
 
-def test_read_commands_change_nothing(fresh_wordpress: TestWordPress, corpus: list[list[str]]) -> None:
+def test_read_commands_change_nothing(
+    fresh_wordpress: TestWordPress, corpus: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[tuple[str, ...]] = []
+    real_wp = fresh_wordpress.site.wp
+
+    def counted(*args: str, **kwargs: Any) -> Any:
+        started.append(args)
+        return real_wp(*args, **kwargs)
+
+    monkeypatch.setattr(fresh_wordpress.site, "wp", counted)
     findings = writes_among(fresh_wordpress, corpus)
     assert findings == {}, "read commands that changed the site:\n" + "\n".join(
         f"  wp {command}: {', '.join(changed)}" for command, changed in findings.items()
     )
+    # The suite's time budget: the forms share WP-CLI processes (one per batch, and one for each
+    # command that ends its process), not one each.
+    assert len(started) < len(corpus) / 8, len(started)
 
 
 def test_a_write_among_the_reads_is_named(fresh_wordpress: TestWordPress, corpus: list[list[str]]) -> None:
