@@ -33,9 +33,9 @@ fi
 echo "setup: installing wp-agent and its locked dependencies"
 # uv installs the same locked set as pip in seconds instead of most of a minute (a fresh clone's
 # `make test` pays this every time); pip does it when uv cannot be had.
-if "$VENV/bin/python" -m pip install --quiet -c constraints.txt uv; then
-  "$VENV/bin/uv" pip install --quiet --python "$VENV/bin/python" -c constraints.txt -e ".[dev,infra,local]"
-else
+if ! { "$VENV/bin/python" -m pip install --quiet -c constraints.txt uv &&
+  "$VENV/bin/uv" pip install --quiet --python "$VENV/bin/python" -c constraints.txt -e ".[dev,infra,local]"; }; then
+  echo "setup: uv could not install them; installing with pip"
   "$VENV/bin/python" -m pip install --quiet -c constraints.txt -e ".[dev,infra,local]"
 fi
 
