@@ -191,6 +191,7 @@ class DynamoSessionStore:
     def _put_state(self, state: SessionState, refs: dict[str, Ref], write_id: str) -> None:
         from botocore.exceptions import ClientError
 
+        now = clock.epoch_seconds()  # one reading: the record's expiry counts from its update
         item: dict[str, Any] = {
             "pk": _pk(state.session_id),
             "sk": STATE_SK,
@@ -202,8 +203,8 @@ class DynamoSessionStore:
             "run_id": state.run_id,
             "message_count": len(state.messages),
             "write_id": write_id,
-            "updated_at": clock.epoch_seconds(),
-            "expires_at": clock.epoch_seconds() + self._ttl_seconds,
+            "updated_at": now,
+            "expires_at": now + self._ttl_seconds,
         }
         item.update(_listing(state))
         if state.pending_approval is not None:
