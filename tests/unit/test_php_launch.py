@@ -101,7 +101,7 @@ def test_a_phar_on_path_is_started_by_its_shebang_with_the_cache() -> None:
     assert launch.reason is LaunchReason.OPCACHE
     assert launch.php_argv() == [
         "/usr/bin/env", "php", "-d", "opcache.enable_cli=1", "-d", "opcache.file_cache=/h/.cache/wp-agent/opcache",
-        "-d", "opcache.file_cache_only=1", "/usr/local/bin/wp", "--allow-root",
+        "-d", "opcache.file_cache_only=1", "-d", "opcache.file_cache_consistency_checks=0", "/usr/local/bin/wp", "--allow-root",
     ]  # fmt: skip
     assert launch.shebang == "#!/usr/bin/env php"
     assert "/usr/bin/env php -r" in shell.commands[1]
@@ -114,7 +114,7 @@ def test_php_in_wp_cli_bin_gets_our_flags_before_the_operators_own() -> None:
     assert launch.reason is LaunchReason.OPCACHE
     assert launch.php_argv() == [
         "php8.2", "-d", "opcache.enable_cli=1", "-d", "opcache.file_cache=/h/.cache/wp-agent/opcache",
-        "-d", "opcache.file_cache_only=1", "-d", "memory_limit=1G", "-c", "/etc/wp.ini", "/opt/wp-cli.phar", "--color",
+        "-d", "opcache.file_cache_only=1", "-d", "opcache.file_cache_consistency_checks=0", "-d", "memory_limit=1G", "-c", "/etc/wp.ini", "/opt/wp-cli.phar", "--color",
     ]  # fmt: skip
     assert launch.shebang == ""
     assert len(shell.commands) == 1  # nothing to locate
