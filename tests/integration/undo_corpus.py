@@ -221,6 +221,13 @@ _WHERE = {
 }
 # The network's sign-up log, not content.
 _LOGS = {"registration_log", "signups"}
+# An option's autoload by what it does (WordPress 6.6+ writes on/off/auto…, see undo/kind.py).
+_EXPRESSIONS = {
+    (
+        "options",
+        "autoload",
+    ): "CASE WHEN autoload IN ('yes', 'on', 'auto-on', 'auto') THEN 'yes' ELSE 'no' END",
+}
 
 
 def dump(site: TestWordPress) -> dict[str, list[str]]:
@@ -239,7 +246,7 @@ def dump(site: TestWordPress) -> dict[str, list[str]]:
         where = f" WHERE {_WHERE[base]}" if base in _WHERE else ""
         if base == "postmeta":
             where = f" WHERE post_id NOT IN (SELECT ID FROM `{table[: -len('postmeta')]}posts` WHERE post_type = 'revision')"
-        select = ", ".join(f"`{c}`" for c in kept)
+        select = ", ".join(_EXPRESSIONS.get((base, c), f"`{c}`") for c in kept)
         queries.append(f"SELECT '## {table}'; SELECT {select} FROM `{table}`{where} ORDER BY {select};")
     tables: dict[str, list[str]] = {}
     current = ""

@@ -19,6 +19,7 @@ class FakeOptions:
 
     def __init__(self, **options: object) -> None:
         self.options = dict(options)
+        self.autoload: dict[str, str] = {}  # as stored (default "yes"; WordPress 6.6+: on/off/auto…)
         self.reads: list[list[str]] = []
 
     def read(self, argv: list[str]) -> CommandResult:
@@ -26,7 +27,13 @@ class FakeOptions:
         self.reads.append(argv)
         name = next(a.split("=", 1)[1] for a in argv if a.startswith("--search="))
         rows = (
-            [{"option_name": name, "option_value": self.options[name], "autoload": "yes"}]
+            [
+                {
+                    "option_name": name,
+                    "option_value": self.options[name],
+                    "autoload": self.autoload.get(name, "yes"),
+                }
+            ]
             if name in self.options
             else []
         )
@@ -74,6 +81,29 @@ def test_an_option_is_set_back_and_a_new_one_removed() -> None:
         ["option", "update", "blogname", "元の名前"],
     ]
     assert plan.skipped == []
+
+
+def test_autoload_is_restored_by_what_it_does_in_words_wp_cli_takes() -> None:
+    """WordPress 6.6+ stores on/off/auto/auto-on/auto-off; WP-CLI 2.10 only takes --autoload=yes|no.
+    A switch from `auto` to `on` changed nothing WordPress does (both load): no flag; `auto` to `off`
+    did: the flag that loads it again."""
+    site = FakeOptions(theme_mods_x="a", gone="v")
+    site.autoload = {"theme_mods_x": "auto", "gone": "auto-off"}
+
+    run = _run(site, "option update theme_mods_x b", ("theme_mods_x", "b"))
+    site.autoload["theme_mods_x"] = "on"  # as a theme switch leaves it
+    record_after(("option", "update"), ["option", "update", "theme_mods_x", "b"], run.capture, "", site.read)
+    plan = build_plan("run_1", [run], site.read)
+    assert [s.argv for s in plan.steps] == [["option", "update", "theme_mods_x", "a"]]
+    site.options["theme_mods_x"], site.autoload["theme_mods_x"] = "a", "auto"
+    run = _run(site, "option update theme_mods_x b", ("theme_mods_x", "b"))
+    site.autoload["theme_mods_x"] = "off"
+    record_after(("option", "update"), ["option", "update", "theme_mods_x", "b"], run.capture, "", site.read)
+    plan = build_plan("run_2", [run], site.read)
+    assert [s.argv for s in plan.steps] == [["option", "update", "theme_mods_x", "a", "--autoload=yes"]]
+    deleted = _run(site, "option delete gone", ("gone", None))
+    plan = build_plan("run_3", [deleted], site.read)
+    assert [s.argv for s in plan.steps] == [["option", "add", "gone", "v", "--autoload=no"]]
 
 
 def test_something_changed_since_the_run_is_skipped_and_reported() -> None:

@@ -70,6 +70,23 @@ def value_args(value: Any) -> list[str]:
     return [json.dumps(value, ensure_ascii=False), "--format=json"]
 
 
+# The options table's autoload as WordPress stores it: before 6.6 yes/no; since, on/off, or auto,
+# auto-on, auto-off where WordPress decided. What it does is one of two things (6.6's
+# wp_autoload_values_to_autoload() loads these), and WP-CLI 2.10 can only say `--autoload=yes|no`:
+# a before-image keeps the effect, so a theme switch that turned `auto` into `on` and back is restored.
+_LOADED = frozenset({"yes", "on", "auto-on", "auto"})
+
+
+def autoload_effect(stored: str) -> str:
+    """`yes` when WordPress loads the option on every request, else `no`."""
+    return "yes" if stored in _LOADED else "no"
+
+
+def autoload_args(stored: str) -> list[str]:
+    """The WP-CLI flag that gives an option the autoload effect it had."""
+    return [f"--autoload={autoload_effect(stored)}"]
+
+
 def step(argv: Sequence[str], restores_ja: str, *, optional: bool = False) -> PlanStep:
     return PlanStep(argv=list(argv), restores_ja=restores_ja, optional=optional)
 

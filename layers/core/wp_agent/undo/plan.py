@@ -24,6 +24,7 @@ from wp_agent.models.undo import (
 from wp_agent.undo import sections
 from wp_agent.undo.capture import snapshots
 from wp_agent.undo.entities import KINDS, CaptureError, Read, scoped, value_args
+from wp_agent.undo.kind import autoload_args
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,7 @@ def _set_option(ref: EntityRef, before: Any) -> list[PlanStep]:
         ]
     return [
         PlanStep(
-            argv=["option", "update", name, *value_args(before["value"]), f"--autoload={before['autoload']}"],
+            argv=["option", "update", name, *value_args(before["value"]), *autoload_args(before["autoload"])],
             restores_ja=f"設定「{name}」を元の値に戻す",
         )
     ]

@@ -14,6 +14,8 @@ from wp_agent.undo.kind import (
     Kind,
     Parts,
     absent,
+    autoload_args,
+    autoload_effect,
     created_or_gone,
     json_of,
     meta_rows,
@@ -30,7 +32,7 @@ def _option_parse(key: list[str], parts: Parts, results: list[CommandResult]) ->
     row = next((r for r in rows or [] if r.get("option_name") == key[0]), None)
     if row is None:
         return None
-    return {"value": row.get("option_value"), "autoload": str(row.get("autoload", "yes"))}
+    return {"value": row.get("option_value"), "autoload": autoload_effect(str(row.get("autoload", "yes")))}
 
 
 def _option_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
@@ -41,12 +43,12 @@ def _option_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]
         return [step(["option", "delete", name], f"追加された{label}を削除")]
     if current is None:
         return [
-            step(["option", "add", name, *value_args(before["value"]), f"--autoload={before['autoload']}"],
+            step(["option", "add", name, *value_args(before["value"]), *autoload_args(before["autoload"])],
                   f"削除された{label}を元の値で追加")
         ]  # fmt: skip
     argv = ["option", "update", name, *value_args(before["value"])]
     if before["autoload"] != current["autoload"]:
-        argv.append(f"--autoload={before['autoload']}")
+        argv += autoload_args(before["autoload"])
     return [step(argv, f"{label}を元の値に戻す")]
 
 
