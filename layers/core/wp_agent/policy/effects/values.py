@@ -90,30 +90,34 @@ def text(max_chars: int = 100_000) -> ValueCheck:
     )
 
 
-# What WordPress's server fetches when it shows content (tried on WordPress 6.1). An RSS block
+# What WordPress's server fetches when it shows content (tried on WordPress 6.1 and 7.1). An RSS block
 # fetches its feed on every view and shows visitors what came back (or the error: the cloud metadata
 # address answered), and a legacy widget block runs any widget, the RSS one included: a URL checked
 # now may resolve elsewhere then, so both wait for approval. An embed, and a URL alone on a line, go
 # through oEmbed discovery (wp_safe_remote_get, which leaves link-local addresses open): public hosts.
+# Other blocks fetch too, and new releases add them (7.x: a cover whose background is an embedded
+# video runs oEmbed on its `url`), so the attribute a block fetches is not guessed by its name: every
+# URL in any block's attributes, at any depth, counts as fetched and must name a public host.
 # Block comments as WordPress's parser reads them: the name, then the attributes as JSON.
 _BLOCK = re.compile(r"<!--\s+wp:([a-z][a-z0-9_-]*(?:/[a-z][a-z0-9_-]*)?)\s+(\{.*?\})?\s*/?-->", re.DOTALL)
 _FEED_BLOCKS = ("rss", "legacy-widget")
-_EMBED_BLOCKS = ("embed", "core-embed/")
 _FETCHED_TEXT = (
     re.compile(r"\[embed[^\]]*\]\s*([^\[\s]+)\s*\[/embed\]", re.IGNORECASE),
     re.compile(r"^\s*(https?://[^\s<>\"]+)\s*$", re.IGNORECASE | re.MULTILINE),
 )
+# A value that names another host: a scheme (`https://`, `ftp://`) or a scheme-relative `//host`.
+_URL_LIKE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)
 
 
 def fetched_on_render(content: str) -> list[str] | None:
-    """The URLs WordPress's server fetches when it shows `content`; None when it fetches what no
-    check now can vouch for (a feed, a legacy widget, attributes that are not JSON)."""
+    """The URLs WordPress's server may fetch when it shows `content`; None when it fetches what no
+    check now can vouch for (a feed, a legacy widget, attributes that are not a JSON object)."""
     urls = [m.group(1) for pattern in _FETCHED_TEXT for m in pattern.finditer(content)]
     for match in _BLOCK.finditer(content):
         name = match.group(1).removeprefix("core/")
         if name in _FEED_BLOCKS:
             return None
-        if not name.startswith(_EMBED_BLOCKS) or match.group(2) is None:
+        if match.group(2) is None:
             continue
         try:
             attributes = json.loads(match.group(2))
@@ -121,8 +125,18 @@ def fetched_on_render(content: str) -> list[str] | None:
             return None
         if not isinstance(attributes, dict):
             return None
-        urls += [str(attributes["url"])] if "url" in attributes else []
+        urls += _urls_in(attributes)
     return urls
+
+
+def _urls_in(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value] if _URL_LIKE.match(value) else []
+    if isinstance(value, dict):
+        return [url for item in value.values() for url in _urls_in(item)]
+    if isinstance(value, list):
+        return [url for item in value for url in _urls_in(item)]
+    return []
 
 
 def _fetches_only_public(content: str) -> bool:
