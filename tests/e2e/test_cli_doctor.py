@@ -14,7 +14,7 @@ from tests.fakes.anthropic_server import ScriptedAnthropicServer
 from tests.fakes.cli import run_cli, run_cli_at
 from tests.fakes.sshd import SshdRig
 from tests.fakes.wordpress import TestWordPress
-from tests.fakes.wordpress_fixtures import sandbox_environment
+from tests.fakes.wordpress_fixtures import CURRENT, sandbox_environment
 from wp_agent.sandbox import SandboxSite
 
 
@@ -44,7 +44,7 @@ def test_doctor_in_a_terminal_style_lists_each_check_with_its_fix(
     assert done.returncode == 5
     assert "✗ AIモデルの認証情報: ANTHROPIC_API_KEY が設定されていません" in done.stdout
     assert "対処: `export ANTHROPIC_API_KEY=sk-ant-...`" in done.stdout
-    assert "✓ WordPress: バージョン 6.1" in done.stdout
+    assert f"✓ WordPress: バージョン {CURRENT.version}" in done.stdout
     assert "Traceback" not in done.stderr
 
 

@@ -24,6 +24,7 @@ from tests.fakes.anthropic_server import ScriptedAnthropicServer, delay, reply_t
 from tests.fakes.cli import run_cli, run_on_terminal
 from tests.fakes.sshd import SshdRig, generate_ed25519_key
 from tests.fakes.wordpress import TestWordPress
+from tests.fakes.wordpress_fixtures import CURRENT
 
 
 def model_only(server: ScriptedAnthropicServer) -> dict[str, str]:
@@ -67,7 +68,7 @@ def test_sites_add_shows_the_fingerprint_and_pins_it_only_once_confirmed(
     assert done.returncode == 0, done.stderr
     added = json.loads(done.stdout)
     assert added["default"] is True
-    assert added["wordpressVersion"].startswith("6.1")
+    assert added["wordpressVersion"] == CURRENT.version
     book = tmp_path / ".config" / "wp-agent" / "sites.json"
     assert stat.S_IMODE(book.stat().st_mode) == 0o600
     assert stat.S_IMODE(book.parent.stat().st_mode) == 0o700

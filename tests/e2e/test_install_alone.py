@@ -15,6 +15,7 @@ from tests.fakes.anthropic_server import ScriptedAnthropicServer, reply_text
 from tests.fakes.installed_cli import install_alone, runtime_closure
 from tests.fakes.sshd import SshdRig
 from tests.fakes.wordpress import TestWordPress
+from tests.fakes.wordpress_fixtures import CURRENT
 
 pytestmark = pytest.mark.slow
 
@@ -91,7 +92,7 @@ def test_installed_alone_it_runs_against_a_site_over_ssh(
     assert report["site"] == "blog"  # the default site, nothing else configured
     checks = {check["name"]: check for check in report["checks"]}
     assert checks["ssh.host_key"]["ok"]
-    assert checks["wp.wordpress"]["detail"].startswith("バージョン 6.1")
+    assert checks["wp.wordpress"]["detail"].startswith(f"バージョン {CURRENT.version}")
 
     scripted_anthropic.enqueue(reply_text("下書きは4件です。"))
     asked = run_installed(

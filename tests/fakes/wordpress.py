@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from wp_agent.sandbox import SandboxSite
+from wp_agent.sandbox.release import WordPressRelease
 
 RIG_USER = "wpagent-rig"
 RIG_HOME = Path("/var/lib/wpagent-rig")
@@ -134,6 +135,8 @@ class LocalInternet:
         self.root = root
         handler = functools.partial(_QuietHandler, directory=str(root))
         self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.requested: list[str] = []  # every path asked for, in order (what WordPress fetched)
+        self._server.requested = self.requested  # type: ignore[attr-defined]
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
@@ -154,13 +157,17 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         return
 
+    def send_head(self) -> Any:
+        self.server.requested.append(self.path)  # type: ignore[attr-defined]
+        return super().send_head()
+
 
 class TestWordPress:
     """A seeded WordPress network for tests; `reset()` restores it when `dirty`."""
 
     __test__ = False  # not a test class, whatever pytest thinks of the name
 
-    def __init__(self, home: Path, *, owner: str) -> None:
+    def __init__(self, home: Path, *, owner: str, release: WordPressRelease | None = None) -> None:
         self.home = home
         self.owner = owner
         self.internet = LocalInternet(self._internet_dir()).start()
@@ -169,15 +176,17 @@ class TestWordPress:
             home,
             owner=owner,
             extra_files={_MU_PLUGIN: _MU_PLUGIN_CODE, INTERNET_MAP: json.dumps(mapping)},
+            release=release,
         )
         self.dirty = True
 
     @classmethod
-    def create(cls) -> TestWordPress:
+    def create(cls, release: WordPressRelease | None = None) -> TestWordPress:
+        """A seeded network on `release` (default: the sandbox's, see wp_agent/sandbox/release.py)."""
         owner = rig_login_user()
         # Outside pytest's temp root (0700, root's): the rig user must reach it.
         home = Path(tempfile.mkdtemp(prefix="wp-agent-wordpress-"))
-        wordpress = cls(home, owner=owner)
+        wordpress = cls(home, owner=owner, release=release)
         atexit.register(wordpress.stop)  # a MariaDB server must not outlive an interrupted run
         wordpress.serve("images/sample.jpg", sample_image())
         wordpress.site.start()
@@ -312,8 +321,8 @@ def sample_image(width: int = 64, height: int = 48, kind: str = "jpeg") -> bytes
 
 
 @contextlib.contextmanager
-def running_wordpress() -> Iterator[TestWordPress]:
-    wordpress = TestWordPress.create()
+def running_wordpress(release: WordPressRelease | None = None) -> Iterator[TestWordPress]:
+    wordpress = TestWordPress.create(release)
     try:
         yield wordpress
     finally:

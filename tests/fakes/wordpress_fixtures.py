@@ -4,6 +4,11 @@ and a sandbox for `wp-agent` run as a process in sandbox mode.
 One WordPress and one sshd per test session. The site is restored from the seed dump only when a
 test may have changed it: `fresh_wordpress` (a test that writes) marks it dirty, `seeded_wordpress`
 (a test that only reads) uses it as it is when clean.
+
+The version matrix: the session's WordPress is the sandbox's release (Debian unstable's 7.x once
+`sandbox install` fetched it). `older_wordpress` is the system's package (bookworm: 6.1), started only
+where a test asks for it; `matrix_wordpress` runs a module's tests on both (the bounded part of the
+suite that keeps older sites covered: the policy's reads, effect conformance, a sample of undo).
 """
 
 from __future__ import annotations
@@ -15,7 +20,13 @@ import pytest
 from tests.fakes.sshd import SshdRig
 from tests.fakes.wordpress import TestWordPress, running_wordpress
 from wp_agent.sandbox import SandboxSite
+from wp_agent.sandbox.release import WordPressRelease, chosen_release, system_release
 from wp_agent.sandbox.seed_cache import CACHE_ENV, SeedCache
+
+CURRENT: WordPressRelease = chosen_release()
+OLDER: WordPressRelease = system_release()
+# Test ids name the version each runs on (`[wordpress-7.1.4]`, `[wordpress-6.1.x]`).
+MATRIX_IDS = (f"wordpress-{CURRENT.version}", f"wordpress-{OLDER.version}")
 
 
 @pytest.fixture(scope="session")
@@ -23,6 +34,25 @@ def wordpress() -> Iterator[TestWordPress]:
     """The session's WordPress network (its own MariaDB in a temp dir), seeded."""
     with running_wordpress() as site:
         yield site
+
+
+@pytest.fixture(scope="session")
+def older_wordpress() -> Iterator[TestWordPress]:
+    """The system's WordPress (bookworm: 6.1), seeded like the session's; skipped where the sandbox's
+    release is that same one (nothing fetched)."""
+    if OLDER.tree == CURRENT.tree:
+        pytest.skip(f"the sandbox itself runs the system's WordPress {OLDER.version}")
+    with running_wordpress(OLDER) as site:
+        yield site
+
+
+@pytest.fixture(scope="module", params=("current", "older"), ids=MATRIX_IDS)
+def matrix_wordpress(request: pytest.FixtureRequest) -> TestWordPress:
+    """The session's WordPress, then the older one: a module's tests on both releases."""
+    site: TestWordPress = request.getfixturevalue(
+        "wordpress" if request.param == "current" else "older_wordpress"
+    )
+    return site
 
 
 @pytest.fixture(scope="session")

@@ -40,6 +40,14 @@ def conformance(wordpress: TestWordPress) -> Iterator[ConformanceRun]:
     wordpress.dirty = True
 
 
+@pytest.fixture(scope="module")
+def older_conformance(older_wordpress: TestWordPress) -> Iterator[ConformanceRun]:
+    """The same run on the older release of the version matrix (tests/fakes/wordpress_fixtures.py)."""
+    run = ConformanceRun(older_wordpress)
+    yield run
+    older_wordpress.dirty = True
+
+
 # The bounded sample of `make test` (about half a minute): a declaration's own first example of the
 # writes a red team went for (meta and featured images, options, media files, users, new sites,
 # menus, widgets, comments), then commands generated from the grammar. Every example of every path,
@@ -53,6 +61,14 @@ GENERATED = 30
 
 
 def test_declared_examples_change_only_what_their_effect_declares(conformance: ConformanceRun) -> None:
+    _declared_examples_conform(conformance)
+
+
+def test_declared_examples_conform_on_the_older_release(older_conformance: ConformanceRun) -> None:
+    _declared_examples_conform(older_conformance)
+
+
+def _declared_examples_conform(conformance: ConformanceRun) -> None:
     ran_before = Counter(conformance.tally.paths)  # the module's other tests share the run, in any order
     violations = []
     for path in SAMPLED_PATHS:

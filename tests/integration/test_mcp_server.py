@@ -30,7 +30,7 @@ from mcp.types import (
 
 from tests.fakes.sshd import SshdRig
 from tests.fakes.wordpress import TestWordPress
-from tests.fakes.wordpress_fixtures import sandbox_environment
+from tests.fakes.wordpress_fixtures import CURRENT, sandbox_environment
 from wp_agent.sandbox import SandboxSite
 
 pytestmark = pytest.mark.timeout(240)
@@ -109,7 +109,7 @@ def _assert_resources(seen: dict[str, Any]) -> None:
     site = json.loads(seen["site"].text)
     assert site["name"] == "Argo Note サンプルサイト"
     assert site["url"] == "https://example.test"
-    assert site["wordpressVersion"].startswith("6.")
+    assert site["wordpressVersion"] == CURRENT.version
     assert site["multisite"] is True
     assert {s["url"] for s in site["sites"]} >= {"https://example.test/en/", "https://example.test/shop/"}
     assert isinstance(seen["policy"], TextResourceContents)

@@ -120,7 +120,9 @@ def generate_forms(
 
 
 @pytest.fixture(scope="module")
-def corpus(wordpress: TestWordPress) -> list[list[str]]:
+def corpus(matrix_wordpress: TestWordPress) -> list[list[str]]:
+    """The read forms, on each release of the version matrix (its facts give the sample IDs)."""
+    wordpress = matrix_wordpress
     if wordpress.dirty:
         wordpress.reset()
     synopses = _synopses(wordpress)
@@ -210,8 +212,10 @@ def writes_among(site: TestWordPress, corpus: list[list[str]]) -> dict[str, list
 
 
 def test_read_commands_change_nothing(
-    fresh_wordpress: TestWordPress, corpus: list[list[str]], monkeypatch: pytest.MonkeyPatch
+    matrix_wordpress: TestWordPress, corpus: list[list[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    fresh_wordpress = matrix_wordpress
+    fresh_wordpress.dirty = True
     started: list[tuple[str, ...]] = []
     real_wp = fresh_wordpress.site.wp
 
@@ -229,8 +233,10 @@ def test_read_commands_change_nothing(
     assert len(started) < len(corpus) / 8, len(started)
 
 
-def test_a_write_among_the_reads_is_named(fresh_wordpress: TestWordPress, corpus: list[list[str]]) -> None:
+def test_a_write_among_the_reads_is_named(matrix_wordpress: TestWordPress, corpus: list[list[str]]) -> None:
     """The batches see what a write changes, on either site, and the replay names the command."""
+    fresh_wordpress = matrix_wordpress
+    fresh_wordpress.dirty = True
     write = ["option", "update", "blogdescription", "書き込み"]
     mixed = [*corpus[:3], write, ["help", "post", "list"], [*write, OTHER_SITE], *corpus[3:5]]
     findings = writes_among(fresh_wordpress, mixed)

@@ -45,8 +45,18 @@ def test_the_scenarios_marked_beforehand_are_at_most_five_percent() -> None:
 @pytest.mark.timeout(1800)
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_run_then_undo_restores_the_site(fresh_wordpress: TestWordPress, chunk: int) -> None:
+    _chunk_restores(fresh_wordpress, chunk)
+
+
+@pytest.mark.timeout(1800)
+def test_run_then_undo_restores_a_site_of_the_older_release(older_wordpress: TestWordPress) -> None:
+    """The version matrix's sample: the first chunk on the system's WordPress (bookworm: 6.1)."""
+    _chunk_restores(older_wordpress, 0)
+
+
+def _chunk_restores(site: TestWordPress, chunk: int) -> None:
     started = time.monotonic()
-    outcomes = [run_scenario(fresh_wordpress, commands) for commands in SCENARIOS[chunk::CHUNKS]]
+    outcomes = [run_scenario(site, commands) for commands in SCENARIOS[chunk::CHUNKS]]
     exact = [o for o in outcomes if o.equal]
     rest = [o for o in outcomes if not o.equal]
     unmarked = [o for o in rest if not o.marked_irreversible]

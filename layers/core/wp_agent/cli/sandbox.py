@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -57,11 +58,26 @@ def _install(site: SandboxSite, phar: Path | None, *, start: bool) -> None:
         install.install_packages(packages, say)
     configured = os.environ.get(PHAR_ENV)
     install.install_phar(phar or (Path(configured).expanduser() if configured else None), say)
+    _fetch_wordpress(say)
     if not start:
         return
     if not site.status().seed:
         say("サンドボックスを準備しています（初回のみ、1分ほどかかることがあります）…")
     site.start()
+
+
+def _fetch_wordpress(say: Callable[[str], None]) -> None:
+    """The current WordPress from Debian's archive; without the archive, the system's (said so)."""
+    from wp_agent.sandbox import SandboxError, release
+
+    try:
+        release.fetch_release(say)
+    except SandboxError as exc:
+        fallback = release.fetched_release() or release.system_release()
+        say(
+            f"{exc.message_ja} サンドボックスは {fallback.describe_ja()}で動かします"
+            f"（後で `wp-agent sandbox install` をもう一度実行すると取得します）。"
+        )
 
 
 def run(args: argparse.Namespace, settings: CliSettings) -> int:

@@ -32,8 +32,14 @@ def sync_tree(
     include: Callable[[str], bool] = lambda _relative: True,
     keep: Callable[[str], bool] = lambda _relative: False,
     owner: tuple[int, int] | None = None,
+    links_root: Path | None = None,
 ) -> int:
     """Make `target` hold exactly what `source` holds (files compared by size and mtime; symlinks kept).
+
+    With `links_root`, a symlink that leads out of `source` (Debian's links into PHPMailer, getID3, the
+    JavaScript libraries, the CA bundle) is copied as the file it points to, an absolute link resolved
+    under `links_root`: the copy then works wherever it lives, and a release unpacked into a prefix
+    uses its own libraries, not the system's.
 
     `include` filters the source, `keep` spares target paths that are not ours to remove (such as the
     per-sandbox wp-config.php). Returns how many entries were written or removed. `owner` (uid, gid)
@@ -47,12 +53,16 @@ def sync_tree(
     while pending:
         relative_dir = pending.pop()
         src_dir, dst_dir = source / relative_dir, target / relative_dir
-        wanted = {e.name: e for e in os.scandir(src_dir) if include(_join(relative_dir, e.name))}
+        wanted: dict[str, os.DirEntry[str] | _Resolved] = {
+            e.name: _resolve_outside(e, source, links_root) if links_root is not None else e
+            for e in os.scandir(src_dir)
+            if include(_join(relative_dir, e.name))
+        }
         present = {e.name: e for e in os.scandir(dst_dir)}
-        for name, entry in present.items():
+        for name, there in present.items():
             relative = _join(relative_dir, name)
             if name not in wanted and not keep(relative):
-                _remove(Path(entry.path))
+                _remove(Path(there.path))
                 changes += 1
         for name, entry in wanted.items():
             relative = _join(relative_dir, name)
@@ -86,11 +96,38 @@ def sync_tree(
     return changes
 
 
+class _Resolved:
+    """A link leading out of the source tree, standing for the file it points to."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def is_symlink(self) -> bool:
+        return False
+
+    def is_dir(self) -> bool:
+        return False
+
+    def stat(self) -> os.stat_result:
+        return os.stat(self.path)
+
+
+def _resolve_outside(entry: os.DirEntry[str], source: Path, root: Path) -> os.DirEntry[str] | _Resolved:
+    if not entry.is_symlink():
+        return entry
+    link = os.readlink(entry.path)
+    target = root / link.lstrip("/") if os.path.isabs(link) else Path(entry.path).parent / link
+    resolved = Path(os.path.realpath(target))
+    if resolved.is_relative_to(source.resolve()) or not resolved.is_file():
+        return entry  # inside the tree (or broken): kept as a link
+    return _Resolved(str(resolved))
+
+
 def _join(directory: str, name: str) -> str:
     return f"{directory}/{name}" if directory else name
 
 
-def _differs(source: os.DirEntry[str], target: os.DirEntry[str]) -> bool:
+def _differs(source: os.DirEntry[str] | _Resolved, target: os.DirEntry[str]) -> bool:
     if target.is_symlink() or not target.is_file():
         return True
     a, b = source.stat(), target.stat()

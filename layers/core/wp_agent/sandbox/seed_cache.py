@@ -5,7 +5,8 @@
     <cache root>/<key>/uploads/        the media files WordPress wrote while seeding
     <cache root>/<key>/facts.json      SEED_FACTS checked, plus the IDs WordPress assigned
 
-The key hashes the seed definition, provision.php, WordPress's version file and the pinned WP-CLI, so
+The key hashes the seed definition, provision.php, the WordPress release (its version file and
+package versions) and the pinned WP-CLI, so
 a change to any of them provisions again; otherwise every sandbox (and every test instance) restores
 the same entry. An entry is built in a staging directory and renamed into place under a lock, so a
 half-built entry is never used and two processes never build the same one.
@@ -27,12 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from wp_agent.sandbox import seed
-from wp_agent.sandbox.files import DEBIAN_WORDPRESS
+from wp_agent.sandbox.release import WordPressRelease
 from wp_agent.sandbox.wp_cli import pinned_sha512
 
 CACHE_ENV = "WP_AGENT_SEED_CACHE"
 # Bump when the way a seed is built or restored changes without the inputs above changing.
-_RECIPE = "3"
+_RECIPE = "5"
 _STALE_AFTER_SECONDS = 86_400
 
 
@@ -66,13 +67,13 @@ class SeedCache:
         base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         return cls(Path(base) / "wp-agent" / "sandbox-seed")
 
-    def key(self) -> str:
-        return _key()
+    def key_for(self, release: WordPressRelease) -> str:
+        return _key(str(release.tree), json.dumps(release.packages, sort_keys=True))
 
-    def get_or_build(self, provision: Callable[[Path], dict[str, Any]]) -> SeedSnapshot:
-        """The snapshot for the current key; `provision(directory)` fills a new one (tables/, tables.json,
-        uploads/) and returns its facts."""
-        final = self.root / self.key()
+    def get_or_build(self, key: str, provision: Callable[[Path], dict[str, Any]]) -> SeedSnapshot:
+        """The snapshot for `key` (key_for); `provision(directory)` fills a new one (tables/,
+        tables.json, uploads/) and returns its facts."""
+        final = self.root / key
         if not (final / "facts.json").exists():
             self.root.mkdir(parents=True, exist_ok=True)
             self.root.chmod(0o700)
@@ -102,11 +103,12 @@ class SeedCache:
                 shutil.rmtree(stale, ignore_errors=True)
 
 
-@functools.lru_cache(maxsize=1)
-def _key() -> str:
+@functools.lru_cache(maxsize=4)
+def _key(tree: str, packages: str) -> str:
     digest = hashlib.sha256(_RECIPE.encode())
+    digest.update(packages.encode())
     digest.update(seed.fingerprint().encode())
     digest.update(Path(__file__).with_name("provision.php").read_bytes())
-    digest.update((DEBIAN_WORDPRESS / "wp-includes" / "version.php").read_bytes())
+    digest.update((Path(tree) / "wp-includes" / "version.php").read_bytes())
     digest.update(pinned_sha512().encode())
     return digest.hexdigest()[:20]

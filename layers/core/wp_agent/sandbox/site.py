@@ -1,6 +1,7 @@
 """One sandbox: a real WordPress network (Debian's files, our wp-config.php) on a private MariaDB.
 
-    <home>/wordpress/     Debian's /usr/share/wordpress (Japanese language files only) + wp-config.php
+    <home>/wordpress/     the chosen WordPress release (release.py: Debian unstable's 7.x when fetched, else
+                          the system's /usr/share/wordpress), Japanese language files only, + wp-config.php
     <home>/mariadb/       the private server (datadir, socket, log) — see mariadb.py
     <home>/opcache/       PHP's compiled-code cache for WP-CLI (private to the owner)
     <home>/state.json     the seed this site holds, the database password (0600)
@@ -30,8 +31,9 @@ from typing import Any
 
 from wp_agent.sandbox import seed
 from wp_agent.sandbox.errors import SandboxError
-from wp_agent.sandbox.files import DEBIAN_WORDPRESS, sync_tree, wordpress_file_filter
+from wp_agent.sandbox.files import sync_tree, wordpress_file_filter
 from wp_agent.sandbox.mariadb import MariaDb
+from wp_agent.sandbox.release import WordPressRelease, chosen_release
 from wp_agent.sandbox.seed_cache import SeedCache, SeedSnapshot
 from wp_agent.sandbox.wp_cli import php_command, verified_phar
 
@@ -44,6 +46,7 @@ _AUTO_INCREMENTS = (
     "SELECT TABLE_NAME, IFNULL(AUTO_INCREMENT, '') FROM information_schema.TABLES"  # noqa: S608 - constants only
     f" WHERE TABLE_SCHEMA = '{DATABASE}'"
 )
+_UPDATER_STARTED = "require_once ABSPATH . 'wp-admin/includes/class-wp-upgrader.php'; ( new WP_Upgrader() )->init();"
 _SALTS = ("AUTH_KEY", "SECURE_AUTH_KEY", "LOGGED_IN_KEY", "NONCE_KEY",
           "AUTH_SALT", "SECURE_AUTH_SALT", "LOGGED_IN_SALT", "NONCE_SALT")  # fmt: skip
 
@@ -55,6 +58,7 @@ class SandboxStatus:
     database_running: bool
     seed: str | None
     url: str
+    wordpress: str = ""
 
     def lines_ja(self) -> list[str]:
         state = "稼働中" if self.database_running else "停止中"
@@ -64,6 +68,7 @@ class SandboxStatus:
             f"データベース: {state}",
             f"サンプルデータ: {self.seed or '未投入'}",
             f"サイト: {self.url}（実際のWordPress。あなたのサイトには接続しません）",
+            f"WordPress: {self.wordpress}",
         ]
 
 
@@ -77,14 +82,17 @@ class SandboxSite:
         owner: str | None = None,
         cache: SeedCache | None = None,
         extra_files: Mapping[str, str] | None = None,
+        release: WordPressRelease | None = None,
     ) -> None:
         self.home = home.expanduser().absolute()
+        self.release = release or chosen_release()
         self.owner = owner or pwd.getpwuid(os.geteuid()).pw_name
         self.wordpress = self.home / "wordpress"
         self.database = MariaDb(self.home / "mariadb", owner=self.owner)
         self.opcache = self.home / "opcache"
         self.state_file = self.home / "state.json"
         self.cache = cache or SeedCache.default()
+        self.seed_key = self.cache.key_for(self.release)
         # Files (relative to the WordPress directory) written on every start and reset, e.g. a
         # must-use plugin of a test harness; Debian's tree and the seeded uploads are restored around them.
         self.extra_files = dict(extra_files or {})
@@ -97,7 +105,7 @@ class SandboxSite:
             self._ensure_files()
             self.database.start()
             state = self._state()
-            if state.get("seed") != self.cache.key():
+            if state.get("seed") != self.seed_key:
                 self._restore(self._snapshot())
 
     def reset(self, *, files: bool = True) -> float:
@@ -124,6 +132,7 @@ class SandboxSite:
             database_running=self.database.running(),
             seed=state.get("seed"),
             url=f"{seed.HOME}/",
+            wordpress=self.release.describe_ja() if self.release.tree.is_dir() else "未導入",
         )
 
     def facts(self) -> dict[str, Any]:
@@ -164,10 +173,10 @@ class SandboxSite:
     # --- files and configuration ---------------------------------------------------------------
 
     def _ensure_files(self) -> None:
-        if not DEBIAN_WORDPRESS.is_dir():
+        if not self.release.tree.is_dir():
             raise SandboxError(
                 "wordpress_missing",
-                "WordPress のファイル（/usr/share/wordpress）がありません。`wp-agent sandbox install` でサンドボックスに"
+                f"WordPress のファイル（{self.release.tree}）がありません。`wp-agent sandbox install` でサンドボックスに"
                 "必要なもの（Debian の wordpress パッケージなど）を入れてください。",
             )
         created = (self.wordpress / "wp-config.php").exists()
@@ -191,13 +200,14 @@ class SandboxSite:
     def _sync_wordpress(self) -> int:
         owner = self._owner_ids()
         changes = sync_tree(
-            DEBIAN_WORDPRESS,
+            self.release.tree,
             self.wordpress,
             include=wordpress_file_filter,
             keep=lambda relative: (
                 relative in {"wp-config.php", "wp-content/uploads"} or relative in self.extra_files
             ),
             owner=owner,
+            links_root=self.release.root,
         )
         for relative, text in self.extra_files.items():
             path = self.wordpress / relative
@@ -240,6 +250,11 @@ define( 'AUTOMATIC_UPDATER_DISABLED', true );
 // No web server answers for this site, so WordPress's page-load cron (a request to its own
 // wp-cron.php) cannot run; without this every command would still try, and stamp the attempt.
 define( 'DISABLE_WP_CRON', true );
+// WordPress 6.6+ caches each theme's block patterns in a site transient keyed by the theme's path and
+// kept 30 minutes, so any command (a read included) rewrites it once it expired, or when the seed was
+// restored into another directory. Theme development mode keeps patterns uncached: the sandbox's
+// database then changes only by what its commands do (WordPress before 6.3 ignores the constant).
+define( 'WP_DEVELOPMENT_MODE', 'theme' );
 {network}if ( ! defined( 'ABSPATH' ) ) {{
 	define( 'ABSPATH', __DIR__ . '/' );
 }}
@@ -255,7 +270,7 @@ require_once ABSPATH . 'wp-settings.php';
     # --- seeding -------------------------------------------------------------------------------
 
     def _snapshot(self) -> SeedSnapshot:
-        return self.cache.get_or_build(self._provision)
+        return self.cache.get_or_build(self.seed_key, self._provision)
 
     def _restore(self, snapshot: SeedSnapshot, *, files: bool = True) -> None:
         """Bring the database and the files back to the seeded state.
@@ -321,6 +336,10 @@ require_once ABSPATH . 'wp-settings.php';
             plan_file.write_text(json.dumps(seed.plan(str(media), wp), ensure_ascii=False), encoding="utf-8")
             self._chown(plan_file)
             self.wp("eval-file", str(PROVISION_SCRIPT), str(plan_file))
+        # As on any site WordPress has updated once: the updater (6.3+) schedules its weekly clean-up
+        # of temporary backups when it starts, and `maintenance-mode status` starts it too.
+        for path, *_ in seed.SITES.values():
+            self.wp(f"--url={seed.HOME}{path}", "eval", _UPDATER_STARTED)
         facts = self._verified_facts()
         tables = self.table_state()
         (target / "tables").mkdir()
