@@ -9,7 +9,7 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
 
 .PHONY: setup ask test tests lint unit synth bench
 
-$(STAMP): pyproject.toml constraints.txt scripts/setup.sh scripts/install-wordpress.sh layers/core/wp_agent/sandbox/wp-cli.sha512 tests/contract_client/package-lock.json
+$(STAMP): pyproject.toml constraints.txt scripts/setup.sh scripts/install-wordpress.sh layers/core/wp_agent/sandbox/wp-cli.sha512 layers/core/wp_agent/sandbox/release.py tests/contract_client/package-lock.json
 	./scripts/setup.sh
 	touch $(STAMP)
 
