@@ -46,7 +46,9 @@ _AUTO_INCREMENTS = (
     "SELECT TABLE_NAME, IFNULL(AUTO_INCREMENT, '') FROM information_schema.TABLES"  # noqa: S608 - constants only
     f" WHERE TABLE_SCHEMA = '{DATABASE}'"
 )
-_UPDATER_STARTED = "require_once ABSPATH . 'wp-admin/includes/class-wp-upgrader.php'; ( new WP_Upgrader() )->init();"
+_UPDATER_STARTED = (
+    "require_once ABSPATH . 'wp-admin/includes/class-wp-upgrader.php'; ( new WP_Upgrader() )->init();"
+)
 _SALTS = ("AUTH_KEY", "SECURE_AUTH_KEY", "LOGGED_IN_KEY", "NONCE_KEY",
           "AUTH_SALT", "SECURE_AUTH_SALT", "LOGGED_IN_SALT", "NONCE_SALT")  # fmt: skip
 
