@@ -92,12 +92,14 @@ def test_autoload_is_restored_by_what_it_does_in_words_wp_cli_takes() -> None:
 
     run = _run(site, "option update theme_mods_x b", ("theme_mods_x", "b"))
     site.autoload["theme_mods_x"] = "on"  # as a theme switch leaves it
+    assert run.capture is not None
     record_after(("option", "update"), ["option", "update", "theme_mods_x", "b"], run.capture, "", site.read)
     plan = build_plan("run_1", [run], site.read)
     assert [s.argv for s in plan.steps] == [["option", "update", "theme_mods_x", "a"]]
     site.options["theme_mods_x"], site.autoload["theme_mods_x"] = "a", "auto"
     run = _run(site, "option update theme_mods_x b", ("theme_mods_x", "b"))
     site.autoload["theme_mods_x"] = "off"
+    assert run.capture is not None
     record_after(("option", "update"), ["option", "update", "theme_mods_x", "b"], run.capture, "", site.read)
     plan = build_plan("run_2", [run], site.read)
     assert [s.argv for s in plan.steps] == [["option", "update", "theme_mods_x", "a", "--autoload=yes"]]
