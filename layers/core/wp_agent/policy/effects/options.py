@@ -53,6 +53,7 @@ OPTIONS: dict[str, ValueCheck] = {
     "comment_max_links": int_range(0, 100),
     "comments_notify": BOOLEAN,
     "moderation_notify": BOOLEAN,
+    "wp_notes_notify": BOOLEAN,  # WordPress 7.0: mail the author when someone leaves a note on a block
     "show_comments_cookies_opt_in": BOOLEAN,
     "show_avatars": BOOLEAN,
     "avatar_rating": one_of("G", "PG", "R", "X"),
