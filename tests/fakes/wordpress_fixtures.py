@@ -25,6 +25,8 @@ from wp_agent.sandbox.seed_cache import CACHE_ENV, SeedCache
 
 CURRENT: WordPressRelease = chosen_release()
 OLDER: WordPressRelease = system_release()
+# The tests that start the older release share one worker (pytest-xdist --dist loadgroup): one site.
+OLDER_GROUP = "older-wordpress"
 # Test ids name the version each runs on (`[wordpress-7.1.4]`, `[wordpress-6.1.x]`).
 MATRIX_IDS = (f"wordpress-{CURRENT.version}", f"wordpress-{OLDER.version}")
 

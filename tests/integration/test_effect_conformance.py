@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.fakes.wordpress import TestWordPress
+from tests.fakes.wordpress_fixtures import OLDER_GROUP
 from tests.integration.conformance.effect_check import EffectCheck
 from tests.integration.conformance.runner import ConformanceRun
 from wp_agent.command_line.parsed_command import ParsedCommand
@@ -64,6 +65,7 @@ def test_declared_examples_change_only_what_their_effect_declares(conformance: C
     _declared_examples_conform(conformance)
 
 
+@pytest.mark.xdist_group(OLDER_GROUP)
 def test_declared_examples_conform_on_the_older_release(older_conformance: ConformanceRun) -> None:
     _declared_examples_conform(older_conformance)
 

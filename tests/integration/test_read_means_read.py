@@ -19,8 +19,12 @@ from typing import Any
 import pytest
 
 from tests.fakes.wordpress import TestWordPress
+from tests.fakes.wordpress_fixtures import OLDER_GROUP
 from wp_agent.policy import CommandPolicy, PolicyCategory
 from wp_agent.policy.command_table import ALLOWED_COMMANDS
+
+# Both releases of the version matrix: the older site is started on one worker only.
+pytestmark = pytest.mark.xdist_group(OLDER_GROUP)
 
 POLICY = CommandPolicy()
 OTHER_SITE = "--url=https://example.test/en/"

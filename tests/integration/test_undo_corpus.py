@@ -17,6 +17,7 @@ import time
 import pytest
 
 from tests.fakes.wordpress import TestWordPress
+from tests.fakes.wordpress_fixtures import OLDER_GROUP
 from tests.integration.undo_corpus import SCENARIOS, reader, run, run_scenario
 from wp_agent.policy import CommandPolicy
 from wp_agent.undo.capture import assess, capture_before, record_after
@@ -49,6 +50,7 @@ def test_run_then_undo_restores_the_site(fresh_wordpress: TestWordPress, chunk: 
 
 
 @pytest.mark.timeout(1800)
+@pytest.mark.xdist_group(OLDER_GROUP)
 def test_run_then_undo_restores_a_site_of_the_older_release(older_wordpress: TestWordPress) -> None:
     """The version matrix's sample: the first chunk on the system's WordPress (bookworm: 6.1)."""
     _chunk_restores(older_wordpress, 0)
