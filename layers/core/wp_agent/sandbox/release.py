@@ -151,11 +151,17 @@ class _Apt:
         ]  # fmt: skip
 
     def run(self, tool: str, *args: str, cwd: Path | None = None) -> str:
-        done = subprocess.run(  # noqa: S603 - our own argv, no shell
-            [tool, *self.options, *args],
-            capture_output=True, text=True, cwd=cwd, check=False, timeout=_APT_TIMEOUT_SECONDS,
-            env={**os.environ, "LC_ALL": "C.UTF-8", "DEBIAN_FRONTEND": "noninteractive"},
-        )  # fmt: skip
+        try:
+            done = subprocess.run(  # noqa: S603 - our own argv, no shell
+                [tool, *self.options, *args],
+                capture_output=True, text=True, cwd=cwd, check=False, timeout=_APT_TIMEOUT_SECONDS,
+                env={**os.environ, "LC_ALL": "C.UTF-8", "DEBIAN_FRONTEND": "noninteractive"},
+            )  # fmt: skip
+        except subprocess.TimeoutExpired:
+            raise SandboxError(
+                "archive_unreachable",
+                f"Debian のアーカイブ（{self.archive} {SUITE}）が{_APT_TIMEOUT_SECONDS}秒以内に応答しませんでした（{tool} {args[0]}）。",
+            ) from None
         if done.returncode != 0:
             raise SandboxError(
                 "archive_unreachable" if "update" in args else "archive_failed",
@@ -206,8 +212,9 @@ def _fetch(say: Say, prefix: Path) -> WordPressRelease:
     # Without --error-on=any, apt-get update ends 0 when it could not reach the archive at all.
     apt.run("apt-get", "update", "-q", "--error-on=any")
     versions = apt.candidates(PACKAGES)
-    upstream = versions["wordpress"].split("+", 1)[0].split("-", 1)[0]
-    if int(upstream.split(".", 1)[0]) < MAJOR:
+    upstream = _upstream(versions["wordpress"])
+    major = upstream.split(".", 1)[0]
+    if not major.isdigit() or int(major) < MAJOR:
         raise SandboxError(
             "archive_failed", f"Debian {SUITE} の WordPress が {upstream} です（{MAJOR}.x を想定）。"
         )
@@ -224,19 +231,7 @@ def _fetch(say: Say, prefix: Path) -> WordPressRelease:
     staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=prefix))
     try:
         apt.run("apt-get", "download", *(f"{p}={v}" for p, v in versions.items()), cwd=downloads)
-        root = staging / "root"
-        root.mkdir()
-        for deb in sorted(downloads.glob("*.deb")):
-            subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True, capture_output=True)  # noqa: S603,S607
-        _write_ca_bundle(root)
-        added = _add_classic_themes(root / "usr" / "share" / "wordpress")
-        origin = f"Debian {SUITE}"
-        if added:
-            origin += f"、クラシックテーマ {', '.join(added)} はシステムの bookworm パッケージから"
-        record = {"origin": origin, "packages": versions, "classicThemesFromSystem": added}
-        (staging / "release.json").write_text(
-            json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8"
-        )
+        _unpack(downloads, staging, versions)
         staging.chmod(0o755)
         shutil.rmtree(directory, ignore_errors=True)
         directory.parent.mkdir(parents=True, exist_ok=True)
@@ -250,12 +245,40 @@ def _fetch(say: Say, prefix: Path) -> WordPressRelease:
             shutil.rmtree(older, ignore_errors=True)
     release = _load(directory)
     say(f"{release.describe_ja()}を取得しました: {directory}")
-    l10n = versions["wordpress-l10n"].split("+", 1)[0]
+    l10n = _upstream(versions["wordpress-l10n"])
     if l10n != upstream:
         say(
             f"日本語の言語ファイルは {l10n} 版です（Debian {SUITE} の wordpress-l10n が {upstream} に追いついていません）。"
         )
     return release
+
+
+def _unpack(downloads: Path, staging: Path, versions: dict[str, str]) -> None:
+    """The downloaded packages under `staging/root` (dpkg-deb -x), the CA bundle, bookworm's classic
+    themes where the system has them, and `release.json` saying what it holds."""
+    root = staging / "root"
+    root.mkdir()
+    for deb in sorted(downloads.glob("*.deb")):
+        command = ["dpkg-deb", "-x", str(deb), str(root)]
+        unpacked = subprocess.run(command, capture_output=True, text=True, check=False)  # noqa: S603
+        if unpacked.returncode != 0:
+            raise SandboxError(
+                "archive_failed",
+                f"{deb.name} を展開できませんでした（dpkg-deb）。",
+                log=unpacked.stderr[-4000:],
+            )
+    _write_ca_bundle(root)
+    added = _add_classic_themes(root / "usr" / "share" / "wordpress")
+    origin = f"Debian {SUITE}"
+    if added:
+        origin += f"、クラシックテーマ {', '.join(added)} はシステムの bookworm パッケージから"
+    record = {"origin": origin, "packages": versions, "classicThemesFromSystem": added}
+    (staging / "release.json").write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def _upstream(version: str) -> str:
+    """`7.1.4` from Debian's `7.1.4+dfsg1-1` (an epoch `1:` and the repack suffix dropped)."""
+    return version.rsplit(":", 1)[-1].split("+", 1)[0].rsplit("-", 1)[0]
 
 
 def _make_current(prefix: Path, name: str) -> None:
