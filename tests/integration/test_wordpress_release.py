@@ -57,6 +57,14 @@ def test_the_environment_chooses_the_release(tmp_path: Path, monkeypatch: pytest
     del fetched
 
 
+@pytest.mark.parametrize(
+    ("debian", "upstream"),
+    [("7.1.4+dfsg1-1", "7.1.4"), ("7.0.3+dfsg1-1", "7.0.3"), ("1:7.2-1", "7.2"), ("7.2~rc1-1", "7.2~rc1")],
+)
+def test_the_upstream_version_is_read_from_debians(debian: str, upstream: str) -> None:
+    assert release._upstream(debian) == upstream
+
+
 def test_links_out_of_the_tree_are_copied_from_the_releases_own_root(tmp_path: Path) -> None:
     """Debian's package links into PHPMailer (relative) and the CA bundle (absolute): the copy holds
     the files of the release's root, not links that would break (or lead into the system's files)."""
