@@ -22,6 +22,7 @@ import pytest
 
 from tests.fakes.anthropic_server import ScriptedAnthropicServer, delay, reply_text, reply_tool_use
 from tests.fakes.cli import run_cli, run_on_terminal
+from tests.fakes.network import closed_loopback_port
 from tests.fakes.sshd import SshdRig, generate_ed25519_key
 from tests.fakes.wordpress import TestWordPress
 from tests.fakes.wordpress_fixtures import CURRENT
@@ -189,7 +190,7 @@ def test_a_default_site_gives_way_to_the_environment_and_says_so(
     tmp_path: Path, sshd_server: SshdRig, rig_site: TestWordPress, scripted_anthropic: ScriptedAnthropicServer
 ) -> None:
     assert add_site(tmp_path, sshd_server, "--host-key", sshd_server.host_key_line).returncode == 0
-    unreachable = {"WP_CLI_MODE": "ssh", "VPS_HOST": "127.0.0.1", "VPS_PORT": str(_closed_port())}
+    unreachable = {"WP_CLI_MODE": "ssh", "VPS_HOST": "127.0.0.1", "VPS_PORT": str(closed_loopback_port())}
     done = run_cli(tmp_path, "ask", "投稿一覧", **model_only(scripted_anthropic), **unreachable)
     assert done.returncode == 5  # the environment won: no key for it
     first = done.stderr.splitlines()[0]
@@ -213,14 +214,6 @@ def test_a_default_site_gives_way_to_the_environment_and_says_so(
 
 
 # --- failures a person can cause: one Japanese line, no model call -----------------------------------
-
-
-def _closed_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture
@@ -286,7 +279,7 @@ def test_an_unreachable_site_is_one_japanese_line_before_any_model_call(
     words: str,
 ) -> None:
     all_changes: dict[str, dict[str, Any]] = {
-        "closed port": {"port": _closed_port()},
+        "closed port": {"port": closed_loopback_port()},
         "not ssh": {"port": not_ssh_port},
         "refused key": {"keyPath": str(tmp_path / "other_key")},
         "wrong host key": {"hostKey": generate_ed25519_key()[1]},

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.network import closed_loopback_port
 from tests.fakes.wordpress_fixtures import sandbox_environment
 from wp_agent.cli.main import main
 from wp_agent.config import CliSettings
@@ -210,16 +210,10 @@ def _venv_with_wp_agent(path: Path) -> Path:
     return path
 
 
-def _closed_loopback_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def _install(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """The install script on a venv of its own. Debian's archive is a closed port on loopback (tests
     touch no other network): the WordPress 7.x step says it falls back, and the script goes on."""
-    archive = {MIRROR_ENV: f"http://127.0.0.1:{_closed_loopback_port()}/debian"}
+    archive = {MIRROR_ENV: f"http://127.0.0.1:{closed_loopback_port()}/debian"}
     return subprocess.run(
         [str(INSTALL)],
         capture_output=True, text=True, timeout=600, check=False,
