@@ -10,7 +10,6 @@ import gzip
 import hashlib
 import json
 import os
-import socket
 import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -19,10 +18,11 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.network import closed_loopback_port
 from tests.fakes.wordpress import TestWordPress
 from tests.fakes.wordpress_fixtures import CURRENT, OLDER
 from wp_agent.cli import sandbox as sandbox_cli
-from wp_agent.sandbox import SandboxError, release
+from wp_agent.sandbox import SandboxError, SandboxSite, release
 from wp_agent.sandbox.files import sync_tree
 
 
@@ -37,7 +37,7 @@ def _fake_release(directory: Path, version: str = "7.9.9") -> Path:
 
 def test_the_environment_chooses_the_release(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     prefix = tmp_path / "prefix"
-    fetched = _fake_release(prefix / "releases" / "7.9.9+dfsg1-1")
+    _fake_release(prefix / "releases" / "7.9.9+dfsg1-1")
     monkeypatch.delenv(release.RELEASE_ENV, raising=False)
     assert release.chosen_release(prefix).tree == release.system_release().tree  # nothing fetched yet
     (prefix / "current").write_text("7.9.9+dfsg1-1\n", encoding="utf-8")
@@ -54,7 +54,6 @@ def test_the_environment_chooses_the_release(tmp_path: Path, monkeypatch: pytest
         release.chosen_release(prefix)
     assert refused.value.cause == "wordpress_release"
     assert "release.json" in refused.value.message_ja
-    del fetched
 
 
 @pytest.mark.parametrize(
@@ -99,16 +98,20 @@ def test_links_out_of_the_tree_are_copied_from_the_releases_own_root(tmp_path: P
     assert mailer.read_text("utf-8") == "<?php // updated"
 
 
-def _closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+def test_a_sandbox_whose_release_is_missing_says_so_in_japanese(tmp_path: Path) -> None:
+    missing = release.WordPressRelease(tmp_path / "no-wordpress", tmp_path, "テスト")
+    site = SandboxSite(tmp_path / "sandbox", release=missing)
+    assert "WordPress: 未導入" in site.status().lines_ja()  # status reads nothing of the release
+    with pytest.raises(SandboxError) as refused:
+        site.start()
+    assert refused.value.cause == "wordpress_missing"
+    assert str(tmp_path / "no-wordpress") in refused.value.message_ja
 
 
 def test_an_unreachable_archive_is_said_and_the_sandbox_keeps_what_it_had(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(release.MIRROR_ENV, f"http://127.0.0.1:{_closed_port()}/debian")
+    monkeypatch.setenv(release.MIRROR_ENV, f"http://127.0.0.1:{closed_loopback_port()}/debian")
     monkeypatch.setattr(release, "PREFIX", tmp_path / "prefix")
     with pytest.raises(SandboxError) as failed:
         release.fetch_release(lambda _line: None)

@@ -73,7 +73,7 @@ def _fetch_wordpress(say: Callable[[str], None]) -> None:
     try:
         release.fetch_release(say)
     except SandboxError as exc:
-        fallback = release.fetched_release() or release.system_release()
+        fallback = release.chosen_release()  # what the sandbox runs without this fetch
         say(
             f"{exc.message_ja} サンドボックスは {fallback.describe_ja()}で動かします"
             f"（後で `wp-agent sandbox install` をもう一度実行すると取得します）。"

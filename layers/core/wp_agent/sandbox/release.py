@@ -35,9 +35,8 @@ from wp_agent.sandbox.errors import SandboxError
 from wp_agent.sandbox.files import DEBIAN_WORDPRESS
 
 RELEASE_ENV = "WP_AGENT_WORDPRESS"
-MIRROR_ENV = (
-    "WP_AGENT_DEBIAN_MIRROR"  # a Debian mirror of one's own (the packages are still signature-checked)
-)
+# A Debian mirror of one's own (what it serves is still checked against Debian's signing keys).
+MIRROR_ENV = "WP_AGENT_DEBIAN_MIRROR"
 PREFIX = Path(sys.prefix) / "share" / "wp-agent" / "wordpress"
 DEFAULT_ARCHIVE = "http://deb.debian.org/debian"
 SUITE = "unstable"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import json
 import os
 import pwd
@@ -94,12 +95,17 @@ class SandboxSite:
         self.opcache = self.home / "opcache"
         self.state_file = self.home / "state.json"
         self.cache = cache or SeedCache.default()
-        self.seed_key = self.cache.key_for(self.release)
         # Files (relative to the WordPress directory) written on every start and reset, e.g. a
         # must-use plugin of a test harness; Debian's tree and the seeded uploads are restored around them.
         self.extra_files = dict(extra_files or {})
 
     # --- what callers use ----------------------------------------------------------------------
+
+    @functools.cached_property
+    def seed_key(self) -> str:
+        """The seed cache's key for this release (read when first needed: a machine without the
+        release's files can still ask for the status, and `start` says what is missing)."""
+        return self.cache.key_for(self.release)
 
     def start(self) -> None:
         """Ready to answer: files in place, database running, seeded content present."""
