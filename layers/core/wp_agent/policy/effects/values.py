@@ -154,7 +154,7 @@ def content(max_chars: int = 100_000) -> ValueCheck:
     """Content WordPress renders (post content, a block widget): free text, but nothing that makes
     the server fetch a URL when shown other than an embed of a public host."""
     return ValueCheck(
-        f"{max_chars}文字以内のテキスト（RSS・旧ウィジェットのブロックを含まず、埋め込みのURLは公開ホストのみ）",
+        f"{max_chars}文字以内のテキスト（RSS・旧ウィジェットのブロックを含まず、埋め込みやブロックの設定にあるURLは公開ホストのみ）",
         _given(lambda v: len(v) <= max_chars and _fetches_only_public(v)),
         samples=("<p>秋の新メニュー</p>", "https://www.youtube.com/watch?v=x"),
     )
