@@ -87,7 +87,12 @@ def apply_site_scope(decision: PolicyDecision, scope: SiteScope) -> PolicyDecisi
 
 
 def as_run(command: str, argv: Sequence[str]) -> str:
-    """The command as it really runs: the `--url` the scope appended is shown as well."""
-    if argv and argv[-1].startswith("--url=") and "--url" not in command:
-        return f"{command} {shlex.quote(argv[-1])}"
+    """The command as it really runs: what the policy (`--yes` where WP-CLI would ask) and the scope
+    (`--url`) appended to the argv is shown as well."""
+    written = ParsedCommand.from_argv(tuple(command.split()))
+    for word in argv[-2:]:
+        name = word.split("=", 1)[0].removeprefix("--")
+        added = name == "yes" or word.startswith("--url=")
+        if added and not written.has_flag(name) and f"--{name}" not in command:
+            command = f"{command} {shlex.quote(word)}"
     return command

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from wp_agent.policy.argument_rules import (
     read_only_flag,
 )
 from wp_agent.policy.categories import PolicyCategory
+from wp_agent.policy.command_grammar import Ambiguity, CommandReading, read_command
 from wp_agent.policy.command_table import ALLOWED_COMMANDS, HARD_BLOCKS, CommandEntry, HardBlock
 from wp_agent.policy.custom_rules import CustomRules, load_custom_rules
 from wp_agent.policy.effects.table import site_checks
@@ -31,7 +33,6 @@ from wp_agent.policy.identifiers import (
     non_plain_flag_name,
     non_plain_flag_verdict,
 )
-from wp_agent.policy.synopsis import MAX_POSITIONALS
 
 __all__ = ["CommandPolicy", "PolicyCategory", "PolicyDecision"]
 
@@ -87,6 +88,8 @@ class PolicyDecision:
     pattern: str | None = None
     command_path: tuple[str, ...] = ()
     label_ja: str | None = None
+    # The command as WP-CLI reads it (command_grammar), for the approval summary and the site checks.
+    reading: CommandReading | None = None
 
     @property
     def decision(self) -> str:
@@ -281,17 +284,25 @@ class CommandPolicy:
     def _apply_argument_rules(
         self, command: str, argv: tuple[str, ...], parsed: ParsedCommand, entry: CommandEntry
     ) -> PolicyDecision:
-        limit = MAX_POSITIONALS.get(entry.path)
-        if limit is not None and len(parsed.args_after(entry.path)) > limit:
-            name = " ".join(entry.path)
-            return self._block(
-                command,
-                "blocked.too_many_positionals",
-                f"「{name}」に渡せる引数は{limit}個までです（WP-CLIも実行を拒否します）。値に空白がある場合は引用符で囲んでください",
-                name,
-                argv,
-                entry.path,
-            )
+        reading = read_command(parsed, entry.path)
+        if isinstance(reading, Ambiguity):
+            return self._block(command, reading.rule, reading.reason_ja, reading.pattern, argv, entry.path)
+        decision = dataclasses.replace(self._argument_decision(command, argv, parsed, entry), reading=reading)
+        if (
+            decision.category is PolicyCategory.DESTRUCTIVE
+            and reading is not None
+            and reading.synopsis.prompts
+            and not reading.has("yes")
+        ):
+            # An approved command must not stop at WP-CLI's own "Are you sure?": it reads end-of-file
+            # as no and ends as a success having done nothing.
+            answered = dataclasses.replace(reading, options={**reading.options, "yes": None})
+            decision = dataclasses.replace(decision, argv=(*decision.argv, "--yes"), reading=answered)
+        return decision
+
+    def _argument_decision(
+        self, command: str, argv: tuple[str, ...], parsed: ParsedCommand, entry: CommandEntry
+    ) -> PolicyDecision:
         verdicts = [v for rule in ARGUMENT_RULES if (v := rule(parsed, entry.path)) is not None]
         verdicts = [v for v in verdicts if not self._allowed_test_media(v)]
         if entry.category is PolicyCategory.READ and not entry.custom:
