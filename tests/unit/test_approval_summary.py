@@ -80,7 +80,7 @@ def test_unknown_state_is_described_conservatively() -> None:
 
 
 def test_forced_delete_and_spam_comments_are_permanent() -> None:
-    assert summary("post delete 45 --force", None)[1].endswith(IRREVERSIBLE + POST_RECREATED_ONLY)
+    assert IRREVERSIBLE + POST_RECREATED_ONLY in summary("post delete 45 --force", None)[1]
     read, _ = site({("comment", "get"): {"comment_ID": "3", "comment_approved": "spam"}})
     text, impact = summary("comment delete 3", read)
     assert "完全に削除" in text
@@ -221,3 +221,55 @@ def test_a_theme_switch_names_the_theme_it_replaces() -> None:
 )
 def test_permanent_losses_say_so(command: str) -> None:
     assert IRREVERSIBLE in summary(command, None)[1]
+
+
+# -- issue 37: every object, on the command's site, with its side flags --------------------------
+
+
+def test_every_user_a_role_change_names_is_described() -> None:
+    read, _ = site({("user", "get", "1"): {"ID": 1, "user_login": "admin", "roles": "administrator"},
+                    ("user", "get", "3"): {"ID": 3, "user_login": "hanako", "roles": "author"}})  # fmt: skip
+    text, impact = summary("user update 1 3 --role=administrator", read)
+    assert "admin" in text
+    assert "hanako" in text
+    assert "「author」から「administrator」" in text
+    assert "管理者権限" in text + impact
+
+
+def test_every_option_a_delete_names_is_described() -> None:
+    text, impact = summary("option delete posts_per_page blogdescription", None)
+    assert "posts_per_page" in text
+    assert "blogdescription" in text
+    assert "キャッチフレーズ" in impact
+
+
+def test_the_summary_reads_the_site_the_command_runs_on() -> None:
+    read, asked = site({("post", "list"): [{"ID": 5, "post_status": "trash", "post_type": "post"}]})
+    text, impact = summary("post delete 5 --url=https://example.test/en/", read)
+    assert asked[0][-1] == "--url=https://example.test/en/"
+    assert "完全に削除" in text
+    assert "https://example.test/en/" in text
+    assert IRREVERSIBLE in impact
+
+
+def test_a_forced_delete_of_media_says_its_files_go_and_undo_cannot_bring_them_back() -> None:
+    read, _ = site({("post", "list"): [{"ID": 58, "post_status": "inherit", "post_type": "attachment"}]})
+    text, impact = summary("post delete 58 --force", read)
+    assert "58" in text
+    assert "ファイルも全て削除" in impact
+    assert "undo）でも戻せません" in impact
+
+
+def test_a_site_deleted_by_slug_is_named_as_the_network_knows_it() -> None:
+    read, _ = site({("site", "list"): [{"blog_id": 1, "url": "https://example.test/"},
+                                       {"blog_id": 3, "url": "https://example.test/shop/"}]})  # fmt: skip
+    text, _impact = summary("site delete --slug=shop", read)
+    assert "ID 3: https://example.test/shop/" in text
+    text, _impact = summary("site delete 3 --keep-tables", read)
+    assert "テーブルは残します" in text
+
+
+def test_a_network_wide_user_delete_says_every_site() -> None:
+    text, impact = summary("user delete 3 --network", None)
+    assert "全てのサイト" in text
+    assert IRREVERSIBLE in impact

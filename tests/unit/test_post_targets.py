@@ -122,3 +122,18 @@ def test_every_read_is_asked_in_one_round_and_an_unanswered_one_holds() -> None:
     del answers[first.requested[-1]]  # one post's type not read: the update waits for approval
     held = guard_post_targets(decision, SiteReads(answers))
     assert (held.category, held.rule) == (PolicyCategory.DESTRUCTIVE, "confirm.site_check")
+
+
+@pytest.mark.parametrize(("answer", "blocked"), [("48 49", False), ("48", True), ("", True), (None, True)])
+def test_a_menu_item_delete_of_something_else_is_refused(answer: str | None, blocked: bool) -> None:
+    """Issue 37: `menu item delete 58` deleted attachment 58 with its files (WP-CLI deletes any post)."""
+    seen: list[list[str]] = []
+    decision = CommandPolicy().classify("menu item delete 48 49 --url=https://example.test/en/")
+    guarded = guard_post_targets(decision, lambda argv: (seen.append(argv), answer)[1])
+    assert guarded.blocked is blocked
+    assert (guarded.rule == "blocked.not_a_menu_item") is blocked
+    assert "--post_type=nav_menu_item" in seen[0]
+    assert seen[0][-1] == "--url=https://example.test/en/"  # read on the command's own site
+    assert CommandPolicy().classify_argv(seen[0]).category.value == "read"
+    if answer == "48":
+        assert "ID 49" in guarded.reason_ja

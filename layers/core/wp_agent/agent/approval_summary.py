@@ -16,6 +16,7 @@ from typing import Any
 from wp_agent.agent.site_reads import StateReader
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking import is_secret_name, mask_argv
+from wp_agent.policy.approval_flags import DESCRIBED_FLAGS
 from wp_agent.policy.command_policy import PolicyDecision
 from wp_agent.policy.effects.site_address import RESERVED_SITE_NAMES
 from wp_agent.policy.effects.table import site_checks
@@ -67,6 +68,70 @@ _DELETES: dict[tuple[str, ...], str] = {
     ("user", "meta", "delete"): "ユーザーメタの値が削除されます。",
 }
 
+# Side flags (policy/approval_flags.py lists which each held path may carry), in the person's words.
+_FLAG_NOTES = {
+    "all": "--all: 名前を指定せず、全ての{thing}が対象です。",
+    "exclude": "--exclude: {value} は対象から除きます。",
+    "network": "--network: ネットワーク全体（全てのサイト）が対象です。",
+    "version": "--version: バージョン {value} を指定しています。",
+    "force": "--force: 確認を省いて強制的に実行します。",
+    "activate": "インストール後に有効化します（コードが実行されます）。",
+    "activate-network": "インストール後にネットワーク全体で有効化します（コードが実行されます）。",
+    "disabled-only": "--disabled-only: 現在自動更新が無効なものだけが対象です。",
+    "enabled-only": "--enabled-only: 現在自動更新が有効なものだけが対象です。",
+    "uninstall": "--uninstall: 無効化のあとプラグインのアンインストール処理が実行され、プラグインのデータとファイルが削除されます。"
+    + IRREVERSIBLE,
+    "deactivate": "--deactivate: 有効なプラグインは先に無効化します。",
+    "skip-delete": "--skip-delete: アンインストール処理（データの削除）は実行し、プラグインのファイルは残します。",
+    "defer-term-counting": "--defer-term-counting: カテゴリ・タグの件数は最後にまとめて数え直します（結果は同じです）。",
+    "by": "--by={value}: 対象を {value} で指定しています。",
+    "role": "権限グループ: {value}。",
+    "user_pass": "パスワードを指定しています（表示しません）。",
+    "send-email": "--send-email: 新しいユーザーに通知メールを送ります。",
+    "skip-email": "--skip-email: 本人への通知メールを送りません。",
+    "slug": "対象のサイトをアドレス名「{value}」で指定しています。",
+    "category-base": "カテゴリーのURLの前に付く文字が「{value}」に変わります。",
+    "tag-base": "タグのURLの前に付く文字が「{value}」に変わります。",
+    "hard": "--hard: .htaccess などの書き換えルールのファイルも更新します。",
+    "dry-run": "--dry-run: 実際には置換せず、置換される件数を確認するだけです（何も変更されません）。",
+    "precise": "--precise: 全ての行をPHPで1件ずつ置換します。",
+    "no-precise": "--no-precise: 可能な行はSQLでまとめて置換します。",
+    "recurse-objects": "--recurse-objects: シリアライズされたデータの中も置換します。",
+    "no-recurse-objects": "--no-recurse-objects: シリアライズされたオブジェクトの中は置換しません。",
+    "skip-tables": "--skip-tables: テーブル {value} は置換しません。",
+    "skip-columns": "--skip-columns: 列 {value} は置換しません。",
+    "include-columns": "--include-columns: 列 {value} だけを置換します。",
+    "regex": "--regex: 置換前の文字列を正規表現として扱います（一致する範囲が広がることがあります）。",
+    "regex-flags": "正規表現のフラグ: {value}。",
+    "regex-delimiter": "正規表現の区切り文字: {value}。",
+    "regex-limit": "1つの値の中で置換する回数の上限: {value}。",
+    "report": "結果の表を表示します（置換内容は同じです）。",
+    "no-report": "結果の表を表示しません（置換内容は同じです）。",
+    "report-changed-only": "変更のあった表だけを表示します（置換内容は同じです）。",
+    "verbose": "処理中の行を表示します（置換内容は同じです）。",
+}
+_PATH_FLAG_NOTES: dict[tuple[tuple[str, ...], str], str] = {
+    (("theme", "delete"), "force"): "--force: 有効化されているテーマでも削除します。",
+    (("maintenance-mode", "activate"), "force"): "--force: 既にメンテナンスモードでも開始し直します。",
+    (("theme", "install"), "force"): "--force: 同じテーマがあれば上書きします。",
+    (("plugin", "install"), "force"): "--force: 同じプラグインがあれば上書きします。",
+}
+# Flags a handler describes in its own sentence (no note is added for them).
+_HANDLED: dict[tuple[str, ...], frozenset[str]] = {
+    ("post", "delete"): frozenset({"force"}),
+    ("comment", "delete"): frozenset({"force"}),
+    ("user", "delete"): frozenset({"network", "reassign"}),
+    ("site", "delete"): frozenset({"slug", "keep-tables"}),
+    ("plugin", "install"): frozenset({"activate", "activate-network"}),
+    ("theme", "install"): frozenset({"activate"}),
+    ("user", "create"): frozenset({"role"}),
+}
+# Paths whose objects are the last argument of the synopsis (read by command_grammar).
+_READS_OBJECTS = frozenset(
+    {("post", "delete"), ("comment", "delete"), ("user", "delete"), ("option", "delete"), ("user", "update"),
+     ("menu", "item", "delete")}
+)  # fmt: skip
+
 
 def _list(values: list[str]) -> str:
     shown = values[:10]
@@ -86,17 +151,51 @@ def _json(read: StateReader | None, argv: list[str]) -> Any:
 
 
 def describe(decision: PolicyDecision, read: StateReader | None = None) -> tuple[str, str]:
-    """(summary, impact) for the approval prompt."""
+    """(summary, impact) for the approval prompt, read on the site the command runs on."""
     argv = mask_argv(list(decision.argv))
     parsed = ParsedCommand.from_argv(tuple(argv))
     path = decision.command_path
-    args = list(parsed.args_after(path))
+    reading = decision.reading
+    args = list(
+        reading.objects() if reading is not None and path in _READS_OBJECTS else parsed.args_after(path)
+    )
+    on_site = _on_site(read, parsed.url_tokens())
+    described: tuple[str, str] | None = None
     for matches, handler in _HANDLERS:
         if matches(path, parsed):
-            described = handler(parsed, path, args, read)
+            described = handler(parsed, path, args, on_site)
             if described is not None:
-                return described
-    return _generic(decision, parsed, path, args)
+                break
+    text, impact = described or _generic(decision, parsed, path, args)
+    notes = [note for flag, note in _flag_notes(parsed, path).items() if flag not in _HANDLED.get(path, ())]
+    if notes:
+        impact = " ".join([impact, *notes]).strip()
+    urls = parsed.option_values("url")
+    if urls:
+        text = f"{text}（対象サイト: {urls[-1]}）"
+    return text, impact
+
+
+def _on_site(read: StateReader | None, url_tokens: tuple[str, ...]) -> StateReader | None:
+    """`read` on the command's own site: every read carries the command's `--url` (on a network,
+    post 5 of /en/ is not post 5 of the main site)."""
+    if read is None or not url_tokens:
+        return read
+    return lambda argv: read([*argv, *url_tokens])
+
+
+def _flag_notes(parsed: ParsedCommand, path: tuple[str, ...]) -> dict[str, str]:
+    """What each described side flag given to the command changes, in the person's words."""
+    notes: dict[str, str] = {}
+    thing = _OBJECT_NAMES.get(path[0], "対象") if path else "対象"
+    for option in parsed.options:
+        if option.name not in DESCRIBED_FLAGS.get(path, ()):
+            continue
+        text = _PATH_FLAG_NOTES.get((path, option.name)) or _FLAG_NOTES.get(option.name)
+        if text is None:
+            text = "プロフィール項目（--{name}）も設定します。"
+        notes[option.name] = text.format(value=option.value or "", name=option.name, thing=thing)
+    return notes
 
 
 # -- posts and comments: trash, or gone for good -------------------------------------------------
@@ -106,15 +205,35 @@ def _post_delete(
     parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
 ) -> tuple[str, str]:
     ids = [a for a in args if a.isdigit()]
-    if parsed.has_flag("force"):
-        return (
-            f"投稿（ID: {_list(args)}）を完全に削除します",
-            "ゴミ箱を経由せずに削除するため、" + IRREVERSIBLE + POST_RECREATED_ONLY,
-        )
     rows = _json(read, ["post", "list", f"--post__in={','.join(ids)}", "--post_type=any",
                         f"--post_status={_POST_STATUSES}", "--fields=ID,post_status,post_type",
                         "--format=json"]) if ids and len(ids) == len(args) else None  # fmt: skip
-    if not isinstance(rows, list):
+    state = (
+        {str(r.get("ID")): (r.get("post_status"), r.get("post_type")) for r in rows if isinstance(r, dict)}
+        if isinstance(rows, list)
+        else None
+    )
+    files = [i for i in ids if state is not None and state.get(i, (None, None))[1] == "attachment"]
+    files_note = (
+        f"ID {_list(files)} はメディア（添付ファイル）のため、サーバー上の画像などのファイルも全て削除され、"
+        "元に戻す操作（undo）でも戻せません。"
+        if files
+        else ""
+    )
+    if parsed.has_flag("force"):
+        if state is None:
+            return (
+                f"投稿（ID: {_list(args)}）を完全に削除します",
+                "ゴミ箱を経由せずに削除するため、" + IRREVERSIBLE + POST_RECREATED_ONLY
+                + "メディア（添付ファイル）であれば、そのファイルも削除されます。",
+            )  # fmt: skip
+        missing = [i for i in ids if i not in state]
+        gone = [i for i in ids if i in state]
+        text = f"投稿（ID: {_list(gone)}）を完全に削除します" if gone else "削除される投稿はありません"
+        if missing:
+            text += f"（ID {_list(missing)} は見つかりません）"
+        return text, ("ゴミ箱を経由せずに削除するため、" + IRREVERSIBLE + POST_RECREATED_ONLY + files_note)
+    if state is None:
         return (
             f"投稿（ID: {_list(args)}）をゴミ箱へ移動します（既にゴミ箱にあるものは完全に削除されます）",
             "現在の状態を確認できませんでした。ゴミ箱にある投稿は完全に削除され、"
@@ -122,9 +241,6 @@ def _post_delete(
             + POST_RECREATED_ONLY
             + "それ以外はゴミ箱から復元できます。",
         )
-    state = {
-        str(r.get("ID")): (r.get("post_status"), r.get("post_type")) for r in rows if isinstance(r, dict)
-    }
     gone = [i for i in ids if state.get(i, (None, None))[0] == "trash"]
     trashed = [i for i in ids if i not in gone and state.get(i, (None, None))[1] in {"post", "page"}]
     refused = [i for i in ids if i not in gone and i not in trashed]
@@ -197,9 +313,18 @@ def _role_rank(role: str) -> int:
 def _role_change(
     parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
 ) -> tuple[str, str]:
-    user_ref = args[0] if args else "?"
-    new = parsed.option_values("role") if path == ("user", "update") else args[1:2]
+    if path == ("user", "update"):
+        users, new = args, parsed.option_values("role")
+    else:  # user set-role <user> [<role>]
+        users, new = args[:1], args[1:2]
     target = new[0] if new else "（既定の権限グループ）"
+    described = [_one_role_change(read, user_ref, target) for user_ref in (users or ["?"])[:10]]
+    if len(described) == 1:
+        return described[0]
+    return "、".join(d[0] for d in described), " ".join(dict.fromkeys(d[1] for d in described))
+
+
+def _one_role_change(read: StateReader | None, user_ref: str, target: str) -> tuple[str, str]:
     current = _user(read, user_ref)
     before = [r.strip() for r in str(current.get("roles", "")).split(",") if r.strip()] if current else []
     who = f"ユーザー（{current.get('user_login', user_ref) if current else user_ref}）"
@@ -242,7 +367,7 @@ def _user_credentials(
     if parsed.has_flag("role"):
         return _role_change(parsed, path, args, read)
     emails, changes, impacts = parsed.option_values("user_email"), [], []
-    current = _user(read, args[0]) if args else None
+    current = _user(read, args[0]) if len(args) == 1 else None
     who = f"ユーザー（{current.get('user_login', args[0]) if current else _list(args)}）"
     if emails:
         before = current.get("user_email") if current else None
@@ -319,11 +444,21 @@ def _site_create(
 def _user_delete(
     parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
 ) -> tuple[str, str]:
+    names = [str((_user(read, ref) or {}).get("user_login") or ref) for ref in args[:10]]
+    who = f"ユーザー（{_list(names)}）"
+    if parsed.has_flag("network"):
+        return (
+            f"{who}をネットワークの全てのサイトから外し、アカウントを削除します",
+            "全てのサイトでログインできなくなります。投稿は各サイトに残ります（引き継ぎ先は指定されません）。"
+            + IRREVERSIBLE,
+        )
     reassign = parsed.option_values("reassign")
     if reassign:
+        heir = _user(read, reassign[0])
+        heir_name = f"{heir.get('user_login')}（ID {reassign[0]}）" if heir else f"ID {reassign[0]}"
         return (
-            f"ユーザー（{_list(args)}）を削除します",
-            f"このユーザーの投稿はユーザーID {reassign[0]} に引き継がれます。",
+            f"{who}を削除します",
+            f"このユーザーの投稿はユーザー {heir_name} に引き継がれます。" + IRREVERSIBLE,
         )
     counts = []
     for user_ref in args[:10]:
@@ -337,7 +472,54 @@ def _user_delete(
         if len(counts) == len(args)
         else "このユーザーの投稿も削除されます。"
     )
-    return f"ユーザー（{_list(args)}）を削除します", posts + IRREVERSIBLE
+    return f"{who}を削除します", posts + IRREVERSIBLE
+
+
+def _site_delete(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str]:
+    """The site named by ID or `--slug`, as the network knows it now."""
+    slugs = parsed.option_values("slug")
+    rows = _json(read, ["site", "list", "--fields=blog_id,url", "--format=json"])
+    found = None
+    if isinstance(rows, list):
+        for row in rows:
+            if not isinstance(row, dict):
+                continue
+            url = str(row.get("url", ""))
+            if (args and str(row.get("blog_id")) == args[0]) or (
+                slugs and url.rstrip("/").rsplit("/", 1)[-1].lower() == slugs[0].lower()
+            ):
+                found = f"ID {row.get('blog_id')}: {url}"
+    named = args[0] if args else f"アドレス名「{slugs[0] if slugs else '?'}」"
+    what = f"サイト（{found}）" if found else f"サイト（{named}。現在のサイト一覧で確認できませんでした）"
+    if parsed.has_flag("keep-tables"):
+        return (
+            f"{what}をネットワークから削除します（データベースのテーブルは残します）",
+            "サイトにはアクセスできなくなります。テーブルは残りますが、サイトの登録は" + IRREVERSIBLE,
+        )
+    return (
+        f"{what}を削除します",
+        "サイトの全ての投稿・設定・ユーザーとの関連付けが削除されます。" + IRREVERSIBLE,
+    )
+
+
+def _menu_item_delete(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str]:
+    """Named with their titles as the site has them (the turn refused IDs that are not menu items)."""
+    rows = _json(read, ["post", "list", f"--post__in={','.join(args)}", "--post_type=nav_menu_item",
+                        "--post_status=any", "--fields=ID,post_title", "--format=json"])  # fmt: skip
+    titles = (
+        {str(r.get("ID")): str(r.get("post_title") or "") for r in rows if isinstance(r, dict)}
+        if isinstance(rows, list)
+        else {}
+    )
+    named = [f"{i}{f'「{titles[i]}」' if titles.get(i) else ''}" for i in args]
+    return (
+        f"メニュー項目（ID: {_list(named)}）を削除します",
+        "メニューからリンクが外れます（リンク先の投稿やページは削除されません）。" + IRREVERSIBLE,
+    )
 
 
 # -- settings and appearance ------------------------------------------------------------------------
@@ -353,7 +535,13 @@ def _option(
     args = args[key_at:]
     impact = _IMPACT_BY_OPTION.get(key, "サイト全体の動作に影響する可能性があります。")
     if path[1] == "delete":
-        return f"サイト設定「{key}」を削除します", impact + "削除した値は" + IRREVERSIBLE
+        keys = "」「".join(args)
+        impacts = "".join(
+            dict.fromkeys(
+                _IMPACT_BY_OPTION.get(k, "サイト全体の動作に影響する可能性があります。") for k in args
+            )
+        )
+        return f"サイト設定「{keys}」を削除します", impacts + "削除した値は" + IRREVERSIBLE
     before = read(["option", "get", key]) if read is not None and not is_secret_name(key) else None
     was = f"「{before.strip()}」から" if before is not None and len(before.strip()) <= 200 else ""
     value = f"{was}「{args[1]}」に" if len(args) > 1 else ""
@@ -435,6 +623,8 @@ _HANDLERS: tuple[tuple[Callable[[tuple[str, ...], ParsedCommand], bool], Handler
     (lambda p, c: p == ("site", "create"), _site_create),
     (lambda p, c: p in {("plugin", "activate"), ("plugin", "install")}, _extension),
     (lambda p, c: p == ("user", "delete"), _user_delete),
+    (lambda p, c: p == ("site", "delete"), _site_delete),
+    (lambda p, c: p == ("menu", "item", "delete"), _menu_item_delete),
     (
         lambda p, c: p[:1] == ("option",) and p[1:] in {("update",), ("add",), ("delete",), ("patch",)},
         _option,

@@ -28,6 +28,7 @@ from wp_agent.policy.effects.values import AbsentPost
 
 _CHECKED_PATHS = {("post", "update"), ("post", "create")}
 RULE = "blocked.internal_post_target"
+MENU_ITEM_RULE = "blocked.not_a_menu_item"
 
 
 def guard_post_targets(
@@ -38,8 +39,36 @@ def guard_post_targets(
     of reads answers them all (`read` gives None for a read not made yet: unconfirmed).
     `alone_in_reply`: no other call of the model's reply may change the site while this one runs."""
     targets = _internal_targets(decision, read)
+    menu_items = _menu_items(decision, read)
     confirmed = _confirmed_on_site(decision, read, alone_in_reply)
-    return targets if targets.blocked else confirmed
+    return next((d for d in (targets, menu_items) if d.blocked), confirmed)
+
+
+def _menu_items(decision: PolicyDecision, read: StateReader) -> PolicyDecision:
+    """`menu item delete <id>` deletes whatever post has that ID (a published post, an attachment and
+    its files: WP-CLI does not check the type), so every ID must be a menu item of the command's site."""
+    if decision.blocked or decision.command_path != ("menu", "item", "delete") or decision.reading is None:
+        return decision
+    ids = list(decision.reading.objects())
+    parsed = ParsedCommand.from_argv(decision.argv)
+    stdout = read(
+        ["post", "list", f"--post__in={','.join(ids)}", "--post_type=nav_menu_item", "--post_status=any",
+         "--format=ids", *parsed.url_tokens()]
+    )  # fmt: skip
+    found = None if stdout is None else stdout.split()
+    if found is None:
+        return _blocked(
+            decision, "メニュー項目かどうかを確認できなかったため、削除を実行しません", MENU_ITEM_RULE
+        )
+    others = [i for i in ids if i not in found]
+    if others:
+        return _blocked(
+            decision,
+            f"ID {', '.join(others)} はこのサイトのメニュー項目ではありません（menu item delete は同じIDの投稿やメディアを"
+            "種類を確かめずに削除するため実行しません）。メニュー項目のIDは menu item list <メニュー> で確認できます",
+            MENU_ITEM_RULE,
+        )
+    return decision
 
 
 def _confirmed_on_site(decision: PolicyDecision, read: StateReader, alone_in_reply: bool) -> PolicyDecision:
@@ -138,5 +167,5 @@ def _internal_targets(decision: PolicyDecision, read: StateReader) -> PolicyDeci
     return decision
 
 
-def _blocked(decision: PolicyDecision, reason: str) -> PolicyDecision:
-    return dataclasses.replace(decision, category=PolicyCategory.BLOCKED, rule=RULE, reason_ja=reason)
+def _blocked(decision: PolicyDecision, reason: str, rule: str = RULE) -> PolicyDecision:
+    return dataclasses.replace(decision, category=PolicyCategory.BLOCKED, rule=rule, reason_ja=reason)

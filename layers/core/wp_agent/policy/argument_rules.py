@@ -17,6 +17,7 @@ from wp_agent.policy.account_rules import (
     privileged_user_data,
     role_definitions,
 )
+from wp_agent.policy.approval_flags import undescribed_flag
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.effects.table import declared_effect
 from wp_agent.policy.effects.values import HTML_TAG
@@ -421,4 +422,5 @@ ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     network_wide,
     login_creation,
     declared_effect,
+    undescribed_flag,
 )
