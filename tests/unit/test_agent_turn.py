@@ -157,6 +157,7 @@ def test_approval_runs_exactly_the_held_commands_once() -> None:
         AuditEventType.COMMAND_EXECUTED,  # the read that tells the approver what will happen
         AuditEventType.APPROVAL_REQUESTED,
         AuditEventType.APPROVAL_APPROVED,
+        AuditEventType.COMMAND_EXECUTED,  # the same read again: the site as it is when approved
         AuditEventType.COMMAND_EXECUTED,
         AuditEventType.RUN_SUMMARY,  # how the run ended, once
     ]
@@ -544,3 +545,68 @@ def test_a_missing_id_alone_in_its_reply_runs_and_fails_as_wp_cli_says() -> None
     wp = RecordingWpCli(handler=_missing_post_70)
     run(make_deps(model, wp))
     assert ["post", "meta", "update", "70", "marker", "1"] in wp.commands()
+
+
+def test_approval_re_reads_the_site_and_asks_again_when_the_text_changed() -> None:
+    """Issue 37: another session sends the post to the trash between the hold and the approval. The
+    approved text said "to the trash"; now it would be deleted for good: nothing runs, the person is
+    asked again with the new text, and only that approval runs it."""
+    reads = {"n": 0}
+
+    def site(argv: list[str]) -> CommandResult:
+        if any(a.startswith("--post__in=") for a in argv):
+            reads["n"] += 1
+            status = "publish" if reads["n"] == 1 else "trash"
+            return CommandResult(
+                json.dumps([{"ID": 45, "post_status": status, "post_type": "post"}]), "", 0, 1
+            )
+        return CommandResult("Success: ok.\n", "", 0, 1)
+
+    seen: list[list[str]] = []
+
+    class Approver:
+        def decide(self, pending: Any, state: Any) -> ApprovalDecision:
+            seen.append([item.summary_ja for item in pending.items])
+            return ApprovalDecision(approved=True, decided_by="owner")
+
+    wp = RecordingWpCli(handler=site)
+    deps = make_deps(ScriptedModel([tool_reply("post delete 45"), text_reply("削除しました")]), wp)
+    output = run(deps, approvals=Approver())
+    assert seen == [
+        ["投稿（ID: 45）をゴミ箱へ移動します"],
+        ["投稿（ID: 45）を完全に削除します（既にゴミ箱にあるため）"],
+    ]
+    assert wp.changes() == [["post", "delete", "45"]]  # once, after the second approval
+    assert output.success
+    types = [e.type for e in audit_of(deps).events]
+    assert types.count(AuditEventType.APPROVAL_SUPERSEDED) == 1
+    assert types.count(AuditEventType.APPROVAL_REQUESTED) == 2
+    superseded = types.index(AuditEventType.APPROVAL_SUPERSEDED)
+    assert (
+        AuditEventType.COMMAND_EXECUTED
+        not in [e.type for e in audit_of(deps).events[superseded:] if e.category != "read"][:2]
+    )
+
+
+def test_an_unchanged_site_runs_the_approved_command_at_once() -> None:
+    wp = RecordingWpCli(handler=published_posts)
+    deps = make_deps(ScriptedModel([tool_reply("post delete 45"), text_reply("ok")]), wp)
+    run(deps, approvals=AutoApprove("owner"))
+    types = [e.type for e in audit_of(deps).events]
+    assert AuditEventType.APPROVAL_SUPERSEDED not in types
+    assert types.count(AuditEventType.APPROVAL_REQUESTED) == 1
+    assert wp.changes() == [["post", "delete", "45"]]
+
+
+def test_writes_of_one_reply_run_one_after_another() -> None:
+    """Issue 37: three `widget add` of one reply ran side by side; WordPress read-modified-wrote one
+    option and kept one widget while all three said "added". Reads still run together."""
+    wp = RecordingWpCli(delay_seconds=0.1, max_concurrency=5)
+    adds = [f"widget add text sidebar-1 --title=お知らせ{i}" for i in range(3)]
+    model = ScriptedModel([tool_reply(*adds), text_reply("ok")])
+    deps = make_deps(model, wp)
+    deps.site_facts = None
+    run(deps)
+    assert wp.peak_concurrency == 1
+    assert [c[:3] for c in wp.changes()] == [["widget", "add", "text"]] * 3
+    assert [c[-1] for c in wp.changes()] == [f"--title=お知らせ{i}" for i in range(3)]  # the call order

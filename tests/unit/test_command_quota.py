@@ -85,7 +85,7 @@ def test_a_turn_run_again_after_a_stale_save_takes_no_second_count(caplog: pytes
     executed = [e for e in audit_of(deps) if e.type is AuditEventType.COMMAND_EXECUTED]
     facts = [e for e in executed if e.reason == site_facts.READ_REASON]
     assert len(facts) == len(FactsPlan(None, None).reads)  # before the first model call, not again
-    assert len(executed) - len(facts) == 2  # the approver's read + the delete
+    assert len(executed) - len(facts) == 3  # the approver's read, the same read when approved, the delete
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert any(r.message.startswith("stale session") and r.levelno == logging.INFO for r in caplog.records)
 

@@ -19,6 +19,9 @@ class AuditEventType(StrEnum):
     APPROVAL_APPROVED = "approval_approved"
     APPROVAL_REJECTED = "approval_rejected"
     APPROVAL_EXPIRED = "approval_expired"
+    # Approved, but the site changed before it ran: the approved text no longer said what would
+    # happen, so nothing ran and the person was asked again (a new approval).
+    APPROVAL_SUPERSEDED = "approval_superseded"
     RUN_CANCELLED = "run_cancelled"
     # The run may not go on and had no command waiting (e.g. the requester is no longer an owner).
     RUN_REFUSED = "run_refused"

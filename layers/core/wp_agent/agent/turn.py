@@ -59,6 +59,7 @@ from wp_agent.agent.session_state import (
     ApprovalStatus,
     CommandRecord,
     CommandStatus,
+    PendingApproval,
     SessionState,
     SessionStatus,
 )
@@ -150,6 +151,8 @@ class AgentTurn:
             self._resolve_approval(state)
             if state.status.terminal:
                 return Route.FAILED
+            if state.pending_approval is not None:  # the site changed: the person is asked again
+                return Route.AWAITING_APPROVAL
         if state.messages and state.messages[-1]["role"] == "assistant":
             return self._tool_step(state, state.messages[-1]["content"])
         if state.stop_reason:
@@ -334,6 +337,8 @@ class AgentTurn:
         if pending is None or not approval_protocol.decided(pending):
             return  # expired: nothing held runs (the run has ended)
         held = [r for r in state.commands if r.approval_id == pending.approval_id]
+        if pending.status is ApprovalStatus.APPROVED and self._asked_again(state, pending, held):
+            return
         results = {r["tool_use_id"]: r for r in state.held_results}
         runnable: list[CommandRecord] = []
         for verdict in approval_steps.verdicts(pending, held, self._deps.policy, SiteScope.of(state)):
@@ -359,6 +364,36 @@ class AgentTurn:
         approval_protocol.resolve(state)
         if not state.status.terminal:  # an SSH failure while running the approved commands ends the run
             state.status = SessionStatus.EXECUTING
+
+    def _asked_again(self, state: SessionState, pending: PendingApproval, held: list[CommandRecord]) -> bool:
+        """An approval is a contract on the text the person read: each approved command's summary is
+        computed again on the site as it is now (another session may have changed it meanwhile). When
+        any differs, nothing of this approval runs; the person is asked again with the new text."""
+        waiting = [r for r in held if r.status is CommandStatus.HELD]
+        shown = {item.tool_use_id: (item.summary_ja, item.impact_ja) for item in pending.items}
+        fresh = [self._approval_item(state, record) for record in waiting]
+        if all(shown.get(item.tool_use_id) == (item.summary_ja, item.impact_ja) for item in fresh):
+            return False
+        approval_protocol.resolve(state)  # acted on: nothing ran
+        for item in pending.items:
+            self._audit(
+                state,
+                AuditEventType.APPROVAL_SUPERSEDED,
+                command=item.command,
+                category=PolicyCategory.DESTRUCTIVE.value,
+                rule=item.rule,
+                approval_id=pending.approval_id,
+            )
+        approval_id = approval_steps.new_approval_id()
+        for record in held:
+            record.approval_id = approval_id
+        expires_at = approval_steps.expires_at(self._deps.settings.wp_agent_approval_timeout_seconds)
+        approval_protocol.request(state, approval_id=approval_id, items=fresh, expires_at=expires_at)
+        for record in waiting:
+            self._audit_record(state, AuditEventType.APPROVAL_REQUESTED, record, approval_id=approval_id)
+        state.status = SessionStatus.AWAITING_APPROVAL
+        self._emit("approval_needed", "承認後にサイトの状態が変わったため、もう一度確認が必要です")
+        return True
 
     # -- the site: the lookup, reads for decisions, commands --------------------------------------
 
@@ -407,18 +442,20 @@ class AgentTurn:
         return decided
 
     def _run_commands(self, state: SessionState, records: Sequence[CommandRecord], results: Results) -> None:
-        """Run `records` side by side (up to the executor's concurrency), their before- and
-        after-images around them, putting each one's tool_result into `results`."""
+        """Run `records` (reads side by side up to the executor's concurrency, each write alone, in
+        the call order), their before- and after-images around them, putting each one's tool_result
+        into `results`."""
         if not records:
             return
         by_id = {r.tool_use_id: r for r in records}
         scope = SiteScope.of(state)
         for tool_use_id, capture in self._deps.changes.before(records, scope, state.target_id).items():
             by_id[tool_use_id].undo = capture
-        workers = max(1, min(len(records), self._deps.wp_cli.max_concurrency))
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="wp-cli") as pool:
-            for record in pool.map(lambda r: self._execute(state, r), records):
-                results[record.tool_use_id] = self._result_for(record)
+        for batch in side_by_side(records):
+            workers = max(1, min(len(batch), self._deps.wp_cli.max_concurrency))
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="wp-cli") as pool:
+                for record in pool.map(lambda r: self._execute(state, r), batch):
+                    results[record.tool_use_id] = self._result_for(record)
         for tool_use_id, capture in self._deps.changes.after(records, scope, state.target_id).items():
             by_id[tool_use_id].undo = capture
         fatal = next((r for r in records if r.error_code is AgentErrorCode.SSH_CONNECTION_FAILED), None)
@@ -507,3 +544,18 @@ class AgentTurn:
         self._site.report(record, **state.audit_about())
         done = f"{'完了' if record.succeeded else '失敗'}: wp {record.command}（{record.duration_ms}ms）"
         self._emit("command_finished", done, record.command)
+
+
+def side_by_side(records: Sequence[CommandRecord]) -> list[list[CommandRecord]]:
+    """The reply's commands in the order given, grouped into what may run at once: consecutive reads
+    together, every write alone. Two writes of one reply can touch the same stored value (three
+    `widget add` read-modify-write one option; a post and its meta): side by side, WordPress keeps
+    one and each reports success."""
+    batches: list[list[CommandRecord]] = []
+    for record in records:
+        read = record.category is PolicyCategory.READ
+        if read and batches and all(r.category is PolicyCategory.READ for r in batches[-1]):
+            batches[-1].append(record)
+        else:
+            batches.append([record])
+    return batches

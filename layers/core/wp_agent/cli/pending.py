@@ -210,6 +210,7 @@ _DECIDED_JA = {
     "approval_approved": "承認済み",
     "approval_rejected": "拒否済み",
     "approval_expired": "期限切れ",
+    "approval_superseded": "承認後にサイトが変わったため実行せず、再確認",
 }
 
 

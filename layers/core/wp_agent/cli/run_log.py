@@ -206,10 +206,11 @@ def _apply(run: Run, event: AuditEvent) -> None:
 
 
 def decisions_on(path: Path, approval_id: str) -> list[AuditEvent]:
-    """The audited decisions on one approval (approved / rejected / expired), in order."""
+    """The audited decisions on one approval (approved / rejected / expired / superseded), in order."""
     decided = {
         AuditEventType.APPROVAL_APPROVED,
         AuditEventType.APPROVAL_REJECTED,
         AuditEventType.APPROVAL_EXPIRED,
+        AuditEventType.APPROVAL_SUPERSEDED,
     }
     return [e for e in read_events(path) if e.approval_id == approval_id and e.type in decided]
