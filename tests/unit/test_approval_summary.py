@@ -189,10 +189,30 @@ def test_held_writes_say_why(command: str, words: str) -> None:
     assert "ゴミ箱" not in text + impact
 
 
-def test_deleting_a_user_counts_their_posts() -> None:
-    read, _ = site({("user", "get"): {"ID": 3, "user_login": "hanako"}, ("post", "list"): "12\n"})
-    _, impact = summary("user delete hanako --yes", read)
-    assert impact == "このユーザーの投稿 12 件も削除されます。" + IRREVERSIBLE
+def test_deleting_a_user_says_which_posts_go_to_the_trash_and_which_are_gone() -> None:
+    """WordPress's wp_delete_user: posts and pages go to the trash; media (with its files), posts
+    already in the trash and other types are deleted for good (tried on the sandbox)."""
+    read, asked = site({
+        ("user", "get"): {"ID": 3, "user_login": "hanako"},
+        ("post", "list"): [
+            {"ID": 12, "post_type": "post", "post_status": "publish"},
+            {"ID": 22, "post_type": "post", "post_status": "trash"},
+            {"ID": 58, "post_type": "attachment", "post_status": "inherit"},
+        ],
+    })  # fmt: skip
+    text, impact = summary("user delete hanako --yes", read)
+    assert text == "ユーザー（hanako）を削除します"
+    assert "投稿 ID 12 はゴミ箱へ移動" in impact
+    assert "ID 22、58 は完全に削除" in impact
+    assert "メディア ID 58 はファイルも削除" in impact
+    assert any(a[:2] == ["post", "list"] and "--author=3" in a for a in asked)
+
+
+def test_on_a_network_a_user_delete_leaves_the_account() -> None:
+    read, _ = site({("core", "is-installed"): "", ("user", "get"): {"ID": 3, "user_login": "hanako"},
+                    ("post", "list"): []})  # fmt: skip
+    text, _impact = summary("user delete 3 --reassign=1", read)
+    assert text == "ユーザー（hanako）をこのサイトから外します（アカウントはネットワークに残ります）"
 
 
 def test_an_option_change_shows_the_current_value() -> None:

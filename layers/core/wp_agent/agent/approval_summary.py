@@ -444,35 +444,78 @@ def _site_create(
 def _user_delete(
     parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
 ) -> tuple[str, str]:
-    names = [str((_user(read, ref) or {}).get("user_login") or ref) for ref in args[:10]]
+    """WordPress's wp_delete_user without `--reassign`: each post and page of the user goes to the
+    trash, everything else of theirs (media with its files, posts already in the trash, other types)
+    is deleted for good. On a network the account stays (it leaves this site) unless `--network`."""
+    users = [_user(read, ref) for ref in args[:10]]
+    names = [str((u or {}).get("user_login") or ref) for u, ref in zip(users, args, strict=False)]
     who = f"ユーザー（{_list(names)}）"
+    network = read is not None and read(["core", "is-installed", "--network"]) is not None
     if parsed.has_flag("network"):
+        sites = _json(read, ["site", "list", "--fields=url", "--format=json"])
+        urls = [str(r.get("url")) for r in sites if isinstance(r, dict)] if isinstance(sites, list) else []
+        fates = [_posts_fate(read, users, f"--url={url}", url) for url in urls[:20]]
+        told = (
+            " ".join(f for f in fates if f)
+            or "各サイトのこのユーザーの投稿はゴミ箱へ移り、ゴミ箱にあるもの・投稿と固定ページ以外（メディアなど）は完全に削除されます。"
+        )
         return (
             f"{who}をネットワークの全てのサイトから外し、アカウントを削除します",
-            "全てのサイトでログインできなくなります。投稿は各サイトに残ります（引き継ぎ先は指定されません）。"
-            + IRREVERSIBLE,
+            f"全てのサイトでログインできなくなります。{told}" + IRREVERSIBLE,
         )
+    leaves = "このサイトから外します（アカウントはネットワークに残ります）" if network else "削除します"
     reassign = parsed.option_values("reassign")
     if reassign:
         heir = _user(read, reassign[0])
         heir_name = f"{heir.get('user_login')}（ID {reassign[0]}）" if heir else f"ID {reassign[0]}"
-        return (
-            f"{who}を削除します",
-            f"このユーザーの投稿はユーザー {heir_name} に引き継がれます。" + IRREVERSIBLE,
+        return f"{who}を{leaves}", f"このユーザーの投稿はユーザー {heir_name} に引き継がれます。" + (
+            "" if network else IRREVERSIBLE
         )
-    counts = []
-    for user_ref in args[:10]:
-        current = _user(read, user_ref)
-        count = read(["post", "list", f"--author={current['ID']}", "--post_type=any",
-                      f"--post_status={_POST_STATUSES}", "--format=count"]) if current and read else None  # fmt: skip
-        if count is not None and count.strip().isdigit():
-            counts.append(int(count.strip()))
-    posts = (
-        f"このユーザーの投稿 {sum(counts)} 件も削除されます。"
-        if len(counts) == len(args)
-        else "このユーザーの投稿も削除されます。"
+    fate = _posts_fate(read, users, None, None)
+    told = (
+        fate
+        if fate is not None
+        else (
+            "このユーザーの投稿はゴミ箱へ移り、ゴミ箱にあるもの・投稿と固定ページ以外（メディアなど）は完全に削除されます（現在の投稿を確認できませんでした）。"
+        )
     )
-    return f"{who}を削除します", posts + IRREVERSIBLE
+    return f"{who}を{leaves}", told + ("" if network else "アカウントは" + IRREVERSIBLE)
+
+
+def _posts_fate(
+    read: StateReader | None, users: list[dict[str, Any] | None], url: str | None, site: str | None
+) -> str | None:
+    """What wp_delete_user does to the users' posts on one site, by ID (None: not readable)."""
+    trashed: list[str] = []
+    gone: list[str] = []
+    files: list[str] = []
+    for user in users:
+        if user is None or read is None:
+            return None
+        rows = _json(read, ["post", "list", f"--author={user['ID']}", "--post_type=any",
+                            f"--post_status={_POST_STATUSES}", "--fields=ID,post_type,post_status",
+                            "--format=json", *([url] if url else [])])  # fmt: skip
+        if not isinstance(rows, list):
+            return None
+        for row in rows:
+            post_id, kind = str(row.get("ID")), row.get("post_type")
+            if kind in ("post", "page") and row.get("post_status") != "trash":
+                trashed.append(post_id)
+            else:
+                gone.append(post_id)
+                if kind == "attachment":
+                    files.append(post_id)
+    where = f"{site} の" if site else ""
+    if not trashed and not gone:
+        return f"{where}このユーザーの投稿はありません。" if not site else ""
+    parts = []
+    if trashed:
+        parts.append(f"{where}投稿 ID {_list(trashed)} はゴミ箱へ移動します（復元できます）。")
+    if gone:
+        parts.append(f"{where}ID {_list(gone)} は完全に削除されます。")
+    if files:
+        parts.append(f"メディア ID {_list(files)} はファイルも削除されます。")
+    return "".join(parts)
 
 
 def _site_delete(
@@ -518,7 +561,8 @@ def _menu_item_delete(
     named = [f"{i}{f'「{titles[i]}」' if titles.get(i) else ''}" for i in args]
     return (
         f"メニュー項目（ID: {_list(named)}）を削除します",
-        "メニューからリンクが外れます（リンク先の投稿やページは削除されません）。" + IRREVERSIBLE,
+        "メニューからリンクが外れ、残りの項目の並び順が詰められます（リンク先の投稿やページは削除されません）。"
+        + IRREVERSIBLE,
     )
 
 
@@ -535,17 +579,40 @@ def _option(
     args = args[key_at:]
     impact = _IMPACT_BY_OPTION.get(key, "サイト全体の動作に影響する可能性があります。")
     if path[1] == "delete":
+        missing, note = _missing_options(read, args), ""
+        if missing:
+            present = [k for k in args if k not in missing]
+            note = f"設定「{'」「'.join(missing)}」はこのサイトにないため、削除されません。"
+            if not present:
+                return (
+                    f"サイト設定「{'」「'.join(args)}」を削除します（存在しないため変更はありません）",
+                    note,
+                )
+            args = present
         keys = "」「".join(args)
         impacts = "".join(
             dict.fromkeys(
                 _IMPACT_BY_OPTION.get(k, "サイト全体の動作に影響する可能性があります。") for k in args
             )
         )
-        return f"サイト設定「{keys}」を削除します", impacts + "削除した値は" + IRREVERSIBLE
+        return f"サイト設定「{keys}」を削除します", impacts + "削除した値は" + IRREVERSIBLE + note
     before = read(["option", "get", key]) if read is not None and not is_secret_name(key) else None
     was = f"「{before.strip()}」から" if before is not None and len(before.strip()) <= 200 else ""
     value = f"{was}「{args[1]}」に" if len(args) > 1 else ""
     return f"サイト設定「{key}」を{value}変更します", impact
+
+
+def _missing_options(read: StateReader | None, keys: list[str]) -> list[str]:
+    """The keys the site has no option for (none when it cannot be read)."""
+    missing = []
+    for key in keys[:10]:
+        rows = _json(read, ["option", "list", f"--search={key}", "--fields=option_name", "--format=json"])
+        if not isinstance(rows, list):
+            return []
+        names = {str(r.get("option_name", "")).casefold() for r in rows if isinstance(r, dict)}
+        if key.casefold() not in names:
+            missing.append(key)
+    return missing
 
 
 def _theme_activate(

@@ -1,0 +1,58 @@
+"""The long run of summary conformance (issue 37), printing its numbers.
+
+Run from the repository root:  .venv/bin/python scripts/approval_conformance.py [--commands 2000] [--seed N]
+
+Starts a real WordPress network of its own (tests/fakes/wordpress.py) and generates destructive
+commands in the spellings a red team used (tests/integration/conformance/approvals.py). Each is decided
+as the agent decides it; a held one gets its approval text computed on the site, is approved (its argv
+runs exactly), and the real change — every table's rows, the uploads and the WordPress tree — is
+compared with what the text claimed (objects, site, permanence); then the site is put back. Prints
+the tally and every mismatch; exits 1 if any.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import signal
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.fakes.wordpress import running_wordpress
+from tests.integration.conformance.approvals import ApprovalConformance
+from wp_agent.cli.terminal import out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--commands", type=int, default=2000, help="how many commands to generate")
+    parser.add_argument("--seed", type=int, default=None, help="random seed (default: a new one, printed)")
+    parser.add_argument("--verbose", action="store_true", help="print every command and its text")
+    args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda _signal, _frame: sys.exit(143))
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    rng = random.Random(seed)  # noqa: S311 - a reproducible test sequence, not a secret
+    out.line(f"seed: {seed}", flush=True)
+    with running_wordpress() as wordpress:
+        run = ApprovalConformance(wordpress)
+        for index in range(1, args.commands + 1):
+            command = run.command(rng)
+            mismatch = run.run(command)
+            if args.verbose:
+                out.line(f"{index}: {command}", flush=True)
+            if mismatch is not None:
+                out.line(f"MISMATCH {mismatch}", flush=True)
+            if index % 100 == 0:
+                out.line(
+                    f"... {index} commands, {run.tally.approved} approved, {len(run.tally.mismatches)} mismatches",
+                    flush=True,
+                )
+        for line in run.tally.lines():
+            out.line(line)
+    return 1 if run.tally.mismatches else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
