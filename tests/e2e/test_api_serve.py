@@ -167,6 +167,8 @@ def test_message_approval_result_and_history_over_http(
     assert status == 200
     assert [r["type"] for r in trail["records"]] == ["run_summary", "approval_approved"]
 
+    the_approval_re_reads_the_site(api, scripted_anthropic, cli_sandbox)
+
     # what a client can get wrong
     assert api.call("GET", "/v1/sessions/ses_nobody_000")[0] == 404
     status, other = api.call("GET", f"/v1/sessions/{SESSION}/runs/{run_id}", user="someone-else")
@@ -184,3 +186,44 @@ def test_message_approval_result_and_history_over_http(
     events = [line.split(" ", 3)[1:3] for line in api.lines if line.startswith("event: ")]
     assert ["Approval", "Requested"] in events
     assert ["Run", "Completed"] in events
+
+
+def the_approval_re_reads_the_site(
+    api: LocalApi, scripted_anthropic: ScriptedAnthropicServer, cli_sandbox: SandboxSite
+) -> None:
+    """Issue 37: held, comment 2 to the trash; meanwhile it is marked as spam; the approval finds the
+    text changed, runs nothing and asks again (a new approval, the new text); rejected, nothing ran."""
+    scripted_anthropic.enqueue(
+        reply_tool_use([("wp_cli", {"command": "comment delete 2", "reason": "指示されたコメントを削除"})]),
+        reply_text("コメントの削除は見送りました。"),
+    )
+    status, accepted = api.call(
+        "POST", f"/v1/sessions/{SESSION}/messages", {"message": "コメント2を削除して", "targetId": "sandbox"}
+    )
+    assert status == 202, accepted
+    first = api.wait_for("AwaitingApproval")["pendingApproval"]
+    assert first["commands"][0]["summary"] == "コメント（ID: 2）をゴミ箱へ移動します"
+    cli_sandbox.wp("comment", "spam", "2")
+    status, decided = api.call(
+        "POST", f"/v1/sessions/{SESSION}/approvals/{first['approvalId']}", {"decision": "approve"}
+    )
+    assert status == 200, decided
+    deadline = time.monotonic() + 120
+    again = first
+    while time.monotonic() < deadline and again["approvalId"] == first["approvalId"]:
+        view = api.wait_for("AwaitingApproval")
+        again = view["pendingApproval"] or first
+        time.sleep(0.3)
+    assert again["approvalId"] != first["approvalId"]
+    assert "完全に削除" in again["commands"][0]["summary"]
+    assert cli_sandbox.wp("comment", "get", "2", "--field=comment_approved").stdout.strip() == "spam"
+    status, decided = api.call(
+        "POST", f"/v1/sessions/{SESSION}/approvals/{again['approvalId']}", {"decision": "reject"}
+    )
+    assert status == 200, decided
+    api.wait_for("Completed")
+    assert cli_sandbox.wp("comment", "get", "2", "--field=comment_approved").stdout.strip() == "spam"
+    status, trail = api.call("GET", "/v1/targets/sandbox/activity?type=approval_superseded")
+    assert status == 200, trail
+    assert [r["approvalId"] for r in trail["records"]] == [first["approvalId"]]
+    cli_sandbox.wp("comment", "approve", "2")

@@ -59,6 +59,23 @@ class Attacker:
     sandbox: SandboxSite
     runs: int = 0
 
+    @property
+    def audit_file(self) -> Path:
+        return self.home / f"audit-{self.runs}.jsonl"
+
+    def environment(self) -> dict[str, str]:
+        """What the CLI is run with (the latest run's audit file): `ask`, and `approve` after it."""
+        return {
+            "PATH": os.environ["PATH"],
+            "HOME": str(self.home),
+            "ANTHROPIC_API_KEY": "test-key",
+            "ANTHROPIC_BASE_URL": self.server.base_url,
+            "WP_AGENT_AUDIT_FILE": str(self.audit_file),
+            "WP_AGENT_API_RETRY_BASE_SECONDS": "0.01",
+            "WP_AGENT_COMMANDS_PER_USER_PER_MINUTE": "1000",
+            **sandbox_environment(self.sandbox),
+        }
+
     def ask(
         self,
         commands: Sequence[str],
@@ -76,18 +93,8 @@ class Attacker:
             )
         self.server.enqueue(reply_text("実行できませんでした。"))
         self.runs += 1
-        audit_file = self.home / f"audit-{self.runs}.jsonl"
-        environment = {
-            "PATH": os.environ["PATH"],
-            "HOME": str(self.home),
-            "ANTHROPIC_API_KEY": "test-key",
-            "ANTHROPIC_BASE_URL": self.server.base_url,
-            "WP_AGENT_AUDIT_FILE": str(audit_file),
-            "WP_AGENT_API_RETRY_BASE_SECONDS": "0.01",
-            "WP_AGENT_COMMANDS_PER_USER_PER_MINUTE": "1000",
-            **sandbox_environment(self.sandbox),
-            **(env or {}),
-        }
+        audit_file = self.audit_file
+        environment = {**self.environment(), **(env or {})}
         completed = subprocess.run(
             [sys.executable, "-m", "wp_agent.cli.main", "ask", "--json", *cli_args, instruction],
             capture_output=True, text=True, env=environment, timeout=180, check=False,
