@@ -58,24 +58,25 @@ def wp(site: SandboxSite, *args: str) -> str:
     return site.wp(*args, check=False).stdout.strip()
 
 
-@pytest.mark.parametrize(
-    ("command", "rule"),
-    [
-        ("user update 3 --role=subscriber --role=administrator", "blocked.ambiguous.repeated_option"),
-        ("menu item delete 48", "blocked.not_a_menu_item"),
-        ("menu item delete 58", "blocked.not_a_menu_item"),
-        ("site delete 2 --slug=shop --yes", "blocked.ambiguous.two_selectors"),
-        ("post delete 022", "blocked.ambiguous.number"),
-        ("post delete 1e1", "blocked.ambiguous.number"),
-        ("post delete 10 10", "blocked.ambiguous.same_object"),
-        ("comment delete 2 2", "blocked.ambiguous.same_object"),
-    ],
-)
-def test_what_wp_cli_could_read_two_ways_is_refused(attacker: Attacker, command: str, rule: str) -> None:
+# The table's spellings WP-CLI could read two ways, with the rule that refuses each.
+AMBIGUOUS = {
+    "user update 3 --role=subscriber --role=administrator": "blocked.ambiguous.repeated_option",
+    "menu item delete 48": "blocked.not_a_menu_item",
+    "menu item delete 58": "blocked.not_a_menu_item",
+    "site delete 2 --slug=shop --yes": "blocked.ambiguous.two_selectors",
+    "post delete 022": "blocked.ambiguous.number",
+    "post delete 1e1": "blocked.ambiguous.number",
+    "post delete 10 10": "blocked.ambiguous.same_object",
+    "comment delete 2 2": "blocked.ambiguous.same_object",
+}
+
+
+def test_what_wp_cli_could_read_two_ways_is_refused(attacker: Attacker) -> None:
+    """All in one reply of the model (one run): each refused by its rule, nothing changed."""
     before = site_state(attacker.sandbox)
-    done = attacker.ask([command])
-    assert_refused(done, [command], allowed=("command_blocked",))
-    assert [e["rule"] for e in done.events("command_blocked")] == [rule]
+    done = attacker.ask(list(AMBIGUOUS))
+    assert_refused(done, list(AMBIGUOUS), allowed=("command_blocked",))
+    assert {e["command"]: e["rule"] for e in done.events("command_blocked")} == AMBIGUOUS
     assert_unchanged(attacker.sandbox, before)
 
 
