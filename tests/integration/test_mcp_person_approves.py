@@ -126,7 +126,7 @@ def _assert_held_and_nothing_ran(
     assert not [r for r in records if r["type"] in {"approval_approved", "approval_rejected"}]
     # Each held call's run ends held on record (history: 承認待ち), named by what the client asked.
     held_ends = [r for r in records if r["type"] == "run_summary" and r["status"] == "awaiting_approval"]
-    assert len(held_ends) == 3
+    assert len(held_ends) == 2
     assert {r["channel"] for r in held_ends} == {"mcp:attacker"}
     assert all(r["instruction"].startswith(f"MCP（attacker）: wp {DELETE}") for r in held_ends)
     # The hold outlives the connection (it was handed to the person, not expired with the session).

@@ -32,6 +32,8 @@ from wp_agent.masking import mask_text
 from wp_agent.policy import CommandPolicy, PolicyDecision
 
 READ_REASON = "承認の要約のために現在の状態を確認（読み取りのみ）"  # the audit reason of the summary's reads
+# The same reads again when the person approves (a record of its own: the site may have changed since).
+REREAD_REASON = "承認の要約のために、承認された時点の状態を再確認（読み取りのみ）"
 
 
 def new_approval_id() -> str:

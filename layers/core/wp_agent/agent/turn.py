@@ -321,13 +321,13 @@ class AgentTurn:
             self._audit_record(state, AuditEventType.APPROVAL_REQUESTED, record, approval_id=approval_id)
         deps.telemetry.count(APPROVALS_REQUESTED_TOTAL)
 
-    def _approval_item(self, state: SessionState, record: CommandRecord) -> ApprovalItem:
+    def _approval_item(
+        self, state: SessionState, record: CommandRecord, reason: str = approval_steps.READ_REASON
+    ) -> ApprovalItem:
         decision = self._deps.policy.classify_argv(record.argv)
         cannot_undo = self._deps.changes.cannot_undo(decision)
         return self._decided(
-            state,
-            approval_steps.READ_REASON,
-            lambda site: approval_steps.approval_item(record, decision, site, cannot_undo),
+            state, reason, lambda site: approval_steps.approval_item(record, decision, site, cannot_undo)
         )
 
     def _resolve_approval(self, state: SessionState) -> None:
@@ -371,7 +371,7 @@ class AgentTurn:
         any differs, nothing of this approval runs; the person is asked again with the new text."""
         waiting = [r for r in held if r.status is CommandStatus.HELD]
         shown = {item.tool_use_id: (item.summary_ja, item.impact_ja) for item in pending.items}
-        fresh = [self._approval_item(state, record) for record in waiting]
+        fresh = [self._approval_item(state, record, approval_steps.REREAD_REASON) for record in waiting]
         if all(shown.get(item.tool_use_id) == (item.summary_ja, item.impact_ja) for item in fresh):
             return False
         approval_protocol.resolve(state)  # acted on: nothing ran
