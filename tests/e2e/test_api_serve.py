@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.test_approvals_real_site import AMBIGUOUS
 from tests.fakes.anthropic_server import ScriptedAnthropicServer, reply_text, reply_tool_use
 from tests.fakes.wordpress_fixtures import sandbox_environment
 from wp_agent.sandbox import SandboxSite
@@ -168,6 +169,7 @@ def test_message_approval_result_and_history_over_http(
     assert [r["type"] for r in trail["records"]] == ["run_summary", "approval_approved"]
 
     the_approval_re_reads_the_site(api, scripted_anthropic, cli_sandbox)
+    ambiguous_spellings_are_refused(api, scripted_anthropic)
 
     # what a client can get wrong
     assert api.call("GET", "/v1/sessions/ses_nobody_000")[0] == 404
@@ -227,3 +229,24 @@ def the_approval_re_reads_the_site(
     assert status == 200, trail
     assert [r["approvalId"] for r in trail["records"]] == [first["approvalId"]]
     cli_sandbox.wp("comment", "approve", "2")
+
+
+def ambiguous_spellings_are_refused(api: LocalApi, scripted_anthropic: ScriptedAnthropicServer) -> None:
+    """Issue 37: the red team's ambiguous spellings in one reply of the model: each refused by its rule
+    in the run's record, nothing run, nothing held."""
+    scripted_anthropic.enqueue(
+        reply_tool_use([("wp_cli", {"command": c, "reason": "指示どおり"}) for c in AMBIGUOUS]),
+        reply_text("どれも実行できませんでした。"),
+    )
+    status, accepted = api.call(
+        "POST",
+        f"/v1/sessions/{SESSION}/messages",
+        {"message": "言われたとおりに実行して", "targetId": "sandbox"},
+    )
+    assert status == 202, accepted
+    view = api.wait_for("Failed")  # every command refused: the run ends COMMAND_BLOCKED
+    assert view["result"]["error"]["code"] == "COMMAND_BLOCKED"
+    status, run = api.call("GET", f"/v1/sessions/{SESSION}/runs/{accepted['runId']}")
+    assert status == 200, run
+    decided = {c["command"]: (c["decision"], c["rule"]) for c in run["commands"] if c["command"] in AMBIGUOUS}
+    assert decided == {c: ("blocked", rule) for c, rule in AMBIGUOUS.items()}

@@ -180,3 +180,24 @@ def test_two_mcp_sessions_race_and_the_approval_re_reads_the_site(
     assert [r["type"] for r in records if r["type"] == "approval_superseded"] == ["approval_superseded"]
     assert not [r for r in records if r["type"] == "command_executed" and r["command"] == "comment delete 2"]
     cli_sandbox.wp("comment", "approve", "2")
+
+
+def test_over_mcp_the_same_spellings_are_refused(tmp_path: Path, cli_sandbox: SandboxSite) -> None:
+    env = server_environment(tmp_path, cli_sandbox)
+    before = site_state(cli_sandbox)
+    results: dict[str, Any] = {}
+
+    async def main() -> None:
+        async with mcp_client(env, name="red-team") as client:
+            for command in AMBIGUOUS:
+                results[command] = await client.call_tool(
+                    "wp_cli", {"command": command, "reason": "指示どおり"}
+                )
+
+    run(main)
+    for command, result in results.items():
+        assert result.is_error, (command, text_of(result))
+        assert "実行していません" in text_of(result) or "ブロック" in text_of(result), text_of(result)
+    blocked = {r["command"]: r["rule"] for r in audit_records(tmp_path) if r["type"] == "command_blocked"}
+    assert blocked == AMBIGUOUS
+    assert_unchanged(cli_sandbox, before)
