@@ -293,3 +293,30 @@ def test_a_network_wide_user_delete_says_every_site() -> None:
     text, impact = summary("user delete 3 --network", None)
     assert "全てのサイト" in text
     assert IRREVERSIBLE in impact
+
+
+def test_a_meta_delete_of_all_keys_names_the_post_and_every_key() -> None:
+    """`post meta delete 1 --all` read "全ての投稿" (every post); it is every field of post 1 (found by the
+    summary conformance run on the real site)."""
+    read, asked = site({("post", "meta", "list"): [{"meta_key": "_pingme"}, {"meta_key": "_wp_old_slug"}]})
+    text, _impact = summary("post meta delete 1 --all", read)
+    assert text == "投稿（ID: 1）のカスタムフィールドを全て（_pingme、_wp_old_slug）削除します"
+    assert asked[0][:4] == ["post", "meta", "list", "1"]
+    text, _impact = summary("post meta delete 10 color red", None)
+    assert text == "投稿（ID: 10）のカスタムフィールド「color」のうち値が「red」のものを削除します"
+
+
+def test_sites_menus_and_roles_are_named_as_the_site_has_them() -> None:
+    """Found by the summary conformance run: `site archive 2` named no site, `menu delete 11` no menu,
+    `user remove-role 4 subscriber` no user."""
+    read, _ = site({("site", "list"): [{"blog_id": 2, "url": "https://example.test/en/"}],
+                    ("menu", "list"): [{"term_id": 11, "name": "フッターメニュー", "slug": "footer", "count": 1}],
+                    ("user", "get"): {"ID": 4, "user_login": "yuki", "roles": "subscriber"}})  # fmt: skip
+    assert summary("site archive 2", read)[0] == "サイト（ID 2: https://example.test/en/）をアーカイブします"
+    assert (
+        summary("menu delete footer", read)[0]
+        == "メニュー「フッターメニュー」（ID 11、項目 1 個）を削除します"
+    )
+    text, impact = summary("user remove-role 4 subscriber", read)
+    assert text == "ユーザー（yuki）から権限グループ「subscriber」を外します（現在: subscriber → 残り: なし）"
+    assert "何もできなくなります" in impact

@@ -129,7 +129,12 @@ def test_a_menu_item_delete_of_something_else_is_refused(answer: str | None, blo
     """Issue 37: `menu item delete 58` deleted attachment 58 with its files (WP-CLI deletes any post)."""
     seen: list[list[str]] = []
     decision = CommandPolicy().classify("menu item delete 48 49 --url=https://example.test/en/")
-    guarded = guard_post_targets(decision, lambda argv: (seen.append(argv), answer)[1])
+
+    def read(argv: list[str]) -> str | None:
+        seen.append(argv)
+        return answer
+
+    guarded = guard_post_targets(decision, read)
     assert guarded.blocked is blocked
     assert (guarded.rule == "blocked.not_a_menu_item") is blocked
     assert "--post_type=nav_menu_item" in seen[0]

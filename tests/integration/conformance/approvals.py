@@ -28,6 +28,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from subprocess import CompletedProcess
+from typing import Any
 
 from tests.fakes.wordpress import TestWordPress
 from tests.integration.conformance.site_diff import RowChange, SiteBaseline, SiteChange, table_family
@@ -138,7 +139,13 @@ class ApprovalConformance:
         claimed = any(w in said for w in ("削除します", "ゴミ箱へ移動", "完全に削除"))
         disclaimed = any(
             w in said
-            for w in ("削除されません", "変更はありません", "見つかりません", "確認できませんでした")
+            for w in (
+                "削除されません",
+                "変更はありません",
+                "変更されるものはありません",
+                "見つかりません",
+                "確認できませんでした",
+            )
         )
         if done.returncode == 0 and change.empty and claimed and not disclaimed:
             found.append("the text says it deletes; WP-CLI ended well and nothing changed")
@@ -151,6 +158,11 @@ class ApprovalConformance:
         found: list[str] = []
         where, family = table_family(row.table)
         name = self._name(family, row)
+        if family in ("usermeta", "postmeta") and path[1] == "meta":
+            key = row.row.get("meta_key", "")
+            if key not in said:
+                found.append(f"{row.table}: {key} deleted, the key is not named in the text")
+            return found
         if family == "usermeta":  # named by login (or their ID)
             user_id = row.row.get("user_id", "")
             login = self._login(user_id)
@@ -214,22 +226,26 @@ class ApprovalConformance:
         row = change.row
         if family == "posts":
             kind = row.get("post_type")
-            if kind == "revision" or (path[0] != "menu" and kind == "nav_menu_item"):
+            if kind == "revision" or (path[:2] != ("menu", "item") and kind == "nav_menu_item"):
                 return False  # revisions, and the menu items WordPress removes with a deleted post
             return change.after is None or _trashed(change)  # a menu's other items move up: told as a class
         if family == "comments":
             return path[0] == "comment" and (change.after is None or _trashed(change))
         if family == "users":
             return change.after is None
-        if family == "usermeta":  # a role changed (or removed): whose
-            return path[0] == "user" and row.get("meta_key", "").endswith("capabilities")
+        if family == "usermeta":  # a role changed (or removed): whose; a user meta key deleted
+            return path[0] == "user" and (
+                row.get("meta_key", "").endswith("capabilities") or path[:2] == ("user", "meta")
+            )
+        if family == "postmeta":
+            return path[:2] == ("post", "meta") and change.after is None
         if family == "options":
             name = row.get("option_name", "")
             return path[0] == "option" and not name.startswith(_HOUSEKEEPING_OPTIONS)
         if family == "terms":
             return change.after is None
-        if family == "blogs":
-            return change.after is None
+        if family == "blogs":  # deleted, or its flags changed (archived, spam, public, …)
+            return change.after is None or path[0] == "site"
         return False
 
     @staticmethod
@@ -241,7 +257,7 @@ class ApprovalConformance:
             "users": row.get("user_login"),
             "options": row.get("option_name"),
             "terms": row.get("term_id"),
-            "blogs": row.get("path", "").strip("/") or None,
+            "blogs": row.get("path", "").strip("/") or row.get("blog_id"),
         }.get(family)
 
 
@@ -254,28 +270,26 @@ def _trashed(change: RowChange) -> bool:
     return False
 
 
-def _pools(facts: dict[str, object]) -> dict[str, list[object]]:
-    comments = facts["comment_ids"]
-    assert isinstance(comments, dict)
-    attachments = facts["attachment_ids"]
-    assert isinstance(attachments, dict)
-    terms = facts["term_ids"]
-    assert isinstance(terms, dict)
-    users = facts["users"]
-    assert isinstance(users, dict)
-    return {
-        "post": [*facts["publish_post_ids"], *facts["draft_post_ids"], *facts["page_ids"]],  # type: ignore[misc]
-        "trash": list(facts["trash_post_ids"]),  # type: ignore[call-overload]
-        "attachment": list(attachments.values()),
-        "menu_item": list(facts["menu_item_ids"]),  # type: ignore[call-overload]
+def _pools(facts: dict[str, Any]) -> dict[str, list[str]]:
+    """What the generated commands name, as strings: the seeded site's objects by kind."""
+    terms: dict[str, int] = facts["term_ids"]
+    users: dict[str, int] = facts["users"]
+    found: dict[str, list[Any]] = {
+        "post": [*facts["publish_post_ids"], *facts["draft_post_ids"], *facts["page_ids"]],
+        "trash": list(facts["trash_post_ids"]),
+        "attachment": list(facts["attachment_ids"].values()),
+        "menu_item": list(facts["menu_item_ids"]),
         "missing": [facts["missing_post_id"]],
-        "comment": [i for ids in comments.values() for i in ids],
+        "comment": [i for ids in facts["comment_ids"].values() for i in ids],
         "term": [
             i for key, i in terms.items() if key.startswith("category:") and key != "category:uncategorized"
         ],
         "user": [i for login, i in users.items() if login != "admin"],
         "option": ["posts_per_page", "blogdescription", "date_format", "widget_text", "my_plugin_settings"],
+        "menu": [i for key, i in terms.items() if key.startswith("nav_menu:")] + ["main", "footer"],
+        "login": [login for login in users if login != "admin"],
     }
+    return {kind: [str(v) for v in values] for kind, values in found.items()}
 
 
 def _padded(rng: random.Random, number: str) -> str:
@@ -342,7 +356,39 @@ def _plugin(ac: ApprovalConformance, rng: random.Random) -> str:
                        "plugin deactivate akismet --network", "plugin deactivate --all --exclude=akismet"])  # fmt: skip
 
 
+def _meta_delete(ac: ApprovalConformance, rng: random.Random) -> str:
+    if rng.random() < 0.5:
+        post = ac.pick(rng, "post")
+        return rng.choice([f"post meta delete {post} _edit_lock", f"post meta delete {post} --all",
+                           "post meta delete 10 _thumbnail_id", "post meta delete 18 _thumbnail_id"])  # fmt: skip
+    user = ac.pick(rng, "user")
+    return rng.choice([f"user meta delete {user} description", f"user meta delete {user} nickname",
+                       f"user meta delete {user} first_name"])  # fmt: skip
+
+
+def _roles(ac: ApprovalConformance, rng: random.Random) -> str:
+    user = rng.choice([ac.pick(rng, "user"), ac.pick(rng, "login")])
+    role = rng.choice(["subscriber", "editor", "author", "administrator"])
+    return rng.choice([f"user set-role {user} {role}", f"user remove-role {user} {role}",
+                       f"user remove-role {user}", f"user spam {user}", f"super-admin remove {user}",
+                       f"user set-role {user} {role} --url=https://example.test/en/"])  # fmt: skip
+
+
+def _appearance(ac: ApprovalConformance, rng: random.Random) -> str:
+    return rng.choice([
+        f"menu delete {ac.pick(rng, 'menu')}", "theme delete twentytwentytwo", "theme delete twentytwentyone",
+        "theme activate twentytwentytwo", "widget delete block-2", "widget delete block-2 block-3",
+        "widget reset sidebar-1", "widget reset --all", f"comment trash {ac.pick(rng, 'comment')}",
+        "theme mod remove header_textcolor", "cron event delete wp_version_check",
+    ])  # fmt: skip
+
+
+def _site_flags(ac: ApprovalConformance, rng: random.Random) -> str:
+    verb = rng.choice(["archive", "deactivate", "spam", "private", "public", "activate", "unarchive"])
+    return rng.choice([f"site {verb} 2", f"site {verb} --slug=shop", f"site {verb} 2 3", f"site {verb} 3 3"])
+
+
 _SHAPES = (
     _post_delete, _post_delete, _post_delete, _comment_delete, _menu_item_delete, _option_delete,
-    _user_delete, _term_delete, _site_delete, _plugin,
+    _user_delete, _term_delete, _site_delete, _plugin, _meta_delete, _roles, _appearance, _site_flags,
 )  # fmt: skip

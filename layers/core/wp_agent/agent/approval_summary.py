@@ -116,6 +116,16 @@ _PATH_FLAG_NOTES: dict[tuple[tuple[str, ...], str], str] = {
     (("theme", "install"), "force"): "--force: 同じテーマがあれば上書きします。",
     (("plugin", "install"), "force"): "--force: 同じプラグインがあれば上書きします。",
 }
+_SITE_FLAG_EFFECTS = {
+    "archive": "訪問者はサイトを閲覧できなくなります（アーカイブ解除で戻せます）。",
+    "unarchive": "サイトが再び閲覧できるようになります。",
+    "spam": "サイトがスパム扱いになり、閲覧できなくなります。",
+    "unspam": "スパム扱いが解除され、サイトが閲覧できるようになります。",
+    "deactivate": "サイトが無効になり、閲覧できなくなります。",
+    "activate": "サイトが有効になり、閲覧できるようになります。",
+    "private": "検索エンジンにサイトを登録しないよう求める設定になります。",
+    "public": "検索エンジンにサイトが公開されます。",
+}
 # Flags a handler describes in its own sentence (no note is added for them).
 _HANDLED: dict[tuple[str, ...], frozenset[str]] = {
     ("post", "delete"): frozenset({"force"}),
@@ -125,6 +135,9 @@ _HANDLED: dict[tuple[str, ...], frozenset[str]] = {
     ("plugin", "install"): frozenset({"activate", "activate-network"}),
     ("theme", "install"): frozenset({"activate"}),
     ("user", "create"): frozenset({"role"}),
+    ("post", "meta", "delete"): frozenset({"all"}),
+    **{("site", verb): frozenset({"slug"}) for verb in _SITE_FLAG_EFFECTS},
+    ("term", "meta", "delete"): frozenset({"all"}),
 }
 # Paths whose objects are the last argument of the synopsis (read by command_grammar).
 _READS_OBJECTS = frozenset(
@@ -359,6 +372,26 @@ def _add_role(
         if grants_admin
         else "投稿の公開など、できる操作が増えます。",
     )
+
+
+def _remove_role(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str]:
+    """`user remove-role <user> [<role>...]`: without a role WP-CLI removes every role."""
+    current = _user(read, args[0]) if args else None
+    who = f"ユーザー（{current.get('user_login', args[0]) if current else (args[0] if args else '?')}）"
+    before = [r.strip() for r in str(current.get("roles", "")).split(",") if r.strip()] if current else None
+    removed = args[1:] or (before if before is not None else ["全て"])
+    left = [r for r in before if r not in removed] if before is not None else None
+    state = ""
+    if before is not None and left is not None:
+        state = f"（現在: {'・'.join(before) or 'なし'} → 残り: {'・'.join(left) or 'なし'}）"
+    impact = (
+        "権限グループがなくなり、サイトで何もできなくなります（ログインはできます）。"
+        if left == [] or (not args[1:] and before is None)
+        else "外した権限グループでできた操作ができなくなります。"
+    )
+    return f"{who}から権限グループ「{_list(removed)}」を外します{state}", impact
 
 
 def _user_credentials(
@@ -602,6 +635,91 @@ def _option(
     return f"サイト設定「{key}」を{value}変更します", impact
 
 
+def _meta_delete(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str] | None:
+    """`<post|term|user> meta delete <id> [<key> [<value>]] [--all]`: whose fields, which keys."""
+    if not args:
+        return None
+    kind = {"post": "投稿", "term": "カテゴリ・タグ", "user": "ユーザー"}.get(path[0], "対象")
+    whose = f"{kind}（ID: {args[0]}）"
+    impact = _DELETES.get(path) or _IRREVERSIBLE_PATHS.get(path, "")
+    if parsed.has_flag("all"):
+        rows = _json(read, [*path[:2], "list", args[0], "--fields=meta_key", "--format=json"])
+        keys = (
+            sorted({str(r.get("meta_key")) for r in rows if isinstance(r, dict)})
+            if isinstance(rows, list)
+            else None
+        )
+        if keys == []:
+            return (
+                f"{whose}のカスタムフィールドを全て削除します（現在はありません）",
+                "変更されるものはありません。",
+            )
+        named = f"（{_list(keys)}）" if keys else "（現在のキーは確認できませんでした）"
+        return f"{whose}のカスタムフィールドを全て{named}削除します", impact
+    if len(args) < 2:
+        return None
+    only = f"のうち値が「{args[2]}」のもの" if len(args) > 2 else ""
+    return f"{whose}のカスタムフィールド「{args[1]}」{only}を削除します", impact
+
+
+def _network_sites(read: StateReader | None) -> dict[str, str] | None:
+    """blog_id -> URL of every site of the network (None when it cannot be read)."""
+    rows = _json(read, ["site", "list", "--fields=blog_id,url", "--format=json"])
+    if not isinstance(rows, list):
+        return None
+    return {str(r.get("blog_id")): str(r.get("url", "")) for r in rows if isinstance(r, dict)}
+
+
+def _named_sites(read: StateReader | None, ids: list[str], slug: str | None) -> str:
+    """The sites as the network lists them: by ID, or by the last part of their address (`--slug`)."""
+    sites = _network_sites(read)
+    if sites is None:
+        return f"ID {_list(ids)}" if ids else f"アドレス名「{slug}」"
+    if slug is not None:
+        found = [
+            f"ID {i}: {u}"
+            for i, u in sites.items()
+            if u.rstrip("/").rsplit("/", 1)[-1].lower() == slug.lower()
+        ]
+        return _list(found) if found else f"アドレス名「{slug}」（見つかりません）"
+    return _list([f"ID {i}: {sites[i]}" if i in sites else f"ID {i}（見つかりません）" for i in ids])
+
+
+def _site_flag(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str]:
+    slugs = parsed.option_values("slug")
+    what = _named_sites(read, args, slugs[0] if slugs else None)
+    label = {"archive": "アーカイブ", "unarchive": "アーカイブ解除", "spam": "スパムに設定", "unspam": "スパム解除",
+             "deactivate": "無効化", "activate": "有効化", "private": "非公開化", "public": "公開"}[path[1]]  # fmt: skip
+    return (
+        f"サイト（{what}）を{label}します",
+        _SITE_FLAG_EFFECTS[path[1]] + "ネットワーク上のサイトの状態（公開・利用の可否）が変わります。",
+    )
+
+
+def _menu_delete(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str]:
+    """Menus by ID, name or slug, named as the site has them, with how many items go with each."""
+    rows = _json(read, ["menu", "list", "--fields=term_id,name,slug,count", "--format=json"])
+    menus = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+    named = []
+    for ref in args:
+        found = next((m for m in menus if ref in (str(m.get("term_id")), m.get("name"), m.get("slug"))), None)
+        named.append(
+            f"「{found.get('name')}」（ID {found.get('term_id')}、項目 {found.get('count')} 個）"
+            if found
+            else f"「{ref}」"
+        )
+    return (
+        f"メニュー{'、'.join(named)}を削除します",
+        "メニューと全てのメニュー項目が削除されます。" + IRREVERSIBLE,
+    )
+
+
 def _missing_options(read: StateReader | None, keys: list[str]) -> list[str]:
     """The keys the site has no option for (none when it cannot be read)."""
     missing = []
@@ -685,12 +803,16 @@ _HANDLERS: tuple[tuple[Callable[[tuple[str, ...], ParsedCommand], bool], Handler
     (lambda p, c: p == ("comment", "delete"), _comment_delete),
     (lambda p, c: p == ("user", "set-role"), _role_change),
     (lambda p, c: p == ("user", "add-role"), _add_role),
+    (lambda p, c: p == ("user", "remove-role"), _remove_role),
     (lambda p, c: p == ("user", "update"), _user_credentials),
     (lambda p, c: p == ("user", "create"), _user_create),
     (lambda p, c: p == ("site", "create"), _site_create),
     (lambda p, c: p in {("plugin", "activate"), ("plugin", "install")}, _extension),
     (lambda p, c: p == ("user", "delete"), _user_delete),
     (lambda p, c: p == ("site", "delete"), _site_delete),
+    (lambda p, c: len(p) == 2 and p[0] == "site" and p[1] in _SITE_FLAG_EFFECTS, _site_flag),
+    (lambda p, c: p == ("menu", "delete"), _menu_delete),
+    (lambda p, c: p[1:] == ("meta", "delete"), _meta_delete),
     (lambda p, c: p == ("menu", "item", "delete"), _menu_item_delete),
     (
         lambda p, c: p[:1] == ("option",) and p[1:] in {("update",), ("add",), ("delete",), ("patch",)},
