@@ -166,3 +166,38 @@ def test_approval_says_a_meta_deletion_can_be_undone_unless_it_cannot() -> None:
         _, impact = describe(decision)
         impact = with_undo_note(decision.command_path, decision.argv, impact)
         assert ("元に戻せません" not in impact) is undoable, (command, impact)
+
+
+def test_every_option_a_delete_names_is_put_back() -> None:
+    """Issue 37: undo read only the first key of `option delete a b` (by position) while both were
+    deleted; it reads the command as the policy does now (command_grammar), so both come back."""
+    site = FakeOptions(date_format="Y-m-d", time_format="H:i")
+    decision = POLICY.classify("option delete date_format time_format")
+    capture = capture_before(decision.command_path, list(decision.argv), site.read)
+    site.options.clear()
+    record_after(decision.command_path, list(decision.argv), capture, "Success", site.read)
+    plan = build_plan("run_1", [RunCommand(command=decision.command, capture=capture)], site.read)
+    assert sorted(s.argv[:3] for s in plan.steps) == [
+        ["option", "add", "date_format"],
+        ["option", "add", "time_format"],
+    ]
+
+
+def test_a_site_named_by_slug_is_captured() -> None:
+    reads: list[list[str]] = []
+
+    def read(argv: list[str]) -> CommandResult:
+        assert POLICY.classify_argv(argv).category is PolicyCategory.READ, argv
+        reads.append(argv)
+        if "--format=csv" in argv:  # the network's sites, to find --slug's
+            return CommandResult(
+                "blog_id,url\n1,https://example.test/\n3,https://example.test/shop/\n", "", 0, 1
+            )
+        row = {"blog_id": 3, "url": "https://example.test/shop/", "archived": "0", "spam": "0", "deleted": "0",
+               "public": "1"}  # fmt: skip
+        return CommandResult(json.dumps([row]), "", 0, 1)
+
+    decision = POLICY.classify("site archive --slug=shop")
+    capture = capture_before(decision.command_path, list(decision.argv), read)
+    assert capture.revertible, capture.reason_ja
+    assert [item.entity.key for item in capture.items] == [["3"]]

@@ -20,6 +20,7 @@ from wp_agent.agent.approval_summary import IRREVERSIBLE, POST_RECREATED_ONLY
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking import is_secret_name
 from wp_agent.models.undo import EntityRef, UndoCapture, UndoItem
+from wp_agent.policy.command_grammar import CommandReading, read_command
 from wp_agent.undo.entities import CaptureError, Read
 from wp_agent.undo.images import images
 
@@ -35,6 +36,13 @@ class Command:
     args: list[str]  # positionals after the command path
     url: str | None
     read: Read | None  # None in assess(): targets that need a read are resolved later
+    # The command as WP-CLI reads it (policy/command_grammar.py), the reading the policy and the
+    # approval text used: every object of `option delete a b`, a site named by `--slug`.
+    reading: CommandReading | None = None
+
+    def words(self, name: str) -> list[str]:
+        """The words of one synopsis argument (all of a repeating one)."""
+        return list(self.reading.words(name)) if self.reading is not None else []
 
     def ref(self, kind: str, *key: str, always: bool = False, parts: list[str] | None = None) -> EntityRef:
         return EntityRef(kind=kind, key=list(key), url=self.url, always=always, parts=parts)
@@ -151,15 +159,32 @@ def _theme_switch(cmd: Command) -> list[EntityRef]:
 
 
 def _options(cmd: Command) -> list[EntityRef]:
-    key_at = 1 if cmd.path == ("option", "patch") else 0
-    return [cmd.ref("option", cmd.args[key_at])] if len(cmd.args) > key_at else []
+    """Every option the command names (`option delete a b` deletes both)."""
+    return [cmd.ref("option", key) for key in cmd.words("key")]
 
 
 def _secret_option(cmd: Command) -> str | None:
-    key_at = 1 if cmd.path == ("option", "patch") else 0
-    if len(cmd.args) > key_at and is_secret_name(cmd.args[key_at]):
+    if any(is_secret_name(key) for key in cmd.words("key")):
         return "秘密情報を含む設定の値は記録しないため、" + IRREVERSIBLE
     return None
+
+
+def _sites(cmd: Command) -> list[EntityRef]:
+    """The sites by ID, or by `--slug` (the last part of their address, read from the network)."""
+    refs = [cmd.ref("site", i) for i in cmd.words("id") if i.isdigit()]
+    slugs = cmd.parsed.option_values("slug")
+    if not slugs or cmd.read is None:
+        return refs
+    result = cmd.read(["site", "list", "--fields=blog_id,url", "--format=csv"])
+    if not result.ok:
+        raise CaptureError("サイトの一覧を読み取れませんでした")
+    for line in result.stdout.splitlines()[1:]:
+        blog_id, _, url = line.partition(",")
+        if url.rstrip("/").rsplit("/", 1)[-1].lower() == slugs[0].lower():
+            refs.append(cmd.ref("site", blog_id))
+    if not refs:
+        raise CaptureError(f"アドレス名「{slugs[0]}」のサイトが見つかりませんでした")
+    return refs
 
 
 def _object_meta(obj: str) -> Targets:
@@ -292,7 +317,7 @@ COMMANDS: dict[tuple[str, ...], Spec] = {
     ("theme", "mod", "remove"): Spec(_active_theme_mods),
     ("site", "create"): Spec(lambda cmd: [], creates="site", created_id=_created(r"Site (\d+) created")),
     **{
-        ("site", verb): Spec(lambda cmd: [cmd.ref("site", i) for i in cmd.args if i.isdigit()])
+        ("site", verb): Spec(_sites)
         for verb in ("archive", "unarchive", "activate", "deactivate", "spam", "unspam", "public", "private")
     },
     # Derived data WordPress rebuilds by itself: nothing a person would want back.
@@ -312,7 +337,15 @@ class Assessment:
 def _command(path: Sequence[str], argv: Sequence[str], read: Read | None) -> Command:
     parsed = ParsedCommand.from_argv(tuple(argv))
     urls = parsed.option_values("url")
-    return Command(tuple(path), parsed, list(parsed.args_after(tuple(path))), urls[0] if urls else None, read)
+    reading = read_command(parsed, tuple(path))
+    return Command(
+        tuple(path),
+        parsed,
+        list(parsed.args_after(tuple(path))),
+        urls[0] if urls else None,
+        read,
+        reading if isinstance(reading, CommandReading) else None,
+    )
 
 
 def assess(path: Sequence[str], argv: Sequence[str]) -> Assessment:
