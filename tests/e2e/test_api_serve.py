@@ -170,6 +170,7 @@ def test_message_approval_result_and_history_over_http(
 
     the_approval_re_reads_the_site(api, scripted_anthropic, cli_sandbox)
     ambiguous_spellings_are_refused(api, scripted_anthropic)
+    a_held_row_is_told_and_runs_as_told(api, scripted_anthropic, cli_sandbox)
 
     # what a client can get wrong
     assert api.call("GET", "/v1/sessions/ses_nobody_000")[0] == 404
@@ -250,3 +251,31 @@ def ambiguous_spellings_are_refused(api: LocalApi, scripted_anthropic: ScriptedA
     assert status == 200, run
     decided = {c["command"]: (c["decision"], c["rule"]) for c in run["commands"] if c["command"] in AMBIGUOUS}
     assert decided == {c: ("blocked", rule) for c, rule in AMBIGUOUS.items()}
+
+
+def a_held_row_is_told_and_runs_as_told(
+    api: LocalApi, scripted_anthropic: ScriptedAnthropicServer, cli_sandbox: SandboxSite
+) -> None:
+    """Issue 37's first row over the API: `user update 1 3 --role=administrator` names both users (the
+    summary once read only the first) and, approved, makes user 3 an administrator."""
+    login = cli_sandbox.wp("user", "get", "3", "--field=user_login").stdout.strip()
+    scripted_anthropic.enqueue(
+        reply_tool_use(
+            [("wp_cli", {"command": "user update 1 3 --role=administrator", "reason": "権限変更"})]
+        ),
+        reply_text("権限を変更しました。"),
+    )
+    status, accepted = api.call(
+        "POST", f"/v1/sessions/{SESSION}/messages", {"message": "権限を変えて", "targetId": "sandbox"}
+    )
+    assert status == 202, accepted
+    approval = api.wait_for("AwaitingApproval")["pendingApproval"]
+    summary = approval["commands"][0]["summary"]
+    assert "admin" in summary
+    assert login in summary
+    status, decided = api.call(
+        "POST", f"/v1/sessions/{SESSION}/approvals/{approval['approvalId']}", {"decision": "approve"}
+    )
+    assert status == 200, decided
+    api.wait_for("Completed")
+    assert cli_sandbox.wp("user", "get", "3", "--field=roles").stdout.strip() == "administrator"

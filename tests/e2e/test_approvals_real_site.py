@@ -10,6 +10,7 @@ approval re-reads the site, runs nothing and asks again with the new text.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -201,3 +202,40 @@ def test_over_mcp_the_same_spellings_are_refused(tmp_path: Path, cli_sandbox: Sa
     blocked = {r["command"]: r["rule"] for r in audit_records(tmp_path) if r["type"] == "command_blocked"}
     assert blocked == AMBIGUOUS
     assert_unchanged(cli_sandbox, before)
+
+
+def test_three_widgets_added_in_one_reply_are_all_there(attacker: Attacker) -> None:
+    """The table's last row: three `widget add` in one reply ran side by side and WordPress kept one while
+    all three said "added". They run one after another now: all three are in the sidebar."""
+    site = attacker.sandbox
+    before = wp(site, "widget", "list", "sidebar-1", "--fields=id", "--format=ids").split()
+    titles = ["お知らせA", "お知らせB", "お知らせC"]
+    done = attacker.ask([f"widget add text sidebar-1 --title={t} --text=本文" for t in titles])
+    assert len(done.events("command_executed")) >= 3, done.audit_text
+    after = wp(site, "widget", "list", "sidebar-1", "--fields=id", "--format=ids").split()
+    added = [w for w in after if w not in before]
+    assert len(added) == 3, (before, after)
+    stored = json.loads(wp(site, "option", "get", "widget_text", "--format=json"))
+    kept = {w.get("title") for w in stored.values() if isinstance(w, dict)}
+    assert set(titles) <= kept, kept
+
+
+def test_over_mcp_a_held_row_is_told_and_runs_as_told(tmp_path: Path, cli_sandbox: SandboxSite) -> None:
+    env = server_environment(tmp_path, cli_sandbox)
+    seen: dict[str, Any] = {}
+
+    async def main() -> None:
+        async with mcp_client(env, name="owner") as client:
+            seen["held"] = await client.call_tool(
+                "wp_cli", {"command": "option delete posts_per_page blogdescription", "reason": "削除"}
+            )
+
+    run(main)
+    held_text = text_of(seen["held"])
+    assert "posts_per_page" in held_text
+    assert "blogdescription" in held_text
+    approval_id = seen["held"].structured_content["approvalId"]
+    code, screen = run_on_terminal(["approve", approval_id], {**env, "TERM": "dumb"}, "y")
+    assert code == 0, screen.decode("utf-8", "replace")
+    for key in ("posts_per_page", "blogdescription"):
+        assert cli_sandbox.wp("option", "get", key, check=False).returncode != 0, key
