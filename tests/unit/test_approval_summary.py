@@ -320,3 +320,27 @@ def test_sites_menus_and_roles_are_named_as_the_site_has_them() -> None:
     text, impact = summary("user remove-role 4 subscriber", read)
     assert text == "ユーザー（yuki）から権限グループ「subscriber」を外します（現在: subscriber → 残り: なし）"
     assert "何もできなくなります" in impact
+
+
+def test_what_reading_each_held_path_on_the_sandbox_showed_untrue_is_told() -> None:
+    """Read by eye on the sandbox: `option patch` said the option became 「a」, `user set-role 3` (no
+    role) called a demotion to the default role a promotion, `session destroy --all` said every user,
+    `theme install --activate` did not say it installs, `comment trash` and `reset-password` gave the
+    policy's reason as the impact."""
+    read, _ = site({("user", "get"): {"ID": 3, "user_login": "taro", "roles": "author"},
+                    ("option", "get", "default_role"): "subscriber\n"})  # fmt: skip
+    assert summary("option patch insert my_plugin_settings a 1", read)[0] == (
+        "サイト設定「my_plugin_settings」の項目「a」に値「1」を追加します"
+    )
+    assert (
+        summary("user set-role 3", read)[0]
+        == "ユーザー（taro）の権限グループを「author」から「subscriber」に変更します（降格）"
+    )
+    text, impact = summary("user session destroy 3 --all", read)
+    assert text == "ユーザー（taro）の全てのログインセッションを破棄します"
+    assert "全てのユーザー" not in impact
+    assert "インストール" in summary("theme install twentytwenty --activate", read)[0]
+    assert summary("comment trash 2 3", read)[1] == "ゴミ箱から復元できますが、サイトからは見えなくなります。"
+    text, impact = summary("user reset-password 3 --skip-email", read)
+    assert text == "ユーザー（taro）のパスワードを新しいものに変更します"
+    assert "ログインできません" in impact

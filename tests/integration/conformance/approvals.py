@@ -371,7 +371,8 @@ def _roles(ac: ApprovalConformance, rng: random.Random) -> str:
     role = rng.choice(["subscriber", "editor", "author", "administrator"])
     return rng.choice([f"user set-role {user} {role}", f"user remove-role {user} {role}",
                        f"user remove-role {user}", f"user spam {user}", f"super-admin remove {user}",
-                       f"user set-role {user} {role} --url=https://example.test/en/"])  # fmt: skip
+                       f"user set-role {user} {role} --url=https://example.test/en/", f"user set-role {user}",
+                       f"user session destroy {user} --all", f"user reset-password {user} --skip-email"])  # fmt: skip
 
 
 def _appearance(ac: ApprovalConformance, rng: random.Random) -> str:
@@ -380,6 +381,7 @@ def _appearance(ac: ApprovalConformance, rng: random.Random) -> str:
         "theme activate twentytwentytwo", "widget delete block-2", "widget delete block-2 block-3",
         "widget reset sidebar-1", "widget reset --all", f"comment trash {ac.pick(rng, 'comment')}",
         "theme mod remove header_textcolor", "cron event delete wp_version_check",
+        "option patch insert my_plugin_settings a 1", "option patch delete my_plugin_settings a",
     ])  # fmt: skip
 
 

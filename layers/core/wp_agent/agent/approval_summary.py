@@ -136,6 +136,8 @@ _HANDLED: dict[tuple[str, ...], frozenset[str]] = {
     ("theme", "install"): frozenset({"activate"}),
     ("user", "create"): frozenset({"role"}),
     ("post", "meta", "delete"): frozenset({"all"}),
+    ("user", "session", "destroy"): frozenset({"all"}),
+    ("user", "reset-password"): frozenset({"skip-email"}),
     **{("site", verb): frozenset({"slug"}) for verb in _SITE_FLAG_EFFECTS},
     ("term", "meta", "delete"): frozenset({"all"}),
 }
@@ -330,7 +332,8 @@ def _role_change(
         users, new = args, parsed.option_values("role")
     else:  # user set-role <user> [<role>]
         users, new = args[:1], args[1:2]
-    target = new[0] if new else "（既定の権限グループ）"
+    default = (read(["option", "get", "default_role"]) or "").strip() if read is not None and not new else ""
+    target = new[0] if new else (default or "（既定の権限グループ）")
     described = [_one_role_change(read, user_ref, target) for user_ref in (users or ["?"])[:10]]
     if len(described) == 1:
         return described[0]
@@ -609,8 +612,17 @@ def _option(
     if len(args) <= key_at:
         return None
     key = args[key_at]
-    args = args[key_at:]
     impact = _IMPACT_BY_OPTION.get(key, "サイト全体の動作に影響する可能性があります。")
+    if path == ("option", "patch"):  # patch <insert|update|delete> <key> <key-path>... [<value>]
+        action, rest = args[0], args[2:]
+        value = rest[-1] if action != "delete" and len(rest) > 1 else None
+        where = " > ".join(rest[:-1] if value is not None else rest) or "?"
+        verb = {"insert": "を追加", "update": "を変更", "delete": "を削除"}.get(
+            action, f"に「{action}」を実行"
+        )
+        shown = f"に値「{value}」" if value is not None else ""
+        return f"サイト設定「{key}」の項目「{where}」{shown}{verb}します", impact
+    args = args[key_at:]
     if path[1] == "delete":
         missing, note = _missing_options(read, args), ""
         if missing:
@@ -720,6 +732,45 @@ def _menu_delete(
     )
 
 
+def _session_destroy(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str]:
+    """`user session destroy <user> [<token>] [--all]`: one user's sessions (`--all`: every one of them)."""
+    current = _user(read, args[0]) if args else None
+    who = f"ユーザー（{current.get('user_login', args[0]) if current else (args[0] if args else '?')}）"
+    if parsed.has_flag("all"):
+        return (
+            f"{who}の全てのログインセッションを破棄します",
+            "このユーザーは全ての端末でログアウトされます。",
+        )
+    which = "指定したログインセッション" if len(args) > 1 else "最も新しいログインセッション"
+    return f"{who}の{which}を破棄します", "その端末ではログアウトされます。"
+
+
+def _reset_password(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str]:
+    names = [str((_user(read, ref) or {}).get("user_login") or ref) for ref in args[:10]]
+    mail = (
+        "新しいパスワードは誰にも知らされません（--skip-email）。本人はパスワードの再設定をするまでログインできません。"
+        if parsed.has_flag("skip-email")
+        else "新しいパスワードは本人にメールで送られます。"
+    )
+    return (
+        f"ユーザー（{_list(names)}）のパスワードを新しいものに変更します",
+        "現在のパスワードではログインできなくなります。" + mail,
+    )
+
+
+def _comment_trash(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str]:
+    return (
+        f"コメント（ID: {_list(args)}）をゴミ箱へ移動します",
+        "ゴミ箱から復元できますが、サイトからは見えなくなります。",
+    )
+
+
 def _missing_options(read: StateReader | None, keys: list[str]) -> list[str]:
     """The keys the site has no option for (none when it cannot be read)."""
     missing = []
@@ -740,6 +791,12 @@ def _theme_activate(
         read(["theme", "list", "--status=active", "--field=name", "--skip-update-check"]) if read else None
     )
     was = f"「{active.strip()}」から" if active and active.strip() else ""
+    if path == ("theme", "install"):
+        return (
+            f"テーマ「{_list(args)}」を wordpress.org からインストールし、{was}切り替えます",
+            "テーマのPHPファイルがサーバーに置かれ、有効化するとそのコードが実行されます。"
+            "サイトの見た目やレイアウトが変わります。ウィジェットやメニューの配置が外れることがあります。",
+        )
     return (
         f"テーマを{was}「{_list(args)}」に切り替えます",
         "サイトの見た目やレイアウトが変わります。ウィジェットやメニューの配置が外れることがあります。",
@@ -804,6 +861,9 @@ _HANDLERS: tuple[tuple[Callable[[tuple[str, ...], ParsedCommand], bool], Handler
     (lambda p, c: p == ("user", "set-role"), _role_change),
     (lambda p, c: p == ("user", "add-role"), _add_role),
     (lambda p, c: p == ("user", "remove-role"), _remove_role),
+    (lambda p, c: p == ("user", "session", "destroy"), _session_destroy),
+    (lambda p, c: p == ("comment", "trash"), _comment_trash),
+    (lambda p, c: p == ("user", "reset-password"), _reset_password),
     (lambda p, c: p == ("user", "update"), _user_credentials),
     (lambda p, c: p == ("user", "create"), _user_create),
     (lambda p, c: p == ("site", "create"), _site_create),
