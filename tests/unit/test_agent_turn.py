@@ -610,3 +610,27 @@ def test_writes_of_one_reply_run_one_after_another() -> None:
     assert wp.peak_concurrency == 1
     assert [c[:3] for c in wp.changes()] == [["widget", "add", "text"]] * 3
     assert [c[-1] for c in wp.changes()] == [f"--title=お知らせ{i}" for i in range(3)]  # the call order
+
+
+def test_a_site_that_changes_at_every_look_is_not_asked_about_forever() -> None:
+    """With an approver that always says yes (`ask --yes`), a text that differs at every re-read would ask
+    again forever: after two superseded approvals the command is refused, and nothing ran."""
+    reads = {"n": 0}
+
+    def flapping(argv: list[str]) -> CommandResult:
+        if any(a.startswith("--post__in=") for a in argv):
+            reads["n"] += 1
+            status = "publish" if reads["n"] % 2 else "trash"
+            return CommandResult(
+                json.dumps([{"ID": 45, "post_status": status, "post_type": "post"}]), "", 0, 1
+            )
+        return CommandResult("Success: ok.\n", "", 0, 1)
+
+    wp = RecordingWpCli(handler=flapping)
+    deps = make_deps(ScriptedModel([tool_reply("post delete 45"), text_reply("できませんでした")]), wp)
+    run(deps, approvals=AutoApprove("owner"))
+    assert wp.changes() == []
+    types = [e.type for e in audit_of(deps).events]
+    assert types.count(AuditEventType.APPROVAL_SUPERSEDED) == 2
+    blocked = [e for e in audit_of(deps).events if e.type is AuditEventType.COMMAND_BLOCKED]
+    assert [e.rule for e in blocked] == ["approval.site_keeps_changing"]

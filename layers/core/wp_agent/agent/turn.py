@@ -92,6 +92,8 @@ from wp_agent.telemetry import (
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+MAX_ASKED_AGAIN = 2  # approvals superseded for one command before it is refused instead
+SITE_KEEPS_CHANGING = "approval.site_keeps_changing"
 Results = dict[str, dict[str, Any]]  # tool_result blocks by tool_use id
 
 
@@ -373,6 +375,17 @@ class AgentTurn:
         shown = {item.tool_use_id: (item.summary_ja, item.impact_ja) for item in pending.items}
         fresh = [self._approval_item(state, record, approval_steps.REREAD_REASON) for record in waiting]
         if all(shown.get(item.tool_use_id) == (item.summary_ja, item.impact_ja) for item in fresh):
+            return False
+        ids = {record.tool_use_id for record in waiting}
+        superseded = sum(1 for a in state.approval_history if any(i.tool_use_id in ids for i in a.items))
+        if superseded >= MAX_ASKED_AGAIN:  # the site changes at every look: never ask forever
+            for record in waiting:
+                record.status, record.rule = CommandStatus.BLOCKED, SITE_KEEPS_CHANGING
+                record.policy_reason = (
+                    "承認のたびにサイトの状態が変わり、確認した内容のまま実行できないため、実行しませんでした。"
+                    "状態が落ち着いてからもう一度依頼してください"
+                )
+                self._audit_record(state, AuditEventType.COMMAND_BLOCKED, record)
             return False
         approval_protocol.resolve(state)  # acted on: nothing ran
         for item in pending.items:
