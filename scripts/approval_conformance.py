@@ -12,9 +12,6 @@ the tally and every mismatch; exits 1 if any.
 
 from __future__ import annotations
 
-import argparse
-import random
-import signal
 import sys
 from pathlib import Path
 
@@ -22,19 +19,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.fakes.wordpress import running_wordpress
 from tests.integration.conformance.approvals import ApprovalConformance
+from tests.integration.conformance.long_run import start
 from wp_agent.cli.terminal import out
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--commands", type=int, default=2000, help="how many commands to generate")
-    parser.add_argument("--seed", type=int, default=None, help="random seed (default: a new one, printed)")
-    parser.add_argument("--verbose", action="store_true", help="print every command and its text")
-    args = parser.parse_args()
-    signal.signal(signal.SIGTERM, lambda _signal, _frame: sys.exit(143))
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    rng = random.Random(seed)  # noqa: S311 - a reproducible test sequence, not a secret
-    out.line(f"seed: {seed}", flush=True)
+    args, rng = start(__doc__, commands=2000, verbose_help="print every command and its text")
     with running_wordpress() as wordpress:
         run = ApprovalConformance(wordpress)
         for index in range(1, args.commands + 1):

@@ -14,31 +14,20 @@ is put back (only what changed). Prints the tally and every violation (a policy 
 
 from __future__ import annotations
 
-import argparse
-import random
-import signal
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.fakes.wordpress import running_wordpress
+from tests.integration.conformance.long_run import start
 from tests.integration.conformance.runner import ConformanceRun, Tally
 from wp_agent.cli.terminal import out
 from wp_agent.policy.effects.table import WRITE_EFFECTS
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--commands", type=int, default=3000, help="how many commands to generate")
-    parser.add_argument("--seed", type=int, default=None, help="random seed (default: a new one, printed)")
-    parser.add_argument("--verbose", action="store_true", help="print every command and its decision")
-    args = parser.parse_args()
-    # A `kill` ends the run through the context manager below, so its MariaDB server stops too.
-    signal.signal(signal.SIGTERM, lambda _signal, _frame: sys.exit(143))
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    rng = random.Random(seed)  # noqa: S311 - a reproducible test sequence, not a secret
-    out.line(f"seed: {seed}", flush=True)
+    args, rng = start(__doc__, commands=3000, verbose_help="print every command and its decision")
     with running_wordpress() as wordpress:
         run = ConformanceRun(wordpress)
         for effect in WRITE_EFFECTS.values():  # every declaration's own examples first

@@ -18,7 +18,7 @@ from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking import is_secret_name, mask_argv
 from wp_agent.policy.approval_flags import DESCRIBED_FLAGS
 from wp_agent.policy.command_policy import PolicyDecision
-from wp_agent.policy.effects.site_address import RESERVED_SITE_NAMES
+from wp_agent.policy.effects.site_address import RESERVED_SITE_NAMES, address_name
 from wp_agent.policy.effects.table import site_checks
 
 IRREVERSIBLE = "元に戻せません。"
@@ -182,7 +182,7 @@ def describe(decision: PolicyDecision, read: StateReader | None = None) -> tuple
             if described is not None:
                 break
     text, impact = described or _generic(decision, parsed, path, args)
-    notes = [note for flag, note in _flag_notes(parsed, path).items() if flag not in _HANDLED.get(path, ())]
+    notes = _flag_notes(parsed, path)
     if notes:
         impact = " ".join([impact, *notes]).strip()
     urls = parsed.option_values("url")
@@ -199,18 +199,19 @@ def _on_site(read: StateReader | None, url_tokens: tuple[str, ...]) -> StateRead
     return lambda argv: read([*argv, *url_tokens])
 
 
-def _flag_notes(parsed: ParsedCommand, path: tuple[str, ...]) -> dict[str, str]:
-    """What each described side flag given to the command changes, in the person's words."""
+def _flag_notes(parsed: ParsedCommand, path: tuple[str, ...]) -> list[str]:
+    """What each described side flag given to the command changes, in the person's words (but the
+    flags its handler tells in its own sentence), once per flag."""
     notes: dict[str, str] = {}
     thing = _OBJECT_NAMES.get(path[0], "対象") if path else "対象"
     for option in parsed.options:
-        if option.name not in DESCRIBED_FLAGS.get(path, ()):
+        if option.name not in DESCRIBED_FLAGS.get(path, ()) or option.name in _HANDLED.get(path, ()):
             continue
         text = _PATH_FLAG_NOTES.get((path, option.name)) or _FLAG_NOTES.get(option.name)
         if text is None:
             text = "プロフィール項目（--{name}）も設定します。"
         notes[option.name] = text.format(value=option.value or "", name=option.name, thing=thing)
-    return notes
+    return list(notes.values())
 
 
 # -- posts and comments: trash, or gone for good -------------------------------------------------
@@ -486,7 +487,6 @@ def _user_delete(
     users = [_user(read, ref) for ref in args[:10]]
     names = [str((u or {}).get("user_login") or ref) for u, ref in zip(users, args, strict=False)]
     who = f"ユーザー（{_list(names)}）"
-    network = read is not None and read(["core", "is-installed", "--network"]) is not None
     if parsed.has_flag("network"):
         sites = _json(read, ["site", "list", "--fields=url", "--format=json"])
         urls = [str(r.get("url")) for r in sites if isinstance(r, dict)] if isinstance(sites, list) else []
@@ -499,6 +499,7 @@ def _user_delete(
             f"{who}をネットワークの全てのサイトから外し、アカウントを削除します",
             f"全てのサイトでログインできなくなります。{told}" + IRREVERSIBLE,
         )
+    network = read is not None and read(["core", "is-installed", "--network"]) is not None
     leaves = "このサイトから外します（アカウントはネットワークに残ります）" if network else "削除します"
     reassign = parsed.option_values("reassign")
     if reassign:
@@ -559,17 +560,9 @@ def _site_delete(
 ) -> tuple[str, str]:
     """The site named by ID or `--slug`, as the network knows it now."""
     slugs = parsed.option_values("slug")
-    rows = _json(read, ["site", "list", "--fields=blog_id,url", "--format=json"])
-    found = None
-    if isinstance(rows, list):
-        for row in rows:
-            if not isinstance(row, dict):
-                continue
-            url = str(row.get("url", ""))
-            if (args and str(row.get("blog_id")) == args[0]) or (
-                slugs and url.rstrip("/").rsplit("/", 1)[-1].lower() == slugs[0].lower()
-            ):
-                found = f"ID {row.get('blog_id')}: {url}"
+    sites = _network_sites(read)
+    matched = _matching_sites(sites, args[:1], slugs[0] if slugs else None) if sites is not None else []
+    found = matched[-1] if matched else None
     named = args[0] if args else f"アドレス名「{slugs[0] if slugs else '?'}」"
     what = f"サイト（{found}）" if found else f"サイト（{named}。現在のサイト一覧で確認できませんでした）"
     if parsed.has_flag("keep-tables"):
@@ -684,17 +677,20 @@ def _network_sites(read: StateReader | None) -> dict[str, str] | None:
     return {str(r.get("blog_id")): str(r.get("url", "")) for r in rows if isinstance(r, dict)}
 
 
+def _matching_sites(sites: dict[str, str], ids: list[str], slug: str | None) -> list[str]:
+    """`ID <n>: <url>` of the listed sites a command names by ID, or by `--slug` (their address name)."""
+    if slug is not None:
+        return [f"ID {i}: {u}" for i, u in sites.items() if address_name(u) == slug.lower()]
+    return [f"ID {i}: {sites[i]}" for i in ids if i in sites]
+
+
 def _named_sites(read: StateReader | None, ids: list[str], slug: str | None) -> str:
     """The sites as the network lists them: by ID, or by the last part of their address (`--slug`)."""
     sites = _network_sites(read)
     if sites is None:
         return f"ID {_list(ids)}" if ids else f"アドレス名「{slug}」"
     if slug is not None:
-        found = [
-            f"ID {i}: {u}"
-            for i, u in sites.items()
-            if u.rstrip("/").rsplit("/", 1)[-1].lower() == slug.lower()
-        ]
+        found = _matching_sites(sites, ids, slug)
         return _list(found) if found else f"アドレス名「{slug}」（見つかりません）"
     return _list([f"ID {i}: {sites[i]}" if i in sites else f"ID {i}（見つかりません）" for i in ids])
 

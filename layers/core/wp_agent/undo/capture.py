@@ -21,6 +21,7 @@ from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking import is_secret_name
 from wp_agent.models.undo import EntityRef, UndoCapture, UndoItem
 from wp_agent.policy.command_grammar import CommandReading, read_command
+from wp_agent.policy.effects.site_address import address_name
 from wp_agent.undo.entities import CaptureError, Read
 from wp_agent.undo.images import images
 
@@ -180,7 +181,7 @@ def _sites(cmd: Command) -> list[EntityRef]:
         raise CaptureError("サイトの一覧を読み取れませんでした")
     for line in result.stdout.splitlines()[1:]:
         blog_id, _, url = line.partition(",")
-        if url.rstrip("/").rsplit("/", 1)[-1].lower() == slugs[0].lower():
+        if address_name(url) == slugs[0].lower():
             refs.append(cmd.ref("site", blog_id))
     if not refs:
         raise CaptureError(f"アドレス名「{slugs[0]}」のサイトが見つかりませんでした")

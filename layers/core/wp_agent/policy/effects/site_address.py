@@ -27,6 +27,12 @@ RESERVED_SITE_NAMES = frozenset(
 _SITE_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 _ALL_PAGE_STATUSES = "publish,future,draft,pending,private,trash,auto-draft,inherit"
 
+
+def address_name(url: str) -> str:
+    """The last part of a network site's address, what `--slug` names (https://x.test/shop/ -> shop)."""
+    return url.rstrip("/").rsplit("/", 1)[-1].lower()
+
+
 SITE_SLUG = ValueCheck(
     "半角英小文字・数字・- のアドレス（WordPressが予約している名前を除く）",
     lambda v: v is not None and bool(_SITE_SLUG.match(v)) and v not in RESERVED_SITE_NAMES,
