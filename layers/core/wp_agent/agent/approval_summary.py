@@ -141,11 +141,6 @@ _HANDLED: dict[tuple[str, ...], frozenset[str]] = {
     **{("site", verb): frozenset({"slug"}) for verb in _SITE_FLAG_EFFECTS},
     ("term", "meta", "delete"): frozenset({"all"}),
 }
-# Paths whose objects are the last argument of the synopsis (read by command_grammar).
-_READS_OBJECTS = frozenset(
-    {("post", "delete"), ("comment", "delete"), ("user", "delete"), ("option", "delete"), ("user", "update"),
-     ("menu", "item", "delete")}
-)  # fmt: skip
 
 
 def _list(values: list[str]) -> str:
@@ -170,10 +165,9 @@ def describe(decision: PolicyDecision, read: StateReader | None = None) -> tuple
     argv = mask_argv(list(decision.argv))
     parsed = ParsedCommand.from_argv(tuple(argv))
     path = decision.command_path
-    reading = decision.reading
-    args = list(
-        reading.objects() if reading is not None and path in _READS_OBJECTS else parsed.args_after(path)
-    )
+    # The policy held the command only after reading it by its synopsis (command_grammar): its words fill
+    # the arguments in order, so the masked argv's positionals are the reading's words.
+    args = list(parsed.args_after(path))
     on_site = _on_site(read, parsed.url_tokens())
     described: tuple[str, str] | None = None
     for matches, handler in _HANDLERS:
