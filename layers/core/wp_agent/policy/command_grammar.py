@@ -220,7 +220,7 @@ def _ambiguity(reading: CommandReading) -> Ambiguity | None:
                 odd = _number_problem(word)
                 if odd is not None:
                     return odd
-        seen: dict[str, str] = {}
+        seen: set[str] = set()
         for word in given:
             # Stored names compare without case in WordPress's tables (option_name, user_login, slugs).
             key = word.casefold()
@@ -231,7 +231,7 @@ def _ambiguity(reading: CommandReading) -> Ambiguity | None:
                     "（ゴミ箱に移した投稿の完全削除など）、書かれた意味と変わるため実行しません。対象は1回ずつ指定してください",
                     word,
                 )
-            seen[key] = word
+            seen.add(key)
     for name, value in reading.options.items():
         if name in REFERENCE_OPTIONS and value is not None:
             odd = _number_problem(value)

@@ -88,7 +88,7 @@ class PolicyDecision:
     pattern: str | None = None
     command_path: tuple[str, ...] = ()
     label_ja: str | None = None
-    # The command as WP-CLI reads it (command_grammar), for the approval summary and the site checks.
+    # The command as WP-CLI reads it (command_grammar), for the checks the agent reads the site for.
     reading: CommandReading | None = None
 
     @property
