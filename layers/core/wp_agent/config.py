@@ -18,6 +18,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from wp_agent.media.safe_download import DEFAULT_MAX_BYTES, parse_test_hosts
 from wp_agent.models.target import validate_wp_user
+from wp_agent.whole_values import whole
 
 # Current, non-deprecated Claude model; override with ANTHROPIC_MODEL.
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -29,13 +30,13 @@ _NEVER = re.compile(
     r"^WP_CLI_STRICT_ARGS_MODE$",
     re.IGNORECASE,
 )
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_NAME = whole(r"[A-Za-z_][A-Za-z0-9_]*", "DB_HOST", "_x1")
 
 
 def parse_passthrough(value: str) -> tuple[str, ...]:
     """`WP_AGENT_LOCAL_ENV_PASSTHROUGH`: comma-separated variable names wp-config.php reads."""
     names = tuple(n.strip() for n in value.split(",") if n.strip())
-    bad = [n for n in names if not _NAME.match(n) or _NEVER.search(n)]
+    bad = [n for n in names if not _NAME.fits(n) or _NEVER.search(n)]
     if bad:
         raise ValueError(f"these variables cannot be passed to WP-CLI: {', '.join(bad)}")
     return names

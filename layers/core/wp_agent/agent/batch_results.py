@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from wp_agent.command_line.parsed_command import ParsedCommand
+from wp_agent.whole_values import whole
 
 # Commands whose positional arguments after the path (and after a leading taxonomy) are object IDs.
 _MULTI_ID_COMMANDS: dict[tuple[str, ...], int] = {
@@ -25,7 +26,7 @@ _MULTI_ID_COMMANDS: dict[tuple[str, ...], int] = {
     ("term", "delete"): 1,  # term delete <taxonomy> <id>...
     ("menu", "item", "delete"): 0,
 }
-_DIGITS = re.compile(r"^\d+$")
+_DIGITS = whole(r"\d+", "1", "45")
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ def split_operations(
     skip = _MULTI_ID_COMMANDS.get(command_path)
     parsed = ParsedCommand.from_argv(tuple(argv))
     objects = (
-        [a for a in parsed.args_after(command_path)[skip or 0 :] if _DIGITS.match(a)]
+        [a for a in parsed.args_after(command_path)[skip or 0 :] if _DIGITS.fits(a)]
         if skip is not None
         else []
     )

@@ -24,10 +24,11 @@ from wp_agent.config import CliSettings, LocalAgentSettings, WpCliMode
 from wp_agent.errors import ConfigurationError
 from wp_agent.models.base import CamelModel
 from wp_agent.program import command_name
+from wp_agent.whole_values import whole
 
 S = TypeVar("S", bound=BaseSettings)
 
-SITE_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$")
+SITE_NAME = whole(r"[a-z0-9][a-z0-9_.-]{0,62}", "shop", "my.blog_2")
 SITE_NAME_RULE = "英小文字・数字で始まり、英小文字・数字・. _ - の63文字まで"
 
 # Everything that says where WP-CLI runs and how to log in there. A named site sets or clears each of
@@ -69,7 +70,7 @@ _SITE_VARIABLE_NAMES = re.compile(r"\b(" + "|".join(sorted(_SITE_OPTIONS, key=le
 
 
 class NamedSite(CamelModel):
-    name: str = Field(pattern=SITE_NAME.pattern)
+    name: str = Field(pattern=f"^{SITE_NAME.pattern.pattern}$")  # pydantic (Rust regex): $ is the end
     kind: Literal["ssh", "local"]
     wp_path: str  # ssh: WordPress's directory on the server; local: on this machine
     host: str | None = None

@@ -23,9 +23,12 @@ from wp_agent.cli.site_reachability import wordpress_version
 from wp_agent.config import CliSettings
 from wp_agent.errors import WpAgentError
 from wp_agent.program import command_name
+from wp_agent.whole_values import whole
 
-_SSH_TARGET = re.compile(
-    r"^(?P<user>[A-Za-z0-9_][A-Za-z0-9_.-]*)@(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(?P<port>\d{1,5}))?$"
+_SSH_TARGET = whole(
+    r"(?P<user>[A-Za-z0-9_][A-Za-z0-9_.-]*)@(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(?P<port>\d{1,5}))?",
+    "deploy@example.com",
+    "wp@[::1]:2222",
 )
 _FINGERPRINT = re.compile(r"SHA256:[A-Za-z0-9+/]{43}")
 _YES = {"y", "yes", "はい"}
@@ -91,7 +94,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run_add(args: argparse.Namespace, settings: CliSettings) -> int:
-    if not SITE_NAME.fullmatch(args.name):
+    if not SITE_NAME.fits(args.name):
         raise failures.usage(
             "INVALID_SITE_NAME", f"サイト名「{args.name}」は使えません（{SITE_NAME_RULE}）。"
         )
@@ -131,7 +134,7 @@ def run_add(args: argparse.Namespace, settings: CliSettings) -> int:
 
 
 def _ssh_site(args: argparse.Namespace, settings: CliSettings) -> NamedSite:
-    matched = _SSH_TARGET.fullmatch(args.ssh)
+    matched = _SSH_TARGET.parts(args.ssh)
     if matched is None:
         raise failures.usage(
             "INVALID_SSH_TARGET", "--ssh は USER@HOST または USER@HOST:PORT の形で指定してください。"

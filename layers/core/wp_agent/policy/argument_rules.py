@@ -34,6 +34,7 @@ from wp_agent.policy.source_rules import (
     media_source,
     post_content_sources,
 )
+from wp_agent.whole_values import whole
 
 __all__ = [
     "ARGUMENT_RULES",
@@ -92,8 +93,8 @@ SEARCH_REPLACE_OPTIONS = frozenset(
     }
 )
 TRASHING_POST_STATUSES = frozenset({"trash", "auto-draft", "inherit"})  # auto-drafts are purged by cron
-_TABLE = re.compile(r"^[A-Za-z0-9_$]+$")
-_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_\-]+$")
+_TABLE = whole(r"[A-Za-z0-9_$]+", "wp_posts", "wp_2_posts")
+_PLAIN_KEY = whole(r"[A-Za-z0-9_\-]+", "blogname", "my-key", "widget_block-2")
 _SECRET_SEARCH_WORDS = ("pass", "secret", "token", "key", "salt", "auth", "credential")
 
 
@@ -147,7 +148,7 @@ def _search_replace(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None
                 f"--{option.name}",
             )
     for table in cmd.args_after(path)[2:]:
-        if not _TABLE.match(table):
+        if not _TABLE.fits(table):
             return Verdict(
                 B,
                 "blocked.search_replace_tables",
@@ -204,7 +205,7 @@ def _important_option(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | No
             f"サイト設定「{folded(key)}」を変更します。サイト全体に影響するため承認が必要です",
             key,
         )
-    if not _PLAIN_KEY.match(key):
+    if not _PLAIN_KEY.fits(key):
         # WordPress trims names and MySQL folds width/accents: an odd spelling may hit a real key.
         return Verdict(
             D,
@@ -234,7 +235,7 @@ def _bulk_flags(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
             "確認や安全装置を省略して実行します（--force）。承認が必要です",
             "--force",
         )
-    ranges = [a for a in cmd.args_after(path) if ID_RANGE.match(a)]
+    ranges = [a for a in cmd.args_after(path) if ID_RANGE.fits(a)]
     if ranges:
         return Verdict(
             D,

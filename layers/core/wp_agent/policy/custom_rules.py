@@ -11,7 +11,6 @@ resolved to WP-CLI's canonical words like every command ("option set" is the rul
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Literal
 
@@ -19,8 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from wp_agent.command_line.aliases import canonical_path
 from wp_agent.errors import ConfigurationError
+from wp_agent.whole_values import whole
 
-_PATH_WORD = re.compile(r"^[a-z][a-z0-9\-]*$")
+_PATH_WORD = whole(r"[a-z][a-z0-9\-]*", "post", "site-health", "v2")
 
 
 class _Rule(BaseModel):
@@ -32,7 +32,7 @@ class _Rule(BaseModel):
     @classmethod
     def _path(cls, value: str) -> str:
         words = value.split()
-        if not words or not all(_PATH_WORD.match(w) for w in words):
+        if not words or not all(_PATH_WORD.fits(w) for w in words):
             raise ValueError("command must be WP-CLI command words such as 'plugin install'")
         return " ".join(words)
 

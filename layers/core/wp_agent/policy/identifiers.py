@@ -10,14 +10,14 @@ be printable ASCII without spaces. Values (titles, content, term names, option v
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 from wp_agent.command_line.parsed_command import CliOption, ParsedCommand
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.rule import Verdict, argument_rule
+from wp_agent.whole_values import whole
 
-PLAIN_IDENTIFIER = re.compile(r"^[\x21-\x7e]+$")
+PLAIN_IDENTIFIER = whole(r"[\x21-\x7e]+", "blogname", "wp_capabilities")
 
 # Positional arguments after the command path: k = identifier, v = value (free text or an object
 # reference such as an ID, login or URL); a trailing "…" repeats the last kind. A command not listed
@@ -149,7 +149,7 @@ _IDENTIFIER_FLAGS_BY_PATH: dict[tuple[str, ...], frozenset[str]] = {
 
 
 def is_plain(identifier: str) -> bool:
-    return bool(PLAIN_IDENTIFIER.match(identifier))
+    return PLAIN_IDENTIFIER.fits(identifier)
 
 
 def _reads_as(word: str) -> str:

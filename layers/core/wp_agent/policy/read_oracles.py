@@ -24,11 +24,14 @@ from wp_agent.masking.secret_names import folded, is_privilege_key, is_secret_ke
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.command_table import ALLOWED_COMMANDS
 from wp_agent.policy.rule import Verdict, argument_rule
+from wp_agent.whole_values import whole
 
 B = PolicyCategory.BLOCKED
 
 # Content tables of any site (`wp_posts`, `wp_2_posts`, …) and the columns people see on the site.
-_CONTENT_TABLE = re.compile(r"^[A-Za-z0-9]+_(?:\d+_)?(posts|comments|terms|term_taxonomy)$")
+_CONTENT_TABLE = whole(
+    r"[A-Za-z0-9]+_(?:\d+_)?(posts|comments|terms|term_taxonomy)", "wp_posts", "wp_2_terms"
+)
 PUBLIC_COLUMNS = {
     "posts": frozenset({"post_title", "post_content", "post_excerpt", "post_name"}),
     "comments": frozenset({"comment_content", "comment_author", "comment_author_url"}),
@@ -63,8 +66,8 @@ def _search_replace_scope(cmd: ParsedCommand) -> Verdict | None:
             "--format=count",
         )
     tables = cmd.args_after(("search-replace",))[2:]
-    families = {m.group(1) for t in tables if (m := _CONTENT_TABLE.match(t))}
-    outside = [t for t in tables if not _CONTENT_TABLE.match(t)]
+    families = {m.group(1) for t in tables if (m := _CONTENT_TABLE.parts(t))}
+    outside = [t for t in tables if not _CONTENT_TABLE.parts(t)]
     if not tables or outside:
         shown = outside[0] if outside else "（テーブルの指定なし: 全テーブル）"
         return Verdict(

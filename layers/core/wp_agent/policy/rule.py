@@ -6,17 +6,19 @@ runs every one through the real policy, so a rule cannot silently stop catching 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy.categories import PolicyCategory
+from wp_agent.whole_values import whole
 
 # Argument shapes several rules check.
-SLUG = re.compile(r"^[a-z0-9][a-z0-9_\-]*$")
-DIGITS = re.compile(r"^\d+$")
-ID_RANGE = re.compile(r"^(\d+-\d*|-\d+)$")  # WP-CLI expands 15-35, 34-, -35 to every existing ID
+SLUG = whole(r"[a-z0-9][a-z0-9_\-]*", "akismet", "twentytwentyfive", "wp-2fa")
+DIGITS = whole(r"\d+", "1", "45")
+ID_RANGE = whole(
+    r"\d+-\d*|-\d+", "15-35", "34-", "-35"
+)  # WP-CLI expands 15-35, 34-, -35 to every existing ID
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ def post_content_sources(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict |
         )
     args = cmd.args_after(path)
     ids = (DIGITS, ID_RANGE)
-    files = args if path == ("post", "create") else [a for a in args if not any(p.match(a) for p in ids)]
+    files = args if path == ("post", "create") else [a for a in args if not any(p.fits(a) for p in ids)]
     if files:
         return Verdict(
             B,
@@ -73,7 +73,7 @@ def install_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
             "--insecure",
         )
     for source in cmd.args_after(path):
-        if not SLUG.match(source):
+        if not SLUG.fits(source):
             return Verdict(
                 B,
                 "blocked.install_source",
@@ -122,7 +122,7 @@ def is_public_host(host: str) -> bool:
     not_match=("media import https://example.com/x.png", "media regenerate 7 --yes"),
 )
 def media_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    if path == ("media", "regenerate") and not [a for a in cmd.args_after(path) if DIGITS.match(a)]:
+    if path == ("media", "regenerate") and not [a for a in cmd.args_after(path) if DIGITS.fits(a)]:
         return Verdict(
             B,
             "blocked.heavy_operation",

@@ -25,6 +25,7 @@ from wp_agent.scheduling.expression_types import (
     ScheduleExpression,
     ScheduleExpressionError,
 )
+from wp_agent.whole_values import whole
 
 # --------------------------------------------------------------------------------------------------
 # Parsing
@@ -49,10 +50,10 @@ _MONTH = _FieldSpec("month", "月（month）", 1, 12, MONTH_NAMES, True, "")
 _DAY_OF_WEEK = _FieldSpec("day-of-week", "曜日（day-of-week）", 1, 7, WEEKDAY_NAMES, False, " ? L #")
 _YEAR = _FieldSpec("year", "年（year）", MIN_YEAR, MAX_YEAR, {}, True, "")
 
-_CRON = re.compile(r"^cron\((?P<body>[^()]*)\)$")
-_RATE = re.compile(r"^rate\((?P<value>\d+) (?P<unit>[a-z]+)\)$")
-_AT = re.compile(r"^at\((?P<stamp>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\)$")
-_NUMBER_OR_NAME = re.compile(r"^(?:\d{1,4}|[A-Z]{3})$")
+_CRON = whole(r"cron\((?P<body>[^()]*)\)", "cron(0 9 * * ? *)")
+_RATE = whole(r"rate\((?P<value>\d+) (?P<unit>[a-z]+)\)", "rate(15 minutes)")
+_AT = whole(r"at\((?P<stamp>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\)", "at(2030-01-01T09:00:00)")
+_NUMBER_OR_NAME = whole(r"\d{1,4}|[A-Z]{3}", "9", "2030", "MON")
 
 
 def _fail(spec: _FieldSpec, message: str) -> ScheduleExpressionError:
@@ -60,7 +61,7 @@ def _fail(spec: _FieldSpec, message: str) -> ScheduleExpressionError:
 
 
 def _value(token: str, spec: _FieldSpec) -> int:
-    if not _NUMBER_OR_NAME.match(token):
+    if not _NUMBER_OR_NAME.fits(token):
         raise _fail(spec, f"の「{token}」は解釈できません。{_allowed(spec)}")
     if token.isdigit():
         number = int(token)
@@ -246,11 +247,11 @@ def parse_expression(text: str) -> ScheduleExpression:
         raise ScheduleExpressionError("スケジュール式を指定してください（例: cron(0 9 ? * MON *)）。")
     if len(expression) > MAX_EXPRESSION_CHARS:
         raise ScheduleExpressionError(f"スケジュール式は{MAX_EXPRESSION_CHARS}文字以内にしてください。")
-    if match := _CRON.match(expression):
+    if match := _CRON.parts(expression):
         return _parse_cron(match.group("body"))
-    if match := _RATE.match(" ".join(expression.split())):
+    if match := _RATE.parts(" ".join(expression.split())):
         return _parse_rate(match.group("value"), match.group("unit"))
-    if match := _AT.match(expression):
+    if match := _AT.parts(expression):
         return _parse_at(match.group("stamp"))
     raise ScheduleExpressionError(
         "スケジュール式は cron(分 時 日 月 曜日 年)・rate(値 単位)・at(yyyy-mm-ddThh:mm:ss) のいずれかの形で指定してください。"

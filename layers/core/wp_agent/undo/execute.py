@@ -7,7 +7,6 @@ what still differs from the before-image is restored once more, then checked a l
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -15,9 +14,10 @@ from wp_agent.executors.port import CommandResult
 from wp_agent.models.undo import PlanStep, UndoPlan
 from wp_agent.undo.capture import snapshots
 from wp_agent.undo.entities import KINDS, CaptureError, Read, scoped
+from wp_agent.whole_values import whole
 
 NEW_ID = "{new}"  # in steps after a re-created post: its ID, known once `post create --porcelain` ran
-_PORCELAIN_ID = re.compile(r"^\s*(\d+)\s*$")
+_PORCELAIN_ID = whole(r"\d+", "45")  # the ID --porcelain prints (its line end stripped)
 _SETTLE_ROUNDS = 2
 
 
@@ -90,9 +90,9 @@ def _run_steps(
         if not result.ok and not step.optional:
             failed = True
             continue
-        created = _PORCELAIN_ID.match(result.stdout) if "--porcelain" in argv else None
-        if created is not None:
-            new_id = created.group(1)
+        printed = result.stdout.strip()
+        if "--porcelain" in argv and _PORCELAIN_ID.fits(printed):
+            new_id = printed
             old = next((a.split("=", 1)[1] for a in argv if a.startswith("--import_id=")), "")
             outcome.new_ids[old] = new_id
     return failed

@@ -4,7 +4,6 @@ to the audit file, holding the run's command records with their masked before/af
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from pathlib import Path
 
@@ -13,8 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from wp_agent.agent.session_state import CommandRecord, SessionState
 from wp_agent.config import LocalSettings
 from wp_agent.masking import mask_argv
+from wp_agent.whole_values import whole
 
-_RUN_ID = re.compile(r"^run_[0-9a-f]{20}$")
+_RUN_ID = whole(r"run_[0-9a-f]{20}", "run_0123456789abcdef0123")
 
 
 class StoredRun(BaseModel):
@@ -32,7 +32,7 @@ class StoredRun(BaseModel):
 
 
 def valid_run_id(run_id: str) -> bool:
-    return bool(_RUN_ID.match(run_id))
+    return _RUN_ID.fits(run_id)
 
 
 class LocalRunStore:

@@ -15,9 +15,10 @@ import re
 
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy.effects.values import SiteCheck
+from wp_agent.whole_values import whole
 
 _STORAGE_KEYS = "_wp_attached_file,_wp_attachment_metadata"
-_BASENAME = re.compile(r"^[^/\\:\x00]+$")
+_BASENAME = whole(r"[^/\\:\x00-\x1f\x7f\x85\u2028\u2029]+", "hero.jpg", "写真-1.png")
 
 
 def _relative_below(name: object) -> bool:
@@ -28,7 +29,7 @@ def _relative_below(name: object) -> bool:
 
 
 def _basename(name: object) -> bool:
-    return isinstance(name, str) and bool(_BASENAME.match(name)) and name not in {".", ".."}
+    return isinstance(name, str) and _BASENAME.fits(name) and name not in {".", ".."}
 
 
 def _metadata_confined(metadata: object) -> bool:

@@ -13,18 +13,18 @@ site before the command runs).
 
 from __future__ import annotations
 
-import re
 from urllib.parse import urlsplit
 
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy.effects.values import SiteCheck, ValueCheck
+from wp_agent.whole_values import whole
 
 # get_subdirectory_reserved_names() of WordPress 6.1, and the network's default banned names.
 RESERVED_SITE_NAMES = frozenset(
     {"page", "comments", "blog", "files", "feed", "wp-admin", "wp-content", "wp-includes", "wp-json",
      "embed", "www", "web", "root", "admin", "main", "invite", "administrator"}
 )  # fmt: skip
-_SITE_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+_SITE_SLUG = whole(r"[a-z0-9][a-z0-9-]{0,62}", "shop", "blog-2")
 _ALL_PAGE_STATUSES = "publish,future,draft,pending,private,trash,auto-draft,inherit"
 
 
@@ -35,7 +35,7 @@ def address_name(url: str) -> str:
 
 SITE_SLUG = ValueCheck(
     "半角英小文字・数字・- のアドレス（WordPressが予約している名前を除く）",
-    lambda v: v is not None and bool(_SITE_SLUG.match(v)) and v not in RESERVED_SITE_NAMES,
+    lambda v: v is not None and _SITE_SLUG.fits(v) and v not in RESERVED_SITE_NAMES,
     samples=("tokyo", "news2026"),
 )
 

@@ -434,6 +434,8 @@ SITE_EFFECTS: dict[tuple[str, ...], Effect] = {
             "site create --slug=evil --email=attacker@evil.test",
             "site create --slug=x --network_id=2",
             "site create --slug=wp-admin --title=x",
+            "site create --slug='wp-admin\n' --title=x",  # a line end after a reserved name
+            "site create --slug=news\u0661 --title=x",  # another script's digit
             "site create --slug=Blog_1",
         ),
     ),

@@ -16,16 +16,22 @@ from functools import lru_cache
 from urllib.parse import urlsplit
 
 from wp_agent.policy.source_rules import is_public_host  # the media import's check of a host
+from wp_agent.whole_values import whole
 
 HTML_TAG = re.compile(r"<\s*[a-zA-Z!/?]")
-_DIGITS = re.compile(r"^[0-9]{1,19}$")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}(:\d{2})?)?$")
-_SLUG = re.compile(r"^[a-z0-9][a-z0-9_\-]{0,199}$")
-_HEX_COLOUR = re.compile(r"^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$")
-_LANGUAGE = re.compile(r"^[a-z]{2,3}(_[A-Z]{2})?(_(formal|informal|[a-z0-9]{2,8}))?$")
-_GMT_OFFSET = re.compile(r"^-?\d{1,2}(\.(0|25|5|75))?$")
-_UTC_OFFSET = re.compile(r"^UTC[+-]\d{1,2}(\.(25|5|75))?$")
-_TEMPLATE = re.compile(r"^[A-Za-z0-9_\-]+(/[A-Za-z0-9_\-]+)*\.php$")
+_DIGITS = whole(r"[0-9]{1,19}", "1", "58")
+_DATE = whole(r"\d{4}-\d{2}-\d{2}( \d{2}:\d{2}(:\d{2})?)?", "2024-12-24", "2030-01-01 09:00:00")
+_SLUG = whole(r"[a-z0-9][a-z0-9_\-]{0,199}", "news", "akismet", "2024-news")
+_HEX_COLOUR = whole(r"#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})", "#ffffff", "1e73be")
+_LANGUAGE = whole(r"[a-z]{2,3}(_[A-Z]{2})?(_(formal|informal|[a-z0-9]{2,8}))?", "ja", "en_US", "de_DE_formal", "de_CH_1901")
+_GMT_OFFSET = whole(r"-?\d{1,2}(\.(0|25|5|75))?", "9", "-5.5")
+_UTC_OFFSET = whole(r"UTC[+-]\d{1,2}(\.(25|5|75))?", "UTC+9", "UTC-3.5")
+_TEMPLATE = whole(r"[A-Za-z0-9_\-]+(/[A-Za-z0-9_\-]+)*\.php", "template-full-width.php", "templates/a.php", "page-2col.php")
+_INTEGER = whole(r"-?\d{1,9}", "0", "-1", "1000000")
+_HTTP_URL = whole(
+    r"https?://[^\s<>\"'\\\x00-\x1f\x7f\x85\u2028\u2029]{1,2000}", "https://example.com/", flags=re.IGNORECASE
+)
+_EMAIL = whole(r"[A-Za-z0-9._%+\-]{1,64}@[A-Za-z0-9.\-]{1,190}\.[A-Za-z]{2,24}", "hanako@example.com", "taro2@example.jp")
 
 
 @dataclass(frozen=True)
@@ -74,7 +80,7 @@ def one_of(*choices: str, describe_ja: str | None = None) -> ValueCheck:
 
 def int_range(low: int, high: int) -> ValueCheck:
     def accepts(value: str) -> bool:
-        return bool(re.fullmatch(r"-?\d{1,9}", value)) and low <= int(value) <= high
+        return _INTEGER.fits(value) and low <= int(value) <= high
 
     return ValueCheck(
         f"{low}〜{high}の整数", _given(accepts), samples=(str(low), str(high), str((low + high) // 2))
@@ -176,46 +182,40 @@ def _zones() -> frozenset[str]:
 
 ANY = ValueCheck("任意の値", lambda value: True, samples=("1", "x"))
 BARE = ValueCheck("値なしのフラグ", lambda value: value is None)
-ID = ValueCheck("数字のID", _given(lambda v: bool(_DIGITS.match(v))), samples=("1",))
+ID = ValueCheck("数字のID", _given(_DIGITS.fits), samples=("1",))
 DATE = ValueCheck(
     "日時（YYYY-MM-DD HH:MM:SS）",
-    _given(lambda v: bool(_DATE.match(v))),
+    _given(_DATE.fits),
     samples=("2030-01-01 09:00:00", "2020-05-01 10:00:00", "2024-12-24"),
 )
-SLUG = ValueCheck(
-    "半角英小文字・数字・-_ のスラッグ", _given(lambda v: bool(_SLUG.match(v))), samples=("news", "akismet")
-)
+SLUG = ValueCheck("半角英小文字・数字・-_ のスラッグ", _given(_SLUG.fits), samples=("news", "akismet"))
 BOOLEAN = one_of("0", "1", describe_ja="0 または 1")
 OPEN_CLOSED = one_of("open", "closed")
-COLOUR = ValueCheck(
-    "#RRGGBB 形式の色", _given(lambda v: bool(_HEX_COLOUR.match(v))), samples=("#ffffff", "1e73be")
-)
-LANGUAGE = ValueCheck(
-    "言語コード（ja、en_US など）", _given(lambda v: bool(_LANGUAGE.match(v))), samples=("ja", "en_US")
-)
+COLOUR = ValueCheck("#RRGGBB 形式の色", _given(_HEX_COLOUR.fits), samples=("#ffffff", "1e73be"))
+LANGUAGE = ValueCheck("言語コード（ja、en_US など）", _given(_LANGUAGE.fits), samples=("ja", "en_US"))
 TIMEZONE = ValueCheck(
     "タイムゾーン名（Asia/Tokyo など）または UTC+9 の形",
-    _given(lambda v: v in _zones() or bool(_UTC_OFFSET.match(v))),
+    _given(lambda v: v in _zones() or _UTC_OFFSET.fits(v)),
     samples=("Asia/Tokyo", "UTC+9"),
 )
 GMT_OFFSET = ValueCheck(
     "UTCからの時差（-12〜14）",
-    _given(lambda v: bool(_GMT_OFFSET.match(v)) and -12 <= float(v) <= 14),
+    _given(lambda v: _GMT_OFFSET.fits(v) and -12 <= float(v) <= 14),
     samples=("9", "-5.5"),
 )
 PAGE_TEMPLATE = ValueCheck(
     "default またはテーマのテンプレートファイル名",
-    _given(lambda v: v == "default" or (bool(_TEMPLATE.match(v)) and ".." not in v)),
+    _given(lambda v: v == "default" or (_TEMPLATE.fits(v) and ".." not in v)),
     samples=("default", "template-full-width.php"),
 )
 HTTP_URL = ValueCheck(
     "http(s) のURL",
-    _given(lambda v: bool(re.fullmatch(r"https?://[^\s<>\"'\\]{1,2000}", v, re.IGNORECASE))),
+    _given(_HTTP_URL.fits),
     samples=("https://example.com/",),
 )
 EMAIL = ValueCheck(
     "メールアドレス",
-    _given(lambda v: bool(re.fullmatch(r"[A-Za-z0-9._%+\-]{1,64}@[A-Za-z0-9.\-]{1,190}\.[A-Za-z]{2,24}", v))),
+    _given(_EMAIL.fits),
     samples=("hanako@example.com",),
 )
 
