@@ -23,15 +23,21 @@ _DIGITS = whole(r"[0-9]{1,19}", "1", "58")
 _DATE = whole(r"\d{4}-\d{2}-\d{2}( \d{2}:\d{2}(:\d{2})?)?", "2024-12-24", "2030-01-01 09:00:00")
 _SLUG = whole(r"[a-z0-9][a-z0-9_\-]{0,199}", "news", "akismet", "2024-news")
 _HEX_COLOUR = whole(r"#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})", "#ffffff", "1e73be")
-_LANGUAGE = whole(r"[a-z]{2,3}(_[A-Z]{2})?(_(formal|informal|[a-z0-9]{2,8}))?", "ja", "en_US", "de_DE_formal", "de_CH_1901")
+_LANGUAGE = whole(
+    r"[a-z]{2,3}(_[A-Z]{2})?(_(formal|informal|[a-z0-9]{2,8}))?", "ja", "en_US", "de_DE_formal", "de_CH_1901"
+)
 _GMT_OFFSET = whole(r"-?\d{1,2}(\.(0|25|5|75))?", "9", "-5.5")
 _UTC_OFFSET = whole(r"UTC[+-]\d{1,2}(\.(25|5|75))?", "UTC+9", "UTC-3.5")
-_TEMPLATE = whole(r"[A-Za-z0-9_\-]+(/[A-Za-z0-9_\-]+)*\.php", "template-full-width.php", "templates/a.php", "page-2col.php")
+_TEMPLATE = whole(
+    r"[A-Za-z0-9_\-]+(/[A-Za-z0-9_\-]+)*\.php", "template-full-width.php", "templates/a.php", "page-2col.php"
+)
 _INTEGER = whole(r"-?\d{1,9}", "0", "-1", "1000000")
 _HTTP_URL = whole(
     r"https?://[^\s<>\"'\\\x00-\x1f\x7f\x85\u2028\u2029]{1,2000}", "https://example.com/", flags=re.IGNORECASE
 )
-_EMAIL = whole(r"[A-Za-z0-9._%+\-]{1,64}@[A-Za-z0-9.\-]{1,190}\.[A-Za-z]{2,24}", "hanako@example.com", "taro2@example.jp")
+_EMAIL = whole(
+    r"[A-Za-z0-9._%+\-]{1,64}@[A-Za-z0-9.\-]{1,190}\.[A-Za-z]{2,24}", "hanako@example.com", "taro2@example.jp"
+)
 
 
 @dataclass(frozen=True)
