@@ -793,6 +793,18 @@ def _theme_activate(
     )
 
 
+def _language_switch(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str]:
+    language = args[-1] if args else ""
+    current = read(["option", "get", "WPLANG"]) if read else None
+    was = f"「{current.strip() or 'en_US'}」から" if current is not None else ""
+    return (
+        f"サイトの言語を{was}「{language}」に切り替えます",
+        "サイトを訪れる人に見える表示と、管理画面の言語が変わります（もう一度切り替えれば戻せます）。",
+    )
+
+
 def _extension(
     parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
 ) -> tuple[str, str] | None:
@@ -862,6 +874,7 @@ _HANDLERS: tuple[tuple[Callable[[tuple[str, ...], ParsedCommand], bool], Handler
     (lambda p, c: p == ("site", "delete"), _site_delete),
     (lambda p, c: len(p) == 2 and p[0] == "site" and p[1] in _SITE_FLAG_EFFECTS, _site_flag),
     (lambda p, c: p == ("menu", "delete"), _menu_delete),
+    (lambda p, c: p in {("language", "core", "activate"), ("site", "switch-language")}, _language_switch),
     (lambda p, c: p[1:] == ("meta", "delete"), _meta_delete),
     (lambda p, c: p == ("menu", "item", "delete"), _menu_item_delete),
     (

@@ -205,7 +205,7 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "site activate": (D, "サイトの有効化"),
         "site unarchive": (D, "サイトのアーカイブ解除"),
         "site unspam": (D, "サイトのスパム解除"),
-        "site switch-language": (W, "サイトの言語切り替え"),
+        "site switch-language": (D, "サイトの言語切り替え"),  # every visitor's and the dashboard's language
         "site public": (D, "サイトの公開（検索エンジンへの公開）"),
         "site private": (D, "サイトの非公開化"),
         "site deactivate": (D, "サイトの無効化"),
@@ -232,7 +232,7 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "core verify-checksums": (R, "WordPressコアの改ざん確認"),
         "language core list": (R, "言語の一覧取得"),
         "language core install": (W, "言語パックのインストール"),
-        "language core activate": (W, "サイト言語の切り替え"),
+        "language core activate": (D, "サイト言語の切り替え"),
         "language core update": (W, "言語パックの更新"),
         "language core uninstall": (D, "言語パックの削除"),
         "language plugin list": (W, "プラグイン言語の一覧取得（更新確認の結果を保存します）"),

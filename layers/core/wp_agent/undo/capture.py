@@ -314,6 +314,11 @@ COMMANDS: dict[tuple[str, ...], Spec] = {
     ("plugin", "deactivate"): Spec(_plugins, irreversible=_network),
     ("plugin", "toggle"): Spec(_plugins, irreversible=_network),
     ("theme", "activate"): Spec(_theme_switch),
+    # the site's language is the WPLANG option; switched back by setting it again
+    **{
+        path: Spec(lambda cmd: [cmd.ref("option", "WPLANG", always=True)])
+        for path in (("language", "core", "activate"), ("site", "switch-language"))
+    },
     ("theme", "mod", "set"): Spec(_active_theme_mods),
     ("theme", "mod", "remove"): Spec(_active_theme_mods),
     ("site", "create"): Spec(lambda cmd: [], creates="site", created_id=_created(r"Site (\d+) created")),

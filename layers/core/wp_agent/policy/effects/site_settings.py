@@ -188,7 +188,25 @@ _PROFILE_FIELDS = {
 _PROFILE_META = Names(("first_name", "last_name", "nickname", "description", "rich_editing", "syntax_highlighting",
                        "comment_shortcuts", "admin_color", "use_ssl", "show_admin_bar_front", "locale"))  # fmt: skip
 _LANGUAGE_FILES = ("wp-content/languages", "wp-content/upgrade")
-_WPLANG = Rows("options", keys=(Names(("WPLANG", "_site_transient_*", "_transient_*")),))
+# Installing or updating language files writes their update check's caches, never the site's language.
+_LANGUAGE_CACHES = Rows("options", keys=(Names(("_site_transient_*", "_transient_*")),))
+LANGUAGE_SWITCH_RULE = "confirm.language_switch"
+
+
+def _language_switch(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """Switching the site's language changes what every visitor and the dashboard read: it waits for
+    approval, like `language core activate` and `site switch-language` (held paths)."""
+    if not cmd.has_flag("activate"):
+        return None
+    languages = cmd.args_after(path)
+    return Verdict(
+        D,
+        LANGUAGE_SWITCH_RULE,
+        f"サイトの言語が「{languages[-1] if languages else ''}」に切り替わります。訪問者に見えるサイトと"
+        "管理画面の表示言語が変わるため承認が必要です",
+        "--activate",
+    )
+
 
 SITE_EFFECTS: dict[tuple[str, ...], Effect] = {
     # Lookups that store the update check's result (reads with --skip-update-check).
@@ -266,18 +284,19 @@ SITE_EFFECTS: dict[tuple[str, ...], Effect] = {
         for kind, label, slug in (("plugin", "プラグイン", "akismet"), ("theme", "テーマ", "twentytwentyone"))
     },
     ("language", "core", "install"): Effect(
-        summary_ja="WordPress本体の言語パックのファイル（--activate でサイトの言語）",
-        changes=(_WPLANG,),
+        summary_ja="WordPress本体の言語パックのファイル",
+        changes=(_LANGUAGE_CACHES,),
         fields={"activate": BARE},
         args=(LANGUAGE,),
         repeat=True,
+        refine=_language_switch,
         files=_LANGUAGE_FILES,
-        match=("language core install ja --activate",),
-        not_match=("language core install ../../x",),
+        match=("language core install ja",),
+        not_match=("language core install ../../x", "language core install en_US --activate"),
     ),
     ("language", "core", "update"): Effect(
         summary_ja="インストール済みの言語パックのファイル",
-        changes=(_WPLANG,),
+        changes=(_LANGUAGE_CACHES,),
         fields={"dry-run": BARE},
         files=_LANGUAGE_FILES,
         match=("language core update",),
@@ -286,7 +305,7 @@ SITE_EFFECTS: dict[tuple[str, ...], Effect] = {
     **{
         ("language", kind, "install"): Effect(
             summary_ja="言語パックのファイル",
-            changes=(_WPLANG,),
+            changes=(_LANGUAGE_CACHES,),
             fields={"format": text(20)},
             args=(text(200),),
             repeat=True,
@@ -296,20 +315,6 @@ SITE_EFFECTS: dict[tuple[str, ...], Effect] = {
         )
         for kind, slug in (("plugin", "akismet"), ("theme", "twentytwentyone"))
     },
-    ("language", "core", "activate"): Effect(
-        summary_ja="サイトの言語（WPLANG）",
-        changes=(_WPLANG,),
-        args=(LANGUAGE,),
-        match=("language core activate ja",),
-        not_match=("language core activate '../x'",),
-    ),
-    ("site", "switch-language"): Effect(
-        summary_ja="サイトの言語（WPLANG）",
-        changes=(_WPLANG,),
-        args=(LANGUAGE,),
-        match=("site switch-language en_US",),
-        not_match=("site switch-language '<x>'",),
-    ),
     # Appearance
     ("theme", "enable"): Effect(
         summary_ja="このサイトで使えるテーマの一覧（allowedthemes）",
