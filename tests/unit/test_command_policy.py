@@ -257,9 +257,10 @@ LEGITIMATE = [
     ("post meta update 45 description 'SEO用の説明文です'", PolicyCategory.WRITE),
     ("post term add 45 category ai-katsuyou", PolicyCategory.WRITE),
     ('post create --post_title="価格は$100です" --post_status=draft', PolicyCategory.WRITE),
+    # a script in content is not refused, it waits for the person (active content, issue 38)
     (
         "post create --post_content='<script>jQuery(document).ready(function($){ $(\"a\").hide(); });</script>'",
-        PolicyCategory.WRITE,
+        PolicyCategory.DESTRUCTIVE,
     ),
     (
         'post create --post_title="He said \\"hi\\"" --post_content="multi\nline\ncontent"',

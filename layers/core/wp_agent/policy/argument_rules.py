@@ -20,7 +20,6 @@ from wp_agent.policy.account_rules import (
 from wp_agent.policy.approval_flags import undescribed_flag
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.effects.table import declared_effect
-from wp_agent.policy.effects.values import HTML_TAG
 from wp_agent.policy.global_flags import GLOBAL_OPTIONS, execution_context, forbidden_globals
 from wp_agent.policy.identifiers import non_plain_identifier
 from wp_agent.policy.network_scope import network_wide
@@ -369,32 +368,6 @@ def _internal_post_types(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict |
     )
 
 
-@argument_rule(
-    match=(
-        "comment create --comment_post_ID=1 --comment_content='<script>x</script>' --comment_approved=1",
-        "comment update 3 --comment_content='<img src=x onerror=alert(1)>'",
-    ),
-    not_match=(
-        "comment create --comment_post_ID=1 --comment_content='ありがとうございます 1 < 2'",
-        "comment list --format=json",
-    ),
-)
-def _comment_html(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    """WP-CLI writes comments with wp_insert_comment(), which skips WordPress's comment filter: as an
-    editor without unfiltered_html, `comment create --comment_content='<script>…'` stored the script
-    in an approved comment on WordPress 6.1. HTML in a comment the agent writes needs approval."""
-    if path not in {("comment", "create"), ("comment", "update")}:
-        return None
-    if not any(HTML_TAG.search(v) for v in cmd.option_values("comment_content")):
-        return None
-    return Verdict(
-        D,
-        "confirm.comment.raw_html",
-        "コメント本文のHTMLはWordPressのフィルタを通らずにそのまま保存されます（スクリプトを含む恐れがあります）。承認が必要です",
-        "--comment_content",
-    )
-
-
 # Order matters only for which reason is reported first among equal categories: the specific rules
 # first, the declared effect (what a write may change without approval) last.
 ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
@@ -416,7 +389,6 @@ ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     _activation,
     placement_and_hooks,
     widget_storage,
-    _comment_html,
     _internal_post_types,
     _hiding_statuses,
     _bulk_flags,

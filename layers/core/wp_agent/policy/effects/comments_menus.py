@@ -10,23 +10,26 @@ from wp_agent.policy.effects.values import (
     BARE,
     DATE,
     EMAIL,
-    HTTP_URL,
     ID,
+    SHOWN_IN_MENUS,
+    SHOWN_WITH_COMMENTS,
     ValueCheck,
     int_range,
     one_of,
     plain_text,
     text,
+    visible_text,
+    visible_url,
 )
 
 _COMMENT_FIELDS: dict[str, ValueCheck] = {
     "comment_post_id": ID,  # flag names compare lower-cased (WordPress reads comment_post_ID)
-    "comment_content": text(),
+    "comment_content": visible_text(SHOWN_WITH_COMMENTS),
     # WP-CLI stores comments with wp_insert_comment(), past the filters WordPress runs on a comment's
     # author, address and URL (pre_comment_author_* : kses, sanitize): themes print them as stored.
     "comment_author": plain_text(245),
     "comment_author_email": EMAIL,
-    "comment_author_url": HTTP_URL,
+    "comment_author_url": visible_url(SHOWN_WITH_COMMENTS),
     "comment_approved": one_of("0", "1", "hold", "approve"),
     "comment_parent": ID,
     "comment_type": one_of("comment"),
@@ -47,10 +50,10 @@ def _comment_changes(objects: tuple[Arg | str, ...]) -> tuple[Rows, ...]:
 
 
 _MENU_ITEM_FIELDS: Mapping[str, ValueCheck] = {
-    "title": text(1_000),
-    "link": HTTP_URL,
-    "description": text(),
-    "attr-title": text(1_000),
+    "title": visible_text(SHOWN_IN_MENUS, 1_000),
+    "link": visible_url(SHOWN_IN_MENUS),
+    "description": visible_text(SHOWN_IN_MENUS),
+    "attr-title": visible_text(SHOWN_IN_MENUS, 1_000),
     "target": one_of("_blank", ""),
     "classes": plain_text(500),
     "position": int_range(0, 100_000),
@@ -114,7 +117,7 @@ COMMENT_AND_MENU_EFFECTS: dict[tuple[str, ...], Effect] = {
         summary_ja="新しいメニュー1件",
         changes=(Rows("terms", (NEW,)), Rows("term_taxonomy", (NEW,))),
         fields={"porcelain": BARE},
-        args=(text(200),),
+        args=(visible_text(SHOWN_IN_MENUS, 200),),
         match=("menu create メインメニュー --porcelain",),
         not_match=("menu create x --slug=y",),
     ),
@@ -138,7 +141,7 @@ COMMENT_AND_MENU_EFFECTS: dict[tuple[str, ...], Effect] = {
         summary_ja="メニューに項目1件（任意のURLへのリンク）",
         changes=_menu_item_changes((NEW,)),
         fields=_MENU_ITEM_FIELDS,
-        args=(text(200), text(1_000), HTTP_URL),
+        args=(text(200), visible_text(SHOWN_IN_MENUS, 1_000), visible_url(SHOWN_IN_MENUS)),
         match=("menu item add-custom main-menu 公式 https://example.com/",),
         not_match=("menu item add-custom main-menu x 'javascript:alert(1)'",),
     ),

@@ -28,6 +28,9 @@ from wp_agent.policy.effects.values import (
     ID,
     OPEN_CLOSED,
     PAGE_TEMPLATE,
+    SHOWN_WITH_MEDIA,
+    SHOWN_WITH_POSTS,
+    SHOWN_WITH_TERMS,
     AbsentPost,
     SiteCheck,
     ValueCheck,
@@ -36,6 +39,7 @@ from wp_agent.policy.effects.values import (
     one_of,
     plain_text,
     text,
+    visible_text,
 )
 from wp_agent.policy.rule import Verdict
 
@@ -72,13 +76,14 @@ ALL_POST_STATUSES = (
     "publish,future,draft,pending,private,trash,auto-draft,inherit,"
     "request-pending,request-confirmed,request-failed,request-completed"
 )
+_TERM_TEXT = visible_text(SHOWN_WITH_TERMS)
 _MEDIA_TEXT_FIELDS = frozenset({"post_title", "post_excerpt", "post_content"})
 _MEDIA_TEXT_COLUMNS = _MEDIA_TEXT_FIELDS | {"post_modified", "post_modified_gmt"}
 
 POST_FIELDS: dict[str, ValueCheck] = {
-    "post_title": text(),
-    "post_content": content(),
-    "post_excerpt": text(),
+    "post_title": visible_text(SHOWN_WITH_POSTS),
+    "post_content": content(SHOWN_WITH_POSTS),
+    "post_excerpt": visible_text(SHOWN_WITH_POSTS),
     "post_status": _POST_STATUSES,
     "post_type": _POST_TYPES,
     "post_name": text(200),
@@ -415,10 +420,10 @@ CONTENT_EFFECTS: dict[tuple[str, ...], Effect] = {
         fields={
             "post_id": ID,
             "post_name": text(200),
-            "title": text(1_000),
-            "caption": text(),
+            "title": visible_text(SHOWN_WITH_MEDIA, 1_000),
+            "caption": visible_text(SHOWN_WITH_MEDIA),
             "alt": plain_text(500),
-            "desc": text(),
+            "desc": visible_text(SHOWN_WITH_MEDIA),
             "featured_image": BARE,
             "preserve-filetime": BARE,
             "porcelain": ValueCheck("値なし、または出力する項目名", lambda v: v is None or v.isidentifier()),
@@ -444,8 +449,8 @@ CONTENT_EFFECTS: dict[tuple[str, ...], Effect] = {
     ("term", "create"): Effect(
         summary_ja="新しいカテゴリ・タグ1件",
         changes=(Rows("terms", (NEW,)), Rows("term_taxonomy", (NEW,)), *_term_changes((NEW,))[2:]),
-        fields={"slug": text(200), "description": text(), "parent": ID, "porcelain": BARE},
-        args=(one_of("category", "post_tag"), text(200)),
+        fields={"slug": text(200), "description": _TERM_TEXT, "parent": ID, "porcelain": BARE},
+        args=(one_of("category", "post_tag"), visible_text(SHOWN_WITH_TERMS, 200)),
         match=("term create category お知らせ", "term create post_tag 新着 --slug=new --porcelain"),
         not_match=("term create nav_menu x", "term create wp_theme x"),
     ),
@@ -454,9 +459,9 @@ CONTENT_EFFECTS: dict[tuple[str, ...], Effect] = {
         changes=_term_changes((Arg(1),), frozenset({"name", "slug"})),
         fields={
             "by": one_of("slug", "id"),
-            "name": text(200),
+            "name": visible_text(SHOWN_WITH_TERMS, 200),
             "slug": text(200),
-            "description": text(),
+            "description": _TERM_TEXT,
             "parent": ID,
         },
         args=(one_of("category", "post_tag"), text(200)),

@@ -192,6 +192,9 @@ class Effect:
                 f"--{name}",
             )
         if not check.accepts(value):
+            held = check.why_held(value)
+            if held is not None:
+                return Verdict(D, held.rule, f"--{name} の値に{held.reason_ja}", token)
             return Verdict(
                 D,
                 "confirm.effect.value",
@@ -214,6 +217,9 @@ class Effect:
                     value,
                 )
             if not check.accepts(value):
+                held = check.why_held(value)
+                if held is not None:
+                    return Verdict(D, held.rule, f"引数「{value[:40]}」に{held.reason_ja}", value)
                 return Verdict(
                     D,
                     "confirm.effect.argument",

@@ -18,8 +18,16 @@ from __future__ import annotations
 import re
 
 from wp_agent.masking.secret_names import folded, is_secret_key
+from wp_agent.policy.active_content import active_parts
 from wp_agent.policy.categories import PolicyCategory
-from wp_agent.policy.effects.values import HTML_TAG, IMAGE_ID, LANGUAGE, ValueCheck, one_of, plain_text
+from wp_agent.policy.effects.values import (
+    ACTIVE_CONTENT_RULE,
+    IMAGE_ID,
+    LANGUAGE,
+    ValueCheck,
+    one_of,
+    plain_text,
+)
 from wp_agent.policy.identifiers import is_plain
 from wp_agent.policy.rule import Verdict
 
@@ -145,13 +153,15 @@ def meta_key_verdict(family: str, key: str, value: str | None, *, structured: bo
             f"{what}は認証情報のような名前のキーです。プラグインが認証に使う恐れがあるため承認が必要です",
             key,
         )
-    if value is not None and HTML_TAG.search(value):
+    parts = active_parts(value) if value is not None else []
+    if parts:
         # Meta is stored past the filters WordPress's own screens run (a profile's description goes
         # through kses; `user meta update 1 description '<script>…'` did not), and themes print it.
         return Verdict(
             D,
-            "confirm.meta.html_value",
-            f"{what}の値にHTMLが含まれます。メタはWordPressのフィルタを通らずに保存され、テーマがそのまま表示することがあるため承認が必要です",
+            ACTIVE_CONTENT_RULE,
+            f"{what}の値に{'、'.join(parts[:3])}が含まれます。メタはWordPressのフィルタを通らずに保存され、"
+            "テーマがそのまま表示すると、表示した人のブラウザでスクリプトとして動くことがあるため承認が必要です",
             key,
         )
     return None

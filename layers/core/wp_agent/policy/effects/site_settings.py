@@ -14,6 +14,9 @@ from wp_agent.policy.effects.values import ANY as ANY_VALUE
 from wp_agent.policy.effects.values import (
     BARE,
     LANGUAGE,
+    SHOWN_ON_EVERY_PAGE,
+    SHOWN_WITH_SITES,
+    SHOWN_WITH_USERS,
     SLUG,
     SiteCheck,
     ValueCheck,
@@ -22,6 +25,8 @@ from wp_agent.policy.effects.values import (
     one_of,
     plain_text,
     text,
+    visible_text,
+    visible_url,
 )
 from wp_agent.policy.rule import Verdict
 
@@ -136,13 +141,14 @@ _CORE_WIDGETS = one_of(
 )  # fmt: skip
 _WIDGET_SETTINGS = {
     # What WordPress shows as content (blocks, embeds: agent-checked for what the server fetches)
-    "text": content(),
-    "content": content(),
+    "text": content(SHOWN_ON_EVERY_PAGE),
+    "content": content(SHOWN_ON_EVERY_PAGE),
+    **{name: visible_text(SHOWN_ON_EVERY_PAGE) for name in ("title", "caption", "alt", "image_title")},
+    "link_url": visible_url(SHOWN_ON_EVERY_PAGE),
     # not `url`: the RSS widget fetches it on every page view (a URL checked now may resolve elsewhere)
     **{
         name: text()
         for name in (
-            "title",
             "filter",
             "visual",
             "count",
@@ -157,10 +163,6 @@ _WIDGET_SETTINGS = {
             "attachment_id",
             "size",
             "link_type",
-            "link_url",
-            "caption",
-            "alt",
-            "image_title",
             "ids",
             "columns",
         )
@@ -168,12 +170,12 @@ _WIDGET_SETTINGS = {
 }
 _WIDGET_OPTIONS = (Rows("options", keys=(Names(("widget_*", "sidebars_widgets")),)),)
 _PROFILE_FIELDS = {
-    "display_name": text(250),
-    "nickname": text(250),
-    "first_name": text(250),
-    "last_name": text(250),
-    "description": text(),
-    "user_url": text(100),
+    "display_name": visible_text(SHOWN_WITH_USERS, 250),
+    "nickname": visible_text(SHOWN_WITH_USERS, 250),
+    "first_name": visible_text(SHOWN_WITH_USERS, 250),
+    "last_name": visible_text(SHOWN_WITH_USERS, 250),
+    "description": visible_text(SHOWN_WITH_USERS),
+    "user_url": visible_url(SHOWN_WITH_USERS),
     "user_nicename": text(50),
     "rich_editing": one_of("true", "false"),
     "syntax_highlighting": one_of("true", "false"),
@@ -432,7 +434,12 @@ SITE_EFFECTS: dict[tuple[str, ...], Effect] = {
             Rows("sitemeta", keys=(Names(("blog_count", "user_count", "_site_transient_*")),)),
             Rows("options", keys=(Names(("_transient_*", "_site_transient_*")),)),
         ),
-        fields={"slug": SITE_SLUG, "title": text(200), "private": BARE, "porcelain": BARE},
+        fields={
+            "slug": SITE_SLUG,
+            "title": visible_text(SHOWN_WITH_SITES, 200),
+            "private": BARE,
+            "porcelain": BARE,
+        },
         site_checks=site_address_checks,
         match=("site create --slug=news --title=ニュース --porcelain",),
         not_match=(

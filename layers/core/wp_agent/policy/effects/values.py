@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import urlsplit
 
+from wp_agent.policy.active_content import active_parts
 from wp_agent.policy.source_rules import is_public_host  # the media import's check of a host
 from wp_agent.whole_values import whole
 
@@ -64,6 +65,14 @@ class SiteCheck:
 
 
 @dataclass(frozen=True)
+class Held:
+    """Why a value waits for approval, when a check can say more than "outside the declaration"."""
+
+    rule: str
+    reason_ja: str
+
+
+@dataclass(frozen=True)
 class ValueCheck:
     """A value inside the declared effect: `accepts(value)`; `value is None` is a bare flag."""
 
@@ -71,6 +80,12 @@ class ValueCheck:
     accepts: Callable[[str | None], bool]
     site_check: Callable[[str], SiteCheck] | None = None
     samples: tuple[str, ...] = ()  # values it accepts: examples for people and for the conformance test
+    # For a value it does not accept: the rule and the words that say what it would do (None: the
+    # declaration's own words).
+    held_because: Callable[[str], Held | None] | None = None
+
+    def why_held(self, value: str | None) -> Held | None:
+        return self.held_because(value) if self.held_because is not None and value is not None else None
 
 
 def _given(check: Callable[[str], bool]) -> Callable[[str | None], bool]:
@@ -94,11 +109,51 @@ def int_range(low: int, high: int) -> ValueCheck:
 
 
 def text(max_chars: int = 100_000) -> ValueCheck:
-    """Free text (titles, content, descriptions): anything WordPress stores as the user would type it."""
+    """Free text no visitor or administrator is shown as markup (a slug, a name looked up, a format)."""
     return ValueCheck(
         f"{max_chars}文字以内のテキスト",
         _given(lambda v: len(v) <= max_chars),
         samples=("秋の新メニュー", "Hello"),
+    )
+
+
+ACTIVE_CONTENT_RULE = "confirm.active_content"
+
+# Whose browser shows a text: said in the approval of a value that would run there.
+SHOWN_WITH_POSTS = "この投稿・ページを表示した訪問者と、管理画面で一覧や編集画面を開いた管理者"
+SHOWN_WITH_MEDIA = "メディアを表示した訪問者と、メディアライブラリを開いた管理者"
+SHOWN_ON_EVERY_PAGE = "ウィジェットが表示される全ページの訪問者と、ウィジェット画面を開いた管理者"
+SHOWN_IN_MENUS = "メニューが表示される全ページの訪問者と、メニュー画面を開いた管理者"
+SHOWN_WITH_TERMS = "カテゴリー・タグのページや投稿を表示した訪問者と、管理画面で一覧を開いた管理者"
+SHOWN_WITH_USERS = "投稿者の情報を表示した訪問者と、ユーザー一覧やプロフィールを開いた管理者"
+SHOWN_WITH_COMMENTS = "コメントを表示した訪問者と、コメント画面を開いた管理者"
+SHOWN_WITH_SITES = "サイトを表示した訪問者と、ネットワークやサイトの管理画面を開いた管理者"
+
+
+def _active_content_held(shown_to: str) -> Callable[[str], Held | None]:
+    def held(value: str) -> Held | None:
+        parts = active_parts(value)
+        if not parts:
+            return None
+        listed = "、".join(parts[:3]) + (f" ほか{len(parts) - 3}件" if len(parts) > 3 else "")
+        return Held(
+            ACTIVE_CONTENT_RULE,
+            f"{listed}が含まれます。WordPressが投稿者には保存を許さない内容で、{shown_to}のブラウザで"
+            "スクリプトとして動いたり、別のページを読み込んだりすることがあるため承認が必要です",
+        )
+
+    return held
+
+
+def visible_text(shown_to: str, max_chars: int = 100_000) -> ValueCheck:
+    """Text a visitor or an administrator is shown (titles, excerpts, names, descriptions): free text,
+    but nothing WordPress's kses would take out of an author's post (policy/active_content.py)."""
+    held = _active_content_held(shown_to)
+    return ValueCheck(
+        f"{max_chars}文字以内のテキスト（スクリプトなど、WordPressが投稿者に許さないHTMLを含まない）",
+        _given(lambda v: len(v) <= max_chars and held(v) is None),
+        samples=("秋の新メニュー", "<strong>Hello</strong>"),
+        held_because=held,
     )
 
 
@@ -162,13 +217,16 @@ def _public_http_url(url: str) -> bool:
     return parts.scheme.lower() in {"http", "https"} and host.isascii() and is_public_host(host)
 
 
-def content(max_chars: int = 100_000) -> ValueCheck:
-    """Content WordPress renders (post content, a block widget): free text, but nothing that makes
-    the server fetch a URL when shown other than an embed of a public host."""
+def content(shown_to: str, max_chars: int = 100_000) -> ValueCheck:
+    """Content WordPress renders (post content, a block widget): visible text (no active content),
+    and nothing that makes the server fetch a URL when shown other than an embed of a public host."""
+    held = _active_content_held(shown_to)
     return ValueCheck(
-        f"{max_chars}文字以内のテキスト（RSS・旧ウィジェットのブロックを含まず、埋め込みやブロックの設定にあるURLは公開ホストのみ）",
-        _given(lambda v: len(v) <= max_chars and _fetches_only_public(v)),
+        f"{max_chars}文字以内のテキスト（スクリプトなど、WordPressが投稿者に許さないHTMLを含まない。"
+        "RSS・旧ウィジェットのブロックを含まず、埋め込みやブロックの設定にあるURLは公開ホストのみ）",
+        _given(lambda v: len(v) <= max_chars and held(v) is None and _fetches_only_public(v)),
         samples=("<p>秋の新メニュー</p>", "https://www.youtube.com/watch?v=x"),
+        held_because=held,
     )
 
 
@@ -224,6 +282,28 @@ EMAIL = ValueCheck(
     _given(_EMAIL.fits),
     samples=("hanako@example.com",),
 )
+
+
+def visible_url(shown_to: str) -> ValueCheck:
+    """A link a visitor or an administrator is shown: http(s) only (or empty). Any other scheme —
+    javascript:, data:, vbscript: — runs in the browser of whoever follows it, so it waits."""
+
+    def held(value: str) -> Held | None:
+        scheme = urlsplit(value.strip()).scheme.lower() if ":" in value else ""
+        if scheme in {"http", "https", ""}:
+            return None
+        return Held(
+            ACTIVE_CONTENT_RULE,
+            f"「{scheme[:20]}:」で始まるURLが含まれます。{shown_to}がリンクを開くと、そのブラウザで"
+            "スクリプトとして動くことがある形式のため承認が必要です",
+        )
+
+    return ValueCheck(
+        "http(s) のURL（または空）",
+        _given(lambda v: v == "" or _HTTP_URL.fits(v)),
+        samples=("https://example.com/", ""),
+        held_because=held,
+    )
 
 
 def _attachment_confirmed(value: str) -> Callable[[str | None], bool]:
