@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from wp_agent.policy import host_resolution
+
 # jsii (aws-cdk-lib) prints a banner per node process when Node 20 is past its end of life; synth
 # works on Node 20 (the infra tests prove it), so the banner is only noise here. Set before any
 # test imports aws_cdk; an explicit value in the environment wins.
@@ -61,6 +63,27 @@ def _is_loopback(host: object) -> bool:
         return ipaddress.ip_address(host.split("%")[0]).is_loopback
     except ValueError:
         return False
+
+
+# The documentation names tests write into content and media URLs, with public addresses (nothing
+# connects to them: the rule below refuses every address but loopback). Every other name the policy
+# asks about does not resolve, as on a machine without DNS.
+DOCUMENTATION_ZONE = {
+    "example.com": ["93.184.215.14"],
+    "www.example.com": ["93.184.215.14"],
+    "images.example.com": ["93.184.215.14"],
+    "example.jp": ["203.178.141.194"],
+    "www.youtube.com": ["142.250.196.110", "2404:6800:4004:80a::200e"],
+}
+
+
+@pytest.fixture(autouse=True)
+def _the_policy_resolves_the_documentation_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The policy asks where the hosts the server would fetch from point (policy/host_resolution.py);
+    in tests it is answered from DOCUMENTATION_ZONE, never from this machine's DNS."""
+    monkeypatch.setattr(
+        host_resolution, "system_resolver", host_resolution.static_resolver(DOCUMENTATION_ZONE)
+    )
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -15,6 +15,7 @@ from wp_agent.config import PolicySettings
 from wp_agent.errors import ConfigurationError
 from wp_agent.masking import mask_argv, mask_text
 from wp_agent.media.safe_download import parse_test_hosts
+from wp_agent.policy import host_resolution
 from wp_agent.policy.argument_rules import (
     ARGUMENT_RULES,
     MEDIA_PRIVATE_HOST_RULE,
@@ -25,8 +26,10 @@ from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.command_grammar import Ambiguity, CommandReading, read_command
 from wp_agent.policy.command_table import ALLOWED_COMMANDS, HARD_BLOCKS, CommandEntry, HardBlock
 from wp_agent.policy.custom_rules import CustomRules, load_custom_rules
-from wp_agent.policy.effects.table import site_checks
+from wp_agent.policy.effects.table import fetched_host_names, site_checks
+from wp_agent.policy.effects.values import SERVER_FETCH_RULE
 from wp_agent.policy.global_flags import FORBIDDEN_GLOBALS
+from wp_agent.policy.host_resolution import HostResolver, not_public
 from wp_agent.policy.identifiers import (
     disguised_option,
     is_plain,
@@ -153,8 +156,11 @@ class CommandPolicy:
         custom_rules: CustomRules | None = None,
         *,
         media_test_hosts: frozenset[tuple[str, int]] = frozenset(),
+        resolver: HostResolver | None = None,
     ) -> None:
         self._custom = custom_rules or CustomRules()
+        # Where the names the server would fetch from point, asked at decision time (None: the system's).
+        self._resolver = resolver
         # Tests only (WP_AGENT_MEDIA_TEST_HOSTS): local image servers that media import may name.
         self._media_test_hosts = {f"{host}:{port}" for host, port in media_test_hosts}
         self._allowed: dict[tuple[str, ...], CommandEntry] = dict(ALLOWED_COMMANDS)
@@ -288,6 +294,8 @@ class CommandPolicy:
         if isinstance(reading, Ambiguity):
             return self._block(command, reading.rule, reading.reason_ja, reading.pattern, argv, entry.path)
         decision = dataclasses.replace(self._argument_decision(command, argv, parsed, entry), reading=reading)
+        if decision.category is PolicyCategory.WRITE:
+            decision = self._fetches_stay_public(decision)
         if (
             decision.category is PolicyCategory.DESTRUCTIVE
             and reading is not None
@@ -392,6 +400,25 @@ class CommandPolicy:
             f"「{shown}」は許可されていないコマンドです（許可リスト方式）",
             shown,
             argv,
+        )
+
+    def _fetches_stay_public(self, decision: PolicyDecision) -> PolicyDecision:
+        """A write the server fetches for (an embed, a published post's links, a media download) runs
+        without approval only while every host name it names resolves to public addresses."""
+        names = fetched_host_names(decision.argv, decision.command_path)
+        refused = not_public(names, self._resolver or host_resolution.system_resolver) if names else []
+        if not refused:
+            return decision
+        shown = "、".join(refused[:5]) + (f" ほか{len(refused) - 5}件" if len(refused) > 5 else "")
+        return dataclasses.replace(
+            decision,
+            category=PolicyCategory.DESTRUCTIVE,
+            rule=SERVER_FETCH_RULE,
+            reason_ja=(
+                f"サーバーが取得するURLのホスト名「{shown}」が、いま公開のアドレスに解決できません（内部ネットワーク・"
+                "クラウドのメタデータ・存在しない名前など）。サーバーから内部へのアクセスになり得るため承認が必要です"
+            ),
+            pattern=",".join(refused),
         )
 
     # -- helpers --------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from wp_agent.policy.effects.values import (
     SiteCheck,
     ValueCheck,
     content,
+    fetched_url,
     int_range,
     one_of,
     plain_text,
@@ -82,7 +83,7 @@ _MEDIA_TEXT_COLUMNS = _MEDIA_TEXT_FIELDS | {"post_modified", "post_modified_gmt"
 
 POST_FIELDS: dict[str, ValueCheck] = {
     "post_title": visible_text(SHOWN_WITH_POSTS),
-    "post_content": content(SHOWN_WITH_POSTS),
+    "post_content": content(SHOWN_WITH_POSTS, published_links=True),
     "post_excerpt": visible_text(SHOWN_WITH_POSTS),
     "post_status": _POST_STATUSES,
     "post_type": _POST_TYPES,
@@ -428,7 +429,7 @@ CONTENT_EFFECTS: dict[tuple[str, ...], Effect] = {
             "preserve-filetime": BARE,
             "porcelain": ValueCheck("値なし、または出力する項目名", lambda v: v is None or v.isidentifier()),
         },
-        args=(text(2_048),),  # where from: media_source (source_rules.py) admits public http(s) URLs only
+        args=(fetched_url(),),  # where from: media_source (source_rules.py) admits public http(s) URLs only
         repeat=True,
         refused_fields={
             "skip-copy": "取り込み元のファイルをそのまま使う指定（--skip-copy）は使用できません（サーバー上の任意のファイルが添付ファイルになるため）",

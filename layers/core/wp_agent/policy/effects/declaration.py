@@ -228,6 +228,19 @@ class Effect:
                 )
         return None
 
+    def fetched_urls(self, cmd: ParsedCommand, path: tuple[str, ...]) -> list[str]:
+        """The URLs the server (or the agent, for media) fetches because of this write's values."""
+        urls: list[str] = []
+        for option in cmd.options:
+            check = self.fields.get(option.name)
+            if check is not None and check.fetches is not None and option.value is not None:
+                urls += check.fetches(option.value)
+        for index, value in enumerate(cmd.args_after(path)):
+            spec = self.args[min(index, len(self.args) - 1)] if self.args else None
+            if spec is not None and spec.fetches is not None and (index < len(self.args) or self.repeat):
+                urls += spec.fetches(value)
+        return urls
+
     def checks_on_site(self, cmd: ParsedCommand, path: tuple[str, ...]) -> list[SiteCheck]:
         """Reads of the site that must confirm values the argv cannot prove (an attachment's ID)."""
         found: list[SiteCheck] = []

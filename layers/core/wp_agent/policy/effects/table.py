@@ -15,6 +15,7 @@ from wp_agent.policy.effects.content import CONTENT_EFFECTS
 from wp_agent.policy.effects.declaration import Effect
 from wp_agent.policy.effects.site_settings import SITE_EFFECTS
 from wp_agent.policy.effects.values import SiteCheck
+from wp_agent.policy.fetches import hosts_fetched
 from wp_agent.policy.read_only_flags import read_only_flag
 from wp_agent.policy.rule import Verdict, argument_rule
 
@@ -58,6 +59,17 @@ def site_checks(argv: tuple[str, ...], path: tuple[str, ...]) -> list[SiteCheck]
         return []
     cmd = ParsedCommand.from_argv(argv)
     return [on_the_same_site(check, cmd) for check in effect.checks_on_site(cmd, path)]
+
+
+def fetched_host_names(argv: tuple[str, ...], path: tuple[str, ...]) -> list[str]:
+    """The host names the server (or the agent, for media) would fetch from because of a write the
+    declaration accepts: their addresses decide whether it runs without approval. Hosts that are not
+    public whatever they resolve to were held by the value checks already."""
+    effect = WRITE_EFFECTS.get(path)
+    if effect is None:
+        return []
+    _, names = hosts_fetched(effect.fetched_urls(ParsedCommand.from_argv(argv), path))
+    return names
 
 
 def on_the_same_site(check: SiteCheck, cmd: ParsedCommand) -> SiteCheck:

@@ -7,7 +7,6 @@ runs is what the model wrote, or it waits for approval.
 
 from __future__ import annotations
 
-import json
 import re
 import zoneinfo
 from collections.abc import Callable
@@ -16,7 +15,7 @@ from functools import lru_cache
 from urllib.parse import urlsplit
 
 from wp_agent.policy.active_content import active_parts
-from wp_agent.policy.source_rules import is_public_host  # the media import's check of a host
+from wp_agent.policy.fetches import embedded_urls, hosts_fetched, linked_urls
 from wp_agent.whole_values import whole
 
 HTML_TAG = re.compile(r"<\s*[a-zA-Z!/?]")
@@ -83,6 +82,9 @@ class ValueCheck:
     # For a value it does not accept: the rule and the words that say what it would do (None: the
     # declaration's own words).
     held_because: Callable[[str], Held | None] | None = None
+    # The URLs the server fetches because of an accepted value: their host names must resolve to
+    # public addresses when the policy decides (CommandPolicy asks its resolver).
+    fetches: Callable[[str], list[str]] | None = None
 
     def why_held(self, value: str | None) -> Held | None:
         return self.held_because(value) if self.held_because is not None and value is not None else None
@@ -118,6 +120,7 @@ def text(max_chars: int = 100_000) -> ValueCheck:
 
 
 ACTIVE_CONTENT_RULE = "confirm.active_content"
+SERVER_FETCH_RULE = "confirm.server_fetch"
 
 # Whose browser shows a text: said in the approval of a value that would run there.
 SHOWN_WITH_POSTS = "この投稿・ページを表示した訪問者と、管理画面で一覧や編集画面を開いた管理者"
@@ -157,76 +160,55 @@ def visible_text(shown_to: str, max_chars: int = 100_000) -> ValueCheck:
     )
 
 
-# What WordPress's server fetches when it shows content (tried on WordPress 6.1 and 7.1). An RSS block
-# fetches its feed on every view and shows visitors what came back (or the error: the cloud metadata
-# address answered), and a legacy widget block runs any widget, the RSS one included: a URL checked
-# now may resolve elsewhere then, so both wait for approval. An embed, and a URL alone on a line, go
-# through oEmbed discovery (wp_safe_remote_get, which leaves link-local addresses open): public hosts.
-# Other blocks fetch too, and new releases add them (7.x: a cover whose background is an embedded
-# video runs oEmbed on its `url`), so the attribute a block fetches is not guessed by its name: every
-# URL in any block's attributes, at any depth, counts as fetched and must name a public host.
-# Block comments as WordPress's parser reads them: the name, then the attributes as JSON.
-_BLOCK = re.compile(r"<!--\s+wp:([a-z][a-z0-9_-]*(?:/[a-z][a-z0-9_-]*)?)\s+(\{.*?\})?\s*/?-->", re.DOTALL)
-_FEED_BLOCKS = ("rss", "legacy-widget")
-_FETCHED_TEXT = (
-    re.compile(r"\[embed[^\]]*\]\s*([^\[\s]+)\s*\[/embed\]", re.IGNORECASE),
-    re.compile(r"^\s*(https?://[^\s<>\"]+)\s*$", re.IGNORECASE | re.MULTILINE),
-)
-# A value that names another host: a scheme (`https://`, `ftp://`) or a scheme-relative `//host`.
-_URL_LIKE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)
+def _fetched(value: str, *, links: bool) -> list[str] | None:
+    """The URLs the server fetches because of `value` (embeds when shown, and for a post's content
+    its links when published); None when what it fetches cannot be vouched for."""
+    embedded = embedded_urls(value)
+    linked = linked_urls(value) if links else []
+    return None if embedded is None or linked is None else embedded + linked
 
 
-def fetched_on_render(content: str) -> list[str] | None:
-    """The URLs WordPress's server may fetch when it shows `content`; None when it fetches what no
-    check now can vouch for (a feed, a legacy widget, attributes that are not a JSON object)."""
-    urls = [m.group(1) for pattern in _FETCHED_TEXT for m in pattern.finditer(content)]
-    for match in _BLOCK.finditer(content):
-        name = match.group(1).removeprefix("core/")
-        if name in _FEED_BLOCKS:
-            return None
-        if match.group(2) is None:
-            continue
-        try:
-            attributes = json.loads(match.group(2))
-        except ValueError:
-            return None
-        if not isinstance(attributes, dict):
-            return None
-        urls += _urls_in(attributes)
-    return urls
+def _fetch_held(value: str, *, links: bool) -> Held | None:
+    urls = _fetched(value, links=links)
+    if urls is None:
+        return Held(
+            SERVER_FETCH_RULE,
+            "RSSや旧ウィジェットのブロック、または読み切れない長さの文字列が含まれます。サーバーがそのたびに外部の"
+            "URLを取得する（取得先を今確かめられない）ため承認が必要です",
+        )
+    refused, _ = hosts_fetched(urls)
+    if refused:
+        return Held(
+            SERVER_FETCH_RULE,
+            f"サーバーが取得するURLの宛先「{'、'.join(refused[:5])}」が公開のホストではありません（内部ネットワーク・"
+            "クラウドのメタデータなど）。サーバーから内部へのアクセスになるため承認が必要です",
+        )
+    return None
 
 
-def _urls_in(value: object) -> list[str]:
-    if isinstance(value, str):
-        return [value] if _URL_LIKE.match(value) else []
-    if isinstance(value, dict):
-        return [url for item in value.values() for url in _urls_in(item)]
-    if isinstance(value, list):
-        return [url for item in value for url in _urls_in(item)]
-    return []
-
-
-def _fetches_only_public(content: str) -> bool:
-    urls = fetched_on_render(content)
-    return urls is not None and all(_public_http_url(url) for url in urls)
-
-
-def _public_http_url(url: str) -> bool:
-    parts = urlsplit(url.strip())
-    host = parts.hostname or ""
-    return parts.scheme.lower() in {"http", "https"} and host.isascii() and is_public_host(host)
-
-
-def content(shown_to: str, max_chars: int = 100_000) -> ValueCheck:
+def content(shown_to: str, max_chars: int = 100_000, *, published_links: bool = False) -> ValueCheck:
     """Content WordPress renders (post content, a block widget): visible text (no active content),
-    and nothing that makes the server fetch a URL when shown other than an embed of a public host."""
-    held = _active_content_held(shown_to)
+    and nothing that makes the server fetch a URL other than from a public host. `published_links`:
+    the content of a post, whose every link the server asks for when the post is published."""
+    active = _active_content_held(shown_to)
+
+    def held(value: str) -> Held | None:
+        return active(value) or _fetch_held(value, links=published_links)
+
     return ValueCheck(
         f"{max_chars}文字以内のテキスト（スクリプトなど、WordPressが投稿者に許さないHTMLを含まない。"
-        "RSS・旧ウィジェットのブロックを含まず、埋め込みやブロックの設定にあるURLは公開ホストのみ）",
-        _given(lambda v: len(v) <= max_chars and held(v) is None and _fetches_only_public(v)),
+        "RSS・旧ウィジェットのブロックを含まず、サーバーが取得するURLは公開ホストのみ）",
+        _given(lambda v: len(v) <= max_chars and held(v) is None),
         samples=("<p>秋の新メニュー</p>", "https://www.youtube.com/watch?v=x"),
         held_because=held,
+        fetches=lambda v: _fetched(v, links=published_links) or [],
+    )
+
+
+def fetched_url(max_chars: int = 2_048) -> ValueCheck:
+    """A URL the agent or the server downloads (media import): its host must resolve publicly."""
+    return ValueCheck(
+        f"{max_chars}文字以内のURL", _given(lambda v: len(v) <= max_chars), fetches=lambda v: [v]
     )
 
 

@@ -1,0 +1,77 @@
+"""Whether a host name the server would fetch from resolves to public addresses, asked when the policy
+decides (a name that resolves inward — to the cloud metadata address, a private network, loopback — or
+does not resolve at all makes the write wait for approval).
+
+The answer is only as good as the moment: a name can be pointed elsewhere later (DNS rebinding).
+WordPress's own fetches (wp_safe_remote_*) refuse loopback and private addresses again when they
+connect; the agent's own downloads (media import) pin the address they checked.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+
+from wp_agent.media.safe_download import is_public_address
+
+# A host's addresses, or None when it does not resolve (or not in time).
+HostResolver = Callable[[str], Sequence[str] | None]
+
+MAX_HOSTS = 20  # per command: more names than this wait for approval without being looked up
+_TIMEOUT_SECONDS = 3.0
+_CACHE_SECONDS = 60.0
+_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="wp-agent-dns")
+_cache: dict[str, tuple[float, tuple[str, ...] | None]] = {}
+_cache_lock = threading.Lock()
+
+
+def system_resolver(host: str) -> tuple[str, ...] | None:
+    """The system's answer for `host` (cached for a minute), or None."""
+    now = time.monotonic()
+    with _cache_lock:
+        cached = _cache.get(host)
+    if cached is not None and now - cached[0] < _CACHE_SECONDS:
+        return cached[1]
+    future = _pool.submit(socket.getaddrinfo, host, 443, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
+    try:
+        addresses: tuple[str, ...] | None = tuple(
+            sorted({str(info[4][0]) for info in future.result(_TIMEOUT_SECONDS)})
+        )
+    except (OSError, FutureTimeout, UnicodeError):
+        addresses = None
+    with _cache_lock:
+        if len(_cache) > 1_024:
+            _cache.clear()
+        _cache[host] = (now, addresses or None)
+    return addresses or None
+
+
+def static_resolver(answers: Mapping[str, Sequence[str]]) -> HostResolver:
+    """A resolver that knows only `answers` (tests, and `wp-agent check` against a recorded zone)."""
+    table = {name.lower().rstrip("."): tuple(addresses) for name, addresses in answers.items()}
+    return lambda host: table.get(host.lower().rstrip("."))
+
+
+def not_public(hosts: Iterable[str], resolver: HostResolver) -> list[str]:
+    """The names among `hosts` that do not resolve, or resolve to any address that is not public."""
+    names = sorted(set(hosts))
+    if len(names) > MAX_HOSTS:
+        return names
+    refused = []
+    for name in names:
+        addresses = resolver(name)
+        if not addresses or not all(_public(address) for address in addresses):
+            refused.append(name)
+    return refused
+
+
+def _public(address: str) -> bool:
+    try:
+        return is_public_address(ipaddress.ip_address(address.split("%", 1)[0]))
+    except ValueError:
+        return False
