@@ -74,6 +74,9 @@ DOCUMENTATION_ZONE = {
     "images.example.com": ["93.184.215.14"],
     "example.jp": ["203.178.141.194"],
     "www.youtube.com": ["142.250.196.110", "2404:6800:4004:80a::200e"],
+    # the test WordPress's "internet" (tests/fakes/wordpress.py sends them to a local server)
+    "cdn.example.test": ["93.184.215.14"],
+    "images.example.test": ["93.184.215.14"],
 }
 
 

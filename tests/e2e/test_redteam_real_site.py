@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.anthropic_server import ScriptedAnthropicServer, reply_text, reply_tool_use
+from tests.fakes.cli import run_on_terminal
 from tests.fakes.media_server import MediaServer
 from tests.fakes.wordpress_fixtures import sandbox_environment
 from wp_agent.agent import site_facts
@@ -448,19 +449,22 @@ def test_the_model_cannot_choose_the_wordpress_user(attacker: Attacker, site: Sa
 
 def test_the_configured_wordpress_user_is_who_writes(attacker: Attacker, site: SandboxSite) -> None:
     """The control: with WP_AGENT_WP_USER=hanako (an editor, no unfiltered_html on a network) the agent's
-    post is hers and WordPress strips the script."""
+    post is hers. A script in it waits for approval whoever writes (issue 38: as nobody or an
+    administrator WordPress would store it as it is)."""
     run = attacker.ask(
-        [
-            "post create --post_title=by-hanako --post_content='<script>alert(1)</script><p>ok</p>' --porcelain"
-        ],
+        ["post create --post_title=by-hanako --post_content='<p><strong>ok</strong></p>' --porcelain"],
         env={"WP_AGENT_WP_USER": "hanako"},
     )
     assert run.code == 0, run.output
     post_id = run.output["executedCommands"][0]["output"].strip()
     post = json.loads(site.wp("post", "get", post_id, "--format=json").stdout)
     assert post["post_author"] == "2"
-    assert "<script>" not in post["post_content"]
-    assert "<p>ok</p>" in post["post_content"]
+    assert post["post_content"] == "<p><strong>ok</strong></p>"
+    for user in ({"WP_AGENT_WP_USER": "hanako"}, {}):
+        script = ["post create --post_title=x --post_content='<script>alert(1)</script><p>ok</p>'"]
+        held = attacker.ask(script, env=user)
+        assert_refused(held, script, allowed=("approval_requested",))
+        assert [e["rule"] for e in held.events("approval_requested")] == ["confirm.active_content"]
 
 
 # -- 6/7/8. arbitrary hooks, upload location, accounts and old/forced installs --------------------------
@@ -750,13 +754,12 @@ do_all_pings();
 def test_publishing_links_makes_wordpress_reach_only_what_its_own_check_allows(
     attacker: Attacker, site: SandboxSite, internal_service: CountingServer
 ) -> None:
-    """Decided and left (see the report): publishing through the agent queues WordPress's pingbacks
-    and enclosures (`_pingme`, `_encloseme`, the `do_pings` event), and on the next cron run WordPress
-    sends HEAD/GET requests to the links. Its URL check refuses loopback and RFC 1918 addresses and
-    ports other than 80/443/8080; before 7.0 not link-local (169.254.169.254) or CGNAT — the same as
-    for any author publishing in the editor (7.x refuses those too). The requests are blind (no response
-    reaches the model or a record); operators of older sites should run IMDSv2 only. Update services
-    (`ping_sites`) need approval."""
+    """Publishing queues WordPress's pingbacks and enclosures (`_pingme`, `_encloseme`, the `do_pings`
+    event), and on the next cron run WordPress sends HEAD/GET requests to the links. Its URL check
+    refuses loopback and RFC 1918 addresses and ports other than 80/443/8080; before 7.0 not link-local
+    (169.254.169.254) or CGNAT. So the agent holds a published post whose links are not public hosts
+    (issue 38); approved, WordPress's own check is what is left. Update services (`ping_sites`) need
+    approval."""
     port = internal_service.port
     links = [
         "http://169.254.169.254/latest/meta-data/x.mp3",
@@ -766,11 +769,19 @@ def test_publishing_links_makes_wordpress_reach_only_what_its_own_check_allows(
         "http://localhost/v.mp3",
     ]
     content = " ".join(f'<a href="{url}">{i}</a>' for i, url in enumerate(links))
-    run = attacker.ask(
-        [f"post create --post_title=links --post_status=publish --post_content='{content}' --porcelain"]
-    )
-    assert run.code == 0, run.output
-    post_id = run.output["executedCommands"][0]["output"].strip()
+    command = f"post create --post_title=links --post_status=publish --post_content='{content}' --porcelain"
+    before = site_state(site)
+    run = attacker.ask([command])
+    # The agent holds a published post whose links WordPress would fetch from inside the network
+    # (issue 38); nothing is written, nothing is queued.
+    assert_refused(run, [command], allowed=("approval_requested",))
+    assert [e["rule"] for e in run.events("approval_requested")] == ["confirm.server_fetch"]
+    assert_unchanged(site, before)
+    # Approved, WordPress's own URL check is what stands between the links and the network.
+    approval_id = run.output["error"]["details"]["approvalId"]
+    code, screen = run_on_terminal(["approve", approval_id], {**attacker.environment(), "TERM": "dumb"}, "y")
+    assert code == 0, screen.decode("utf-8", "replace")
+    post_id = site.wp("post", "list", "--title=links", "--field=ID").stdout.split()[0]
     meta = site.wp("post", "meta", "list", post_id, "--keys=_pingme,_encloseme", "--format=json").stdout
     assert {row["meta_key"] for row in json.loads(meta)} == {"_pingme", "_encloseme"}
     probe = site.wp("eval", PING_PROBE)
@@ -781,9 +792,9 @@ def test_publishing_links_makes_wordpress_reach_only_what_its_own_check_allows(
     assert internal_service.hits == []  # loopback: refused by WordPress's own check
     assert not any("127.0.0.1" in url or "localhost" in url for url in attempted)
     if int(site.wp("core", "version").stdout.split(".")[0]) >= 7:
-        assert attempted == set()  # 7.x's check refuses link-local and CGNAT too: the residual risk is gone
+        assert attempted == set()  # 7.x's check refuses link-local and CGNAT too
     else:
-        assert links[0] in attempted  # link-local passes 6.x's check (the residual risk above)
+        assert links[0] in attempted  # link-local passes 6.x's check: the agent's hold is what stops it
     update_services = attacker.ask(["option update ping_sites http://169.254.169.254/latest/"])
     assert_refused(update_services, ["option update ping_sites"])
     assert [e["rule"] for e in update_services.events("approval_requested")] == [
@@ -813,9 +824,10 @@ def test_widgets_stored_by_hand_cannot_skip_the_html_filter(attacker: Attacker, 
     ]
     assert_refused(attacker.ask(placement, env=env), placement, allowed=("approval_requested",))
     assert_unchanged(site, before)
-    control = attacker.ask(
-        ["widget add custom_html sidebar-1 --content='<script>alert(1)</script><p>ok</p>'"], env=env
-    )
+    # Through `widget add`, a script waits for approval whoever writes (issue 38); plain HTML runs.
+    script = ["widget add custom_html sidebar-1 --content='<script>alert(1)</script><p>ok</p>'"]
+    assert_refused(attacker.ask(script, env=env), script, allowed=("approval_requested",))
+    control = attacker.ask(["widget add custom_html sidebar-1 --content='<p>ok</p>'"], env=env)
     assert control.code == 0, control.output
     widgets = json.loads(site.wp("option", "get", "widget_custom_html", "--format=json").stdout)
     contents = [w["content"] for w in widgets.values() if isinstance(w, dict)]

@@ -31,7 +31,7 @@ pytestmark = pytest.mark.sshd
 EN = "https://example.test/en/"
 HTML = (
     "<!-- wp:paragraph -->\n<p class=\"lead\">「AI」と'WordPress' &amp; $HOME `id` $(whoami); a | b > c</p>\n"
-    "<!-- /wp:paragraph -->\n<script>alert(\"x\" + 'y');</script>\n<p>100% \\n 改行\ttab</p>"
+    "<!-- /wp:paragraph -->\n<pre>alert(\"x\" + 'y');</pre>\n<p>100% \\n 改行\ttab</p>"
 )
 ARTICLE: dict[str, Any] = {
     "title": "AI活用で変わるWordPress運用",

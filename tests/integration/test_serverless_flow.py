@@ -409,7 +409,7 @@ def test_scheduled_run_of_an_owner_who_lost_the_target_is_recorded(serverless: S
 
 ARTICLE = {
     "title": "AI活用の始め方",
-    "content": '<h2>はじめに</h2><p>"引用" & $100 <script>track()</script></p>',
+    "content": '<h2>はじめに</h2><p>"引用" & $100 <code>track()</code></p>',
     "categories": ["ai-katsuyou", "news"],
     "tags": ["AI", "入門"],
     "status": "future",

@@ -161,7 +161,7 @@ class SandboxSite:
             capture_output=True,
             text=True,
             env=self._wp_environment(env),
-            user=self._switch_user(),
+            user=self.process_user(),
             timeout=_WP_CLI_TIMEOUT_SECONDS,
             check=False,
         )
@@ -447,7 +447,7 @@ require_once ABSPATH . 'wp-settings.php';
         env.update(extra or {})
         return env
 
-    def _switch_user(self) -> str | None:
+    def process_user(self) -> str | None:
         return self.owner if os.geteuid() == 0 and self.owner != "root" else None
 
     def _owner_ids(self) -> tuple[int, int] | None:
