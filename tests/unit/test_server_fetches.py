@@ -95,3 +95,20 @@ def test_wordpress_finds_the_urls_it_would_fetch() -> None:
     assert embedded_urls('<p class="x">\n https://a.example/v \n</p>') == ["https://a.example/v"]
     assert linked_urls("x <a href='//b.example/p'>y</a> c.example/nopath /local/a.png") == ["//b.example/p"]
     assert linked_urls("a" * 5_000 + ".b/c") is None  # too long to read in bounded time: it waits
+
+
+def test_a_name_that_does_not_answer_in_time_counts_as_not_resolving(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time as clock
+
+    from wp_agent.policy import host_resolution
+
+    monkeypatch.setattr(host_resolution, "_TIMEOUT_SECONDS", 0.2)
+
+    def slow(host: str) -> list[str] | None:
+        if host == "slow.example":
+            clock.sleep(2)
+        return ["93.184.215.14"]
+
+    started = clock.monotonic()
+    assert host_resolution.not_public(["slow.example", "fast.example"], slow) == ["slow.example"]
+    assert clock.monotonic() - started < 1.5

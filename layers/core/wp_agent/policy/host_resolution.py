@@ -14,7 +14,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from concurrent.futures import TimeoutError as FutureTimeout
 
 from wp_agent.media.safe_download import is_public_address
@@ -58,16 +58,29 @@ def static_resolver(answers: Mapping[str, Sequence[str]]) -> HostResolver:
 
 
 def not_public(hosts: Iterable[str], resolver: HostResolver) -> list[str]:
-    """The names among `hosts` that do not resolve, or resolve to any address that is not public."""
+    """The names among `hosts` that do not resolve, or resolve to any address that is not public. The
+    names are asked side by side, all within one deadline: a name not answered by then counts as not
+    resolving (a decision never waits on DNS for longer than that)."""
     names = sorted(set(hosts))
     if len(names) > MAX_HOSTS:
         return names
-    refused = []
-    for name in names:
-        addresses = resolver(name)
-        if not addresses or not all(_public(address) for address in addresses):
-            refused.append(name)
-    return refused
+    if len(names) == 1:
+        return [] if _resolves_publicly(resolver(names[0])) else names
+    asking = ThreadPoolExecutor(max_workers=min(len(names), 8), thread_name_prefix="wp-agent-hosts")
+    try:
+        answers = {name: asking.submit(resolver, name) for name in names}
+        done, _ = wait(answers.values(), timeout=_TIMEOUT_SECONDS + 1)
+        return [
+            name
+            for name, answer in answers.items()
+            if answer not in done or answer.exception() is not None or not _resolves_publicly(answer.result())
+        ]
+    finally:
+        asking.shutdown(wait=False, cancel_futures=True)  # a late answer is not waited for
+
+
+def _resolves_publicly(addresses: Sequence[str] | None) -> bool:
+    return bool(addresses) and all(_public(address) for address in addresses or ())
 
 
 def _public(address: str) -> bool:
