@@ -17,7 +17,8 @@ SAMPLE = "<script>alert(1)</script>"
 SHOWN_FLAGS = frozenset(
     {"post_title", "post_content", "post_excerpt", "title", "content", "text", "description", "desc",
      "caption", "display_name", "nickname", "first_name", "last_name", "comment_content",
-     "comment_author_url", "user_url", "link", "link_url", "attr-title", "image_title", "name"}
+     "comment_author_url", "user_url", "link", "link_url", "attr-title", "image_title", "name",
+     "tags_input"}
 )  # fmt: skip
 # Positional texts WordPress shows: (path, index).
 SHOWN_ARGUMENTS = {
@@ -25,6 +26,8 @@ SHOWN_ARGUMENTS = {
     (("menu", "item", "add-custom"), 2),
     (("term", "create"), 1),
     (("menu", "create"), 0),
+    (("post", "term", "add"), 2),  # a new tag's name
+    (("post", "term", "set"), 2),
 }
 # Every text write path of the red team × one form of the command with the value in it.
 TEXT_WRITES = (
@@ -50,6 +53,8 @@ TEXT_WRITES = (
     "site create --slug=news --title={v}",
     "media import https://example.com/a.jpg --title={v}",
     "post meta update 45 subtitle {v}",
+    "post term add 45 post_tag {v}",
+    "post create --post_title=x --tags_input={v}",
 )
 
 

@@ -97,7 +97,7 @@ POST_FIELDS: dict[str, ValueCheck] = {
     "ping_status": OPEN_CLOSED,
     "post_password": text(255),
     "post_category": text(1_000),  # existing categories by ID or name (WP-CLI refuses unknown ones)
-    "tags_input": text(1_000),  # tags by name, created when new
+    "tags_input": visible_text(SHOWN_WITH_TERMS, 1_000),  # tags by name, created when new
     "page_template": PAGE_TEMPLATE,
     "meta_input": text(),  # every key judged below
 }
@@ -400,7 +400,7 @@ CONTENT_EFFECTS: dict[tuple[str, ...], Effect] = {
             Rows("options", keys=(Names(("category_children", "_transient_*")),)),
         ),
         fields={"by": one_of("slug", "id")},
-        args=(ID, _TAXONOMIES, text(200)),
+        args=(ID, _TAXONOMIES, visible_text(SHOWN_WITH_TERMS, 200)),
         repeat=True,
         match=("post term add 45 category news", "post term add 45 post_tag 新着 --by=slug"),
         not_match=("post term add 45 nav_menu main-menu", "post term add 45 wp_theme twentytwentyone"),
@@ -487,7 +487,7 @@ for _verb in ("set", "remove"):
         summary_ja="指定した投稿のカテゴリ・タグ",
         changes=CONTENT_EFFECTS[("post", "term", "add")].changes,
         fields={"by": one_of("slug", "id")},
-        args=(ID, _TAXONOMIES, text(200)),
+        args=(ID, _TAXONOMIES, visible_text(SHOWN_WITH_TERMS, 200)),
         repeat=True,
         match=(f"post term {_verb} 45 category news",),
         not_match=(f"post term {_verb} 45 nav_menu main-menu",),
