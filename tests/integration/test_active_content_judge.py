@@ -34,6 +34,8 @@ STRICTER = {
     # kses keeps a PDF `object` only when it points at the site's own uploads (a check against the
     # site's address); the judge holds every embedded object.
     "<object": "an embedded object",
+    # kses keeps an element left open; on the page it swallows the theme's markup after it.
+    "<textarea>unclosed": "an element left open",
 }
 # Near misses of the payloads: spellings kses and browsers read differently.
 TRICKY = (
@@ -67,6 +69,19 @@ TRICKY = (
     '<p title="<script>alert(1)</script>">x</p>',
     '<img src="https://example.com/a.png" srcset="https://example.com/b.png 2x">',
     '<object data="https://example.test/wp-content/uploads/2024/01/menu.pdf" type="application/pdf"></object>',
+    # a second pair of eyes (issue 38 review): what a fragment's parse drops but a page keeps
+    "<table><img src=x onerror=alert(1)></table>",
+    "<table><tr><td>ok</td></tr><a href='javascript:alert(1)'>x</a></table>",
+    "<math><mi><![CDATA[x><img src=x onerror=alert(1)>]]></mi></math>",
+    "<math></p><![CDATA[x><img src=x onerror=alert(1)>]]>",
+    "<textarea>unclosed",
+    "<!---->",
+    "<!-->",
+    "<!-- x --!>",
+    "<?php echo 1; ?>",
+    "<!foo>",
+    '<img alt="a &lt; b" src="https://example.com/a.png">',
+    '<p title="&lt;b&gt;">x</p>',
 )
 
 

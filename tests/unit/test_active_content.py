@@ -124,3 +124,23 @@ def test_a_tag_left_open_or_a_second_body_is_held() -> None:
     assert active_parts("<img src=x onerror=alert(1)//")
     assert active_parts("<body onload=alert(1)>")
     assert not active_parts("3 < 5 & 5 > 3")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "<table><img src=x onerror=alert(1)></table>",  # moved in front of the table on a page
+        "<table><svg onload=alert(1)></table>",
+        "<math><mi><![CDATA[x><img src=x onerror=alert(1)>]]></mi></math>",  # a bogus comment in browsers
+        "<math></p><![CDATA[x><img src=x onerror=alert(1)>]]>",
+        "</div><script>alert(1)</script>",  # out of the theme's element
+        "<textarea>swallows the rest",
+    ],
+)
+def test_what_a_page_reads_differently_from_a_fragment_is_held(value: str) -> None:
+    assert active_parts(value)
+
+
+def test_encoded_angle_brackets_in_an_attribute_are_ordinary() -> None:
+    assert not active_parts('<img alt="a &lt; b" src="https://example.com/a.png">')
+    assert active_parts('<img alt="a < b" src="https://example.com/a.png">')

@@ -61,7 +61,11 @@ _CSS_FUNCTION = re.compile(
 )
 _CSS_UNSAFE = re.compile(r"[\\(&=}]|/\*")
 _PHP_TRIM = " \t\n\r\0\x0b"
-_PAGE_TAGS = frozenset({"html", "head", "body", "frameset"})
+# Where a value is read: inside a page, with the theme's markup after it (see active_parts).
+_PAGE_END = "wp-agent-page-end"
+_PAGE_BEFORE = "<!DOCTYPE html><html><head></head><body><div>"
+_PAGE_AFTER = f'</div><section id="{_PAGE_END}"></section></body></html>'
+_MALFORMED = frozenset({"expected-tag-name-but-got-question-mark"})
 
 
 @dataclass(frozen=True)
@@ -92,41 +96,56 @@ def kses_rules() -> KsesRules:
 
 
 def active_parts(html: str) -> list[str]:
-    """What in `html` kses would remove or change, in people's words (empty: nothing)."""
+    """What in `html` kses would remove or change, in people's words (empty: nothing).
+
+    The value is read where WordPress puts it: inside a page, between the theme's markup (a `<div>`
+    before, more markup after). Read alone, a parser drops what a page keeps — content a `<table>`
+    moves out in front of itself, a tag left open that runs on into the theme's `</div>`, a second
+    `<body>` whose attributes go to the page's own."""
     if "<" not in html:
         return []  # no element, comment or attribute without a tag
     parser = html5lib.HTMLParser(tree=html5lib.getTreeBuilder("etree"), namespaceHTMLElements=False)
-    fragment = parser.parseFragment(html, container="div")
-    found = _out_of_place(parser.errors)
-    for element in fragment.iter():
-        if element is fragment:
+    document = parser.parse(f"{_PAGE_BEFORE}{html}{_PAGE_AFTER}")
+    found = _malformed(parser.errors, html)
+    body = document.find("body")
+    if (
+        body is None
+        or len(body) == 0
+        or body[-1].get("id") != _PAGE_END
+        or len(document.attrib) + len(body.attrib)
+    ):
+        found.append(
+            "閉じていない要素やコメント、<body>・<html> タグ（ページの続きやページ全体の要素を変えます）"
+        )
+    for element in document.iter():
+        if element is document or element is body or element.tag == "head":
             continue
         if element.tag is ElementTree.Comment:
             found += _comment(element.text or "")
             continue
-        found += _element(element)
+        found += _element(element, html)
     return list(dict.fromkeys(found))
 
 
-def _out_of_place(errors: list[tuple[Any, str, dict[str, Any]]]) -> list[str]:
-    """What the fragment's parse drops but a page's parse keeps: a tag or comment left open at the
-    end of the value runs on into the page's own markup (`<img src=x onerror=…` then the theme's
-    `</p>`), and a second <body> or <html> tag gives the page's own element its attributes."""
-    found = []
-    for _, code, data in errors:
-        if code.startswith("eof-in-"):
-            found.append("閉じていないタグやコメント（ページの続きと合わさって別の要素になります）")
-        elif code == "non-html-root" or (
-            code.startswith("unexpected-start-tag") and data.get("name") in _PAGE_TAGS
-        ):
-            found.append(f"<{data.get('name', 'html')}> タグ（ページ全体の要素に属性を加えます）")
-    return found
+def _malformed(errors: list[tuple[Any, str, dict[str, Any]]], html: str) -> list[str]:
+    """Comments and declarations kses takes apart (`<!-->`, `<!foo>`, `<?php …?>`, CDATA): a browser
+    reads some of them as a comment that ends earlier than it seems (CDATA inside MathML text does
+    not end where html5lib ends it), so none is judged as harmless."""
+    found = [
+        "正しい形でないコメントや宣言（<!…>、<?…?>）"
+        for _, code, _ in errors
+        if code in _MALFORMED or "comment" in code
+    ]
+    if "<![cdata[" in html.lower():
+        found.append("CDATA 区間（<![CDATA[…]]>）")
+    return found[:1] + found[-1:] if found else []
 
 
 def _comment(text: str) -> list[str]:
-    # kses keeps a comment but filters what is inside it like content, and cuts `--` runs.
+    # kses keeps a comment but filters what is inside it like content, cuts `--` runs, and drops an
+    # empty one.
     inner = active_parts(text)
-    return inner + (["コメント内の「--」"] if "--" in text else [])
+    return inner + (["コメント内の「--」"] if "--" in text else []) + ([] if text else ["空のコメント"])
 
 
 def _local_name(tag: str) -> tuple[str | None, str]:
@@ -134,7 +153,7 @@ def _local_name(tag: str) -> tuple[str | None, str]:
     return (match.group(1), match.group(2)) if match else (None, tag)
 
 
-def _element(element: ElementTree.Element) -> list[str]:
+def _element(element: ElementTree.Element, source: str) -> list[str]:
     namespace, name = _local_name(str(element.tag))
     name = name.lower()
     rules = kses_rules().tags.get(name)
@@ -145,13 +164,13 @@ def _element(element: ElementTree.Element) -> list[str]:
         return [f"<{name}> 要素（{kind}）"]
     found: list[str] = []
     for raw_name, value in element.attrib.items():
-        problem = _attribute(name, rules, str(raw_name), str(value))
+        problem = _attribute(name, rules, str(raw_name), str(value), source)
         if problem is not None:
             found.append(problem)
     return found
 
 
-def _attribute(element: str, rules: dict[str, Any], raw_name: str, value: str) -> str | None:
+def _attribute(element: str, rules: dict[str, Any], raw_name: str, value: str, source: str) -> str | None:
     namespace, attribute = _local_name(raw_name)
     attribute = attribute.lower()
     if attribute.startswith("on"):
@@ -161,7 +180,7 @@ def _attribute(element: str, rules: dict[str, Any], raw_name: str, value: str) -
         rule = None  # xlink:href and other namespaced attributes
     if rule is None and not (rules.get("data-*") and _DATA_ATTRIBUTE.fullmatch(attribute)):
         return f"<{element}> の {attribute} 属性（WordPressが許可しない属性）"
-    if "<" in value or ">" in value:
+    if ("<" in value or ">" in value) and value in source:  # written as such, not as &lt; &gt;
         # kses reads a tag up to the first `>`, quotes or not: it would cut the element apart
         return f"<{element}> の {attribute} 属性の値にある「<」「>」（WordPressが要素を別の形に読み替えます）"
     if attribute.startswith("data-wp-bind--") and _binds_restricted(attribute, rules):
