@@ -90,15 +90,20 @@ class BatchAnswer:
 
 
 @functools.cache
-def _batch_script() -> Path:
-    """The batch runner, readable by the rig's user."""
-    directory = Path(tempfile.mkdtemp(prefix="wp-agent-batch-"))
+def harness_php(name: str, code: str) -> Path:
+    """A PHP file of the test harness for `wp eval-file`, readable by the rig's user (removed at exit)."""
+    directory = Path(tempfile.mkdtemp(prefix=f"wp-agent-{name}-"))
     directory.chmod(0o755)
-    script = directory / "batch.php"
-    script.write_text(_BATCH_SCRIPT, encoding="utf-8")
+    script = directory / f"{name}.php"
+    script.write_text(code, encoding="utf-8")
     script.chmod(0o644)
     atexit.register(shutil.rmtree, directory, True)
     return script
+
+
+def _batch_script() -> Path:
+    """The batch runner."""
+    return harness_php("batch", _BATCH_SCRIPT)
 
 
 def rig_login_user() -> str:

@@ -9,19 +9,14 @@ where it holds on purpose and says why.
 
 from __future__ import annotations
 
-import atexit
 import base64
-import functools
 import json
-import shutil
-import tempfile
-from pathlib import Path
 from xml.etree import ElementTree
 
 import html5lib
 import pytest
 
-from tests.fakes.wordpress import TestWordPress
+from tests.fakes.wordpress import TestWordPress, harness_php
 from tests.fakes.xss_payloads import ORDINARY, payloads
 from wp_agent.policy.active_content import active_parts, kses_rules
 
@@ -85,20 +80,9 @@ TRICKY = (
 )
 
 
-@functools.cache
-def _script() -> Path:
-    directory = Path(tempfile.mkdtemp(prefix="wp-agent-kses-"))
-    directory.chmod(0o755)
-    script = directory / "kses.php"
-    script.write_text(_KSES_SCRIPT, encoding="utf-8")
-    script.chmod(0o644)
-    atexit.register(shutil.rmtree, directory, True)
-    return script
-
-
 def kses(site: TestWordPress, values: list[str]) -> list[str]:
     payload = base64.b64encode(json.dumps(values).encode()).decode()
-    done = site.wp("eval-file", str(_script()), payload)
+    done = site.wp("eval-file", str(harness_php("kses", _KSES_SCRIPT)), payload)
     assert done.returncode == 0, done.stderr
     kept: list[str] = json.loads(done.stdout)
     return kept
