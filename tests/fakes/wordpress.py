@@ -72,6 +72,30 @@ add_filter(
 """
 
 
+_READER_MARK = "@@wp-agent-read "
+_READER_SCRIPT = """<?php
+// Test harness only: a WordPress kept loaded that answers read commands, one JSON line each on STDIN
+// ({"command": "...", "url": "..."}), one answer line each on STDOUT. Every answer starts from an empty
+// object cache, on the site the URL names, with that site's roles: what a new process would read.
+while ( false !== ( $line = fgets( STDIN ) ) ) {
+	$request = json_decode( $line, true );
+	wp_cache_flush();
+	$blog = 0;
+	if ( is_multisite() && ! empty( $request['url'] ) ) {
+		$parts = wp_parse_url( $request['url'] );
+		$blog  = (int) get_blog_id_from_url( $parts['host'], trailingslashit( $parts['path'] ?? '/' ) );
+	}
+	if ( $blog ) {
+		switch_to_blog( $blog );
+	}
+	wp_roles()->for_site();
+	$answer = WP_CLI::runcommand( $request['command'], array( 'launch' => false, 'exit_error' => false, 'return' => 'all' ) );
+	if ( $blog ) {
+		restore_current_blog();
+	}
+	echo "\\n" . '@@wp-agent-read ' . json_encode( array( $answer->return_code, $answer->stdout, $answer->stderr ) ) . "\\n";
+}
+"""
 _BATCH_MARK = "@@wp-agent-batch "
 _BATCH_SCRIPT = """<?php
 // Test harness only: run each command of a batch in this process, one answer line per command.
@@ -104,6 +128,65 @@ def harness_php(name: str, code: str) -> Path:
 def _batch_script() -> Path:
     """The batch runner."""
     return harness_php("batch", _BATCH_SCRIPT)
+
+
+class KeptReader:
+    """Read commands answered by one WP-CLI process that keeps WordPress loaded (a test harness's
+    shortcut: a command costs milliseconds instead of a PHP and WordPress start). Each answer starts
+    from an empty object cache on the site its `--url` names. A command that ends the process (WP-CLI
+    exits on some errors) is run again in a process of its own, and the next read starts a new one."""
+
+    def __init__(self, site: TestWordPress) -> None:
+        self._site = site
+        self._process: subprocess.Popen[str] | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, argv: Sequence[str]) -> BatchAnswer:
+        url = next((a.split("=", 1)[1] for a in argv if a.startswith("--url=")), "")
+        command = shlex.join(a for a in argv if not a.startswith("--url="))
+        with self._lock:
+            answer = self._ask(command, url)
+        if answer is None:
+            alone = self._site.wp(*argv)
+            return BatchAnswer(alone.returncode, alone.stdout, alone.stderr)
+        return answer
+
+    def _ask(self, command: str, url: str) -> BatchAnswer | None:
+        process = self._process or self._start()
+        assert process.stdin is not None
+        assert process.stdout is not None
+        try:
+            process.stdin.write(json.dumps({"command": command, "url": url}) + "\n")
+            process.stdin.flush()
+            for line in process.stdout:
+                if line.startswith(_READER_MARK):
+                    code, stdout, stderr = json.loads(line[len(_READER_MARK) :])
+                    return BatchAnswer(code, stdout, stderr)
+        except (BrokenPipeError, OSError):
+            pass
+        self.close()  # the command ended the process
+        return None
+
+    def _start(self) -> subprocess.Popen[str]:
+        site = self._site.site
+        self._process = subprocess.Popen(
+            [*site.wp_command(), f"--path={site.wordpress}", "eval-file", str(harness_php("reader", _READER_SCRIPT))],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+            env=site._wp_environment(None), user=site.process_user(),
+        )  # fmt: skip
+        return self._process
+
+    def close(self) -> None:
+        if self._process is not None:
+            with contextlib.suppress(OSError):
+                if self._process.stdin is not None:
+                    self._process.stdin.close()
+            try:
+                self._process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait(timeout=10)
+            self._process = None
 
 
 def rig_login_user() -> str:
@@ -249,6 +332,15 @@ class TestWordPress:
             answers.append(BatchAnswer(alone.returncode, alone.stdout, alone.stderr))
             pending = pending[finished + 1 :]
         return answers
+
+    @contextlib.contextmanager
+    def kept_reader(self) -> Iterator[KeptReader]:
+        """Reads answered by one WP-CLI process kept running (see KeptReader); stopped afterwards."""
+        reader = KeptReader(self)
+        try:
+            yield reader
+        finally:
+            reader.close()
 
     def wp_json(self, *args: str, url: str | None = None) -> Any:
         done = self.wp(*args, "--format=json", url=url)

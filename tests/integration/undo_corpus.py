@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from tests.fakes.wordpress import TestWordPress
+from tests.fakes.wordpress import KeptReader, TestWordPress
 from wp_agent.executors.port import CommandResult
 from wp_agent.models.undo import UndoCapture, UndoPlan
 from wp_agent.policy import CommandPolicy, PolicyCategory
@@ -180,13 +180,19 @@ class Outcome:
     follow_up_steps: int = 0
 
 
-def reader(site: TestWordPress) -> Callable[[list[str]], CommandResult]:
-    """The before-image reads: each must be a read for the policy, then runs on the real site."""
+def reader(site: TestWordPress, kept: KeptReader | None = None) -> Callable[[list[str]], CommandResult]:
+    """The before-image reads: each must be a read for the policy, then runs on the real site (in a
+    process of its own, or answered by a kept WP-CLI process)."""
 
     def read(argv: list[str]) -> CommandResult:
         decision = POLICY.classify_argv(argv)
         assert decision.category is PolicyCategory.READ, (argv, decision.rule)
-        return run(site, list(decision.argv))
+        if kept is None:
+            return run(site, list(decision.argv))
+        started = time.perf_counter()
+        answer = kept(list(decision.argv))
+        elapsed = int((time.perf_counter() - started) * 1000)
+        return CommandResult(answer.stdout, answer.stderr, answer.return_code, elapsed)
 
     return read
 
@@ -269,11 +275,14 @@ def difference(before: dict[str, list[str]], after: dict[str, list[str]]) -> lis
     return lines
 
 
-def run_scenario(site: TestWordPress, commands: list[str], *, workers: int = 4) -> Outcome:
-    """Run the commands with before-images, then the revert plan; compare the dumps."""
+def run_scenario(
+    site: TestWordPress, commands: list[str], *, workers: int = 4, kept: KeptReader | None = None
+) -> Outcome:
+    """Run the commands with before-images, then the revert plan; compare the dumps. With `kept`, the
+    reads are answered by a kept WP-CLI process (the writes always run in processes of their own)."""
     site.reset()
     before_dump = dump(site)
-    read = reader(site)
+    read = reader(site, kept)
     outcome = Outcome(commands, marked_irreversible=False, equal=False)
     recorded: list[RunCommand] = []
     for command in commands:
