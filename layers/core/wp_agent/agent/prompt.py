@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
+from wp_agent.models.tool_schema import anthropic_tool
+
 TOOL_NAME = "wp_cli"
 
 SYSTEM_PROMPT_JA = """\
@@ -66,24 +70,25 @@ post update <id>... --post_status=publish / post delete <id>...（ゴミ箱へ�
 ※ 削除・一括操作（--all）・テーマ切り替え・プラグイン無効化・重要設定の変更は、実行前に利用者の承認が必要です（自動で承認待ちになります）。
 ※ db / eval / shell / config / パイプやリダイレクトなどは実行できません。"""
 
-WP_CLI_TOOL: dict[str, Any] = {
-    "name": TOOL_NAME,
-    "description": TOOL_DESCRIPTION_JA,
-    "input_schema": {
-        "type": "object",
-        "properties": {
-            "command": {
-                "type": "string",
-                "description": "WP-CLIコマンド（先頭の「wp」は不要）。例: post list --post_status=draft --format=json",
-            },
-            "reason": {
-                "type": "string",
-                "description": "このコマンドを実行する理由（日本語で1文。監査ログに記録されます）",
-            },
-        },
-        "required": ["command", "reason"],
-    },
-}
+
+class WpCliToolInput(BaseModel):
+    """The `wp_cli` tool's input: validated as the model sends it, and shown to the model as the tool's
+    schema (models/tool_schema.py)."""
+
+    model_config = ConfigDict(extra="ignore")
+    command: str = Field(
+        min_length=1,
+        max_length=200_000,
+        description="WP-CLIコマンド（先頭の「wp」は不要）。例: post list --post_status=draft --format=json",
+    )
+    reason: str = Field(
+        default="",  # a call without one still runs, recorded with an empty reason
+        max_length=2_000,
+        description="このコマンドを実行する理由（日本語で1文。監査ログに記録されます）",
+    )
+
+
+WP_CLI_TOOL: dict[str, Any] = anthropic_tool(TOOL_NAME, TOOL_DESCRIPTION_JA, WpCliToolInput)
 
 
 def cached_system_blocks() -> list[dict[str, Any]]:

@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from wp_agent.agent.messages import ToolUseBlock
 from wp_agent.agent.post_targets import guard_post_targets
-from wp_agent.agent.prompt import TOOL_NAME
+from wp_agent.agent.prompt import TOOL_NAME, WpCliToolInput
 from wp_agent.agent.role_targets import guard_role_targets
 from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionState
 from wp_agent.agent.site_reads import SiteReads
@@ -35,12 +35,6 @@ REPEAT_LIMIT = 2  # the same argv may run twice (e.g. check before and after); a
 _COUNTED = {CommandStatus.QUEUED, CommandStatus.STARTED, CommandStatus.FINISHED, CommandStatus.UNKNOWN}
 SKIP_CONFIRMATION_APPROVER = "system:skipDestructiveConfirmation"
 StopReason = Literal["repeated_command", "command_cap"]
-
-
-class WpCliToolInput(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    command: str = Field(min_length=1, max_length=200_000)
-    reason: str = Field(default="", max_length=2_000)
 
 
 @dataclass(frozen=True)

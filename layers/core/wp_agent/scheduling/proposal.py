@@ -26,6 +26,7 @@ from wp_agent.models.schedule import (
     MAX_SCHEDULE_NAME_CHARS,
     ScheduleProposal,
 )
+from wp_agent.models.tool_schema import anthropic_tool
 from wp_agent.scheduling.expressions import (
     MIN_INTERVAL,
     ScheduleExpressionError,
@@ -39,38 +40,6 @@ logger = logging.getLogger(__name__)
 TOOL_NAME = "propose_schedule"
 MAX_CORRECTIONS = 2  # after the first answer: at most three model calls per proposal
 _WEEKDAYS_JA = "月火水木金土日"
-
-PROPOSE_SCHEDULE_TOOL: dict[str, Any] = {
-    "name": TOOL_NAME,
-    "description": (
-        "利用者の依頼から組み立てたスケジュールを提案します。システムが式を検証し、問題があればエラーで返します。"
-        "提案しただけでは何も登録されません。"
-    ),
-    "input_schema": {
-        "type": "object",
-        "properties": {
-            "name": {
-                "type": "string",
-                "maxLength": MAX_SCHEDULE_NAME_CHARS,
-                "description": "スケジュールの短い名前（日本語、例: 毎週月曜の下書き一覧）",
-            },
-            "expression": {
-                "type": "string",
-                "description": "EventBridge Scheduler の式: cron(分 時 日 月 曜日 年) / rate(値 単位) / at(yyyy-mm-ddThh:mm:ss)",
-            },
-            "timezone": {
-                "type": "string",
-                "description": "式を評価する IANA タイムゾーン名（例: Asia/Tokyo）",
-            },
-            "instruction": {
-                "type": "string",
-                "description": "実行のたびにエージェントへ渡す日本語の指示。日時・頻度の部分は含めない（例: 下書きを一覧して）",
-            },
-        },
-        "required": ["name", "expression", "timezone", "instruction"],
-        "additionalProperties": False,
-    },
-}
 
 SYSTEM_PROMPT_TEMPLATE_JA = """\
 あなたは WordPress 運用エージェントの「スケジュール登録係」です。利用者の依頼文から、定期実行（または1回だけの予約実行）のスケジュールを組み立て、propose_schedule ツールを1回だけ呼び出してください。
@@ -104,10 +73,24 @@ class _ProposedSchedule(BaseModel):
     """The tool input, as the model must send it."""
 
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
-    name: str = Field(min_length=1, max_length=MAX_SCHEDULE_NAME_CHARS)
-    expression: str = Field(min_length=1, max_length=256)
-    timezone: str = Field(min_length=1, max_length=50)
-    instruction: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
+    name: str = Field(
+        min_length=1,
+        max_length=MAX_SCHEDULE_NAME_CHARS,
+        description="スケジュールの短い名前（日本語、例: 毎週月曜の下書き一覧）",
+    )
+    expression: str = Field(
+        min_length=1,
+        max_length=256,
+        description="EventBridge Scheduler の式: cron(分 時 日 月 曜日 年) / rate(値 単位) / at(yyyy-mm-ddThh:mm:ss)",
+    )
+    timezone: str = Field(
+        min_length=1, max_length=50, description="式を評価する IANA タイムゾーン名（例: Asia/Tokyo）"
+    )
+    instruction: str = Field(
+        min_length=1,
+        max_length=MAX_MESSAGE_CHARS,
+        description="実行のたびにエージェントへ渡す日本語の指示。日時・頻度の部分は含めない（例: 下書きを一覧して）",
+    )
 
     @field_validator("name")
     @classmethod
@@ -122,6 +105,15 @@ class _ProposedSchedule(BaseModel):
         if any(ord(c) < 0x20 and c not in "\n\t" for c in value):
             raise ValueError("must not contain control characters (newlines are fine)")
         return value
+
+
+PROPOSE_SCHEDULE_TOOL: dict[str, Any] = anthropic_tool(
+    TOOL_NAME,
+    "利用者の依頼から組み立てたスケジュールを提案します。システムが式を検証し、問題があればエラーで返します。"
+    "提案しただけでは何も登録されません。",
+    _ProposedSchedule,
+    closed=True,
+)
 
 
 class ScheduleProposalError(WpAgentError):
