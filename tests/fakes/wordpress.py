@@ -172,7 +172,7 @@ class KeptReader:
         self._process = subprocess.Popen(
             [*site.wp_command(), f"--path={site.wordpress}", "eval-file", str(harness_php("reader", _READER_SCRIPT))],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-            env=site._wp_environment(None), user=site.process_user(),
+            env=site.wp_environment(), user=site.process_user(),
         )  # fmt: skip
         return self._process
 

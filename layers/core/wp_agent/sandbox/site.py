@@ -160,7 +160,7 @@ class SandboxSite:
             command,
             capture_output=True,
             text=True,
-            env=self._wp_environment(env),
+            env=self.wp_environment(env),
             user=self.process_user(),
             timeout=_WP_CLI_TIMEOUT_SECONDS,
             check=False,
@@ -435,7 +435,8 @@ require_once ABSPATH . 'wp-settings.php';
         temporary.chmod(0o600)
         temporary.replace(self.state_file)
 
-    def _wp_environment(self, extra: Mapping[str, str] | None) -> dict[str, str]:
+    def wp_environment(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The environment WP-CLI runs in on this site (its owner's HOME, a UTF-8 locale), plus `extra`."""
         home = pwd.getpwnam(self.owner).pw_dir
         env = {
             "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
@@ -448,6 +449,7 @@ require_once ABSPATH . 'wp-settings.php';
         return env
 
     def process_user(self) -> str | None:
+        """Who runs this site's processes (WP-CLI, its HTTP front): the owner when we are root, else ourselves (None)."""
         return self.owner if os.geteuid() == 0 and self.owner != "root" else None
 
     def _owner_ids(self) -> tuple[int, int] | None:
