@@ -11,6 +11,22 @@ from wp_agent.cli.main import main
 
 ZW = "\u200b"
 DANGEROUS = [
+    # active content and fetches (issue 38): what the red team published to every visitor, and what
+    # made the server fetch inward
+    "post create --post_status=publish --post_content='<script>alert(1)</script><img src=x onerror=alert(2)>'",
+    "post create --post_title='<script>alert(1)</script>'",
+    "post update 45 --post_excerpt='<svg onload=alert(1)>'",
+    "menu item add-custom 10 '<img src=x onerror=alert(1)>' https://example.com/",
+    "widget add custom_html sidebar-1 --content='<script>alert(1)</script>'",
+    "widget add text sidebar-1 --text='<table><img src=x onerror=alert(1)></table>'",
+    "user update 3 --display_name='<img src=x onerror=alert(1)>'",
+    "post update 45 --post_content='<p>http://169.254.169.254/latest/meta-data/</p>'",
+    "widget add block sidebar-1 --content='<p>http://169.254.169.254/latest/meta-data/</p>'",
+    "post update 45 --post_content='<p><a href=\"http://intranet.corp/\">x</a></p>'",
+    "media import http://intranet.corp/a.png",
+    "language core activate en_US",
+    "site switch-language en_US",
+    "site create --slug='wp-admin\n' --title=x",
     # identifiers MariaDB folds onto real keys
     f"user meta update 2 wp_capabil{ZW}ities '{{\"administrator\":true}}' --format=json",
     "user meta update 2 WP_CAPABILITIES '{\"administrator\":true}' --format=json",
