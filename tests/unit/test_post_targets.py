@@ -87,9 +87,14 @@ def test_an_update_runs_without_approval_only_on_posts_and_pages(
     decision = guard_post_targets(CommandPolicy().classify(command), reader("", seen, types))  # type: ignore[arg-type]
     assert decision.category.value == category, decision.reason_ja
     ids = CommandPolicy().classify(command).argv[2:]
-    assert [argv for argv in seen if argv[:2] == ["post", "get"]] == [
+    assert [argv for argv in seen if argv[:2] == ["post", "get"] and argv[3] == "--field=post_type"] == [
         ["post", "get", i, "--field=post_type"] for i in ids if i.isdigit()
     ]
+    # publishing also reads each stored content for the links the server will ping (issue 38)
+    publishing = "--post_status=publish" in command
+    assert [argv[2] for argv in seen if argv[3:] == ["--field=post_content"]] == (
+        [i for i in ids if i.isdigit()] if publishing else []
+    )
     if category == "destructive":
         assert decision.rule == "confirm.site_check"
         assert "投稿・固定ページ" in decision.reason_ja
@@ -100,7 +105,7 @@ def test_every_check_reads_the_site_the_write_goes_to() -> None:
     seen: list[list[str]] = []
     command = "post update 45 --post_status=publish --url=https://example.test/en/"
     guard_post_targets(CommandPolicy().classify(command), reader("", seen))  # type: ignore[arg-type]
-    assert len(seen) == 2
+    assert len(seen) == 3  # the internal-type list, the post's type, its stored content (links it will ping)
     assert all(argv[-1] == "--url=https://example.test/en/" for argv in seen)
     seen.clear()
     command = "media regenerate 58 --yes --url=https://example.test/en/"

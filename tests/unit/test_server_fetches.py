@@ -112,3 +112,35 @@ def test_a_name_that_does_not_answer_in_time_counts_as_not_resolving(monkeypatch
     started = clock.monotonic()
     assert host_resolution.not_public(["slow.example", "fast.example"], slow) == ["slow.example"]
     assert clock.monotonic() - started < 1.5
+
+
+@pytest.mark.parametrize(
+    ("stored", "expected"),
+    [
+        ("<p>下書き <a href='https://public.example/a'>x</a></p>", PolicyCategory.WRITE),
+        ("<p>下書き <a href='https://inward.example/a'>x</a></p>", PolicyCategory.DESTRUCTIVE),
+        ("<p>http://169.254.169.254/latest/meta-data/</p>", PolicyCategory.DESTRUCTIVE),
+        (None, PolicyCategory.WRITE),  # no such post (the first the command names): WP-CLI refuses it
+    ],
+)
+def test_publishing_a_stored_draft_reads_its_links_first(
+    stored: str | None, expected: PolicyCategory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A draft a person wrote is not judged as a value: publishing it makes the server ping its links."""
+    from wp_agent.agent.post_targets import guard_post_targets
+    from wp_agent.policy import host_resolution
+
+    monkeypatch.setattr(host_resolution, "system_resolver", static_resolver(ZONE))
+
+    def read(argv: list[str]) -> str | None:
+        if "--field=post_content" in argv:
+            return stored
+        return "post" if argv[:2] == ["post", "get"] else ""
+
+    decision = guard_post_targets(POLICY.classify("post update 40 --post_status=publish"), read)
+    assert decision.category is expected, decision.reason_ja
+    if expected is PolicyCategory.DESTRUCTIVE:
+        assert "ID 40 の本文にあるリンク" in decision.reason_ja
+    # new content in the same write is judged as a value instead: nothing stored is read
+    given = POLICY.classify("post update 40 --post_status=publish --post_content='<p>x</p>'")
+    assert guard_post_targets(given, read).category is PolicyCategory.WRITE

@@ -406,7 +406,7 @@ class CommandPolicy:
         """A write the server fetches for (an embed, a published post's links, a media download) runs
         without approval only while every host name it names resolves to public addresses."""
         names = fetched_host_names(decision.argv, decision.command_path)
-        refused = not_public(names, self._resolver or host_resolution.system_resolver) if names else []
+        refused = not_public(names, self._resolver or host_resolution.system_resolver)
         if not refused:
             return decision
         shown = "、".join(refused[:5]) + (f" ほか{len(refused) - 5}件" if len(refused) > 5 else "")

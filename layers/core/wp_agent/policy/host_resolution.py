@@ -62,6 +62,8 @@ def not_public(hosts: Iterable[str], resolver: HostResolver) -> list[str]:
     names are asked side by side, all within one deadline: a name not answered by then counts as not
     resolving (a decision never waits on DNS for longer than that)."""
     names = sorted(set(hosts))
+    if not names:
+        return []
     if len(names) > MAX_HOSTS:
         return names
     if len(names) == 1:

@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable
 
 from wp_agent.command_line.parsed_command import ParsedCommand
+from wp_agent.policy import host_resolution
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.effects.declaration import (
     ANY,
@@ -42,6 +43,7 @@ from wp_agent.policy.effects.values import (
     text,
     visible_text,
 )
+from wp_agent.policy.fetches import embedded_urls, hosts_fetched, linked_urls
 from wp_agent.policy.rule import Verdict
 
 B = PolicyCategory.BLOCKED
@@ -210,7 +212,40 @@ def _not_a_revision(post_id: str, *, first_in_command: bool = True) -> SiteCheck
 
 
 def _post_update_site_checks(cmd: ParsedCommand, path: tuple[str, ...]) -> list[SiteCheck]:
-    return _addressed_post_types(cmd, path) + _meta_input_site_checks(cmd, path)
+    return _addressed_post_types(cmd, path) + _meta_input_site_checks(cmd, path) + _published_links(cmd, path)
+
+
+def _published_links(cmd: ParsedCommand, path: tuple[str, ...]) -> list[SiteCheck]:
+    """Publishing a post makes the server ping every link of its content and ask each for enclosures.
+    Content the write brings is judged as a value; content already stored (a draft a person wrote) is
+    read first, and its links must go to public hosts as well."""
+    publishing = any(v.strip() in {"publish", "future"} for v in cmd.option_values("post_status"))
+    if not publishing or cmd.option_values("post_content"):
+        return []
+    ids = cmd.args_after(path)
+    return [
+        SiteCheck(
+            argv=("post", "get", post_id, "--field=post_content"),
+            confirms=_fetches_stay_public,
+            absent=AbsentPost(post_id, first_in_command=post_id == ids[0]),  # WP-CLI refuses a missing post
+            reason_ja=(
+                f"公開すると、投稿 ID {post_id} の本文にあるリンクや埋め込みのURLをサーバーが取得します。その宛先に"
+                "公開のホストではないもの（内部ネットワーク・解決できない名前など）があるか、本文を確認できませんでした"
+            ),
+        )
+        for post_id in dict.fromkeys(ids)
+        if ID.accepts(post_id)
+    ]
+
+
+def _fetches_stay_public(stdout: str | None) -> bool:
+    if stdout is None:
+        return False
+    embedded, linked = embedded_urls(stdout), linked_urls(stdout)
+    if embedded is None or linked is None:
+        return False
+    refused, names = hosts_fetched(embedded + linked)
+    return not refused and not host_resolution.not_public(names, host_resolution.system_resolver)
 
 
 def _meta_input_site_checks(cmd: ParsedCommand, path: tuple[str, ...]) -> list[SiteCheck]:
