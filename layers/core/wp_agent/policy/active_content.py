@@ -128,9 +128,9 @@ def active_parts(html: str) -> list[str]:
 
 
 def _malformed(errors: list[tuple[Any, str, dict[str, Any]]], html: str) -> list[str]:
-    """Comments and declarations kses takes apart (`<!-->`, `<!foo>`, `<?php …?>`, CDATA): a browser
-    reads some of them as a comment that ends earlier than it seems (CDATA inside MathML text does
-    not end where html5lib ends it), so none is judged as harmless."""
+    """Comments kses takes apart (`<!-->`, `<!-- x --!>`), `<?…?>` and CDATA sections: a browser reads
+    some of them as a comment that ends earlier than it seems (CDATA inside MathML text does not end
+    where html5lib ends it), so none is judged as harmless."""
     found = [
         "正しい形でないコメントや宣言（<!…>、<?…?>）"
         for _, code, _ in errors
@@ -138,7 +138,7 @@ def _malformed(errors: list[tuple[Any, str, dict[str, Any]]], html: str) -> list
     ]
     if "<![cdata[" in html.lower():
         found.append("CDATA 区間（<![CDATA[…]]>）")
-    return found[:1] + found[-1:] if found else []
+    return list(dict.fromkeys(found))
 
 
 def _comment(text: str) -> list[str]:
