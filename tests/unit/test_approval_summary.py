@@ -344,3 +344,19 @@ def test_what_reading_each_held_path_on_the_sandbox_showed_untrue_is_told() -> N
     text, impact = summary("user reset-password 3 --skip-email", read)
     assert text == "ユーザー（taro）のパスワードを新しいものに変更します"
     assert "ログインできません" in impact
+
+
+def test_an_approval_names_the_script_it_lets_run_whatever_held_the_command() -> None:
+    """Held as a new login, a user whose display name carries a script: the person reads that too."""
+    from wp_agent.agent.approval_summary import describe
+    from wp_agent.policy import CommandPolicy
+
+    policy = CommandPolicy()
+    user = policy.classify("user create eve eve@example.com --display_name='<img src=x onerror=alert(1)>'")
+    _, impact = describe(user)
+    assert "--display_name の値にonerror 属性" in impact
+    title = policy.classify("post create --post_title='<script>x</script>'")
+    _, said = describe(title)
+    assert said.count("<script> 要素") == 1  # the policy's own reason tells it; no second note
+    plain = policy.classify("user create eve eve@example.com --display_name=イヴ")
+    assert "スクリプト" not in describe(plain)[1]

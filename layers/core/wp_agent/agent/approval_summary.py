@@ -16,6 +16,7 @@ from typing import Any
 from wp_agent.agent.site_reads import StateReader
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking import is_secret_name, mask_argv
+from wp_agent.policy.active_content import active_parts
 from wp_agent.policy.approval_flags import DESCRIBED_FLAGS
 from wp_agent.policy.command_policy import PolicyDecision
 from wp_agent.policy.effects.site_address import RESERVED_SITE_NAMES, address_name
@@ -176,13 +177,31 @@ def describe(decision: PolicyDecision, read: StateReader | None = None) -> tuple
             if described is not None:
                 break
     text, impact = described or _generic(decision, parsed, path, args)
-    notes = _flag_notes(parsed, path)
+    notes = _flag_notes(parsed, path) + _active_content_notes(parsed, path, impact)
     if notes:
         impact = " ".join([impact, *notes]).strip()
     urls = parsed.option_values("url")
     if urls:
         text = f"{text}（対象サイト: {urls[-1]}）"
     return text, impact
+
+
+def _active_content_notes(parsed: ParsedCommand, path: tuple[str, ...], said: str) -> list[str]:
+    """Whatever made a command wait, a value WordPress's kses would not let an author store (script,
+    event handlers, javascript: links…) is named in the approval: the person approves a user, a site
+    or a post knowing what it will run in the browsers of those who see it."""
+    values = [(f"--{o.name} の値に", o.value) for o in parsed.options if o.value] + [
+        (f"引数「{a[:40]}」に", a) for a in parsed.args_after(path)
+    ]  # worded as the policy's own reasons (policy/effects/declaration.py), so one can say it already
+    notes = []
+    for where, value in values:
+        parts = active_parts(value)
+        found = f"{where}{'、'.join(parts[:3])}が含まれます"
+        if parts and found not in said:  # the policy's own reason may have told it already
+            notes.append(
+                f"{found}（表示した訪問者や管理画面を開いた人のブラウザでスクリプトとして動くことがあります）。"
+            )
+    return notes
 
 
 def _on_site(read: StateReader | None, url_tokens: tuple[str, ...]) -> StateReader | None:
