@@ -96,14 +96,21 @@ def kses_rules() -> KsesRules:
 
 
 def active_parts(html: str) -> list[str]:
-    """What in `html` kses would remove or change, in people's words (empty: nothing).
+    """What in `html` kses would remove or change, in people's words (empty: nothing)."""
+    return list(_active_parts(html))
+
+
+@lru_cache(maxsize=32)
+def _active_parts(html: str) -> tuple[str, ...]:
+    """active_parts, cached: a value is judged when the policy decides, again for the reason it waits
+    and for the approval's text.
 
     The value is read where WordPress puts it: inside a page, between the theme's markup (a `<div>`
     before, more markup after). Read alone, a parser drops what a page keeps — content a `<table>`
     moves out in front of itself, a tag left open that runs on into the theme's `</div>`, a second
     `<body>` whose attributes go to the page's own."""
     if "<" not in html:
-        return []  # no element, comment or attribute without a tag
+        return ()  # no element, comment or attribute without a tag
     parser = html5lib.HTMLParser(tree=html5lib.getTreeBuilder("etree"), namespaceHTMLElements=False)
     document = parser.parse(f"{_PAGE_BEFORE}{html}{_PAGE_AFTER}")
     found = _malformed(parser.errors, html)
@@ -124,7 +131,7 @@ def active_parts(html: str) -> list[str]:
             found += _comment(element.text or "")
             continue
         found += _element(element, html)
-    return list(dict.fromkeys(found))
+    return tuple(dict.fromkeys(found))
 
 
 def _malformed(errors: list[tuple[Any, str, dict[str, Any]]], html: str) -> list[str]:

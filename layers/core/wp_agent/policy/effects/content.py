@@ -36,6 +36,7 @@ from wp_agent.policy.effects.values import (
     SiteCheck,
     ValueCheck,
     content,
+    fetched_by_server,
     fetched_url,
     int_range,
     one_of,
@@ -43,7 +44,7 @@ from wp_agent.policy.effects.values import (
     text,
     visible_text,
 )
-from wp_agent.policy.fetches import embedded_urls, hosts_fetched, linked_urls
+from wp_agent.policy.fetches import hosts_fetched
 from wp_agent.policy.rule import Verdict
 
 B = PolicyCategory.BLOCKED
@@ -239,12 +240,10 @@ def _published_links(cmd: ParsedCommand, path: tuple[str, ...]) -> list[SiteChec
 
 
 def _fetches_stay_public(stdout: str | None) -> bool:
-    if stdout is None:
+    urls = None if stdout is None else fetched_by_server(stdout, links=True)
+    if urls is None:
         return False
-    embedded, linked = embedded_urls(stdout), linked_urls(stdout)
-    if embedded is None or linked is None:
-        return False
-    refused, names = hosts_fetched(embedded + linked)
+    refused, names = hosts_fetched(list(urls))
     return not refused and not host_resolution.not_public(names, host_resolution.system_resolver)
 
 

@@ -160,23 +160,25 @@ def visible_text(shown_to: str, max_chars: int = 100_000) -> ValueCheck:
     )
 
 
-def _fetched(value: str, *, links: bool) -> list[str] | None:
+@lru_cache(maxsize=32)
+def fetched_by_server(value: str, *, links: bool) -> tuple[str, ...] | None:
     """The URLs the server fetches because of `value` (embeds when shown, and for a post's content
-    its links when published); None when what it fetches cannot be vouched for."""
+    its links when published); None when what it fetches cannot be vouched for. Cached: a write's
+    value is read when it is judged and again when its hosts are looked up."""
     embedded = embedded_urls(value)
     linked = linked_urls(value) if links else []
-    return None if embedded is None or linked is None else embedded + linked
+    return None if embedded is None or linked is None else (*embedded, *linked)
 
 
 def _fetch_held(value: str, *, links: bool) -> Held | None:
-    urls = _fetched(value, links=links)
+    urls = fetched_by_server(value, links=links)
     if urls is None:
         return Held(
             SERVER_FETCH_RULE,
             "RSSや旧ウィジェットのブロック、または読み切れない長さの文字列が含まれます。サーバーがそのたびに外部の"
             "URLを取得する（取得先を今確かめられない）ため承認が必要です",
         )
-    refused, _ = hosts_fetched(urls)
+    refused, _ = hosts_fetched(list(urls))
     if refused:
         return Held(
             SERVER_FETCH_RULE,
@@ -201,7 +203,7 @@ def content(shown_to: str, max_chars: int = 100_000, *, published_links: bool = 
         _given(lambda v: len(v) <= max_chars and held(v) is None),
         samples=("<p>秋の新メニュー</p>", "https://www.youtube.com/watch?v=x"),
         held_because=held,
-        fetches=lambda v: _fetched(v, links=published_links) or [],
+        fetches=lambda v: list(fetched_by_server(v, links=published_links) or ()),
     )
 
 
