@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from threading import Thread
-from typing import Any
+from typing import Any, Self
 
 import pytest
 
@@ -210,7 +210,7 @@ class CountingServer:
     def port(self) -> int:
         return int(self.server.server_address[1])
 
-    def __enter__(self) -> CountingServer:
+    def __enter__(self) -> Self:
         self.thread.start()
         return self
 

@@ -40,6 +40,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from tests.fakes.wordpress import TestWordPress
 from wp_agent.config import CliSettings
+from wp_agent.sandbox.processes import wait_or_kill
 from wp_agent.sandbox.wp_cli import verified_phar
 
 SSHD_BIN = Path("/usr/sbin/sshd")
@@ -533,11 +534,7 @@ class SshdRig:
             ]
             if process.poll() is None:
                 process.terminate()
-                try:
-                    process.wait(timeout=_STOP_TIMEOUT_SECONDS)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait(timeout=_STOP_TIMEOUT_SECONDS)
+                wait_or_kill(process, _STOP_TIMEOUT_SECONDS)
             # Session processes outlive the listener; end them (they are ours: forked by our sshd).
             _kill_pids(sessions)
         if self._log_file is not None:

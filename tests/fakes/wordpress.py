@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from wp_agent.sandbox import SandboxSite
+from wp_agent.sandbox.processes import wait_or_kill
 from wp_agent.sandbox.release import WordPressRelease
 
 RIG_USER = "wpagent-rig"
@@ -181,11 +182,7 @@ class KeptReader:
             with contextlib.suppress(OSError):
                 if self._process.stdin is not None:
                     self._process.stdin.close()
-            try:
-                self._process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait(timeout=10)
+            wait_or_kill(self._process)
             self._process = None
 
 

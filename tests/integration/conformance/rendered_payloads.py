@@ -14,16 +14,14 @@ from __future__ import annotations
 
 import random
 import secrets
-import threading
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-from tests.e2e.test_redteam_real_site import Attacker, Run, model_executed
+from tests.e2e.test_redteam_real_site import Attacker, CountingServer, Run, model_executed
 from tests.fakes.xss_payloads import Payload, payloads, running_markers
 from wp_agent.sandbox import SandboxSite
 from wp_agent.sandbox.http_front import HttpFront, Session
@@ -80,42 +78,17 @@ add_filter(
 """
 
 
-class OutboundListener:
-    """A loopback HTTP server that logs every request WordPress tried to make (by the URL it asked for)."""
-
-    def __init__(self) -> None:
-        self.fetched: list[str] = []
-        fetched = self.fetched
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: object) -> None:
-                return
-
-            def _any(self) -> None:
-                fetched.append(parse_qs(urlsplit(self.path).query).get("url", [""])[0])
-                body = b"<html><head><title>internal</title></head><body>internal</body></html>"
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            do_GET = do_HEAD = do_POST = _any  # noqa: N815 - the handler's method names
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+class OutboundListener(CountingServer):
+    """A loopback server that counts every request WordPress tried to make; `fetched` names the URL
+    WordPress asked for (the must-use plugin passes it as `?url=`)."""
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return f"http://127.0.0.1:{self.port}"
 
-    def __enter__(self) -> OutboundListener:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+    @property
+    def fetched(self) -> list[str]:
+        return [parse_qs(urlsplit(hit.split(" ", 1)[1]).query).get("url", [""])[0] for hit in self.hits]
 
 
 @contextmanager

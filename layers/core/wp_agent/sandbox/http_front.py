@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 from wp_agent.sandbox import seed
 from wp_agent.sandbox.errors import SandboxError
+from wp_agent.sandbox.processes import wait_or_kill
 from wp_agent.sandbox.site import SandboxSite
 
 ROUTER = Path(__file__).with_name("front_router.php")
@@ -140,11 +141,7 @@ class HttpFront:
         self._sessions.clear()
         if self._process is not None:
             self._process.terminate()
-            try:
-                self._process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait(timeout=10)
+            wait_or_kill(self._process)
             self._process = None
 
     @property
