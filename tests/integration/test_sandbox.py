@@ -22,6 +22,7 @@ from wp_agent.config import CliSettings
 from wp_agent.executors.factory import build_wp_cli
 from wp_agent.executors.sandbox import SandboxWpCli
 from wp_agent.sandbox import SandboxError, SandboxSite
+from wp_agent.sandbox.http_front import HttpFront
 from wp_agent.sandbox.release import MIRROR_ENV, chosen_release, system_release
 from wp_agent.sandbox.seed import COMMENTS, MEDIA, MENUS, SITES, USERS
 from wp_agent.sandbox.wp_cli import PHAR_ENV, pinned_sha512, verified_phar
@@ -162,6 +163,30 @@ def test_sandbox_command_status_reset_stop(
     assert "データベース: 停止中" in capsys.readouterr().out
     assert main(["sandbox", "start"]) == 0  # and back, for the tests after this one
     assert cli_sandbox.status().database_running
+
+
+def _serving(port: int) -> list[int]:
+    """The processes whose command line serves 127.0.0.1:`port` (`php -S` and its workers)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            words = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:  # not a process, or it ended meanwhile
+            continue
+        if f"127.0.0.1:{port}".encode() in words:
+            found.append(int(entry.name))
+    return found
+
+
+def test_the_http_front_ends_with_its_workers(session_sandbox: SandboxSite) -> None:
+    with HttpFront(session_sandbox) as front:
+        assert front.get("/").status == 200
+        port = front.port
+        assert len(_serving(port)) > 1  # the server and the workers it forked
+    deadline = time.monotonic() + 5
+    while _serving(port) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _serving(port) == []
 
 
 def test_a_tampered_wp_cli_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

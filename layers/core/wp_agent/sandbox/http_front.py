@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 from wp_agent.sandbox import seed
 from wp_agent.sandbox.errors import SandboxError
-from wp_agent.sandbox.processes import wait_or_kill
+from wp_agent.sandbox.processes import end_group
 from wp_agent.sandbox.site import SandboxSite
 
 ROUTER = Path(__file__).with_name("front_router.php")
@@ -119,6 +119,7 @@ class HttpFront:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,  # the request log names paths only, but nothing is kept
+            start_new_session=True,  # its workers are ended with it (see close)
         )
         deadline = time.monotonic() + _START_SECONDS
         while time.monotonic() < deadline:
@@ -140,8 +141,9 @@ class HttpFront:
             self.site.wp("eval", code, check=False)
         self._sessions.clear()
         if self._process is not None:
-            self._process.terminate()
-            wait_or_kill(self._process)
+            # `php -S` with workers forks them; ended alone, the server leaves them serving. The
+            # group is the server and its workers only (a session of its own).
+            end_group(self._process)
             self._process = None
 
     @property
