@@ -61,7 +61,8 @@ class LogLevel(StrEnum):
 
 
 class _FromEnvironment(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="", case_sensitive=False, extra="ignore")
+    # Built on first use: a process builds only the settings it reads (a Lambda, one class).
+    model_config = SettingsConfigDict(env_prefix="", case_sensitive=False, extra="ignore", defer_build=True)
 
 
 # -- the groups: what each part of the core reads ---------------------------------------------------

@@ -42,7 +42,7 @@ class CommandStatus(StrEnum):
 
 
 class StateModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+    model_config = ConfigDict(extra="forbid", validate_assignment=False, defer_build=True)
 
 
 class CommandRecord(StateModel):

@@ -16,6 +16,7 @@ class CamelModel(BaseModel):
         populate_by_name=True,
         extra="forbid",
         str_strip_whitespace=False,
+        defer_build=True,
     )
 
     def to_json_dict(self) -> dict[str, Any]:
