@@ -114,6 +114,28 @@ def test_a_name_that_does_not_answer_in_time_counts_as_not_resolving(monkeypatch
     assert clock.monotonic() - started < 1.5
 
 
+def test_a_forked_process_looks_names_up_with_threads_of_its_own() -> None:
+    """The lookup pool's threads are not in a forked child (a forking server, the tests' CLI runs):
+    there the lookups still run, in time."""
+    import os
+    import time as clock
+
+    from wp_agent.policy import host_resolution
+
+    host_resolution._lookups.pool.submit(lambda: None).result()  # the parent's pool has a thread, now idle
+    pid = os.fork()
+    if pid == 0:  # the child ends here whatever happens
+        code = 1
+        try:
+            started = clock.monotonic()
+            answered = host_resolution._lookups.pool.submit(lambda: "answered").result(timeout=2)
+            code = 0 if answered == "answered" and clock.monotonic() - started < 1 else 1
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
 @pytest.mark.parametrize(
     ("stored", "expected"),
     [

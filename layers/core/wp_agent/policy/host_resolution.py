@@ -10,6 +10,7 @@ connect; the agent's own downloads (media import) pin the address they checked.
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 import threading
 import time
@@ -25,29 +26,46 @@ HostResolver = Callable[[str], Sequence[str] | None]
 MAX_HOSTS = 20  # per command: more names than this wait for approval without being looked up
 _TIMEOUT_SECONDS = 3.0
 _CACHE_SECONDS = 60.0
-_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="wp-agent-dns")
-_cache: dict[str, tuple[float, tuple[str, ...] | None]] = {}
-_cache_lock = threading.Lock()
+
+
+class _Lookups:
+    """The threads that ask the system, and a minute's answers."""
+
+    def __init__(self) -> None:
+        self.cache: dict[str, tuple[float, tuple[str, ...] | None]] = {}
+        self.start()
+
+    def start(self) -> None:
+        self.pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="wp-agent-dns")
+        self.lock = threading.Lock()
+
+
+_lookups = _Lookups()
+# A forked process has none of the pool's threads (their idle count would queue lookups no thread ever
+# runs) and may hold a lock one of them had: it starts both afresh (its cached answers stay true).
+os.register_at_fork(after_in_child=_lookups.start)
 
 
 def system_resolver(host: str) -> tuple[str, ...] | None:
     """The system's answer for `host` (cached for a minute), or None."""
     now = time.monotonic()
-    with _cache_lock:
-        cached = _cache.get(host)
+    with _lookups.lock:
+        cached = _lookups.cache.get(host)
     if cached is not None and now - cached[0] < _CACHE_SECONDS:
         return cached[1]
-    future = _pool.submit(socket.getaddrinfo, host, 443, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
+    future = _lookups.pool.submit(
+        socket.getaddrinfo, host, 443, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP
+    )
     try:
         addresses: tuple[str, ...] | None = tuple(
             sorted({str(info[4][0]) for info in future.result(_TIMEOUT_SECONDS)})
         )
     except (OSError, FutureTimeout, UnicodeError):
         addresses = None
-    with _cache_lock:
-        if len(_cache) > 1_024:
-            _cache.clear()
-        _cache[host] = (now, addresses or None)
+    with _lookups.lock:
+        if len(_lookups.cache) > 1_024:
+            _lookups.cache.clear()
+        _lookups.cache[host] = (now, addresses or None)
     return addresses or None
 
 
