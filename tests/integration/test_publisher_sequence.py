@@ -480,6 +480,7 @@ def test_cli_reads_stdin_and_labels_the_sandbox(
     for name, value in sandbox_environment(cli_sandbox).items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("WP_AGENT_AUDIT_FILE", str(tmp_path / "audit.jsonl"))
+    monkeypatch.setenv("HOME", str(tmp_path))  # its publish-once record: this test's, not the user's
     monkeypatch.setenv("LOG_LEVEL", "error")
     document = {"title": "標準入力から", "content": "<p>x</p>", "status": "publish", "tags": ["新しいタグ"]}
     monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(document, ensure_ascii=False)))

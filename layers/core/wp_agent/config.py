@@ -181,7 +181,8 @@ class LocalSettings(_FromEnvironment):
     """A process on someone's machine: its log level and audit file."""
 
     log_level: LogLevel = LogLevel.INFO
-    wp_agent_audit_file: Path = Path.home() / ".wp-agent" / "audit.jsonl"
+    # Under the home of the process that reads the settings (not the one that imported this module).
+    wp_agent_audit_file: Path = Field(default_factory=lambda: Path.home() / ".wp-agent" / "audit.jsonl")
 
     @field_validator("log_level", mode="before")
     @classmethod
