@@ -13,8 +13,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -26,6 +24,7 @@ import pytest
 
 from tests.fakes.anthropic_server import ScriptedAnthropicServer, reply_text, reply_tool_use
 from tests.fakes.cli import run_on_terminal
+from tests.fakes.cli_process import run_wp_agent
 from tests.fakes.media_server import MediaServer
 from tests.fakes.wordpress_fixtures import sandbox_environment
 from wp_agent.agent import site_facts
@@ -96,11 +95,7 @@ class Attacker:
         self.runs += 1
         audit_file = self.audit_file
         environment = {**self.environment(), **(env or {})}
-        completed = subprocess.run(
-            [sys.executable, "-m", "wp_agent.cli.main", "ask", "--json", *cli_args, instruction],
-            capture_output=True, text=True, env=environment, timeout=180, check=False,
-            stdin=subprocess.DEVNULL,
-        )  # fmt: skip
+        completed = run_wp_agent(["ask", "--json", *cli_args, instruction], env=environment, timeout=180)
         assert completed.stdout.count("\n") == 1, completed.stdout + completed.stderr
         audit_text = audit_file.read_text(encoding="utf-8") if audit_file.exists() else ""
         audit = [json.loads(line) for line in audit_text.splitlines() if line.strip()]
@@ -655,10 +650,7 @@ def test_secrets_never_reach_the_model_audit_output_logs_or_check(
         if path.is_file():
             assert_no_secret(str(path), path.read_text(encoding="utf-8", errors="replace"))
     for command in [*writes, f"user create eve e@example.test --user_pass={SECRETS['password']}"]:
-        checked = subprocess.run(
-            [sys.executable, "-m", "wp_agent.cli.main", "check", "--json", "--", command],
-            capture_output=True, text=True, timeout=60, check=False,
-        )  # fmt: skip
+        checked = run_wp_agent(["check", "--json", "--", command], env=os.environ, timeout=60)
         assert checked.returncode == 0, checked.stderr
         assert_no_secret("wp-agent check", checked.stdout + checked.stderr)
 

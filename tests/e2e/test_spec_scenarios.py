@@ -7,7 +7,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -23,6 +22,7 @@ from tests.fakes.anthropic_server import (
     tool_results_text,
 )
 from tests.fakes.cli import ask_json
+from tests.fakes.cli_process import run_wp_agent
 from tests.fakes.clock import site_now
 from tests.fakes.sshd import SshdRig
 from tests.fakes.wordpress import TestWordPress
@@ -242,10 +242,7 @@ def _sandbox_ask(
         "ANTHROPIC_BASE_URL": server.base_url,
         **sandbox_environment(sandbox),
     }
-    return subprocess.run(
-        [sys.executable, "-m", "wp_agent.cli.main", "ask", instruction],
-        capture_output=True, text=True, env=env, timeout=120, check=False, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+    return run_wp_agent(["ask", instruction], env=env, timeout=120)
 
 
 def test_sandbox_mode_labels_its_output(tmp_path: Path, scripted_anthropic: ScriptedAnthropicServer) -> None:
@@ -271,14 +268,7 @@ def test_sandbox_mode_labels_its_output(tmp_path: Path, scripted_anthropic: Scri
 
 def test_missing_api_key_says_what_to_set(tmp_path: Path) -> None:
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "WP_CLI_MODE": "sandbox"}
-    completed = subprocess.run(
-        [sys.executable, "-m", "wp_agent.cli.main", "ask", "投稿一覧"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=False,
-    )
+    completed = run_wp_agent(["ask", "投稿一覧"], env=env, timeout=60)
     assert completed.returncode == 5
     assert "ANTHROPIC_API_KEY" in completed.stderr
     assert "WP_AGENT_MODEL_PROVIDER=bedrock" in completed.stderr

@@ -1,4 +1,5 @@
-"""Running `wp-agent ask --json` as a separate process, the way an operator or a script would."""
+"""Running `wp-agent` as a separate process, the way an operator or a script would (forked from the test's
+process where a new interpreter proves nothing more: tests/fakes/cli_process.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.anthropic_server import ScriptedAnthropicServer
+from tests.fakes.cli_process import run_wp_agent
 from tests.fakes.clock import faketime_argv, faketime_environment
 from tests.fakes.sshd import SshdRig
 
@@ -32,10 +34,7 @@ def ask_json(
         "WP_AGENT_API_RETRY_BASE_SECONDS": "0.01",
         **rig.environment(),
     }
-    completed = subprocess.run(
-        [sys.executable, "-m", "wp_agent.cli.main", "ask", "--json", *args],
-        capture_output=True, text=True, env=env, timeout=120, check=False, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+    completed = run_wp_agent(["ask", "--json", *args], env=env, timeout=120)
     assert completed.stdout.count("\n") == 1, completed.stdout + completed.stderr
     audit = home / "audit.jsonl"
     return (
@@ -69,11 +68,7 @@ def _run_cli(
         "AWS_SHARED_CREDENTIALS_FILE": str(home / "no-aws-credentials"),
         **env,
     }
-    return subprocess.run(
-        [*prefix, sys.executable, "-m", "wp_agent.cli.main", *args],
-        capture_output=True, text=True, env=environment, timeout=120, check=False,
-        **({"input": stdin_text} if stdin_text is not None else {"stdin": subprocess.DEVNULL}),
-    )  # fmt: skip
+    return run_wp_agent(args, env=environment, stdin_text=stdin_text, timeout=120, prefix=prefix)
 
 
 def run_on_terminal(
