@@ -131,6 +131,46 @@ def test_reject_runs_nothing_and_tells_the_model(
     assert "やはり残す" in results_sent(scripted_anthropic.message_requests[1])[0]
 
 
+def test_a_hold_after_a_change_of_the_same_reply_says_what_already_changed(
+    scripted_anthropic: ScriptedAnthropicServer, tmp_path: Path, cli_sandbox: SandboxSite
+) -> None:
+    """The reply's write ran before its delete was held: the hint must not say nothing changed."""
+    title = cli_sandbox.wp("post", "get", "1", "--field=post_title").stdout.strip()
+    scripted_anthropic.enqueue(
+        reply_tool_use(
+            [
+                ("wp_cli", {"command": "post update 1 --post_title=先に変えた題名", "reason": "題名の変更"}),
+                ("wp_cli", {"command": "post delete 45", "reason": "下書きの削除"}),
+            ]
+        )
+    )
+    env = env_for(scripted_anthropic, tmp_path, cli_sandbox)
+    try:
+        done = run_cli(tmp_path, "ask", "ID 1 の題名を変えて ID 45 を削除して", **env)
+        assert done.returncode == 3, done.stderr
+        assert cli_sandbox.wp("post", "get", "1", "--field=post_title").stdout.strip() == "先に変えた題名"
+        assert "何も変更していません" not in done.stdout + done.stderr
+        assert "承認待ちの操作はまだ実行していません" in done.stderr
+        assert "この実行ですでに実行した変更: wp post update 1 --post_title=先に変えた題名" in done.stderr
+        assert status_of(cli_sandbox, 45) == "draft"
+    finally:
+        cli_sandbox.wp("post", "update", "1", f"--post_title={title}")
+
+
+def test_a_hold_before_any_change_says_nothing_changed(
+    scripted_anthropic: ScriptedAnthropicServer, tmp_path: Path, cli_sandbox: SandboxSite
+) -> None:
+    scripted_anthropic.enqueue(DELETE_BOTH)
+    done = run_cli(
+        tmp_path,
+        "ask",
+        "ID 45 と 46 の下書きを削除して",
+        **env_for(scripted_anthropic, tmp_path, cli_sandbox),
+    )
+    assert done.returncode == 3, done.stderr
+    assert "承認するまで何も変更していません" in done.stderr
+
+
 def test_approve_refuses_bad_selections_and_other_targets(
     scripted_anthropic: ScriptedAnthropicServer, tmp_path: Path, cli_sandbox: SandboxSite
 ) -> None:

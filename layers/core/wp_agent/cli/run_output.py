@@ -19,6 +19,7 @@ from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import CliSettings
 from wp_agent.errors import AgentErrorCode
 from wp_agent.models.agent_io import AgentOutput
+from wp_agent.policy import PolicyCategory
 from wp_agent.program import command_name
 
 _YES = {"y", "yes", "はい"}
@@ -125,15 +126,32 @@ def print_held(held: PendingApproval, out: terminal.Stream) -> None:
 
 
 _NOT_KEPT = (
-    "承認するまで何も変更していません。この処理にはパスワードなどの秘密情報が含まれるため、後から承認できる"
-    "ようには保存しませんでした。端末で実行して確認に答えるか、内容を確かめたうえで --yes を付けて実行してください。"
+    "この処理にはパスワードなどの秘密情報が含まれるため、後から承認できるようには保存しませんでした。"
+    "端末で実行して確認に答えるか、内容を確かめたうえで --yes を付けて実行してください。"
 )
+_WRITES = (PolicyCategory.WRITE, PolicyCategory.DESTRUCTIVE)
+_RAN = (CommandStatus.STARTED, CommandStatus.FINISHED, CommandStatus.UNKNOWN)
 
 
-def _held_hint(approval_id: str, count: int) -> str:
+def changes_already_run(state: SessionState | None) -> list[str]:
+    """This run's writes that ran, or began to, before it was held (masked, in order)."""
+    if state is None:
+        return []
+    return [r.command for r in state.run_commands() if r.category in _WRITES and r.status in _RAN]
+
+
+def _what_changed(changed: list[str]) -> str:
+    """The hint's first sentence: true whether or not an earlier command of the run changed the site."""
+    if not changed:
+        return "承認するまで何も変更していません。"
+    return f"承認待ちの操作はまだ実行していません（この実行ですでに実行した変更: {'、'.join(f'wp {c}' for c in changed)}）。"
+
+
+def _held_hint(approval_id: str, count: int, changed: list[str]) -> str:
     me = command_name()
     lines = [
-        "承認するまで何も変更していません。この処理は保存しました。次のいずれかを実行してください（AIに計画し直させることはありません）:",
+        _what_changed(changed)
+        + "この処理は保存しました。次のいずれかを実行してください（AIに計画し直させることはありません）:",
         f"  {me} approve {approval_id}            # すべて実行",
     ]
     if count > 1:
@@ -198,5 +216,10 @@ def drive(
     else:
         print_human(output, terminal.out, declined, held)
     if held is not None and keep_held is not None:
-        terminal.err.line(_held_hint(held.approval_id, len(held.items)) if kept else _NOT_KEPT)
+        changed = changes_already_run(state)
+        terminal.err.line(
+            _held_hint(held.approval_id, len(held.items), changed)
+            if kept
+            else _what_changed(changed) + _NOT_KEPT
+        )
     return exit_code_for(output, declined)
