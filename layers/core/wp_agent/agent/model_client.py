@@ -210,8 +210,20 @@ def bedrock_signing_error(exc: Exception) -> WpAgentError:
     )
 
 
+@dataclass(frozen=True)
+class RetryNotice:
+    """A model call that failed and is tried again: retry `attempt` of `of`, after `wait_seconds`
+    (`status`: the API's HTTP status; None when no answer came)."""
+
+    attempt: int
+    of: int
+    wait_seconds: float
+    status: int | None
+
+
 class AnthropicModelClient:
-    """ModelClient on the anthropic SDK; the SDK client is built lazily and reused (warm Lambdas)."""
+    """ModelClient on the anthropic SDK; the SDK client is built lazily and reused (warm Lambdas).
+    `on_retry` hears of each retry before its wait (a person at the CLI is told, not left waiting)."""
 
     def __init__(
         self,
@@ -219,10 +231,12 @@ class AnthropicModelClient:
         client: anthropic.Anthropic | anthropic.AnthropicBedrock | None = None,
         *,
         read_secret: SecretReader | None = None,
+        on_retry: Callable[[RetryNotice], None] | None = None,
     ) -> None:
         self._settings = settings
         self._client = client
         self._read_secret = read_secret
+        self._on_retry = on_retry
         self.retry = retry_policy(settings)
 
     @property
@@ -259,6 +273,12 @@ class AnthropicModelClient:
                         extra={"attempt": attempt + 1, "status": getattr(exc, "status_code", None),
                                "wait_ms": int(wait * 1000)},
                     )  # fmt: skip
+                    if self._on_retry is not None:
+                        self._on_retry(
+                            RetryNotice(
+                                attempt + 1, self.retry.max_retries, wait, getattr(exc, "status_code", None)
+                            )
+                        )
                     time.sleep(wait)
                     attempt += 1
                     continue

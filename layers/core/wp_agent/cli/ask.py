@@ -128,7 +128,9 @@ def run(args: argparse.Namespace, settings: CliSettings) -> int:
         approvals = run_output.terminal_approvals(args.user) or NoApprovals()
     progress = run_output.progress_printer()
     try:
-        deps = build_local_deps(settings, model=AnthropicModelClient(settings), progress=progress)
+        deps = build_local_deps(
+            settings, model=AnthropicModelClient(settings, on_retry=run_output.say_retry), progress=progress
+        )
     except WpAgentError as exc:
         raise failures.configuration(exc.code.value, exc.message_ja) from None
     if progress is not None:

@@ -278,7 +278,7 @@ def _ask_person(held: HeldRun, pending: PendingApproval, args: argparse.Namespac
 def _resumed_model(held: HeldRun, settings: CliSettings) -> ModelClient:
     """An MCP client's call plans nothing more once decided; a held `ask` goes on with the model."""
     if not held.from_mcp:
-        return AnthropicModelClient(settings)
+        return AnthropicModelClient(settings, on_retry=run_output.say_retry)
     from wp_agent.mcp_server.session import ClientCallEnded
 
     return ClientCallEnded()

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
+from wp_agent.agent.model_client import RetryNotice
 from wp_agent.agent.ports import AgentDeps, ApprovalDecision, ProgressEvent, ProgressListener
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import ApprovalStatus, CommandStatus, PendingApproval, SessionState
@@ -85,9 +86,38 @@ def declined_commands(state: SessionState | None) -> list[str]:
     return [r.command for r in state.run_commands() if r.status is CommandStatus.REJECTED]
 
 
+def say_retry(notice: RetryNotice) -> None:
+    """One line on stderr per retry of the model call, before its wait (in a terminal or not)."""
+    why = f"（HTTP {notice.status}）" if notice.status is not None else "（応答がありません）"
+    terminal.err.line(
+        f"AIモデルを呼び出せませんでした{why}。{notice.wait_seconds:.0f}秒後に再試行します"
+        f"（{notice.attempt}/{notice.of}回目）…"
+    )
+
+
+def _needs_configuration(output: AgentOutput) -> bool:
+    """The model API refused the credentials (a key that is wrong or lacks access, AWS credentials Bedrock
+    cannot sign with): a setting to fix, not an outage."""
+    error = output.error
+    if error is None or error.code is not AgentErrorCode.API_ERROR:
+        return False
+    details = error.details or {}
+    return details.get("status") in (401, 403) or details.get("reason") == "BEDROCK_SIGNING_FAILED"
+
+
+def _failed_before_anything(output: AgentOutput, declined: list[str], held: PendingApproval | None) -> bool:
+    """A run that ended in an error before it ran, answered or held anything: its one line is the
+    failure's, on stderr, like every failure a person can act on."""
+    if output.success or output.error is None or held is not None or declined or output.executed_commands:
+        return False
+    return output.response.strip() in ("", output.error.message.strip())
+
+
 def exit_code_for(output: AgentOutput, declined: list[str] | None = None) -> ExitCode:
     if output.success:
         return ExitCode.DECLINED if declined else ExitCode.OK
+    if _needs_configuration(output):
+        return ExitCode.CONFIGURATION
     code = output.error.code if output.error else None
     if code is AgentErrorCode.CONFIRMATION_REQUIRED:
         return ExitCode.AWAITING_APPROVAL
@@ -206,15 +236,7 @@ def drive(
     if held is not None and state is not None and keep_held is not None:
         kept = keep_held(state, settings, args.user)
     declined = declined_commands(state)
-    if args.json:
-        document = output.to_json_dict()
-        if state is not None:
-            document["runId"] = state.run_id
-        if held is not None and kept:
-            document["approvalId"] = held.approval_id
-        terminal.out.json(json.dumps(document, ensure_ascii=False))
-    else:
-        print_human(output, terminal.out, declined, held)
+    _print_outcome(output, state, held, kept, declined, as_json=args.json)
     if held is not None and keep_held is not None:
         changed = changes_already_run(state)
         terminal.err.line(
@@ -223,3 +245,30 @@ def drive(
             else _what_changed(changed) + _NOT_KEPT
         )
     return exit_code_for(output, declined)
+
+
+def _print_outcome(
+    output: AgentOutput,
+    state: SessionState | None,
+    held: PendingApproval | None,
+    kept: str | None,
+    declined: list[str],
+    *,
+    as_json: bool,
+) -> None:
+    """The run's outcome: its AgentOutput under --json; else the answer and what ran, or, for a run
+    that failed before doing anything, the failure's one line on stderr."""
+    if as_json:
+        document = output.to_json_dict()
+        if state is not None:
+            document["runId"] = state.run_id
+        if held is not None and kept:
+            document["approvalId"] = held.approval_id
+        terminal.out.json(json.dumps(document, ensure_ascii=False))
+    elif _failed_before_anything(output, declined, held) and output.error is not None:
+        failure = failures.CliError(
+            exit_code_for(output, declined), output.error.code.value, output.error.message
+        )
+        failures.report(failure, as_json=False)
+    else:
+        print_human(output, terminal.out, declined, held)
