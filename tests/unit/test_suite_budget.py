@@ -39,3 +39,28 @@ def test_the_type_check_reuses_the_machines_mypy_cache() -> None:
         cwd=ROOT, capture_output=True, text=True, check=True, env={**environment, "HOME": "/home/someone"},
     )  # fmt: skip
     assert shown.stdout.strip() == "/home/someone/.cache/wp-agent/mypy"
+
+
+# Tests that start `python -m wp_agent.cli.main` themselves, each because the process is their subject.
+_NEW_INTERPRETERS = {
+    "tests/fakes/cli.py": "a real terminal (pty) for the prompts a person meets",
+    "tests/fakes/cli_process.py": "the forked runner's own fallback (faketime, WP_AGENT_TESTS_NEW_INTERPRETER)",
+    "tests/unit/test_cli_check.py": "the console entry point itself runs",
+    "tests/integration/test_mcp_server.py": "the MCP SDK's client starts its server",
+    "tests/integration/test_mcp_http.py": "the MCP server over HTTP, stopped by a signal",
+    "tests/e2e/test_cli_named_sites.py": "Ctrl-C (SIGINT) while the model thinks",
+    "tests/e2e/test_cli_interrupt.py": "Ctrl-C (SIGINT) while commands run",
+    "tests/e2e/test_cli_history_truth.py": "Ctrl-C, and the MCP SDK's client starts its server",
+}
+
+
+def test_wp_agent_processes_are_forked_unless_the_process_is_the_subject() -> None:
+    """A new interpreter is ~1.3 s of CPU before the CLI's first line: the suite's runs of `wp-agent`
+    fork the worker (tests/fakes/cli_process.py), except where a test's subject is the process."""
+    needle = '"wp_agent.cli' + '.main"'  # split, so this file does not name it
+    starting = sorted(
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "tests").rglob("*.py")
+        if "node_modules" not in path.parts and needle in path.read_text(encoding="utf-8")
+    )
+    assert starting == sorted(_NEW_INTERPRETERS)
