@@ -9,7 +9,7 @@ import socket
 import paramiko
 import pytest
 
-from wp_agent.executors.ssh_errors import connect_failure, connect_reason
+from wp_agent.executors.ssh_errors import cannot_recover, connect_failure, connect_reason
 
 
 @pytest.mark.parametrize(
@@ -49,3 +49,25 @@ def test_the_message_names_the_place_the_attempts_and_the_fix() -> None:
     }
     silent = connect_failure("wp.example.test", 22, TimeoutError(), attempts=1, timeout_seconds=0.5)
     assert silent.message_ja.startswith("wp.example.test:22 から0.5秒以内に応答がありません。")
+
+
+@pytest.mark.parametrize(
+    ("error", "final"),
+    [
+        (paramiko.SSHException("Error reading SSH protocol banner"), True),  # another service's port
+        (socket.gaierror(socket.EAI_NONAME, "Name or service not known"), True),  # no such host
+        (
+            paramiko.ssh_exception.NoValidConnectionsError(
+                {("::1", 22): paramiko.SSHException("Error reading SSH protocol banner")}
+            ),
+            True,
+        ),
+        (socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution"), False),
+        (ConnectionRefusedError(errno.ECONNREFUSED, "refused"), False),  # an sshd that is restarting
+        (TimeoutError("timed out"), False),
+        (EOFError(), False),
+        (OSError(errno.EHOSTUNREACH, "No route to host"), False),
+    ],
+)
+def test_only_failures_a_retry_could_change_are_retried(error: BaseException, final: bool) -> None:
+    assert cannot_recover(error) is final

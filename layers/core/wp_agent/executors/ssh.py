@@ -36,7 +36,7 @@ from wp_agent.executors.php_launch import (
 )
 from wp_agent.executors.port import OUTPUT_LIMIT_BYTES, CommandResult
 from wp_agent.executors.ssh_command import build_remote_command
-from wp_agent.executors.ssh_errors import connect_failure
+from wp_agent.executors.ssh_errors import cannot_recover, connect_failure
 from wp_agent.executors.ssh_keys import (
     SshCredentials,
     known_hosts_name,
@@ -359,10 +359,11 @@ class SshWpCli:
                         "error": str(exc),
                     },
                 )
-                if attempt < attempts:
-                    self._sleep(self._retry_base * 2 ** (attempt - 1))
+                if attempt == attempts or cannot_recover(exc):
+                    break
+                self._sleep(self._retry_base * 2 ** (attempt - 1))
         raise connect_failure(
-            self._host, self._port, last_error, attempts=attempts, timeout_seconds=self._connect_timeout
+            self._host, self._port, last_error, attempts=attempt, timeout_seconds=self._connect_timeout
         ) from last_error
 
     def _connect_once(self) -> paramiko.SSHClient:

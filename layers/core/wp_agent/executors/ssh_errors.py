@@ -36,6 +36,16 @@ def connect_reason(error: BaseException | None) -> str:
     return "other"
 
 
+def cannot_recover(error: BaseException | None) -> bool:
+    """A failure no retry can change: what answers on the port is not an SSH server, or the host name
+    does not exist (not a resolver that failed for now: EAI_AGAIN is tried again)."""
+    if isinstance(error, paramiko.ssh_exception.NoValidConnectionsError) and error.errors:
+        return all(cannot_recover(e) for e in error.errors.values())
+    if isinstance(error, socket.gaierror):
+        return error.errno in {socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)}
+    return connect_reason(error) == "not_ssh"
+
+
 def connect_failure(
     host: str, port: int, error: BaseException | None, *, attempts: int, timeout_seconds: float
 ) -> WpAgentError:
