@@ -67,6 +67,13 @@ async def http_client(url: str, name: str) -> AsyncIterator[ClientSession]:
         yield session
 
 
+def test_the_announced_address_already_accepts_connections(tmp_path: Path, cli_sandbox: SandboxSite) -> None:
+    """A client that connects the moment the address is printed is not refused while the app starts."""
+    with http_server(server_environment(tmp_path, cli_sandbox)) as url:
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        socket.create_connection(("127.0.0.1", port), timeout=10).close()
+
+
 def test_streamable_http_on_loopback_keeps_sessions_apart(tmp_path: Path, cli_sandbox: SandboxSite) -> None:
     env = server_environment(tmp_path, cli_sandbox)
     seen: dict[str, Any] = {}

@@ -33,6 +33,9 @@ async def _serve_http(app: WpAgentMcp, port: int, on_listening: Callable[[str], 
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind((LOOPBACK, port))
+    # Listening before the address is announced: a client that connects at once waits in the backlog
+    # until uvicorn accepts, instead of being refused while the app starts (seen under load).
+    listener.listen(128)
     bound = listener.getsockname()[1]
     starlette_app = app.server.streamable_http_app(streamable_http_path=HTTP_PATH, host=LOOPBACK)
     # log_config=None: uvicorn's lines go through the CLI's own (sanitizing) log handler.
