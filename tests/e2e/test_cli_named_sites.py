@@ -297,8 +297,6 @@ def test_an_unreachable_site_is_one_japanese_line_before_any_model_call(
     assert "Traceback" not in done.stderr
     assert "WARNING" not in done.stderr
     assert scripted_anthropic.request_count == 0  # nothing paid for
-    if case == "not ssh":
-        assert "回試行" not in line  # another service answers there: asked once, not retried
     if case != "closed port":
         return
     as_json = run_cli(tmp_path, "ask", "--json", "投稿一覧", **model_only(scripted_anthropic))

@@ -54,14 +54,16 @@ def test_the_message_names_the_place_the_attempts_and_the_fix() -> None:
 @pytest.mark.parametrize(
     ("error", "final"),
     [
-        (paramiko.SSHException("Error reading SSH protocol banner"), True),  # another service's port
+        (paramiko.SSHException("Indecipherable protocol version line"), True),  # another protocol
+        (paramiko.SSHException("Incompatible version (1.5 instead of 2.0)"), True),
         (socket.gaierror(socket.EAI_NONAME, "Name or service not known"), True),  # no such host
         (
             paramiko.ssh_exception.NoValidConnectionsError(
-                {("::1", 22): paramiko.SSHException("Error reading SSH protocol banner")}
+                {("::1", 22): socket.gaierror(socket.EAI_NONAME, "Name or service not known")}
             ),
             True,
         ),
+        (paramiko.SSHException("Error reading SSH protocol banner"), False),  # silent, or MaxStartups
         (socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution"), False),
         (ConnectionRefusedError(errno.ECONNREFUSED, "refused"), False),  # an sshd that is restarting
         (TimeoutError("timed out"), False),

@@ -14,6 +14,8 @@ from wp_agent.errors import AgentErrorCode, WpAgentError
 
 # paramiko's words when what answered is not an SSH server (or closed before its banner).
 _NOT_SSH_MARKERS = ("protocol banner", "Indecipherable", "Incompatible version")
+# ... of which these say a line was read and it was not an SSH version we speak.
+_OTHER_PROTOCOL = ("Indecipherable", "Incompatible version")
 
 
 def connect_reason(error: BaseException | None) -> str:
@@ -37,13 +39,14 @@ def connect_reason(error: BaseException | None) -> str:
 
 
 def cannot_recover(error: BaseException | None) -> bool:
-    """A failure no retry can change: what answers on the port is not an SSH server, or the host name
-    does not exist (not a resolver that failed for now: EAI_AGAIN is tried again)."""
+    """A failure no retry can change: the host name does not exist (not a resolver that failed for
+    now: EAI_AGAIN is tried again), or what answered spoke another protocol or SSH version. A port that
+    stays silent or closes before its banner may be an sshd at its MaxStartups: that is tried again."""
     if isinstance(error, paramiko.ssh_exception.NoValidConnectionsError) and error.errors:
         return all(cannot_recover(e) for e in error.errors.values())
     if isinstance(error, socket.gaierror):
         return error.errno in {socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)}
-    return connect_reason(error) == "not_ssh"
+    return isinstance(error, paramiko.SSHException) and any(m in str(error) for m in _OTHER_PROTOCOL)
 
 
 def connect_failure(
