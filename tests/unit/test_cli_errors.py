@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -172,3 +173,16 @@ def test_an_unexpected_error_is_still_one_json_object_then_its_traceback(
     document = json.loads(captured.out)
     assert (document["exitCode"], document["error"]["code"]) == (1, "UNKNOWN_ERROR")
     assert captured.err.startswith("エラー [UNKNOWN_ERROR]: 予期しないエラーで終了しました")
+
+
+def test_api_serve_without_its_extra_says_how_to_install_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An install without the [local] extra (pipx install wp-agent) has no moto: a setting, not a bug."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setitem(sys.modules, "moto", None)  # `import moto` raises ImportError
+    assert main(["api", "serve", "--port", "0"]) == 5
+    captured = capsys.readouterr()
+    assert "pip install 'wp-agent[local]'" in captured.err
+    assert "Traceback" not in captured.err
+    assert captured.out == ""

@@ -52,6 +52,8 @@ def run_serve(args: argparse.Namespace, settings: CliSettings) -> int:
         terminal.err.line(f"入力エラー [USAGE_ERROR]: {problem}")
         return ExitCode.USAGE
     try:
+        import moto  # noqa: F401 - the [local] extra, imported only once the stack starts: checked first
+
         from wp_agent.local_api.server import LocalApiServer
         from wp_agent.local_api.stack import LOCAL_PRINCIPAL, LocalStack
     except ImportError:
