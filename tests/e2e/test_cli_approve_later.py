@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.anthropic_server import RecordedRequest, ScriptedAnthropicServer, reply_text, reply_tool_use
-from tests.fakes.cli import run_cli
-from tests.fakes.wordpress_fixtures import sandbox_environment
+from tests.fakes.cli import run_cli, sandbox_run_env
 from wp_agent.sandbox import SandboxSite
 
 DELETE_BOTH = reply_tool_use(
@@ -20,15 +19,6 @@ DELETE_BOTH = reply_tool_use(
         ("wp_cli", {"command": "post delete 46", "reason": "指示された下書きを削除"}),
     ]
 )
-
-
-def env_for(server: ScriptedAnthropicServer, home: Path, sandbox: SandboxSite) -> dict[str, str]:
-    return {
-        "ANTHROPIC_API_KEY": "test-key",
-        "ANTHROPIC_BASE_URL": server.base_url,
-        "WP_AGENT_AUDIT_FILE": str(home / "audit.jsonl"),
-        **sandbox_environment(sandbox),
-    }
 
 
 def status_of(sandbox: SandboxSite, post_id: int) -> str:
@@ -40,7 +30,7 @@ def audit(home: Path) -> list[dict[str, Any]]:
 
 
 def hold(server: ScriptedAnthropicServer, home: Path, sandbox: SandboxSite) -> str:
-    done = run_cli(home, "ask", "ID 45 と 46 の下書きを削除して", **env_for(server, home, sandbox))
+    done = run_cli(home, "ask", "ID 45 と 46 の下書きを削除して", **sandbox_run_env(server, home, sandbox))
     assert done.returncode == 3, done.stderr
     match = re.search(r"承認ID: (apr_[0-9a-f]{20})", done.stdout)
     assert match, done.stdout
@@ -68,7 +58,12 @@ def test_approve_only_one_of_two_resumes_the_run_without_replanning(
     assert scripted_anthropic.request_count == 1
 
     done = run_cli(
-        tmp_path, "approve", approval_id, "--only", "1", **env_for(scripted_anthropic, tmp_path, cli_sandbox)
+        tmp_path,
+        "approve",
+        approval_id,
+        "--only",
+        "1",
+        **sandbox_run_env(scripted_anthropic, tmp_path, cli_sandbox),
     )
     assert done.returncode == 7, done.stderr  # the run ended; one command was declined
     assert status_of(cli_sandbox, 45) == "trash"
@@ -92,7 +87,9 @@ def test_approve_only_one_of_two_resumes_the_run_without_replanning(
     assert ("approval_rejected", "post delete 46", "cli:local-user") in decisions
 
     # the run as history tells it: one run, its instruction and answer, each command's decision
-    listed = run_cli(tmp_path, "history", "--json", **env_for(scripted_anthropic, tmp_path, cli_sandbox))
+    listed = run_cli(
+        tmp_path, "history", "--json", **sandbox_run_env(scripted_anthropic, tmp_path, cli_sandbox)
+    )
     [run] = json.loads(listed.stdout)
     assert run["instruction"] == "ID 45 と 46 の下書きを削除して"
     assert run["answer"].startswith("45 を削除し、46 は見送りました。")
@@ -102,12 +99,16 @@ def test_approve_only_one_of_two_resumes_the_run_without_replanning(
     assert commands["post delete 45"]["approver"] == "cli:local-user"
     assert commands["post delete 45"]["outcome"] == "成功"
     assert commands["post delete 46"]["outcome"] == "見送り（拒否）"
-    shown = run_cli(tmp_path, "show", run["runId"], **env_for(scripted_anthropic, tmp_path, cli_sandbox))
+    shown = run_cli(
+        tmp_path, "show", run["runId"], **sandbox_run_env(scripted_anthropic, tmp_path, cli_sandbox)
+    )
     assert shown.returncode == 0
     assert "指示: ID 45 と 46 の下書きを削除して" in shown.stdout
     assert "wp post delete 46\t要承認\tcli:local-user\t見送り（拒否）" in shown.stdout
 
-    again = run_cli(tmp_path, "approve", approval_id, **env_for(scripted_anthropic, tmp_path, cli_sandbox))
+    again = run_cli(
+        tmp_path, "approve", approval_id, **sandbox_run_env(scripted_anthropic, tmp_path, cli_sandbox)
+    )
     assert again.returncode == 2
     assert "APPROVAL_ALREADY_DECIDED" in again.stderr
     assert f"承認ID {approval_id} はすでに決定済みです（承認済み・拒否済み:" in again.stderr
@@ -120,7 +121,7 @@ def test_reject_runs_nothing_and_tells_the_model(
 ) -> None:
     scripted_anthropic.enqueue(DELETE_BOTH, reply_text("削除は取りやめました。"))
     approval_id = hold(scripted_anthropic, tmp_path, cli_sandbox)
-    env = env_for(scripted_anthropic, tmp_path, cli_sandbox)
+    env = sandbox_run_env(scripted_anthropic, tmp_path, cli_sandbox)
     done = run_cli(tmp_path, "reject", approval_id, "--json", "--comment", "やはり残す", **env)
     assert done.returncode == 7, done.stderr
     output = json.loads(done.stdout)
@@ -144,7 +145,7 @@ def test_a_hold_after_a_change_of_the_same_reply_says_what_already_changed(
             ]
         )
     )
-    env = env_for(scripted_anthropic, tmp_path, cli_sandbox)
+    env = sandbox_run_env(scripted_anthropic, tmp_path, cli_sandbox)
     try:
         done = run_cli(tmp_path, "ask", "ID 1 の題名を変えて ID 45 を削除して", **env)
         assert done.returncode == 3, done.stderr
@@ -165,7 +166,7 @@ def test_a_hold_before_any_change_says_nothing_changed(
         tmp_path,
         "ask",
         "ID 45 と 46 の下書きを削除して",
-        **env_for(scripted_anthropic, tmp_path, cli_sandbox),
+        **sandbox_run_env(scripted_anthropic, tmp_path, cli_sandbox),
     )
     assert done.returncode == 3, done.stderr
     assert "承認するまで何も変更していません" in done.stderr
@@ -176,7 +177,7 @@ def test_approve_refuses_bad_selections_and_other_targets(
 ) -> None:
     scripted_anthropic.enqueue(DELETE_BOTH)
     approval_id = hold(scripted_anthropic, tmp_path, cli_sandbox)
-    env = env_for(scripted_anthropic, tmp_path, cli_sandbox)
+    env = sandbox_run_env(scripted_anthropic, tmp_path, cli_sandbox)
     bad = run_cli(tmp_path, "approve", approval_id, "--only", "3", **env)
     assert bad.returncode == 2
     assert "--only には 1〜2 の番号" in bad.stderr
@@ -204,7 +205,7 @@ def test_the_held_argv_is_checked_by_the_policy_again_when_approved(
     rules = json.dumps(
         {"deny": [{"command": "post delete", "reason": "投稿の削除は禁止されました"}]}, ensure_ascii=False
     )
-    env = {**env_for(scripted_anthropic, tmp_path, cli_sandbox), "WP_AGENT_POLICY_RULES": rules}
+    env = {**sandbox_run_env(scripted_anthropic, tmp_path, cli_sandbox), "WP_AGENT_POLICY_RULES": rules}
     done = run_cli(tmp_path, "approve", approval_id, "--json", **env)
     assert status_of(cli_sandbox, 45) == status_of(cli_sandbox, 46) == "draft"
     assert all(

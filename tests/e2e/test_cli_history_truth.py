@@ -22,8 +22,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import Implementation
 
 from tests.fakes.anthropic_server import ScriptedAnthropicServer, delay, reply_text, reply_tool_use
-from tests.fakes.cli import run_cli
-from tests.fakes.wordpress_fixtures import sandbox_environment
+from tests.fakes.cli import run_cli, sandbox_run_env
 from wp_agent.sandbox import SandboxSite
 
 pytestmark = pytest.mark.timeout(420)
@@ -33,21 +32,11 @@ def tools(*commands: str) -> Any:
     return reply_tool_use([("wp_cli", {"command": c, "reason": "指示どおり"}) for c in commands])
 
 
-def environment(server: ScriptedAnthropicServer, home: Path, sandbox: SandboxSite) -> dict[str, str]:
-    return {
-        "ANTHROPIC_API_KEY": "test-key",
-        "ANTHROPIC_BASE_URL": server.base_url,
-        "WP_AGENT_AUDIT_FILE": str(home / "audit.jsonl"),
-        "WP_AGENT_API_RETRY_BASE_SECONDS": "0.01",
-        **sandbox_environment(sandbox),
-    }
-
-
 class Person:
     """`wp-agent …` as processes under one HOME, on one sandbox, with one scripted model."""
 
     def __init__(self, server: ScriptedAnthropicServer, home: Path, sandbox: SandboxSite) -> None:
-        self.server, self.home, self.env = server, home, environment(server, home, sandbox)
+        self.server, self.home, self.env = server, home, sandbox_run_env(server, home, sandbox)
 
     def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
         return run_cli(self.home, *args, **self.env)

@@ -7,26 +7,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.fakes.anthropic_server import ScriptedAnthropicServer, auth_error, overloaded
-from tests.fakes.cli import run_cli
-from tests.fakes.wordpress_fixtures import sandbox_environment
+from tests.fakes.cli import run_cli, sandbox_run_env
 from wp_agent.sandbox import SandboxSite
-
-
-def _env(server: ScriptedAnthropicServer, home: Path, sandbox: SandboxSite) -> dict[str, str]:
-    return {
-        "ANTHROPIC_API_KEY": "sk-ant-wrong",
-        "ANTHROPIC_BASE_URL": server.base_url,
-        "WP_AGENT_AUDIT_FILE": str(home / "audit.jsonl"),
-        "WP_AGENT_API_RETRY_BASE_SECONDS": "0.01",
-        **sandbox_environment(sandbox),
-    }
 
 
 def test_a_key_the_api_refuses_is_a_setting_to_fix(
     scripted_anthropic: ScriptedAnthropicServer, tmp_path: Path, cli_sandbox: SandboxSite
 ) -> None:
     scripted_anthropic.enqueue(auth_error())
-    done = run_cli(tmp_path, "ask", "投稿一覧を見せて", **_env(scripted_anthropic, tmp_path, cli_sandbox))
+    done = run_cli(
+        tmp_path,
+        "ask",
+        "投稿一覧を見せて",
+        **sandbox_run_env(scripted_anthropic, tmp_path, cli_sandbox, ANTHROPIC_API_KEY="sk-ant-wrong"),
+    )
     assert done.returncode == 5, done.stderr
     assert done.stdout == ""
     assert (
@@ -42,7 +36,7 @@ def test_an_outage_is_retried_aloud_then_one_line_on_stderr(
     scripted_anthropic: ScriptedAnthropicServer, tmp_path: Path, cli_sandbox: SandboxSite
 ) -> None:
     scripted_anthropic.enqueue(overloaded(), overloaded(), overloaded(), overloaded())
-    env = _env(scripted_anthropic, tmp_path, cli_sandbox)
+    env = sandbox_run_env(scripted_anthropic, tmp_path, cli_sandbox, ANTHROPIC_API_KEY="sk-ant-wrong")
     done = run_cli(tmp_path, "ask", "--json", "投稿一覧を見せて", **env)
     assert done.returncode == 1
     retries = [line for line in done.stderr.splitlines() if "秒後に再試行します" in line]

@@ -8,25 +8,17 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.anthropic_server import ScriptedAnthropicServer, reply_text, reply_tool_use
-from tests.fakes.cli import run_cli
-from tests.fakes.wordpress_fixtures import sandbox_environment
+from tests.fakes.cli import run_cli, sandbox_run_env
 from wp_agent.sandbox import SandboxSite
-
-
-def env_for(server: ScriptedAnthropicServer, home: Path, sandbox: SandboxSite) -> dict[str, str]:
-    return {
-        "ANTHROPIC_API_KEY": "test-key",
-        "ANTHROPIC_BASE_URL": server.base_url,
-        "WP_AGENT_AUDIT_FILE": str(home / "audit.jsonl"),
-        **sandbox_environment(sandbox),
-    }
 
 
 @pytest.mark.parametrize("option", [["--site-url", "https://nope.test/"], ["--site-id", "99"]])
 def test_an_unknown_site_is_exit_2_with_the_list_before_the_model(
     scripted_anthropic: ScriptedAnthropicServer, tmp_path: Path, cli_sandbox: SandboxSite, option: list[str]
 ) -> None:
-    done = run_cli(tmp_path, "ask", *option, "投稿一覧", **env_for(scripted_anthropic, tmp_path, cli_sandbox))
+    done = run_cli(
+        tmp_path, "ask", *option, "投稿一覧", **sandbox_run_env(scripted_anthropic, tmp_path, cli_sandbox)
+    )
     assert done.returncode == 2, done.stderr
     assert "入力エラー [SITE_NOT_FOUND]" in done.stderr
     assert (
@@ -43,7 +35,7 @@ def test_a_site_id_runs_on_that_site_and_shows_the_url_that_ran(
         reply_tool_use([("wp_cli", {"command": "option get blogname", "reason": "サイト名"})]),
         reply_text("サイト名を確認しました。"),
     )
-    env = env_for(scripted_anthropic, tmp_path, cli_sandbox)
+    env = sandbox_run_env(scripted_anthropic, tmp_path, cli_sandbox)
     done = run_cli(tmp_path, "ask", "--json", "--site-id", "2", "サイト名は？", **env)
     assert done.returncode == 0, done.stderr
     output = json.loads(done.stdout)

@@ -19,6 +19,23 @@ from tests.fakes.anthropic_server import ScriptedAnthropicServer
 from tests.fakes.cli_process import run_wp_agent
 from tests.fakes.clock import faketime_argv, faketime_environment
 from tests.fakes.sshd import SshdRig
+from tests.fakes.wordpress_fixtures import sandbox_environment
+from wp_agent.sandbox import SandboxSite
+
+
+def sandbox_run_env(
+    server: ScriptedAnthropicServer, home: Path, sandbox: SandboxSite, **overrides: str
+) -> dict[str, str]:
+    """What a `wp-agent` run on the sandbox with the scripted model needs: a key, the model's URL, an audit
+    file under `home`, retries without waiting (and `overrides`)."""
+    return {
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_BASE_URL": server.base_url,
+        "WP_AGENT_AUDIT_FILE": str(home / "audit.jsonl"),
+        "WP_AGENT_API_RETRY_BASE_SECONDS": "0.01",
+        **sandbox_environment(sandbox),
+        **overrides,
+    }
 
 
 def ask_json(

@@ -94,13 +94,17 @@ def _forked(
         _child(list(args), dict(env), stdin_read, stdout_write, stderr_write)
     for fd in (stdin_read, stdout_write, stderr_write):
         os.close(fd)
-    out, err = _collect(pid, stdout_read, stderr_read, stdin_write, stdin_text, timeout, argv)
+    try:
+        out, err = _collect(stdout_read, stderr_read, stdin_write, stdin_text, timeout, argv)
+    except BaseException:  # its timeout, the test's own, Ctrl-C: the child does not outlive the wait
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
     _, status = os.waitpid(pid, 0)
     return subprocess.CompletedProcess(argv, os.waitstatus_to_exitcode(status), out, err)
 
 
 def _collect(
-    pid: int,
     stdout_read: int,
     stderr_read: int,
     stdin_write: int,
@@ -108,7 +112,7 @@ def _collect(
     timeout: float,
     argv: list[str],
 ) -> tuple[str, str]:
-    """Both streams until the child closes them, feeding stdin meanwhile; killed after `timeout`."""
+    """Both streams until the child closes them, feeding stdin meanwhile; TimeoutExpired after `timeout`."""
     chunks: dict[int, list[bytes]] = {stdout_read: [], stderr_read: []}
     feed = _Feed(stdin_write, (stdin_text or "").encode())
     selector = selectors.DefaultSelector()
@@ -119,9 +123,7 @@ def _collect(
     try:
         while selector.get_map():
             left = deadline - time.monotonic()
-            if left <= 0:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
+            if left <= 0:  # the caller kills the child
                 raise subprocess.TimeoutExpired(argv, timeout)
             for key, _ in selector.select(left):
                 if key.fd == feed.fd:
