@@ -186,3 +186,36 @@ def test_api_serve_without_its_extra_says_how_to_install_it(
     assert "pip install 'wp-agent[local]'" in captured.err
     assert "Traceback" not in captured.err
     assert captured.out == ""
+
+
+class _Served(BaseException):
+    """Raised by a stand-in for the local stack: what api serve would serve, without serving it."""
+
+
+def test_api_serve_site_is_a_registered_site_served_under_its_own_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--site NAME` means what it means for every command: a site of `sites add` (not a label given
+    to the sandbox); an unregistered name is refused like anywhere else."""
+    from wp_agent.cli import site_book
+    from wp_agent.local_api import stack
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    assert main(["api", "serve", "--site", "blog", "--port", "0"]) == 2
+    assert "サイト「blog」は登録されていません" in capsys.readouterr().err
+
+    wordpress = tmp_path / "blog"
+    wordpress.mkdir()
+    blog = site_book.NamedSite(
+        name="blog", kind="local", wp_path=str(wordpress), added_at="2026-12-05T00:00:00Z"
+    )
+    site_book.save(site_book.SiteBook(sites={"blog": blog}))
+
+    def served(settings: Any, *, target_id: str, **_: Any) -> None:
+        raise _Served(target_id, settings.wp_cli_mode.value, str(settings.wp_local_path))
+
+    monkeypatch.setattr(stack, "LocalStack", served)
+    with pytest.raises(_Served) as caught:
+        main(["api", "serve", "--site", "blog", "--port", "0"])
+    assert caught.value.args == ("blog", "local", str(wordpress))

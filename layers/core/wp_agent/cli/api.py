@@ -12,7 +12,7 @@ import signal
 import threading
 from typing import Any
 
-from wp_agent.cli import terminal
+from wp_agent.cli import site_choice, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import CliSettings, WpCliMode
 from wp_agent.models import field_rules
@@ -26,9 +26,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     serve = commands.add_parser(
         "serve",
         help="API を 127.0.0.1 で提供します（署名なし、X-Argo-User-Id は必要）",
-        description="本番と同じ API の処理とステートマシン（moto 上）で、サンドボックス（対象サイト sandbox）"
-        "または WP_CLI_MODE で指定したサイトを操作する API を 127.0.0.1 だけで提供します。"
-        "Ctrl-C で終了します。追加パッケージ [local] が必要です。",
+        description="本番と同じ API の処理とステートマシン（moto 上）で、--site の登録済みサイト（対象サイト名も"
+        "同じ）、WP_CLI_MODE で指定したサイト（local-site）、またはサンドボックス（sandbox）を操作する API を"
+        " 127.0.0.1 だけで提供します。Ctrl-C で終了します。追加パッケージ [local] が必要です。",
     )
     serve.add_argument(
         "--port", type=int, default=DEFAULT_PORT, help=f"ポート番号（既定 {DEFAULT_PORT}、0 で空きポート）"
@@ -36,17 +36,17 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     serve.add_argument(
         "--user", default="local-user", help="対象サイトの所有者として登録する利用者ID（既定 local-user）"
     )
-    serve.add_argument(
-        "--site",
-        default=None,
-        metavar="NAME",
-        help="対象サイトの名前（既定: サンドボックスなら sandbox、それ以外は local-site）",
-    )
+    site_choice.add_site_option(serve)  # --site: a site of `sites add`, as for every other command
     serve.set_defaults(handler=run_serve)
 
 
 def run_serve(args: argparse.Namespace, settings: CliSettings) -> int:
-    site = args.site or ("sandbox" if settings.wp_cli_mode is WpCliMode.SANDBOX else "local-site")
+    # The target's name in the API: the registered site's own, else what the settings point at.
+    chosen: site_choice.SiteChoice = args.site_choice
+    if chosen.site is not None:
+        site = chosen.site.name
+    else:
+        site = "sandbox" if settings.wp_cli_mode is WpCliMode.SANDBOX else "local-site"
     problem = _argument_problem(args.port, args.user, site)
     if problem:
         terminal.err.line(f"入力エラー [USAGE_ERROR]: {problem}")
