@@ -192,6 +192,7 @@ class _Served(BaseException):
     """Raised by a stand-in for the local stack: what api serve would serve, without serving it."""
 
 
+@pytest.mark.timeout(60)  # a regression serves the sandbox instead, until stopped
 def test_api_serve_site_is_a_registered_site_served_under_its_own_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
