@@ -25,7 +25,7 @@ def executed_commands(state: SessionState) -> list[ExecutedCommand]:
     executed: list[ExecutedCommand] = []
     for record in state.run_commands():
         # A started command without a recorded result may have run: report it as of unknown outcome.
-        if record.status not in {CommandStatus.FINISHED, CommandStatus.UNKNOWN, CommandStatus.STARTED}:
+        if not record.status.may_have_run:
             continue
         error = None
         if record.status in {CommandStatus.UNKNOWN, CommandStatus.STARTED}:

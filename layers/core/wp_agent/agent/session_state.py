@@ -40,6 +40,11 @@ class CommandStatus(StrEnum):
     REJECTED = "rejected"
     UNKNOWN = "unknown"  # started before a crash/retry; never re-run silently
 
+    @property
+    def may_have_run(self) -> bool:
+        """Finished, or started without a recorded result (it may have run)."""
+        return self in {CommandStatus.FINISHED, CommandStatus.UNKNOWN, CommandStatus.STARTED}
+
 
 class StateModel(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=False, defer_build=True)

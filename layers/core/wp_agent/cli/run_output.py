@@ -159,15 +159,17 @@ _NOT_KEPT = (
     "この処理にはパスワードなどの秘密情報が含まれるため、後から承認できるようには保存しませんでした。"
     "端末で実行して確認に答えるか、内容を確かめたうえで --yes を付けて実行してください。"
 )
-_WRITES = (PolicyCategory.WRITE, PolicyCategory.DESTRUCTIVE)
-_RAN = (CommandStatus.STARTED, CommandStatus.FINISHED, CommandStatus.UNKNOWN)
 
 
 def changes_already_run(state: SessionState | None) -> list[str]:
     """This run's writes that ran, or began to, before it was held (masked, in order)."""
     if state is None:
         return []
-    return [r.command for r in state.run_commands() if r.category in _WRITES and r.status in _RAN]
+    return [
+        r.command
+        for r in state.run_commands()
+        if r.category is not PolicyCategory.READ and r.status.may_have_run
+    ]
 
 
 def _what_changed(changed: list[str]) -> str:

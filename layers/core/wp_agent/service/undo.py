@@ -9,14 +9,12 @@ completed — is refused with 409 NOTHING_TO_UNDO before any run starts (undo.re
 
 from __future__ import annotations
 
-from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionState
+from wp_agent.agent.session_state import CommandRecord, SessionState
 from wp_agent.models.api import RunAccepted, SessionMessageRequest, UndoCommandView, UndoPreview, UndoRequest
 from wp_agent.policy import PolicyCategory
 from wp_agent.service.api_errors import ApiError, ApiErrorCode
 from wp_agent.service.sessions import SessionService
 from wp_agent.undo.revert_run import nothing_to_undo, standing_undo
-
-_RAN = {CommandStatus.FINISHED, CommandStatus.UNKNOWN, CommandStatus.STARTED}
 
 
 def _view(record: CommandRecord, undone_reason: str | None) -> UndoCommandView:
@@ -41,7 +39,7 @@ def undo_run(
     if not _known_run(state, run_id):
         raise ApiError(ApiErrorCode.RUN_NOT_FOUND)
     records = [r for r in state.commands if r.run_id == run_id]
-    changes = [r for r in records if r.category is not PolicyCategory.READ and r.status in _RAN]
+    changes = [r for r in records if r.category is not PolicyCategory.READ and r.status.may_have_run]
     refusal = nothing_to_undo(changes, undone_by=standing_undo(run_id, state.runs, state.commands))
     if body.dry_run:
         undone = refusal.message_ja if refusal is not None and refusal.reason == "already_undone" else None

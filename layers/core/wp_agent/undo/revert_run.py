@@ -12,7 +12,7 @@ from wp_agent.agent import audit_outbox
 from wp_agent.agent.approval_summary import describe
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.ports import RateLimiter
-from wp_agent.agent.session_state import ApprovalItem, CommandRecord, CommandStatus, SessionState
+from wp_agent.agent.session_state import ApprovalItem, CommandRecord, SessionState
 from wp_agent.agent.site_scope import SiteScope, apply_site_scope
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
@@ -26,9 +26,8 @@ from wp_agent.undo.recorder import site_reader
 
 
 def run_commands(records: Sequence[CommandRecord]) -> list[RunCommand]:
-    ran = {CommandStatus.FINISHED, CommandStatus.UNKNOWN, CommandStatus.STARTED}
     return [
-        RunCommand(command=r.command, capture=r.undo, ran=r.status in ran)
+        RunCommand(command=r.command, capture=r.undo, ran=r.status.may_have_run)
         for r in records
         if r.category.value != "read"
     ]
