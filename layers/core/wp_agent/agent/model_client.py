@@ -268,17 +268,13 @@ class AnthropicModelClient:
             except anthropic.APIError as exc:
                 if attempt < self.retry.max_retries and self.retry.should_retry(exc):
                     wait = self.retry.delay(attempt, exc)
+                    status = getattr(exc, "status_code", None)
                     logger.debug(
                         "model call retried",
-                        extra={"attempt": attempt + 1, "status": getattr(exc, "status_code", None),
-                               "wait_ms": int(wait * 1000)},
-                    )  # fmt: skip
+                        extra={"attempt": attempt + 1, "status": status, "wait_ms": int(wait * 1000)},
+                    )
                     if self._on_retry is not None:
-                        self._on_retry(
-                            RetryNotice(
-                                attempt + 1, self.retry.max_retries, wait, getattr(exc, "status_code", None)
-                            )
-                        )
+                        self._on_retry(RetryNotice(attempt + 1, self.retry.max_retries, wait, status))
                     time.sleep(wait)
                     attempt += 1
                     continue

@@ -12,10 +12,10 @@ import paramiko
 
 from wp_agent.errors import AgentErrorCode, WpAgentError
 
-# paramiko's words when what answered is not an SSH server (or closed before its banner).
-_NOT_SSH_MARKERS = ("protocol banner", "Indecipherable", "Incompatible version")
-# ... of which these say a line was read and it was not an SSH version we speak.
+# paramiko's words when a line was read and it was not an SSH version we speak ...
 _OTHER_PROTOCOL = ("Indecipherable", "Incompatible version")
+# ... and, with those, when what answered is not an SSH server (or closed before its banner).
+_NOT_SSH_MARKERS = ("protocol banner", *_OTHER_PROTOCOL)
 
 
 def connect_reason(error: BaseException | None) -> str:

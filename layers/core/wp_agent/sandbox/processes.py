@@ -23,11 +23,7 @@ def end_group(process: subprocess.Popen[Any], seconds: float = 10.0) -> None:
     """End a process started with `start_new_session=True` and every process of its group (the
     workers it forked): terminated, then killed if the leader has not ended within `seconds`."""
     _signal_group(process, signal.SIGTERM)
-    try:
-        process.wait(timeout=seconds)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=seconds)
+    wait_or_kill(process, seconds)
     _signal_group(process, signal.SIGKILL)  # a worker the leader left behind
 
 
