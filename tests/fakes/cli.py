@@ -26,15 +26,17 @@ from wp_agent.sandbox import SandboxSite
 def sandbox_run_env(
     server: ScriptedAnthropicServer, home: Path, sandbox: SandboxSite, **overrides: str
 ) -> dict[str, str]:
-    """What a `wp-agent` run on the sandbox with the scripted model needs: a key, the model's URL, an audit
-    file under `home`, retries without waiting (and `overrides`)."""
+    """What a `wp-agent` run on the sandbox with the scripted model needs (and `overrides`)."""
+    return {**_scripted_model(server, home), **sandbox_environment(sandbox), **overrides}
+
+
+def _scripted_model(server: ScriptedAnthropicServer, home: Path) -> dict[str, str]:
+    """A key, the scripted model's URL, an audit file under `home`, retries without waiting."""
     return {
         "ANTHROPIC_API_KEY": "test-key",
         "ANTHROPIC_BASE_URL": server.base_url,
         "WP_AGENT_AUDIT_FILE": str(home / "audit.jsonl"),
         "WP_AGENT_API_RETRY_BASE_SECONDS": "0.01",
-        **sandbox_environment(sandbox),
-        **overrides,
     }
 
 
@@ -45,10 +47,7 @@ def ask_json(
     env = {
         "PATH": os.environ["PATH"],
         "HOME": str(home),
-        "ANTHROPIC_API_KEY": "test-key",
-        "ANTHROPIC_BASE_URL": server.base_url,
-        "WP_AGENT_AUDIT_FILE": str(home / "audit.jsonl"),
-        "WP_AGENT_API_RETRY_BASE_SECONDS": "0.01",
+        **_scripted_model(server, home),
         **rig.environment(),
     }
     completed = run_wp_agent(["ask", "--json", *args], env=env, timeout=120)
