@@ -11,19 +11,26 @@ import select
 import shlex
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.fakes.anthropic_server import ScriptedAnthropicServer, reply_tool_use
+from tests.fakes.sshd import SshdRig
+from tests.fakes.wordpress import TestWordPress
 from tests.fakes.wordpress_fixtures import sandbox_environment
 from wp_agent.cli.interrupts import INTERRUPTED_MESSAGE
 from wp_agent.sandbox import SandboxSite
 
 
 def interrupt_when(
-    env: dict[str, str], instruction: str, marker: bytes, started: Path | None = None
+    env: dict[str, str],
+    instruction: str,
+    marker: bytes,
+    started: Callable[[], object] | None = None,
+    after_press: Callable[[], object] | None = None,
 ) -> tuple[int, str, float]:
-    """Run `wp-agent ask` on a pty; press Ctrl-C once `marker` is on the screen (and the file `started`
-    exists). Exit code, screen, seconds from Ctrl-C to exit."""
+    """Run `wp-agent ask` on a pty; press Ctrl-C once `marker` is on the screen (and `started()` holds),
+    then call `after_press()` (while the CLI handles it). Exit code, screen, seconds from Ctrl-C to exit."""
     argv = [sys.executable, "-m", "wp_agent.cli.main", "ask", instruction]
     pid, controller = pty.fork()
     if pid == 0:  # the child: the pty is its controlling terminal
@@ -42,9 +49,11 @@ def interrupt_when(
             seen += chunk
             if not chunk:
                 break
-        if pressed_at is None and marker in seen and (started is None or started.exists()):
+        if pressed_at is None and marker in seen and (started is None or started()):
             os.write(controller, b"\x03")
             pressed_at = time.monotonic()
+            if after_press is not None:
+                after_press()
         finished, wait_status = os.waitpid(pid, os.WNOHANG)
         if finished:
             status = wait_status
@@ -53,19 +62,24 @@ def interrupt_when(
         if time.monotonic() >= deadline:
             os.kill(pid, 9)
         _, status = os.waitpid(pid, 0)
-    with_rest = seen
+    with_rest = seen + _rest_of(controller)
+    os.close(controller)
+    assert pressed_at is not None, with_rest.decode("utf-8", "replace")
+    code = os.waitstatus_to_exitcode(status)
+    return code, with_rest.decode("utf-8", "replace"), time.monotonic() - pressed_at
+
+
+def _rest_of(controller: int) -> bytes:
+    rest = b""
     try:
         while select.select([controller], [], [], 0.1)[0]:
             chunk = os.read(controller, 4096)
             if not chunk:
                 break
-            with_rest += chunk
+            rest += chunk
     except OSError:
         pass
-    os.close(controller)
-    assert pressed_at is not None, with_rest.decode("utf-8", "replace")
-    code = os.waitstatus_to_exitcode(status)
-    return code, with_rest.decode("utf-8", "replace"), time.monotonic() - pressed_at
+    return rest
 
 
 def base_env(server: ScriptedAnthropicServer, home: Path) -> dict[str, str]:
@@ -117,7 +131,9 @@ def test_ctrl_c_while_a_command_runs_ends_it(
         "WP_LOCAL_PATH": str(cli_sandbox.wordpress),
         "WP_CLI_BIN": str(wrapper),
     }
-    code, screen, seconds = interrupt_when(env, "投稿は何件？", "実行中: wp post list".encode(), pid_file)
+    code, screen, seconds = interrupt_when(
+        env, "投稿は何件？", "実行中: wp post list".encode(), pid_file.exists
+    )
     assert code == 130, f"exit {code}:\n{screen}"
     assert INTERRUPTED_MESSAGE in screen
     assert "Traceback" not in screen
@@ -131,3 +147,41 @@ def test_ctrl_c_while_a_command_runs_ends_it(
     types = audit_types(tmp_path)
     assert types[-2:] == ["run_cancelled", "run_summary"]
     assert "command_executed" in types  # the ended command is on record (killed)
+
+
+def test_ctrl_c_over_ssh_ends_the_command_on_the_server(
+    scripted_anthropic: ScriptedAnthropicServer, tmp_path: Path, sshd_server: SshdRig, rig_site: TestWordPress
+) -> None:
+    # The rig's WP-CLI over real SSH, the model's `post list` slow on the server (60 s): Ctrl-C kills it
+    # there, not only the connection here.
+    sshd_server.set_fault("post list", delay_ms=60_000)
+    scripted_anthropic.enqueue(
+        reply_tool_use([("wp_cli", {"command": "post list --format=count", "reason": "件数を確認"})])
+    )
+    env = {**base_env(scripted_anthropic, tmp_path), **sshd_server.environment()}
+    gone_after: list[float] = []
+
+    def remote_gone() -> None:
+        pressed = time.monotonic()
+        while sshd_server.faulted_pids("post", "list") and time.monotonic() - pressed < 10:
+            time.sleep(0.02)
+        gone_after.append(time.monotonic() - pressed)
+
+    code, screen, _ = interrupt_when(
+        env,
+        "投稿は何件？",
+        "実行中: wp post list".encode(),
+        lambda: sshd_server.faulted_pids("post", "list"),
+        remote_gone,
+    )
+    assert code == 130, f"exit {code}:\n{screen}"
+    assert INTERRUPTED_MESSAGE in screen
+    assert "確認できませんでした" not in screen
+    assert "Traceback" not in screen
+    assert gone_after[0] < 2.0, f"the command ran on the server {gone_after[0]:.1f} s after Ctrl-C"
+    lines = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text(encoding="utf-8").splitlines()]
+    killed = [r for r in lines if r["type"] == "command_executed" and "post list" in json.dumps(r)]
+    assert killed, [r["type"] for r in lines]
+    # killed (128 + SIGKILL), as a local command is; not "the connection was lost"
+    assert (killed[-1]["success"], killed[-1].get("exit_code"), killed[-1].get("error")) == (False, 137, "")
+    assert [r["type"] for r in lines][-2:] == ["run_cancelled", "run_summary"]

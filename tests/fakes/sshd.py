@@ -267,10 +267,12 @@ class SshdRig:
         _kill_pids([pid for session in sessions for pid in _descendants_of(session)] + sessions)
         return len(sessions)
 
-    def authorize_key(self, public_line: str) -> None:
-        """Let another client key log in (same environment as the rig's own key)."""
+    def authorize_key(self, public_line: str, *, forced_command: bool = False) -> None:
+        """Let another client key log in (same environment as the rig's own key); with `forced_command`
+        through an authorized_keys `command=` even where the login shell is plain (sshd treats such
+        sessions differently: it refuses to signal them)."""
         with self.authorized_keys_path.open("a") as handle:
-            if self._plain_shell:
+            if self._plain_shell and not forced_command:
                 # /bin/sh reads no rc files: sshd's SetEnv PATH puts bin/ first, as in production.
                 handle.write(public_line.strip() + "\n")
                 return
@@ -288,6 +290,21 @@ class SshdRig:
     def session_pids(self) -> list[int]:
         """One sshd process per open client connection."""
         return [] if self._process is None else _children_of(self._process.pid)
+
+    def faulted_pids(self, *words: str) -> list[int]:
+        """The processes (any rig) running a fault (wp_faults.py) for a command with these words."""
+        wanted = [str(WP_FAULTS).encode(), *(word.encode() for word in words)]
+        found = []
+        for proc in Path("/proc").iterdir():
+            if not proc.name.isdigit():
+                continue
+            try:
+                argv = (proc / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if all(word in argv for word in wanted):
+                found.append(int(proc.name))
+        return found
 
     def wait_idle(self, timeout: float = 5.0) -> None:
         """Return once no client is connected (a closed client's session process takes a moment to

@@ -176,17 +176,17 @@ def test_remote_command_format(rig: SshdRig) -> None:
     settings = rig.settings(wp_path="/var/www/my site", wp_cli_timeout=60_000, wp_cli_bin="php /opt/wp.phar")
     wp = SshWpCli(settings.model_copy(update={"vps_ssh_user": "deploy"}))
     assert wp.remote_command(["post", "list", "--post_title=a b"]) == (
-        "timeout -k 5 60 php /opt/wp.phar '--path=/var/www/my site' post list '--post_title=a b'"
+        "exec timeout -k 5 60 php /opt/wp.phar '--path=/var/www/my site' post list '--post_title=a b'"
     )
     as_root = SshWpCli(settings.model_copy(update={"vps_ssh_user": "root"}))
     assert as_root.remote_command(["post", "list"]) == (
-        "timeout -k 5 60 php /opt/wp.phar '--path=/var/www/my site' --allow-root post list"
+        "exec timeout -k 5 60 php /opt/wp.phar '--path=/var/www/my site' --allow-root post list"
     )
     as_author = SshWpCli(
         settings.model_copy(update={"vps_ssh_user": "deploy", "wp_agent_wp_user": "山田 太郎"})
     )
     assert as_author.remote_command(["post", "list"]) == (
-        "timeout -k 5 60 php /opt/wp.phar '--path=/var/www/my site' '--user=山田 太郎' post list"
+        "exec timeout -k 5 60 php /opt/wp.phar '--path=/var/www/my site' '--user=山田 太郎' post list"
     )
 
 

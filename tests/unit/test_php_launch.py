@@ -182,7 +182,7 @@ def test_a_probe_that_answers_nonsense_is_a_plain_launch() -> None:
 
 
 def test_the_remote_command_is_unchanged_without_a_cached_launch() -> None:
-    plain = "timeout -k 5 60 wp --path=/srv/wp post list"
+    plain = "exec timeout -k 5 60 wp --path=/srv/wp post list"
     assert build_remote_command("wp", "/srv/wp", ["post", "list"], 60) == plain
     assert (
         build_remote_command("wp", "/srv/wp", ["post", "list"], 60, launch=PhpLaunch(LaunchReason.NOT_PHP))

@@ -15,6 +15,7 @@ class AgentErrorCode(StrEnum):
     MAX_ITERATIONS_EXCEEDED = "MAX_ITERATIONS_EXCEEDED"
     PARTIAL_FAILURE = "PARTIAL_FAILURE"
     CONFIRMATION_REQUIRED = "CONFIRMATION_REQUIRED"
+    CANCELLED = "CANCELLED"
     UNKNOWN_ERROR = "UNKNOWN_ERROR"
 
 
@@ -28,6 +29,7 @@ DEFAULT_MESSAGES_JA: dict[AgentErrorCode, str] = {
     AgentErrorCode.MAX_ITERATIONS_EXCEEDED: "処理回数の上限に達したため、途中までの結果を返します。",
     AgentErrorCode.PARTIAL_FAILURE: "一部の操作が失敗しました",
     AgentErrorCode.CONFIRMATION_REQUIRED: "取り消せない操作が含まれるため、実行前に確認が必要です。",
+    AgentErrorCode.CANCELLED: "中断の指示により終了しました。",
     AgentErrorCode.UNKNOWN_ERROR: "予期しないエラーが発生しました。",
 }
 

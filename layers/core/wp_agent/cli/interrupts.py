@@ -9,17 +9,32 @@ from collections.abc import Iterator
 from types import FrameType
 
 from wp_agent.cli import terminal
-from wp_agent.executors.running import end_running_commands
+from wp_agent.executors.running import EndedCommands, end_running_commands
 
 INTERRUPTED_MESSAGE = (
     "中断しました（Ctrl-C）。実行中のコマンドを終了し、この実行を「中止」として記録しました。"
 )
+UNCONFIRMED_MESSAGE = (
+    "ただし、サーバー上の次のコマンドは終了を確認できませんでした（SSHサーバーがシグナルを受け付けない設定、"
+    "例えば authorized_keys の command= の場合）。遅くとも制限時間で終了します: {commands}"
+)
+
+_ended = EndedCommands(ended=0, unconfirmed=())
 
 
 def _on_interrupt(signum: int, frame: FrameType | None) -> None:
+    global _ended  # noqa: PLW0603 - one interrupt per process: the CLI exits right after
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C does not cut the clean-up short
-    end_running_commands()
+    _ended = end_running_commands()
     raise KeyboardInterrupt
+
+
+def interrupted_message() -> str:
+    """What the interrupt did, in Japanese (naming any command whose end was not confirmed)."""
+    if not _ended.unconfirmed:
+        return INTERRUPTED_MESSAGE
+    commands = "、".join(f"wp {label}" for label in _ended.unconfirmed)
+    return f"{INTERRUPTED_MESSAGE}{UNCONFIRMED_MESSAGE.format(commands=commands)}"
 
 
 @contextlib.contextmanager
@@ -40,4 +55,4 @@ def ending_commands_on_interrupt() -> Iterator[None]:
 
 
 def say_interrupted() -> None:
-    terminal.err.line(f"\n{INTERRUPTED_MESSAGE}", flush=True)
+    terminal.err.line(f"\n{interrupted_message()}", flush=True)

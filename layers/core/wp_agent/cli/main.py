@@ -112,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         interrupts.say_interrupted()
         if as_json:
             document = failures.failure_document(
-                ExitCode.INTERRUPTED, "INTERRUPTED", interrupts.INTERRUPTED_MESSAGE
+                ExitCode.INTERRUPTED, "INTERRUPTED", interrupts.interrupted_message()
             )
             terminal.out.json(json.dumps(document, ensure_ascii=False))
         return ExitCode.INTERRUPTED

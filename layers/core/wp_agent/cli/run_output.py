@@ -221,7 +221,7 @@ def drive(
         if args.json:
             run_id = runner.last_state.run_id if runner.last_state is not None else None
             document = failures.failure_document(
-                ExitCode.INTERRUPTED, "INTERRUPTED", interrupts.INTERRUPTED_MESSAGE, runId=run_id
+                ExitCode.INTERRUPTED, "INTERRUPTED", interrupts.interrupted_message(), runId=run_id
             )
             terminal.out.json(json.dumps(document, ensure_ascii=False))
         return ExitCode.INTERRUPTED

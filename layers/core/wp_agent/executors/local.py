@@ -205,7 +205,13 @@ class LocalWpCli:
                 details={"binary": self._base_command[0]},
             ) from exc
 
-        running.register(process)  # an interrupt (Ctrl-C) ends it: it is not in our process group
+        # An interrupt (Ctrl-C) ends it: it is not in our process group.
+        with running.tracked(running.LocalProcessGroup(process, label)):
+            return self._wait(process, label, started, deadline)
+
+    def _wait(
+        self, process: subprocess.Popen[bytes], label: str, started: float, deadline: float
+    ) -> CommandResult:
         assert process.stdout is not None  # noqa: S101 - PIPE was requested
         assert process.stderr is not None  # noqa: S101
         stdout = CappedOutput(self._output_limit)

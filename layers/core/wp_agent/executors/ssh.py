@@ -3,7 +3,7 @@
 One authenticated connection per (host, port, user, pinned host keys, client key) lives in a
 module-level pool, so commands of one invocation and of later warm Lambda invocations reuse it;
 commands run as channels multiplexed over it, at most `VPS_SSH_MAX_CHANNELS` at a time. The remote
-command is `timeout -k 5 <secs> <wp> --path=<WP_PATH> <args…>` with every word quoted, so the shell
+command is `exec timeout -k 5 <secs> <wp> --path=<WP_PATH> <args…>` with every word quoted, so the shell
 on the host sees only literal arguments and nothing outlives the time limit.
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
-import selectors
 import socket
 import stat
 import threading
@@ -24,7 +23,6 @@ import paramiko
 from wp_agent.config import WpCliSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.media_staging import MediaImporter, StagedFile, unique_names
-from wp_agent.executors.output import CappedOutput, finished_result
 from wp_agent.executors.php_launch import (
     PROBE_TIMEOUT_SECONDS,
     LaunchReason,
@@ -52,6 +50,7 @@ from wp_agent.executors.ssh_pool import (
     close_pooled_connections,
     host_key_error,
 )
+from wp_agent.executors.ssh_running import run_on_channel
 from wp_agent.executors.ssh_target import SshTarget
 from wp_agent.executors.ssh_timing import (
     CONNECT_RETRIES,
@@ -74,9 +73,6 @@ __all__ = [  # the pool's names stay importable from here (tests, benchmarks, th
 
 logger = logging.getLogger(__name__)
 
-# GNU timeout's exit status when it ended the command (124), or killed it after -k (128 + 9).
-_TIMEOUT_EXIT_CODES = frozenset({124, 137})
-_READ_CHUNK = 64 * 1024
 # A connection unused for this long may have been dropped silently (NAT, frozen Lambda): probe briefly.
 _IDLE_PROBE_AFTER_SECONDS = 60.0
 _KEEPALIVE_SECONDS = 30
@@ -243,7 +239,15 @@ class SshWpCli:
             channel = self._open_channel(connection, failures_seen)
             connection.channel_started()
             try:
-                return self._execute(channel, command, label, timeout_seconds)
+                return run_on_channel(
+                    channel,
+                    command,
+                    label,
+                    timeout_seconds,
+                    grace_seconds=self._local_grace,
+                    output_limit=self._output_limit,
+                    host=self._host,
+                )
             finally:
                 channel.close()
                 connection.channel_finished()
@@ -425,67 +429,3 @@ class SshWpCli:
     def _host_key_error(self, presented: paramiko.PKey, kind: str) -> WpAgentError:
         assert self._credentials is not None  # noqa: S101
         return host_key_error(self._host, self._port, self._credentials.host_fingerprints, presented, kind)
-
-    # --- one command -------------------------------------------------------------------------
-
-    def _execute(
-        self, channel: paramiko.Channel, command: str, label: str, timeout_seconds: float
-    ) -> CommandResult:
-        started = time.monotonic()
-        deadline = started + timeout_seconds + self._local_grace
-        stdout = CappedOutput(self._output_limit)
-        stderr = CappedOutput(self._output_limit)
-        try:
-            channel.exec_command(command)
-            channel.shutdown_write()  # stdin closed: a prompt fails instead of waiting
-        except (paramiko.SSHException, EOFError, OSError) as exc:
-            raise WpAgentError(
-                AgentErrorCode.SSH_CONNECTION_FAILED,
-                "SSHでコマンドを開始できませんでした（接続が切れた可能性があります）。",
-                details={"cause": "exec_failed", "command": label, "errorType": type(exc).__name__},
-            ) from exc
-        with selectors.DefaultSelector() as selector:
-            # The channel's fileno becomes readable on stdout data, stderr data or close.
-            selector.register(channel, selectors.EVENT_READ)
-            while not self._drain_once(channel, stdout, stderr):
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    channel.close()
-                    raise self._timeout_error(label, started, timeout_seconds)
-                selector.select(min(remaining, 1.0))
-
-        exit_code = channel.recv_exit_status()
-        duration_ms = int((time.monotonic() - started) * 1000)
-        if exit_code == -1:
-            raise WpAgentError(
-                AgentErrorCode.SSH_CONNECTION_FAILED,
-                "コマンドの実行中にSSH接続が切れました。コマンドが実行されたかどうかをサーバーで確認してください。",
-                details={"cause": "connection_lost", "command": label, "durationMs": duration_ms},
-            )
-        if exit_code in _TIMEOUT_EXIT_CODES and duration_ms >= timeout_seconds * 1000:
-            raise self._timeout_error(label, started, timeout_seconds)
-        return finished_result(
-            stdout, stderr, exit_code=exit_code, duration_ms=duration_ms, label=label, via="ssh"
-        )
-
-    @staticmethod
-    def _drain_once(channel: paramiko.Channel, stdout: CappedOutput, stderr: CappedOutput) -> bool:
-        """Read what is buffered; True once the command has exited and all its output was read."""
-        while channel.recv_ready():
-            stdout.write(channel.recv(_READ_CHUNK))
-        while channel.recv_stderr_ready():
-            stderr.write(channel.recv_stderr(_READ_CHUNK))
-        finished = channel.exit_status_ready() and bool(channel.eof_received or channel.closed)
-        return finished and not channel.recv_ready() and not channel.recv_stderr_ready()
-
-    def _timeout_error(self, label: str, started: float, timeout_seconds: float) -> WpAgentError:
-        duration_ms = int((time.monotonic() - started) * 1000)
-        logger.warning(
-            "wp-cli over ssh timed out",
-            extra={"command": label, "timeout_seconds": timeout_seconds, "duration_ms": duration_ms},
-        )
-        return WpAgentError(
-            AgentErrorCode.COMMAND_TIMEOUT,
-            f"コマンドが制限時間（{timeout_seconds:g}秒）内に終わらなかったため中断しました。",
-            details={"timeoutSeconds": timeout_seconds, "durationMs": duration_ms},
-        )

@@ -20,7 +20,7 @@ def build_remote_command(
     wp_user: str | None = None,
     launch: PhpLaunch | None = None,
 ) -> str:
-    """`timeout -k 5 <secs> <wp…> --path=<wp_path> [--user=…] [--allow-root] <argv…>`.
+    """`exec timeout -k 5 <secs> <wp…> --path=<wp_path> [--user=…] [--allow-root] <argv…>`.
 
     WP-CLI refuses to run as root unless told; `allow_root` is set when we log in as root.
     `wp_user` is the target's configured WordPress user (the policy refuses --user from the model).
@@ -35,8 +35,10 @@ def build_remote_command(
         *argv,
     ]
     configured = [*limit, *shlex.split(wp_cli_bin)]
+    # `exec`: `timeout` becomes the session's leader, so the process group sshd kills on an interrupt
+    # (a `signal` request) is the command's own (a forked `timeout` would move to a group of its own).
     if launch is None or not launch.cached:
-        return shlex.join([*configured, *arguments])
+        return f"exec {shlex.join([*configured, *arguments])}"
     # The arguments are written once (`set --`), whichever way PHP starts.
     return (
         f"set -- {shlex.join(arguments)}; "
