@@ -46,6 +46,17 @@ def post_term_set_argv(post_id: int, taxonomy: Taxonomy, ids: Sequence[str]) -> 
     return ["post", "term", "set", str(post_id), taxonomy, *ids, "--by=id"]
 
 
+def post_terms_argv(post_id: int, taxonomies: Sequence[Taxonomy]) -> list[str]:
+    """The IDs of the post's terms in these taxonomies (read back after setting them)."""
+    return ["post", "term", "list", str(post_id), *taxonomies, "--fields=term_id", "--format=ids"]
+
+
+def term_users_argv(taxonomy: Taxonomy, term_id: int) -> list[str]:
+    """The posts of any type and status (but trash) that have the term."""
+    by_term = "--cat" if taxonomy == "category" else "--tag_id"  # WP_Query's argument per taxonomy
+    return ["post", "list", f"{by_term}={term_id}", "--post_type=any", "--post_status=any", "--format=ids"]
+
+
 def post_update_argv(post_id: int, status: str, dates: PostDates | None) -> list[str]:
     # The draft was created with an explicit post_date_gmt when a date was given, so
     # wp_update_post's "drafts float" reset does not apply; without one, the date becomes now.

@@ -48,6 +48,7 @@ class Resource:
 class CleanupReport:
     removed: list[Resource] = field(default_factory=list)
     remaining: list[Resource] = field(default_factory=list)
+    kept: list[Resource] = field(default_factory=list)  # created here, but another post uses it now
     unconfirmed: list[str] = field(default_factory=list)  # Japanese notes on what may exist
 
     @property
@@ -55,7 +56,7 @@ class CleanupReport:
         return not self.remaining and not self.unconfirmed
 
     def describe_ja(self) -> str:
-        if not self.removed and self.complete:
+        if not self.removed and not self.kept and self.complete:
             return "サイトには何も作成していません。"
         parts: list[str] = []
         if self.removed:
@@ -65,6 +66,8 @@ class CleanupReport:
                 f"{_join(self.remaining)} は削除できなかったため、サイトに残っています。"
                 "WordPressの管理画面などで確認して削除してください。"
             )
+        if self.kept:
+            parts.append(f"{_join(self.kept)} は他の投稿でも使われているため残しました。")
         parts.extend(self.unconfirmed)
         return "".join(parts)
 

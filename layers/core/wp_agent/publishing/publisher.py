@@ -8,11 +8,13 @@ Order (reads first; the post stays a draft until everything else has succeeded):
     media import <url> --post_id=<id> --featured_image         the riskiest step (a download), on a draft
     term create …                                               missing categories / tags
     post term set <id> category|post_tag <ids> --by=id          exact terms, by ID
+    post term list <id> category post_tag --format=ids          the terms read back (set again once)
     post update <id> --post_status=publish|future               the only step that makes it public
     post get <id> --fields=post_status,url --format=json        permalink, and a check of the status
 
 When a step fails, everything this call created is deleted again (`post delete --force`,
-`term delete`), and the error says what was removed and what, if anything, still exists.
+`term delete` — a term only while no other post uses it: another publish at the same time may have
+set it, see article_terms.py), and the error says what was removed, kept, or still exists.
 
 The post carries a marker (`_wp_agent_publish_id`): the call's `publish_id`, or a random one. A call
 that resumes a publish_id whose earlier attempt died (`resume=True`) looks for the marked post first
@@ -39,10 +41,11 @@ from wp_agent.executors.port import WpCli
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput, PublishedArticle
 from wp_agent.policy import CommandPolicy
 from wp_agent.publishing import commands
+from wp_agent.publishing.article_terms import ArticleTerms
 from wp_agent.publishing.outcome import CleanupReport, PublishErrorCode, Resource, failure_output
 from wp_agent.publishing.schedule import PostDates, SiteTimezoneError, post_dates, site_timezone
-from wp_agent.publishing.steps import PublishRun, StepError, StepRunner
-from wp_agent.publishing.terms import SiteTerm, Taxonomy, WantedTerm, find_term, parse_term_list, wanted_terms
+from wp_agent.publishing.steps import PublishRun, StepError, StepRunner, ids_of, porcelain_id
+from wp_agent.publishing.terms import WantedTerm, wanted_terms
 from wp_agent.publishing.validation import InputProblem, describe_problems_ja
 
 logger = logging.getLogger(__name__)
@@ -61,12 +64,6 @@ class _Site:
     dates: PostDates | None
 
 
-def _porcelain_id(stdout: str) -> int | None:
-    """The ID a `--porcelain` command printed (its last line; PHP notices may come first)."""
-    lines = [line.strip() for line in stdout.splitlines() if line.strip()]
-    return int(lines[-1]) if lines and lines[-1].isdigit() else None
-
-
 def _same_site(requested: str, actual: str) -> bool:
     """Host and path equal, ignoring the scheme, the host's case and a trailing slash."""
 
@@ -75,11 +72,6 @@ def _same_site(requested: str, actual: str) -> bool:
         return (parts.netloc.lower(), parts.path.rstrip("/"))
 
     return key(requested) == key(actual)
-
-
-def _ids(stdout: str) -> list[int]:
-    """`--format=ids` output: space-separated IDs."""
-    return [int(word) for word in stdout.split() if word.isdigit()]
 
 
 class ArticlePublisher:
@@ -111,6 +103,7 @@ class ArticlePublisher:
         self._site_url = site_url
         self._clock = clock
         self._steps = StepRunner(wp_cli, policy, audit, user_id=user_id, target_id=target_id)
+        self._terms = ArticleTerms(self._steps)
 
     # -- public API -----------------------------------------------------------------------------
 
@@ -147,25 +140,13 @@ class ArticlePublisher:
         wanted = wanted_terms("category", article.categories) + wanted_terms("post_tag", article.tags)
         self._preflight(run, wanted)
         site = self._read_site(run)
-        for taxonomy in dict.fromkeys(term.taxonomy for term in wanted):
-            run.terms_before[taxonomy] = self._list_terms(run, taxonomy, "既存のカテゴリ・タグの確認")
-        known = {term: find_term(term, run.terms_before[term.taxonomy]) for term in wanted}
-        missing = [term for term, found in known.items() if found is None]
+        known = self._terms.read_existing(run, wanted)
 
         resumed = self._resumed_post(run) if run.resume else None
         post_id = resumed or self._create_post(run, commands.post_create_argv(run, site.dates))
         if article.featured_image_url and not (resumed and self._resumed_image(run, post_id)):
             self._import_featured_image(run, post_id, article.featured_image_url)
-        term_ids: dict[WantedTerm, int] = {t: found.term_id for t, found in known.items() if found}
-        for term in missing:
-            term_ids[term] = self._create_term(run, term)
-        for taxonomy in dict.fromkeys(term.taxonomy for term in wanted):
-            ids = list(dict.fromkeys(str(term_ids[term]) for term in wanted if term.taxonomy == taxonomy))
-            self._steps.run(
-                run,
-                commands.post_term_set_argv(post_id, taxonomy, ids),
-                "カテゴリの設定" if taxonomy == "category" else "タグの設定",
-            )
+        self._terms.set_on(run, post_id, wanted, known)
         if article.status != "draft":
             self._steps.run(
                 run, commands.post_update_argv(post_id, article.status, site.dates), "投稿の公開・予約"
@@ -210,16 +191,6 @@ class ArticlePublisher:
         result = self._steps.run(run, ["option", "get", name], f"サイト設定（{name}）の取得")
         return result.stdout.strip()
 
-    def _list_terms(self, run: PublishRun, taxonomy: Taxonomy, purpose_ja: str) -> list[SiteTerm]:
-        argv = ["term", "list", taxonomy, "--fields=term_id,name,slug", "--format=json"]
-        result = self._steps.run(run, argv, purpose_ja)
-        try:
-            return parse_term_list(result.stdout)
-        except (ValueError, KeyError, TypeError):
-            raise StepError(
-                PublishErrorCode.PUBLISH_FAILED, f"{taxonomy} の一覧を読み取れませんでした"
-            ) from None
-
     def _preflight(self, run: PublishRun, wanted: Sequence[WantedTerm]) -> None:
         """Refuse before any command runs: a date WordPress would not schedule, an article too large
         for one command, or a step the policy refuses (checked with placeholder IDs)."""
@@ -248,10 +219,19 @@ class ArticlePublisher:
             argv = commands.media_import_argv(placeholder, article.featured_image_url)
             planned.append((argv, "アイキャッチ画像の取り込み"))
         planned += [(commands.term_create_argv(term), "カテゴリ・タグの作成") for term in wanted]
+        taxonomies = list(dict.fromkeys(term.taxonomy for term in wanted))
         planned += [
             (commands.post_term_set_argv(placeholder, taxonomy, [str(placeholder)]), "カテゴリ・タグの設定")
-            for taxonomy in dict.fromkeys(term.taxonomy for term in wanted)
+            for taxonomy in taxonomies
         ]
+        if taxonomies:
+            planned.append(
+                (commands.post_terms_argv(placeholder, taxonomies), "設定したカテゴリ・タグの確認")
+            )
+            planned += [
+                (commands.term_users_argv(taxonomy, placeholder), "カテゴリ・タグの使用状況の確認")
+                for taxonomy in taxonomies
+            ]
         planned.append(
             (commands.post_update_argv(placeholder, article.status, sample_dates), "投稿の公開・予約")
         )
@@ -266,7 +246,7 @@ class ArticlePublisher:
         except StepError:
             self._find_marked_post(run)
             raise
-        post_id = _porcelain_id(result.stdout)
+        post_id = porcelain_id(result.stdout)
         if post_id is None:
             self._find_marked_post(run)
             raise StepError(PublishErrorCode.PUBLISH_FAILED, "作成した投稿のIDを読み取れませんでした")
@@ -281,40 +261,26 @@ class ArticlePublisher:
         except StepError:
             self._find_attachments(run, post_id)
             raise
-        attachment_id = _porcelain_id(result.stdout)
+        attachment_id = porcelain_id(result.stdout)
         if attachment_id is None:
             self._find_attachments(run, post_id)
             raise StepError(PublishErrorCode.PUBLISH_FAILED, "取り込んだ画像のIDを読み取れませんでした")
         run.created.append(Resource("attachment", attachment_id))
 
-    def _create_term(self, run: PublishRun, term: WantedTerm) -> int:
-        purpose = f"{'カテゴリ' if term.taxonomy == 'category' else 'タグ'}「{term.label}」の作成"
-        try:
-            result = self._steps.run(run, commands.term_create_argv(term), purpose)
-        except StepError:
-            self._find_new_term(run, term)
-            raise
-        term_id = _porcelain_id(result.stdout)
-        if term_id is None:
-            self._find_new_term(run, term)
-            raise StepError(PublishErrorCode.PUBLISH_FAILED, f"{purpose}の結果（ID）を読み取れませんでした")
-        run.created.append(Resource(term.taxonomy, term_id, term.label))
-        return term_id
-
     def _find_marked_post(self, run: PublishRun) -> None:
-        self._discover(
+        self._steps.discover(
             run, commands.marked_posts_argv(run), "作成途中の投稿の確認", commands.marker_note(run),
-            lambda out: [Resource("post", i) for i in _ids(out)],
+            lambda out: [Resource("post", i) for i in ids_of(out)],
         )  # fmt: skip
 
     def _find_attachments(self, run: PublishRun, post_id: int) -> None:
         note = f"添付画像が作成されたかどうか確認できませんでした（投稿 ID {post_id} に添付されたメディアを確認してください）。"
-        self._discover(
+        self._steps.discover(
             run,
             commands.attachments_argv(post_id),
             "取り込み途中の画像の確認",
             note,
-            lambda out: [Resource("attachment", i) for i in _ids(out)],
+            lambda out: [Resource("attachment", i) for i in ids_of(out)],
         )
 
     def _resumed_post(self, run: PublishRun) -> int | None:
@@ -326,7 +292,7 @@ class ArticlePublisher:
         except StepError:
             run.unconfirmed.append(commands.marker_note(run))
             raise
-        found = sorted(set(_ids(stdout)))
+        found = sorted(set(ids_of(stdout)))
         for extra in found[1:]:  # attempts run one at a time, so there is never more than one
             logger.warning("a second post with the same marker is removed", extra={"post_id": extra})
             if not self._delete(run, Resource("post", extra)):
@@ -341,37 +307,9 @@ class ArticlePublisher:
         stdout = self._steps.run(
             run, commands.attachments_argv(post_id), "前回の試行で取り込んだ画像の確認"
         ).stdout
-        found = [Resource("attachment", attachment) for attachment in _ids(stdout)]
+        found = [Resource("attachment", attachment) for attachment in ids_of(stdout)]
         run.created += [resource for resource in found if resource not in run.created]
         return bool(found)
-
-    def _find_new_term(self, run: PublishRun, term: WantedTerm) -> None:
-        before = {t.term_id for t in run.terms_before.get(term.taxonomy, [])}
-        argv = ["term", "list", term.taxonomy, "--fields=term_id,name,slug", "--format=json"]
-        note = f"{'カテゴリ' if term.taxonomy == 'category' else 'タグ'}「{term.label}」が作成されたかどうか確認できませんでした。"
-
-        def new_terms(stdout: str) -> list[Resource]:
-            found = find_term(term, [t for t in parse_term_list(stdout) if t.term_id not in before])
-            return [Resource(term.taxonomy, found.term_id, term.label)] if found else []
-
-        self._discover(run, argv, "作成途中のカテゴリ・タグの確認", note, new_terms)
-
-    def _discover(
-        self,
-        run: PublishRun,
-        argv: list[str],
-        purpose_ja: str,
-        unconfirmed_ja: str,
-        parse: Callable[[str], list[Resource]],
-    ) -> None:
-        """After a creating step failed: find what it may have made anyway, or say we could not."""
-        run.cleaning = True
-        try:
-            found = parse(self._steps.run(run, argv, purpose_ja).stdout)
-        except (StepError, ValueError, KeyError, TypeError):
-            run.unconfirmed.append(unconfirmed_ja)
-            return
-        run.created += [resource for resource in found if resource not in run.created]
 
     def _read_post(self, run: PublishRun, post_id: int) -> tuple[str, str]:
         """Status and permalink. `post get` has the `url` field since WP-CLI 2.8 (entity-command
@@ -415,6 +353,7 @@ class ArticlePublisher:
                 "error_code": output.error.code if output.error else None,
                 "removed": [f"{r.kind}:{r.object_id}" for r in report.removed],
                 "remaining": [f"{r.kind}:{r.object_id}" for r in report.remaining],
+                "kept_in_use": [f"{r.kind}:{r.object_id}" for r in report.kept],
             },
         )
         return output
@@ -424,8 +363,21 @@ class ArticlePublisher:
         run.cleaning = True
         report = CleanupReport(unconfirmed=list(run.unconfirmed))
         order = {"attachment": 0, "post": 1, "post_tag": 2, "category": 3}
+        own_posts = {r.object_id for r in run.created if r.kind in ("post", "attachment")}
         for resource in sorted(run.created, key=lambda r: order[r.kind]):
-            if not run.connection_lost and self._delete(run, resource):
+            if run.connection_lost:
+                report.remaining.append(resource)
+                continue
+            if resource.kind in ("post_tag", "category"):
+                # Another publish may have found the new term meanwhile and set it on its post.
+                users = self._terms.users(run, resource, ignoring=own_posts)
+                if users is None:
+                    report.remaining.append(resource)
+                    continue
+                if users:
+                    report.kept.append(resource)
+                    continue
+            if self._delete(run, resource):
                 report.removed.append(resource)
             else:
                 report.remaining.append(resource)

@@ -5,7 +5,7 @@ publish error code and a Japanese message."""
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
@@ -26,9 +26,14 @@ _WP_CLI_FAILURE_CODES = {
 
 
 class StepError(Exception):
-    def __init__(self, code: PublishErrorCode, message_ja: str) -> None:
+    """A step that did not succeed. `answered`: WP-CLI ran it and reported the failure itself (so a
+    creating step created nothing); False when it was refused, or its outcome is unknown (timed out,
+    connection lost)."""
+
+    def __init__(self, code: PublishErrorCode, message_ja: str, *, answered: bool = False) -> None:
         self.code = code
         self.message_ja = message_ja
+        self.answered = answered
         super().__init__(f"{code.value}: {message_ja}")
 
 
@@ -46,6 +51,17 @@ class PublishRun:
     cleaning: bool = False
     connection_lost: bool = False
     resume: bool = False  # an earlier attempt with the same token may have created the post
+
+
+def porcelain_id(stdout: str) -> int | None:
+    """The ID a `--porcelain` command printed (its last line; PHP notices may come first)."""
+    lines = [line.strip() for line in stdout.splitlines() if line.strip()]
+    return int(lines[-1]) if lines and lines[-1].isdigit() else None
+
+
+def ids_of(stdout: str) -> list[int]:
+    """`--format=ids` output: space-separated IDs."""
+    return [int(word) for word in stdout.split() if word.isdigit()]
 
 
 def _wp_error_text(result: CommandResult) -> str:
@@ -137,8 +153,26 @@ class StepRunner:
             raise StepError(
                 PublishErrorCode.PUBLISH_FAILED,
                 f"{purpose_ja}に失敗しました（WP-CLI: {_wp_error_text(result)}）",
+                answered=True,
             )
         return result
+
+    def discover(
+        self,
+        run: PublishRun,
+        argv: list[str],
+        purpose_ja: str,
+        unconfirmed_ja: str,
+        parse: Callable[[str], list[Resource]],
+    ) -> None:
+        """After a creating step failed: find what it may have made anyway, or say we could not."""
+        run.cleaning = True
+        try:
+            found = parse(self.run(run, argv, purpose_ja).stdout)
+        except (StepError, ValueError, KeyError, TypeError):
+            run.unconfirmed.append(unconfirmed_ja)
+            return
+        run.created += [resource for resource in found if resource not in run.created]
 
     def record(
         self,
