@@ -4,6 +4,7 @@ undone, and `wp-agent undo <runId>` puts the sandbox back — a run of its own i
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -72,15 +73,13 @@ def test_a_run_is_undone_from_the_cli(
     )
     assert cli_sandbox.wp("post", "get", "46", "--field=post_status").stdout.strip() == "draft"
     assert cli_sandbox.wp("option", "get", "blogname").stdout.strip() == cli_sandbox.facts()["blogname"]
-    if (
-        "一部を元に戻せませんでした" in first
-    ):  # a step failed: the run stays undoable, the rest is tried again
-        assert main(["undo", state.run_id, "--yes"]) == 6
+    if "一部を元に戻せませんでした" in first:  # the run stays undoable; tried again, nothing is left to do
+        assert main(["undo", state.run_id, "--yes"]) == 0
+        assert "元に戻す操作はありません" in capsys.readouterr().out
     else:
         assert "一部だけ元に戻しました" in first
-    capsys.readouterr()
-    assert main(["undo", state.run_id, "--yes"]) == 0  # undone already: said, nothing runs
-    assert "すでに取り消しました" in capsys.readouterr().out
+        assert main(["undo", state.run_id, "--yes"]) == 0  # undone already: said, nothing runs
+        assert "すでに取り消しました" in capsys.readouterr().out
 
     events = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
     undo_events = [e for e in events if e.get("reverts_run_id") == state.run_id]
@@ -90,3 +89,56 @@ def test_a_run_is_undone_from_the_cli(
         "command_executed",
     }
     assert {e["run_id"] for e in undo_events} != {state.run_id}  # a run of its own
+
+
+def test_undoing_a_trash_asks_only_for_what_the_trash_changed(
+    cli_sandbox: SandboxSite,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for name, value in {
+        **sandbox_environment(cli_sandbox),
+        "WP_AGENT_AUDIT_FILE": str(tmp_path / "audit.jsonl"),
+        "ANTHROPIC_API_KEY": "test",
+    }.items():
+        monkeypatch.setenv(name, value)
+    settings = CliSettings()
+    meta_before = cli_sandbox.wp("post", "meta", "list", "46", "--format=json").stdout
+    post_before = unmodified(cli_sandbox.wp("post", "get", "46", "--format=json").stdout)
+    options_before = cli_sandbox.wp("option", "list", "--search=post_count", "--format=json").stdout
+    model = ScriptedModel([tool_reply("post delete 46"), text_reply("ゴミ箱に入れました")])
+    runner = AgentRunner(build_local_deps(settings, model=model), AutoApprove("tester"))
+    runner.run(AgentInput(message="46をゴミ箱へ"), user_id="local-user")
+    state = runner.last_state
+    assert state is not None
+    remember_for_undo(state, settings)
+    capsys.readouterr()
+
+    assert main(["undo", state.run_id, "--dry-run"]) == 0
+    shown = capsys.readouterr().out
+    # No step that would write what is there already (the network's post count when the trash did
+    # not change it) …
+    for line in shown.splitlines():
+        words = shlex.split(line.strip())
+        if words[:3] == ["wp", "option", "update"]:
+            assert cli_sandbox.wp("option", "get", words[3]).stdout.strip() != words[4], line
+        assert (
+            words[:3] != ["wp", "option", "delete"]
+            or cli_sandbox.wp("option", "get", words[3]).returncode == 0
+        )
+    # … and WordPress's own trash records are named as such, not as custom fields.
+    for key in ("_wp_trash_meta_status", "_wp_trash_meta_time", "_wp_desired_post_slug"):
+        line = next(line for line in shown.splitlines() if f"（{key}）" in line)
+        assert "ゴミ箱に入れたときにWordPressが残した記録" in line
+
+    assert main(["undo", state.run_id, "--yes"]) == 0, capsys.readouterr().out
+    assert cli_sandbox.wp("post", "meta", "list", "46", "--format=json").stdout == meta_before
+    assert unmodified(cli_sandbox.wp("post", "get", "46", "--format=json").stdout) == post_before
+    assert cli_sandbox.wp("option", "list", "--search=post_count", "--format=json").stdout == options_before
+
+
+def unmodified(post_json: str) -> dict[str, object]:
+    """The post's fields but the last-modified time (WordPress sets it on every update; undo too)."""
+    fields: dict[str, object] = json.loads(post_json)
+    return {k: v for k, v in fields.items() if k not in ("post_modified", "post_modified_gmt")}

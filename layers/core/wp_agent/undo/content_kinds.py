@@ -81,7 +81,10 @@ def _post_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
                   f"{label}の{'・'.join(changed)}を元に戻す")
         )  # fmt: skip
         steps.extend(_old_slug_steps(post_id, before, current, label))
-    steps.extend(meta_steps("post", post_id, before.get(META, {}), current.get(META, {}), label))
+    meta = meta_steps("post", post_id, before.get(META, {}), current.get(META, {}), label)
+    if current.get("fields", {}).get("post_status") == "trash" != before.get("fields", {}).get("post_status"):
+        meta = [_as_trash_record(s, label) for s in meta]
+    steps.extend(meta)
     # Trashing a post moved its comments to "post-trashed", remembering their status in this meta.
     trashed = current.get(META, {}).get(_TRASHED_COMMENTS, [])
     if trashed and not before.get(META, {}).get(_TRASHED_COMMENTS) and isinstance(trashed[0], dict):
@@ -98,6 +101,24 @@ def _post_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
     if "terms" in before:
         steps.extend(_term_steps(post_id, before["terms"], current["terms"], label))
     return steps
+
+
+# What WordPress writes when it moves a post to the trash (and removes again when its own 復元 runs).
+_TRASH_RECORDS = {
+    "_wp_trash_meta_status": "元の公開状態",
+    "_wp_trash_meta_time": "日時",
+    "_wp_trash_meta_comments_status": "コメントの元の状態",
+    "_wp_desired_post_slug": "元のスラッグ",
+}
+
+
+def _as_trash_record(planned: PlanStep, label: str) -> PlanStep:
+    """A deletion of the trash's own record says what it is (not "a custom field")."""
+    key = planned.argv[4] if planned.argv[2:3] == ["delete"] and len(planned.argv) == 5 else ""
+    if key not in _TRASH_RECORDS:
+        return planned
+    what = f"{label}をゴミ箱に入れたときにWordPressが残した記録「{_TRASH_RECORDS[key]}」（{key}）を削除"
+    return planned.model_copy(update={"restores_ja": what})
 
 
 def _old_slug_steps(post_id: str, before: Any, current: Any, label: str) -> list[PlanStep]:

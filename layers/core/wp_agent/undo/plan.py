@@ -14,7 +14,6 @@ from typing import Any
 
 from wp_agent.models.undo import (
     EntityRef,
-    PlanStep,
     PlanTarget,
     SkippedItem,
     UndoCapture,
@@ -23,8 +22,7 @@ from wp_agent.models.undo import (
 )
 from wp_agent.undo import sections
 from wp_agent.undo.capture import snapshots
-from wp_agent.undo.entities import KINDS, CaptureError, Read, scoped, value_args
-from wp_agent.undo.kind import autoload_args
+from wp_agent.undo.entities import KINDS, CaptureError, Read, scoped
 
 
 @dataclass(frozen=True)
@@ -100,8 +98,14 @@ def build_plan(run_id: str, commands: Sequence[RunCommand], read: Read, *, worke
                 SkippedItem(entity_ja=label, reason_ja="実行後の状態が記録されていないため、元に戻しません。")
             )
             continue
-        if current == group.before and current != group.after:
-            continue  # already as it was (an earlier, partial undo put it back): nothing to do or say
+        if current == group.before:
+            # As it was (unchanged by the run, or put back by an earlier, partial undo): no step, nothing
+            # to approve. A thing the revert itself may write (`always`: `recently_activated` when a
+            # plugin is deactivated again, `post_count` recounted when a post is restored) stays a
+            # target: read once the steps before it ran, only what they changed is set back (execute.py).
+            if group.always:
+                plan.targets.append(PlanTarget(entity=group.ref, before=group.before, label_ja=label))
+            continue
         if current != group.after:
             plan.skipped.append(
                 SkippedItem(
@@ -112,8 +116,6 @@ def build_plan(run_id: str, commands: Sequence[RunCommand], read: Read, *, worke
             continue
         try:
             steps = kind.restore(group.ref.key, group.before, current)
-            if group.always and not steps and group.ref.kind == "option":
-                steps = _set_option(group.ref, group.before)
         except CaptureError as exc:
             plan.skipped.append(SkippedItem(entity_ja=label, reason_ja=exc.reason_ja))
             continue
@@ -129,22 +131,3 @@ def build_plan(run_id: str, commands: Sequence[RunCommand], read: Read, *, worke
                 f"{label} は完全に削除されていたため、記録した内容から新しい投稿として作り直します（IDが変わる場合があります）。"
             )
     return plan
-
-
-def _set_option(ref: EntityRef, before: Any) -> list[PlanStep]:
-    """An option the revert itself writes (e.g. `recently_activated`): set back unconditionally."""
-    name = ref.key[0]
-    if before is None:
-        return [
-            PlanStep(
-                argv=["option", "delete", name],
-                restores_ja=f"設定「{name}」を実行前の状態（なし）に戻す",
-                optional=True,
-            )
-        ]
-    return [
-        PlanStep(
-            argv=["option", "update", name, *value_args(before["value"]), *autoload_args(before["autoload"])],
-            restores_ja=f"設定「{name}」を元の値に戻す",
-        )
-    ]
