@@ -212,3 +212,48 @@ def test_the_held_argv_is_checked_by_the_policy_again_when_approved(
         "投稿の削除は禁止されました" in r for r in results_sent(scripted_anthropic.message_requests[1])
     ), done.stdout
     assert done.returncode in (0, 1), done.stderr
+
+
+def _expire(pending_file: Path) -> None:
+    """The held run's approval deadline moved into the past (as if nobody answered in time)."""
+
+    def past(node: Any) -> int:
+        changed = 0
+        if isinstance(node, dict):
+            for key in node:
+                if key in ("expires_at", "expiresAt") and isinstance(node[key], str):
+                    node[key] = "2020-01-01T00:00:00Z"
+                    changed += 1
+                else:
+                    changed += past(node[key])
+        elif isinstance(node, list):
+            changed += sum(past(item) for item in node)
+        return changed
+
+    document = json.loads(pending_file.read_text(encoding="utf-8"))
+    assert past(document)
+    pending_file.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+
+
+def test_an_expired_approval_says_so_and_is_not_waiting_for_you(
+    scripted_anthropic: ScriptedAnthropicServer, tmp_path: Path, cli_sandbox: SandboxSite
+) -> None:
+    scripted_anthropic.enqueue(DELETE_BOTH)
+    approval_id = hold(scripted_anthropic, tmp_path, cli_sandbox)
+    _expire(tmp_path / ".wp-agent" / "pending" / f"{approval_id}.json")
+
+    done = run_cli(
+        tmp_path,
+        "approve",
+        approval_id,
+        "--json",
+        **sandbox_run_env(scripted_anthropic, tmp_path, cli_sandbox),
+    )
+    # Not exit 3 (CONFIRMATION_REQUIRED, "waiting for you"): the run ended, expired, nothing ran.
+    assert done.returncode == 1, done.stdout + done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["error"]["code"] == "APPROVAL_EXPIRED"
+    assert "期限が切れた" in answer["error"]["message"]
+    assert status_of(cli_sandbox, 45) == status_of(cli_sandbox, 46) == "draft"
+    assert scripted_anthropic.request_count == 1  # no model call for an expired run
+    assert [r["status"] for r in audit(tmp_path) if r["type"] == "run_summary"][-1] == "expired"

@@ -122,7 +122,7 @@ def test_an_expired_approval(serverless: ServerlessStack, monkeypatch: pytest.Mo
     run_id = start(stack, "ID 45 を削除して")
     stack.wait_for(SESSION, "Failed", timeout=60)
     summary = the_end(stack, run_id)
-    assert (summary["status"], summary["error"]) == ("expired", "CONFIRMATION_REQUIRED")
+    assert (summary["status"], summary["error"]) == ("expired", "APPROVAL_EXPIRED")
 
 
 def test_a_turn_retried_after_the_run_ended_writes_no_second_record(

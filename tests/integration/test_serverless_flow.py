@@ -159,7 +159,7 @@ def test_approval_timeout_ends_the_run_cleanly(
     stack.model.enqueue(reply_tool_use([("wp_cli", {"command": "post delete 45", "reason": "削除"})]))
     start(stack, "ID 45 を削除して")
     view = stack.wait_for(SESSION, "Failed", timeout=60)
-    assert view["result"]["error"]["code"] == "CONFIRMATION_REQUIRED"
+    assert view["result"]["error"]["code"] == "APPROVAL_EXPIRED"
     assert "期限" in view["result"]["error"]["message"]
     assert stack.site.status_of(45) == "draft"
     assert "approval_expired" in [r["type"] for r in stack.audit(SESSION)]
@@ -372,7 +372,7 @@ def test_scheduled_run_waits_for_approval_and_expires_cleanly(serverless: Server
     assert stack.wait_for_execution(execution) == "FAILED"  # the run ended in RunFailed after ExpireApproval
     session = "sch_0123456789abcdef0123-20261123000000"
     view = stack.wait_for(session, "Failed")
-    assert view["result"]["error"]["code"] == "CONFIRMATION_REQUIRED"
+    assert view["result"]["error"]["code"] == "APPROVAL_EXPIRED"
     assert stack.site.status_of(45) == "draft"
     states = [
         e["stateEnteredEventDetails"]["name"]

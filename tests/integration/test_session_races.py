@@ -204,7 +204,7 @@ def test_a_closed_wait_leaves_any_expiry_to_the_workflow() -> None:
     assert ended.status is SessionStatus.FAILED
     assert ended.result is not None
     assert ended.result.error is not None
-    assert ended.result.error.code is AgentErrorCode.CONFIRMATION_REQUIRED
+    assert ended.result.error.code is AgentErrorCode.APPROVAL_EXPIRED
     workflow_tasks.expire_approval(rt, SESSION, state.run_id)
     assert rt.recording_events.kinds().count(RUN_FAILED) == 1
     assert rt.recording_wp.changes() == []

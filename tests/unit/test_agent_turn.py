@@ -465,7 +465,7 @@ def test_approval_expiry_ends_the_run_cleanly() -> None:
     assert state.pending_approval.status is ApprovalStatus.EXPIRED
     assert state.result is not None
     assert state.result.error is not None
-    assert state.result.error.code is AgentErrorCode.CONFIRMATION_REQUIRED
+    assert state.result.error.code is AgentErrorCode.APPROVAL_EXPIRED
     assert wp_of(deps).changes() == []
 
 

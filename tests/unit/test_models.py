@@ -111,6 +111,12 @@ def test_failure_output_carries_code_message_details() -> None:
     }
 
 
+def test_the_readme_lists_every_run_error_code() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    listed = readme.split("Run error codes", 1)[1].split("\n\n", 1)[0]
+    assert [c.value for c in AgentErrorCode if f"`{c.value}`" not in listed] == []
+
+
 def test_every_spec_error_code_exists() -> None:
     assert {c.value for c in AgentErrorCode} == {
         "SSH_CONNECTION_FAILED",
@@ -121,6 +127,9 @@ def test_every_spec_error_code_exists() -> None:
         "MAX_ITERATIONS_EXCEEDED",
         "PARTIAL_FAILURE",
         "CONFIRMATION_REQUIRED",
+        # Added after the spec (#42): a run ended by the user, and an approval nobody gave in time.
+        "CANCELLED",
+        "APPROVAL_EXPIRED",
         "UNKNOWN_ERROR",
     }
 

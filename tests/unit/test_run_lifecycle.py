@@ -128,7 +128,7 @@ def test_a_decision_on_an_ended_run_is_refused() -> None:
 
 def test_the_local_runner_ends_a_run_whose_approval_expired_while_it_waited() -> None:
     """The local front door's one mapping of a refused decision: nothing held runs, the run ends as
-    an expired approval (CONFIRMATION_REQUIRED), never a traceback."""
+    an expired approval (APPROVAL_EXPIRED), never a traceback."""
     wp = RecordingWpCli()
     deps = make_deps(ScriptedModel([tool_reply("post delete 45")]), wp)
     _, state = awaiting_approval(deps)
@@ -138,7 +138,7 @@ def test_the_local_runner_ends_a_run_whose_approval_expired_while_it_waited() ->
     runner.decide(state, ApprovalDecision(approved=True, decided_by="u1"))
     output = runner.resume(state)
     assert output.error is not None
-    assert output.error.code is AgentErrorCode.CONFIRMATION_REQUIRED
+    assert output.error.code is AgentErrorCode.APPROVAL_EXPIRED
     assert state.pending_approval is not None
     assert state.pending_approval.status is ApprovalStatus.EXPIRED
     assert wp.changes() == []

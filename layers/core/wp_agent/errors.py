@@ -16,6 +16,7 @@ class AgentErrorCode(StrEnum):
     PARTIAL_FAILURE = "PARTIAL_FAILURE"
     CONFIRMATION_REQUIRED = "CONFIRMATION_REQUIRED"
     CANCELLED = "CANCELLED"
+    APPROVAL_EXPIRED = "APPROVAL_EXPIRED"
     UNKNOWN_ERROR = "UNKNOWN_ERROR"
 
 
@@ -30,6 +31,7 @@ DEFAULT_MESSAGES_JA: dict[AgentErrorCode, str] = {
     AgentErrorCode.PARTIAL_FAILURE: "一部の操作が失敗しました",
     AgentErrorCode.CONFIRMATION_REQUIRED: "取り消せない操作が含まれるため、実行前に確認が必要です。",
     AgentErrorCode.CANCELLED: "中断の指示により終了しました。",
+    AgentErrorCode.APPROVAL_EXPIRED: "承認の期限が切れたため、確認が必要な操作は実行されませんでした。",
     AgentErrorCode.UNKNOWN_ERROR: "予期しないエラーが発生しました。",
 }
 

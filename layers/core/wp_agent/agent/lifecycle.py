@@ -260,15 +260,11 @@ def record_decision(state: SessionState, decision: ApprovalDecision) -> None:
 
 def expire_approval(state: SessionState, *, simulated: bool = False) -> bool:
     """The approval wait ended without the run resuming: nothing held runs; the run ends with
-    CONFIRMATION_REQUIRED. Also when a decision was recorded but never reached the wait (too late)."""
+    APPROVAL_EXPIRED. Also when a decision was recorded but never reached the wait (too late)."""
     pending = state.pending_approval
     if pending is None or not approval_protocol.expire(state):
         return False
-    error = WpAgentError(
-        AgentErrorCode.CONFIRMATION_REQUIRED,
-        "承認の期限が切れたため、確認が必要な操作は実行されませんでした。",
-        details=outcome.approval_details(pending),
-    )
+    error = WpAgentError(AgentErrorCode.APPROVAL_EXPIRED, details=outcome.approval_details(pending))
     finish(state, SessionStatus.FAILED, error=error, simulated=simulated, expired=True)
     return True
 
