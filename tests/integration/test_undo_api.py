@@ -72,7 +72,7 @@ def test_a_run_is_undone_through_the_api(
 
     # An editor changes the description after the run: the undo must leave it.
     assert site.wp("option", "update", "blogdescription", "編集者の説明").returncode == 0
-    stack.model.enqueue(reply_text("元に戻しました。説明は編集されていたため、そのままにしました。"))
+    model_calls = stack.model.request_count
     status, undo_run = stack.api("POST", undo_path, body={})
     assert status == 202, undo_run
     assert undo_run["runId"] != run["runId"]
@@ -85,6 +85,11 @@ def test_a_run_is_undone_through_the_api(
         assert status == 200
         view = stack.wait_for(SESSION, "Completed", "Failed")
     assert view["status"] == "Completed", view
+    # The answer is written from the records, as `wp-agent undo` says it: no model call.
+    assert stack.model.request_count == model_calls
+    answer = view["result"]["response"]
+    assert answer.startswith(f"{run['runId']} で変更した内容を元に戻しました"), answer
+    assert "blogdescription" in answer  # left alone, and said so
     after = site.post(45)
     assert after is not None
     assert after["post_title"] == title

@@ -95,9 +95,12 @@ class Opening:
 
 
 class OpeningStep(Protocol):
-    """Plans a run's first step when the run is not the model's to begin (wp_agent.undo: an undo run)."""
+    """Plans a run's first step when the run is not the model's to begin (wp_agent.undo: an undo run),
+    and then its answer once that step ran (the model is not asked to end it either)."""
 
     def first_step(self, state: SessionState) -> Opening | None: ...
+
+    def last_step(self, state: SessionState) -> str | None: ...
 
 
 # -- local defaults ---------------------------------------------------------------------------------
@@ -122,6 +125,9 @@ class NoChangeRecorder:
 
 class NoOpeningStep:
     def first_step(self, state: SessionState) -> Opening | None:
+        return None
+
+    def last_step(self, state: SessionState) -> str | None:
         return None
 
 

@@ -167,9 +167,12 @@ class AgentTurn:
             self._look_up_site(state, options.site_id)
             if state.status.terminal:
                 return Route.FAILED
-        opening = (
-            self._deps.opening.first_step(state) if state.reverts_run_id and not state.iterations else None
-        )
+        planned = bool(state.reverts_run_id)  # an undo run: planned, not asked of the model
+        opening = self._deps.opening.first_step(state) if planned and not state.iterations else None
+        closing = self._deps.opening.last_step(state) if planned and state.iterations else None
+        if closing is not None:  # its steps ran (or were decided): the answer comes from the records
+            self._finish(state, SessionStatus.COMPLETED, response=closing)
+            return Route.COMPLETED if state.status is SessionStatus.COMPLETED else Route.FAILED
         if opening is not None:  # an undo run: its first step is the revert plan, not a model call
             audit_outbox.put(state, opening.audit)
             state.iterations += 1

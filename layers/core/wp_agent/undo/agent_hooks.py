@@ -13,7 +13,7 @@ from wp_agent.executors.port import WpCli
 from wp_agent.models.undo import UndoCapture
 from wp_agent.policy import CommandPolicy, PolicyDecision
 from wp_agent.undo import recorder
-from wp_agent.undo.agent_turn import plan_message
+from wp_agent.undo.agent_turn import closing_text, plan_message
 from wp_agent.undo.capture import cannot_undo
 from wp_agent.undo.entities import Read
 
@@ -57,3 +57,6 @@ class UndoRunOpening:
         if not state.reverts_run_id:
             return None
         return plan_message(state, self)
+
+    def last_step(self, state: SessionState) -> str | None:
+        return closing_text(state) if state.reverts_run_id else None

@@ -1,8 +1,8 @@
 """An undo run in the agent's own loop (POST /v1/sessions/{id}/runs/{runId}/undo): its first step is
 not a model call but the revert plan, written as the wp_cli tool calls of an assistant message. From
 there the run is like any other — each step goes through the policy, destructive ones wait for the
-requester's approval, every command is audited and gets a before-image of its own — and the model
-reports the outcome at the end."""
+requester's approval, every command is audited and gets a before-image of its own. Its answer is
+written here too, from the records (no model call, as with `wp-agent undo`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from wp_agent.agent.ports import Opening, RateLimiter
 from wp_agent.agent.prompt import TOOL_NAME
-from wp_agent.agent.session_state import SessionState
+from wp_agent.agent.session_state import CommandStatus, SessionState
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.port import WpCli
 from wp_agent.policy import CommandPolicy
@@ -45,7 +45,7 @@ def plan_message(state: SessionState, deps: TurnDeps) -> Opening:
         text = f"{reverts} を元に戻せませんでした: {exc.message_ja}"
         return Opening([{"type": "text", "text": text}], service.events)
     service.audit_start(approved_by=None)
-    lines = [f"{reverts} で変更した内容を、実行前の状態に戻します。"]
+    lines = [_opening_line(reverts)]
     lines += [f"・戻せないもの: {s.entity_ja} — {s.reason_ja}" for s in plan.skipped]
     lines += [f"・{note}" for note in plan.notes_ja]
     steps = [s for s in plan.steps if NEW_ID not in " ".join(s.argv)]
@@ -67,3 +67,40 @@ def plan_message(state: SessionState, deps: TurnDeps) -> Opening:
             }
         )
     return Opening(content, service.events)
+
+
+def _opening_line(reverts: str) -> str:
+    return f"{reverts} で変更した内容を、実行前の状態に戻します。"
+
+
+def closing_text(state: SessionState) -> str:
+    """The undo run's answer once its steps were decided and ran: what was put back, what failed or was
+    declined, and what the plan said could not be put back."""
+    reverts = state.reverts_run_id or ""
+    mine = [c for c in state.commands if c.run_id == state.run_id]
+    done = [c for c in mine if c.succeeded]
+    declined = [c for c in mine if c.status is CommandStatus.REJECTED]
+    failed = [c for c in mine if c not in done and c not in declined]
+    if not failed and not declined:
+        lines = [f"{reverts} で変更した内容を元に戻しました（{len(done)}件の操作）。"]
+    else:
+        lines = [f"{reverts} で変更した内容のうち、{len(done)}件の操作で元に戻しました。"]
+    for record in failed:
+        why = (record.stderr or record.policy_reason).strip().splitlines()
+        lines.append(f"・元に戻せなかった操作: wp {record.command}（{why[0][:200] if why else '失敗'}）")
+    lines += [f"・見送った操作: wp {record.command}" for record in declined]
+    lines += _plan_notes(state, reverts)
+    return "\n".join(lines)
+
+
+def _plan_notes(state: SessionState, reverts: str) -> list[str]:
+    """The plan's own lines (what cannot be put back, notes), from this run's opening message."""
+    opening = _opening_line(reverts)
+    for message in state.messages:
+        if message["role"] != "assistant" or not isinstance(message["content"], list):
+            continue
+        for block in message["content"]:
+            text = block.get("text", "") if isinstance(block, dict) else ""
+            if text.startswith(opening):
+                return [line for line in text.splitlines()[1:] if line.startswith("・")]
+    return []
