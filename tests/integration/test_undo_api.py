@@ -4,6 +4,8 @@ the before-images, with the same policy, approval and audit; what changed since 
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.fakes.anthropic_server import reply_text, reply_tool_use
@@ -76,14 +78,7 @@ def test_a_run_is_undone_through_the_api(
     status, undo_run = stack.api("POST", undo_path, body={})
     assert status == 202, undo_run
     assert undo_run["runId"] != run["runId"]
-    view = stack.wait_for(SESSION, "AwaitingApproval", "Completed", "Failed")
-    if view["status"] == "AwaitingApproval":  # restoring a trashed post is approved like any change
-        approval = view["pendingApproval"]["approvalId"]
-        status, _ = stack.api(
-            "POST", f"/v1/sessions/{SESSION}/approvals/{approval}", body={"decision": "approve"}
-        )
-        assert status == 200
-        view = stack.wait_for(SESSION, "Completed", "Failed")
+    view = approved_to_the_end(stack)
     assert view["status"] == "Completed", view
     # The answer is written from the records, as `wp-agent undo` says it: no model call.
     assert stack.model.request_count == model_calls
@@ -111,6 +106,19 @@ def test_a_run_is_undone_through_the_api(
     assert any(c.startswith("post update 45") for c in undo_commands)
     assert not any("blogdescription" in c for c in undo_commands)
     assert_a_second_undo_starts_nothing(stack, undo_path, undo_run["runId"])
+
+
+def approved_to_the_end(stack: ServerlessStack) -> dict[str, Any]:
+    """The undo run's session once it ended (restoring a trashed post is approved like any change)."""
+    view = stack.wait_for(SESSION, "AwaitingApproval", "Completed", "Failed")
+    if view["status"] == "AwaitingApproval":
+        approval = view["pendingApproval"]["approvalId"]
+        status, _ = stack.api(
+            "POST", f"/v1/sessions/{SESSION}/approvals/{approval}", body={"decision": "approve"}
+        )
+        assert status == 200
+        view = stack.wait_for(SESSION, "Completed", "Failed")
+    return view
 
 
 def assert_a_second_undo_starts_nothing(stack: ServerlessStack, undo_path: str, undo_run_id: str) -> None:
