@@ -98,19 +98,31 @@ def test_headers_are_declared_and_required_where_the_api_requires_them() -> None
                 assert "_" not in parameter["name"]
 
 
+def _enum(schemas: dict[str, Any], prop: dict[str, Any]) -> set[str]:
+    """An enum property's values, inline or through the named schema it refers to."""
+    if "$ref" in prop:
+        return _enum(schemas, schemas[prop["$ref"].split("/")[-1]])
+    return set(prop["enum"])
+
+
 def test_enums_state_every_value_the_server_sends() -> None:
     schemas = served_document()["components"]["schemas"]
-    codes = set(schemas["ApiErrorBody"]["properties"]["code"]["enum"])
-    assert {c.value for c in ApiErrorCode} | {c.value for c in GatewayErrorCode} == codes
-    for schema in ("SessionView", "RunAccepted", "ApprovalDecided", "SessionSummary"):
-        assert set(schemas[schema]["properties"]["status"]["enum"]) == {s.value for s in SessionStatus}
-    assert set(schemas["AgentErrorInfo"]["properties"]["code"]["$ref"].split("/")[-1:]) == {"AgentErrorCode"}
-    assert set(schemas["AgentErrorCode"]["enum"]) == {c.value for c in AgentErrorCode}
-    assert set(schemas["ApprovalDecisionRequest"]["properties"]["decision"]["enum"]) == {"approve", "reject"}
-    assert set(schemas["RunCommandView"]["properties"]["decision"]["enum"]) == {
-        c.value for c in PolicyCategory
+
+    def values(schema: str, field: str) -> set[str]:
+        return _enum(schemas, schemas[schema]["properties"][field])
+
+    assert values("ApiErrorBody", "code") == {c.value for c in ApiErrorCode} | {
+        c.value for c in GatewayErrorCode
     }
-    assert set(schemas["ActivityRecord"]["properties"]["type"]["enum"]) == {t.value for t in AuditEventType}
+    for schema in ("SessionView", "RunAccepted", "ApprovalDecided", "SessionSummary"):
+        # one named schema, referenced from each place (a generator makes one type of it)
+        assert schemas[schema]["properties"]["status"]["$ref"] == "#/components/schemas/SessionStatus"
+        assert values(schema, "status") == {s.value for s in SessionStatus}
+    assert schemas["AgentErrorInfo"]["properties"]["code"]["$ref"].split("/")[-1] == "AgentErrorCode"
+    assert values("AgentErrorInfo", "code") == {c.value for c in AgentErrorCode}
+    assert values("ApprovalDecisionRequest", "decision") == {"approve", "reject"}
+    assert values("RunCommandView", "decision") == {c.value for c in PolicyCategory}
+    assert values("ActivityRecord", "type") == {t.value for t in AuditEventType}
 
 
 def test_every_status_an_operation_answers_is_documented_with_its_codes() -> None:
@@ -151,3 +163,52 @@ def test_no_server_error_and_every_response_as_documented() -> None:
 
 if __name__ == "__main__":
     COMMITTED.write_text(json.dumps(served_document(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
+def test_a_generator_with_default_options_reads_the_document_as_the_server_means_it() -> None:
+    """Properties of the whole document (service/openapi_clients.py), each closing a class of findings."""
+    document = served_document()
+    schemas = document["components"]["schemas"]
+    requests, responses = _reachable(document, "requestBody"), _reachable(document, "responses")
+    defaulted = [
+        f"{n}.{p}" for n in requests for p, v in schemas[n].get("properties", {}).items() if "default" in v
+    ]
+    assert defaulted == []  # a default would make a generated request type require the field
+    closed = [n for n in responses - requests if schemas[n].get("additionalProperties") is False]
+    assert closed == []  # an added response field must not break a strict client
+    for _, _, operation in _operations():
+        for parameter in operation.get("parameters", []):
+            assert "anyOf" not in parameter["schema"], parameter  # sent or not, never null
+    posts = [op for method, _, op in _operations() if method == "post"]
+    assert all(any(p["name"] == "Idempotency-Key" for p in op.get("parameters", [])) for op in posts)
+    stamps = [
+        (name, prop)
+        for schema in schemas.values()
+        for name, prop in schema.get("properties", {}).items()
+        if name.endswith("At")
+    ]
+    assert stamps
+    for name, prop in stamps:
+        strings = [o for o in prop.get("anyOf", [prop]) if o.get("type") == "string"]
+        assert strings, (name, prop)
+        assert all(o.get("format") == "date-time" for o in strings), (name, prop)
+    inline = [
+        frozenset(prop["enum"])
+        for schema in schemas.values()
+        for prop in schema.get("properties", {}).values()
+        if "enum" in prop
+    ]
+    assert len(inline) == len(set(inline))  # the same enum twice is one named schema
+
+
+def _reachable(document: dict[str, Any], part: str) -> set[str]:
+    schemas = document["components"]["schemas"]
+    text = json.dumps([op.get(part, {}) for ops in document["paths"].values() for op in ops.values()])
+    todo = re.findall(r"#/components/schemas/(\w+)", text)
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo += re.findall(r"#/components/schemas/(\w+)", json.dumps(schemas[name]))
+    return seen

@@ -1,7 +1,8 @@
 """A backend's generator on the served OpenAPI document: openapi-typescript (npm, pinned with its
 lockfile in tests/contract_client and installed by scripts/setup.sh) generates the TypeScript types,
-and `tsc` type-checks a program that calls every operation through openapi-fetch — including what
-must not compile (a missing X-Argo-User-Id, a status or error code outside its enum, a bad decision)."""
+with its default options, and `tsc --strict` type-checks a program that calls every operation through
+openapi-fetch — including what must not compile (a missing X-Argo-User-Id, a status or error code
+outside its enum, a bad decision) — and the README's calls with only what the README sends."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from wp_agent.http_api.app import openapi_document
 
 CLIENT = Path(__file__).resolve().parents[1] / "contract_client"
 PROGRAM = CLIENT / "calls_every_operation.ts"
+README_CALLS = CLIENT / "readme_calls.ts"
 BIN = CLIENT / "node_modules" / ".bin"
 
 pytestmark = pytest.mark.slow
@@ -43,13 +45,13 @@ def test_a_generated_typescript_client_compiles(tmp_path: Path) -> None:
     work = tmp_path / "client"
     (work / "generated").mkdir(parents=True)
     shutil.copy(PROGRAM, work)
+    shutil.copy(README_CALLS, work)
     shutil.copy(CLIENT / "tsconfig.json", work)
     (work / "node_modules").symlink_to(CLIENT / "node_modules")
     generate = subprocess.run(
         [
             _tool("openapi-typescript"),
-            str(document),
-            "--default-non-nullable=false",
+            str(document),  # the generator's default options, as a backend engineer runs it
             "-o",
             str(work / "generated" / "api.d.ts"),
         ],

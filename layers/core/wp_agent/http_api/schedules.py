@@ -60,8 +60,17 @@ def create_schedule(
     summary="Turn a Japanese description into a schedule to confirm (nothing is created)",
     responses=answers(200, "a proposal to confirm (nothing is created)", ScheduleProposalView),
 )
-def propose_schedule(body: Annotated[ScheduleProposalRequest, Body()], user: UserHeader) -> Response[str]:
-    return json_response(200, _schedules().propose(user_id_from(user), body))
+def propose_schedule(
+    body: Annotated[ScheduleProposalRequest, Body()], user: UserHeader, idempotency_key: KeyHeader = None
+) -> Response[str]:
+    user_id = user_id_from(user)
+    return idempotent(
+        router,
+        "schedule-proposal",
+        user_id,
+        idempotency_key,
+        lambda: json_response(200, _schedules().propose(user_id, body)),
+    )
 
 
 @router.get(

@@ -106,8 +106,16 @@ def decide(
     summary="Cancel the session's running run (a command already running finishes)",
     responses=answers(200, "cancelled", SessionView),
 )
-def cancel(session_id: SessionId, user: UserHeader) -> Response[str]:
-    return json_response(200, SessionService(request_runtime()).cancel(session_id, user_id_from(user)))
+def cancel(session_id: SessionId, user: UserHeader, idempotency_key: KeyHeader = None) -> Response[str]:
+    user_id = user_id_from(user)
+    service = SessionService(request_runtime())
+    return idempotent(
+        router,
+        f"cancel:{session_id}",
+        user_id,
+        idempotency_key,
+        lambda: json_response(200, service.cancel(session_id, user_id)),
+    )
 
 
 @router.post(

@@ -56,11 +56,19 @@ MemberId = Annotated[str, Path(pattern=field_rules.USER_ID, description="the mem
     summary="Register a WordPress target (administrators only)",
     responses=answers(201, "registered", Target),
 )
-def register_target(body: Annotated[TargetRegistration, Body()]) -> Response[str]:
+def register_target(
+    body: Annotated[TargetRegistration, Body()], idempotency_key: KeyHeader = None
+) -> Response[str]:
     arn = router.current_event.request_context.identity.user_arn
     admin = is_admin(arn, request_runtime().settings.wp_agent_admin_principals)
-    return json_response(
-        201, TargetService(request_runtime()).register(body, admin=admin, caller=arn or "unknown")
+    service = TargetService(request_runtime())
+    caller = arn or "unknown"
+    return idempotent(
+        router,
+        "target-register",
+        caller,
+        idempotency_key,
+        lambda: json_response(201, service.register(body, admin=admin, caller=caller)),
     )
 
 
@@ -132,9 +140,18 @@ def delete_target(target_id: TargetId, user: OptionalUserHeader = None) -> Respo
     summary="Check a target without the model: reachable, host key, login, wp and WordPress, sites",
     responses=answers(200, "the checks, each with its fix when it failed", TargetCheckResult),
 )
-def check_target(target_id: TargetId, user: OptionalUserHeader = None) -> Response[str]:
+def check_target(
+    target_id: TargetId, user: OptionalUserHeader = None, idempotency_key: KeyHeader = None
+) -> Response[str]:
     caller = caller_of(router, user)
-    return json_response(200, TargetLifecycle(request_runtime()).check(target_id, caller))
+    lifecycle = TargetLifecycle(request_runtime())
+    return idempotent(
+        router,
+        f"target-check:{target_id}",
+        caller.principal,
+        idempotency_key,
+        lambda: json_response(200, lifecycle.check(target_id, caller)),
+    )
 
 
 @router.get(

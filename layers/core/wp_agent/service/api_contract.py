@@ -23,6 +23,7 @@ from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.session_state import SessionStatus
 from wp_agent.models.api import ApiErrorResponse
 from wp_agent.service.api_errors import ApiErrorCode, GatewayErrorCode
+from wp_agent.service.openapi_clients import shape_for_clients
 
 C = ApiErrorCode
 ERROR_SCHEMA = {"$ref": "#/components/schemas/ApiErrorResponse"}
@@ -249,6 +250,7 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
     for (schema, field), values in _ENUMS.items():
         if schema in schemas:
             schemas[schema]["properties"][field] = {"type": "string", "enum": sorted(str(v) for v in values)}
+    shape_for_clients(document)
     components["schemas"] = dict(sorted(schemas.items()))
     document["components"] = dict(sorted(components.items()))
     return document
