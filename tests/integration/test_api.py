@@ -166,6 +166,30 @@ def test_idempotency_key_returns_the_first_response(env: dict[str, Any]) -> None
     assert (status, body["error"]["code"]) == (422, "IDEMPOTENCY_KEY_REUSED")
 
 
+def test_a_replayed_answer_says_so(env: dict[str, Any]) -> None:
+    event = rest_event(
+        "POST",
+        "/v1/sessions/ses_abcdef12/messages",
+        body={"message": "投稿一覧を見せて", "targetId": "site-a"},
+        headers={"Idempotency-Key": "req-replay"},
+    )
+    first = api.lambda_handler(event, LambdaContextStub())
+    again = api.lambda_handler(event, LambdaContextStub())
+    assert first["body"] == again["body"]
+    assert replayed(first) is None
+    assert replayed(again) == "true"
+    unkeyed = rest_event("POST", "/v1/sessions/ses_other001/messages", body=json.loads(event["body"]))
+    assert replayed(api.lambda_handler(unkeyed, LambdaContextStub())) is None
+
+
+def replayed(response: dict[str, Any]) -> str | None:
+    """The response's Idempotent-Replayed header (a REST proxy answer lists headers either way)."""
+    single = response.get("headers") or {}
+    multi = response.get("multiValueHeaders") or {}
+    value = single.get("Idempotent-Replayed") or (multi.get("Idempotent-Replayed") or [None])[0]
+    return None if value is None else str(value)
+
+
 def test_sessions_of_other_users_are_invisible(env: dict[str, Any]) -> None:
     message()
     for request in (

@@ -23,6 +23,7 @@ from wp_agent.models.api import MAX_PAGE_SIZE, ApiErrorResponse
 from wp_agent.models.base import CamelModel
 from wp_agent.service.api_errors import ApiError
 from wp_agent.service.api_identity import USER_HEADER, is_admin, user_id_from
+from wp_agent.service.openapi_clients import REPLAYED_HEADER
 from wp_agent.service.runtime import AwsRuntime
 from wp_agent.service.targets import Caller
 
@@ -113,13 +114,21 @@ def idempotent(
 ) -> Response[str]:
     requests = request_runtime().idempotent_requests
     requests.lambda_context = router.lambda_context
+    computed = False
 
     def stored() -> dict[str, Any]:
+        nonlocal computed
+        computed = True
         response = compute()
         return {"status": response.status_code, "body": response.body}
 
     body = router.current_event.body or ""
     result = requests.call(key, {"route": route, "user": user}, body, stored)
+    # As Stripe says it: this answer is the stored one of an earlier request with the same key.
+    replayed = {REPLAYED_HEADER: "true"} if key is not None and not computed else None
     return Response(
-        status_code=int(result["status"]), content_type="application/json", body=str(result["body"])
+        status_code=int(result["status"]),
+        content_type="application/json",
+        body=str(result["body"]),
+        headers=replayed,
     )

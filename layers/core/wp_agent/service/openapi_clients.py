@@ -11,6 +11,7 @@ openapi-generator): the last pass of api_contract.finish.
 - An optional parameter (header, query) is its type when sent, never `null`.
 - A time stamp (a property named `…At`) is a `date-time`.
 - An enum used in more than one place is one named schema, referenced.
+- A stored answer given again for the same Idempotency-Key says so (`Idempotent-Replayed: true`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ import json
 from typing import Any
 
 _REF = "#/components/schemas/"
+REPLAYED_HEADER = "Idempotent-Replayed"
+_REPLAYED = {
+    "description": "`true` when this is the stored answer of an earlier request with the same Idempotency-Key",
+    "schema": {"type": "string", "enum": ["true"]},
+}
 
 
 def shape_for_clients(document: dict[str, Any]) -> None:
@@ -33,6 +39,10 @@ def shape_for_clients(document: dict[str, Any]) -> None:
         for operation in operations.values():
             for parameter in operation.get("parameters", []):
                 parameter["schema"] = _not_null(parameter["schema"])
+            if any(p["name"] == "Idempotency-Key" for p in operation.get("parameters", [])):
+                for status, response in operation.get("responses", {}).items():
+                    if status.startswith("2"):
+                        response["headers"] = {REPLAYED_HEADER: _REPLAYED}
     for schema in schemas.values():
         _time_stamps(schema)
     _shared_enums(schemas)
