@@ -125,7 +125,8 @@ def test_reject_runs_nothing_and_tells_the_model(
     done = run_cli(tmp_path, "reject", approval_id, "--json", "--comment", "やはり残す", **env)
     assert done.returncode == 7, done.stderr
     output = json.loads(done.stdout)
-    assert output["success"] is True
+    assert output["success"] is True  # the spec's field, kept
+    assert output["runStatus"] == "declined"  # the run-status vocabulary the API and events use too
     assert output["response"].startswith("削除は取りやめました。")
     assert status_of(cli_sandbox, 45) == status_of(cli_sandbox, 46) == "draft"
     assert all("拒否しました" in r for r in results_sent(scripted_anthropic.message_requests[1]))
@@ -252,7 +253,7 @@ def test_an_expired_approval_says_so_and_is_not_waiting_for_you(
     # Not exit 3 (CONFIRMATION_REQUIRED, "waiting for you"): the run ended, expired, nothing ran.
     assert done.returncode == 1, done.stdout + done.stderr
     answer = json.loads(done.stdout)
-    assert answer["error"]["code"] == "APPROVAL_EXPIRED"
+    assert (answer["error"]["code"], answer["runStatus"]) == ("APPROVAL_EXPIRED", "expired")
     assert "期限が切れた" in answer["error"]["message"]
     assert status_of(cli_sandbox, 45) == status_of(cli_sandbox, 46) == "draft"
     assert scripted_anthropic.request_count == 1  # no model call for an expired run

@@ -168,6 +168,7 @@ def test_full_article_command_sequence(site: TestWordPress, wp: RecordingWpCli) 
         "term create post_tag 新しいタグ --porcelain",
         f"post term set {post_id} category {term_id} {_term_id(site, 'category', 'wordpress')} --by=id",
         f"post term set {post_id} post_tag {_term_id(site, 'post_tag', 'generative-ai')} {term_id + 1} --by=id",
+        f"post term list {post_id} category post_tag --fields=term_id --format=ids",  # read back
         f"post update {post_id} --post_status=future --post_date=2030-11-23 09:00:00 "
         "--post_date_gmt=2030-11-23 00:00:00",
         f"post get {post_id} --fields=post_status,url --format=json",
@@ -330,10 +331,13 @@ def test_failure_after_the_post_removes_everything_it_created(
     )
     assert after == before
     assert "新しいタグ" not in {t["name"] for t in site.wp_json("term", "list", "post_tag", "--fields=name")}
-    assert wp.commands()[-4:] == [
+    assert wp.commands()[-6:] == [
         f"post delete {post_id + 1} --force",
         f"post delete {post_id} --force",
+        # a term this call created is removed only when no other post uses it (article_terms.py)
+        f"post list --tag_id={term_id + 1} --post_type=any --post_status=any --format=ids",
         f"term delete post_tag {term_id + 1}",
+        f"post list --cat={term_id} --post_type=any --post_status=any --format=ids",
         f"term delete category {term_id}",
     ]
 

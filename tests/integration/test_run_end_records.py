@@ -112,7 +112,7 @@ def test_a_cancelled_run(serverless: ServerlessStack) -> None:
     assert stack.api("POST", f"/v1/sessions/{SESSION}/cancel")[0] == 200
     stack.wait_for(SESSION, "Cancelled")
     summary = the_end(stack, run_id)
-    assert (summary["status"], summary["error"]) == ("cancelled", "UNKNOWN_ERROR")
+    assert (summary["status"], summary["error"]) == ("cancelled", "CANCELLED")
 
 
 def test_an_expired_approval(serverless: ServerlessStack, monkeypatch: pytest.MonkeyPatch) -> None:

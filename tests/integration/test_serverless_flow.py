@@ -93,8 +93,9 @@ def test_approve_path_runs_the_held_command_once(serverless: ServerlessStack) ->
     assert {"approval_requested", "approval_approved", "command_executed"} <= set(kinds)
     approved = [r for r in stack.audit(SESSION) if r["type"] == "approval_approved"]
     assert [r["approver"] for r in approved] == [OWNER]  # one record for the one decision
-    detail_types = [e["detail-type"] for e in stack.events(2)]
-    assert detail_types == ["Approval Requested", "Run Completed"]
+    announced = stack.events(2)
+    assert [e["detail-type"] for e in announced] == ["Approval Requested", "Run Completed"]
+    assert [e["detail"]["runStatus"] for e in announced] == ["awaitingApproval", "completed"]
 
     # Step Functions carries ids only: no message, command or output in any state's input/output.
     for event in stack.history(execution["executionArn"]):
@@ -140,6 +141,12 @@ def test_reject_path_tells_the_model_and_changes_nothing(serverless: ServerlessS
     assert status == 200, body
     view = stack.wait_for(SESSION, "Completed")
     assert view["result"]["response"] == "削除は取りやめました。"
+    # Ended, but not as asked: the one run-status vocabulary says declined everywhere.
+    assert (view["runStatus"], view["result"]["runStatus"]) == ("declined", "declined")
+    ended = stack.events(2)[-1]
+    assert (ended["detail-type"], ended["detail"]["runStatus"]) == ("Run Completed", "declined")
+    status, run_view = stack.api("GET", f"/v1/sessions/{SESSION}/runs/{view['runId']}")
+    assert (status, run_view["runStatus"]) == (200, "declined")
     assert stack.site.status_of(45) == "draft"
     assert "approval_rejected" in [r["type"] for r in stack.audit(SESSION)]
     assert changes_audited(stack) == []
@@ -160,6 +167,7 @@ def test_approval_timeout_ends_the_run_cleanly(
     start(stack, "ID 45 を削除して")
     view = stack.wait_for(SESSION, "Failed", timeout=60)
     assert view["result"]["error"]["code"] == "APPROVAL_EXPIRED"
+    assert view["runStatus"] == "expired"
     assert "期限" in view["result"]["error"]["message"]
     assert stack.site.status_of(45) == "draft"
     assert "approval_expired" in [r["type"] for r in stack.audit(SESSION)]
@@ -186,7 +194,8 @@ def test_cancel_stops_the_run(serverless: ServerlessStack) -> None:
         assert "pop from empty list" in causes, causes
     else:
         assert ended in {"ABORTED", "SUCCEEDED"}
-    assert stack.wait_for(SESSION, "Cancelled")["status"] == "Cancelled"
+    cancelled = stack.wait_for(SESSION, "Cancelled")
+    assert (cancelled["runStatus"], cancelled["result"]["error"]["code"]) == ("cancelled", "CANCELLED")
     assert stack.site.status_of(45) == "draft"
 
 

@@ -199,3 +199,35 @@ def test_the_readme_article_example_is_a_valid_publish_article_input() -> None:
     assert example is not None
     article = PublishArticleInput.model_validate(json.loads(example.group(1)))
     assert article.status == "future"
+
+
+def test_one_run_status_vocabulary_is_documented_where_it_is_defined() -> None:
+    from wp_agent.models import run_status
+
+    doc = run_status.__doc__ or ""
+    for status in run_status.RunStatus:
+        assert status.value[:1].islower(), status  # camelCase, as the API's fields
+        assert "_" not in status.value, status
+        assert f"\n    {status.value} " in doc, status
+    ended = run_status.ended_status
+    assert ended(None, declined=False) is run_status.RunStatus.COMPLETED
+    assert ended(None, declined=True) is run_status.RunStatus.DECLINED
+    assert ended("PARTIAL_FAILURE", declined=True) is run_status.RunStatus.PARTIAL_FAILURE
+    assert ended("CANCELLED", declined=False) is run_status.RunStatus.CANCELLED
+    assert ended("APPROVAL_EXPIRED", declined=False) is run_status.RunStatus.EXPIRED
+    assert ended("SSH_CONNECTION_FAILED", declined=False) is run_status.RunStatus.FAILED
+
+
+def test_the_api_and_the_events_carry_the_same_run_statuses() -> None:
+    from wp_agent.http_api.app import openapi_document
+    from wp_agent.models.events import committed_schema
+    from wp_agent.models.run_status import RunStatus
+
+    values = {s.value for s in RunStatus}
+    schemas = openapi_document()["components"]["schemas"]
+    assert set(schemas["RunStatus"]["enum"]) == values
+    for name in ("SessionView", "RunView", "AgentOutput"):
+        assert "RunStatus" in json.dumps(schemas[name]["properties"]["runStatus"]), name
+    for detail_type in ("Run Completed", "Run Failed", "Approval Requested"):
+        text = json.dumps(committed_schema(detail_type))
+        assert [v for v in sorted(values) if f'"{v}"' not in text] == [], detail_type

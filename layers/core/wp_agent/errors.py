@@ -74,6 +74,7 @@ class SessionBusyError(RunStoppedError):
 
 
 class RunCancelledError(RunStoppedError):
+    code_for_reason = AgentErrorCode.CANCELLED
     reason = "cancelled"
     default_message_ja = "利用者の指示により処理を中止しました。"
 

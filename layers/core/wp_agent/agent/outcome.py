@@ -5,7 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from wp_agent.agent.batch_results import Operation, split_operations
-from wp_agent.agent.session_state import CommandRecord, CommandStatus, PendingApproval, SessionState
+from wp_agent.agent.session_state import (
+    CommandRecord,
+    CommandStatus,
+    PendingApproval,
+    SessionState,
+    SessionStatus,
+)
 from wp_agent.errors import DEFAULT_MESSAGES_JA, AgentErrorCode, WpAgentError
 from wp_agent.masking import mask_argv, mask_command_output, mask_text
 from wp_agent.models.agent_io import (
@@ -16,6 +22,7 @@ from wp_agent.models.agent_io import (
     PartialSuccess,
     PartialSuccessDetail,
 )
+from wp_agent.models.run_status import RunStatus, ended_status
 from wp_agent.policy.categories import PolicyCategory
 
 SANDBOX_LABEL = "【サンドボックス】この結果はサンドボックス（サンプルデータ入りのローカルWordPress）での実行結果です（実際のサイトは変更されていません）。"
@@ -180,8 +187,16 @@ def build_output(
         text = error.message_ja
     if simulated and any(r.status is CommandStatus.FINISHED for r in state.run_commands()):
         text = f"{text}\n\n{SANDBOX_LABEL}" if text else SANDBOX_LABEL
+    declined = any(r.status is CommandStatus.REJECTED for r in state.run_commands())
+    if state.status.terminal:
+        status = ended_status(info.code.value if info is not None else None, declined=declined)
+    elif info is not None and info.code is AgentErrorCode.CONFIRMATION_REQUIRED:
+        status = RunStatus.AWAITING_APPROVAL
+    else:
+        status = RunStatus.RUNNING
     return AgentOutput(
         success=info is None,
+        run_status=status,
         response=text,
         executed_commands=executed_commands(state),
         partial_success=partial,
@@ -212,3 +227,15 @@ def awaiting_approval_output(state: SessionState, *, simulated: bool) -> AgentOu
         AgentErrorCode.CONFIRMATION_REQUIRED, confirmation_message(pending), details=approval_details(pending)
     )
     return build_output(state, response=last_text, error=error, simulated=simulated)
+
+
+def current_run_status(state: SessionState) -> RunStatus:
+    """The session's current run as the run-status vocabulary says it (models/run_status.py)."""
+    if state.status is SessionStatus.AWAITING_APPROVAL:
+        return RunStatus.AWAITING_APPROVAL
+    if not state.status.terminal:
+        return RunStatus.RUNNING
+    if state.result is not None and state.result.run_status is not None:
+        return state.result.run_status
+    code = state.result.error.code.value if state.result is not None and state.result.error else None
+    return ended_status(code, declined=False)

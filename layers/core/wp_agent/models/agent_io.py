@@ -10,6 +10,7 @@ from pydantic.config import JsonDict
 from wp_agent.errors import DEFAULT_MESSAGES_JA, AgentErrorCode, WpAgentError
 from wp_agent.models import field_rules
 from wp_agent.models.base import WHOLE_NUMBER, CamelModel, RequestModel
+from wp_agent.models.run_status import RunStatus
 
 MAX_MESSAGE_CHARS = 8_000
 MAX_HISTORY_MESSAGES = 100
@@ -113,6 +114,8 @@ class AgentOutput(CamelModel):
     partial_success: PartialSuccess | None = None
     error: AgentErrorInfo | None = None
     metadata: AgentMetadata | None = None
+    # How the run stands or ended (models/run_status.py); None only in outputs made without a run.
+    run_status: RunStatus | None = None
 
     @classmethod
     def failure(

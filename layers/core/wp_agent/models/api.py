@@ -12,6 +12,7 @@ from wp_agent.models import field_rules
 from wp_agent.models.agent_io import AgentInput, AgentOutput, ExecutedCommand
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput
 from wp_agent.models.base import CamelModel, RequestModel
+from wp_agent.models.run_status import RunStatus
 from wp_agent.models.target import Role, Target, UserId
 
 # Documented limits (README): request bodies, and how much command output a view carries.
@@ -78,6 +79,8 @@ class SessionView(CamelModel):
     run_id: str
     target_id: str
     status: str
+    # The current run's status (models/run_status.py); `status` is the session's (deprecated for runs).
+    run_status: RunStatus
     pending_approval: PendingApprovalView | None = None
     result: AgentOutput | None = None
     executed_commands: list[ExecutedCommand] = Field(default_factory=list)
@@ -269,6 +272,7 @@ class RunView(CamelModel):
     target_id: str
     requested_by: str
     status: Literal["running", "awaiting_approval", "completed", "failed", "cancelled", "expired"]
+    run_status: RunStatus  # models/run_status.py; `status` is kept (deprecated) until 2027-06-30
     error: RunErrorView | None = None
     instruction: str
     answer: str | None = None

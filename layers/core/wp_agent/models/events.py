@@ -19,6 +19,7 @@ from pydantic import Field
 
 from wp_agent.errors import AgentErrorCode
 from wp_agent.models.base import CamelModel
+from wp_agent.models.run_status import RunStatus
 
 SOURCE: Final = "argo.wp-agent"
 APPROVAL_REQUESTED: Final = "Approval Requested"
@@ -29,7 +30,12 @@ ARTICLE_FAILED: Final = "Article Failed"
 DETAIL_TYPES: Final = (APPROVAL_REQUESTED, RUN_COMPLETED, RUN_FAILED, ARTICLE_PUBLISHED, ARTICLE_FAILED)
 
 # The session statuses as events carry them (the agent's SessionStatus; a test keeps them equal).
-RunStatus = Literal["Idle", "Planning", "Executing", "AwaitingApproval", "Completed", "Failed", "Cancelled"]
+SessionStatusName = Literal[
+    "Idle", "Planning", "Executing", "AwaitingApproval", "Completed", "Failed", "Cancelled"
+]
+_RUN_STATUS = (
+    "how the run stands or ended (models/run_status.py): the one vocabulary of the CLI, the API and events"
+)
 
 
 class EventDetail(CamelModel):
@@ -52,7 +58,8 @@ class ApprovalRequestedDetail(EventDetail):
     run_id: str
     user_id: str = Field(description="the requester: the only one who may decide")
     target_id: str
-    status: RunStatus
+    status: SessionStatusName
+    run_status: RunStatus | None = Field(default=None, description=_RUN_STATUS)
     approval_id: str
     approval_status: Literal["pending", "approved", "rejected", "expired", "cancelled"] = Field(
         description="pending, or the decision when the requester answered before the wait began"
@@ -74,7 +81,8 @@ class RunFinishedDetail(EventDetail):
     run_id: str
     user_id: str
     target_id: str
-    status: RunStatus
+    status: SessionStatusName
+    run_status: RunStatus | None = Field(default=None, description=_RUN_STATUS)
     success: bool | None = None
     response: str | None = Field(default=None, description="the answer, at most 2,000 characters")
     error_code: AgentErrorCode | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from wp_agent.agent.outcome import current_run_status
 from wp_agent.agent.session_state import SessionState, SessionStatus
 from wp_agent.models.events import APPROVAL_REQUESTED, RUN_COMPLETED, RUN_FAILED
 from wp_agent.service.ports import EventSink
@@ -17,6 +18,7 @@ def _base(state: SessionState) -> dict[str, Any]:
         "userId": state.user_id,
         "targetId": state.target_id,
         "status": state.status.value,
+        "runStatus": current_run_status(state).value,
     }
 
 

@@ -13,7 +13,9 @@ from wp_agent.agent.session_state import CommandRecord, SessionState, SessionSta
 from wp_agent.errors import AgentErrorCode
 from wp_agent.masking import mask_command, mask_text
 from wp_agent.models.api import RunCommandView, RunErrorView, RunView
+from wp_agent.models.run_status import RunStatus, ended_status
 from wp_agent.policy import PolicyCategory
+from wp_agent.undo.revert_run import standing_undo
 
 Outcome = Literal[
     "succeeded",
@@ -78,6 +80,9 @@ def build_run_view(state: SessionState, run_id: str, events: list[AuditEvent]) -
         error = state.result.error.code.value
     undo = _undo_by_command(state, run_id)
     return RunView(
+        run_status=_run_status(
+            status, error, run, undone=standing_undo(run_id, state.runs, state.commands) is not None
+        ),
         session_id=state.session_id,
         run_id=run_id,
         target_id=state.target_id,
@@ -91,6 +96,22 @@ def build_run_view(state: SessionState, run_id: str, events: list[AuditEvent]) -
         reverts_run_id=run.reverts_run_id or (state.reverts_run_id if current else None),
         commands=[_with_undo(c, undo) for c in run.commands],
     )
+
+
+def _run_status(status: RunStatusName, error: str | None, run: _Run, *, undone: bool) -> RunStatus:
+    """The run in the one run-status vocabulary (models/run_status.py)."""
+    live = {"running": RunStatus.RUNNING, "awaiting_approval": RunStatus.AWAITING_APPROVAL}
+    if status in live:
+        return live[status]
+    if undone:
+        return RunStatus.UNDONE
+    if status == "expired":
+        return RunStatus.EXPIRED
+    if status == "cancelled":
+        return RunStatus.CANCELLED
+    if status == "failed":
+        return ended_status(error or AgentErrorCode.UNKNOWN_ERROR.value, declined=False)
+    return ended_status(error, declined=any(c.view.outcome == "rejected" for c in run.commands))
 
 
 def _error(code: str | None) -> RunErrorView | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wp_agent.agent.outcome import executed_commands
+from wp_agent.agent.outcome import current_run_status, executed_commands
 from wp_agent.agent.session_state import SessionState
 from wp_agent.models.agent_io import AgentOutput, ExecutedCommand
 from wp_agent.models.api import (
@@ -50,6 +50,7 @@ def session_view(state: SessionState) -> SessionView:
         run_id=state.run_id,
         target_id=state.target_id,
         status=state.status.value,
+        run_status=current_run_status(state),
         pending_approval=pending,
         result=result,
         executed_commands=_capped_commands(executed_commands(state)),
