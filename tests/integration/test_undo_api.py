@@ -78,6 +78,7 @@ def test_a_run_is_undone_through_the_api(
     status, undo_run = stack.api("POST", undo_path, body={})
     assert status == 202, undo_run
     assert undo_run["runId"] != run["runId"]
+    assert undo_run["revertsRunId"] == run["runId"]  # the 202 says what it puts back
     view = approved_to_the_end(stack)
     assert view["status"] == "Completed", view
     # The answer is written from the records, as `wp-agent undo` says it: no model call.
@@ -85,6 +86,8 @@ def test_a_run_is_undone_through_the_api(
     answer = view["result"]["response"]
     assert answer.startswith(f"{run['runId']} で変更した内容を元に戻しました"), answer
     assert "blogdescription" in answer  # left alone, and said so
+    status, original = stack.api("GET", f"/v1/sessions/{SESSION}/runs/{run['runId']}")
+    assert (status, original["runStatus"]) == (200, "undone")
     after = site.post(45)
     assert after is not None
     assert after["post_title"] == title

@@ -57,7 +57,10 @@ class RunAccepted(CamelModel):
     session_id: str
     run_id: str
     status: str
+    run_status: RunStatus = RunStatus.RUNNING
     status_url: str
+    run_url: str | None = None  # the run's own view (GET …/runs/{runId})
+    reverts_run_id: str | None = None  # an undo run: the run it puts back
 
 
 class ApprovalCommandView(CamelModel):

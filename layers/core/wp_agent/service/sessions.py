@@ -157,6 +157,8 @@ class SessionService:
             run_id=state.run_id,
             status=state.status.value,
             status_url=f"/v1/sessions/{session_id}",
+            run_url=f"/v1/sessions/{session_id}/runs/{state.run_id}",
+            reverts_run_id=state.reverts_run_id,
         )
 
     def _end_abandoned_run(self, state: SessionState) -> SessionState:
