@@ -124,6 +124,34 @@ def test_members_see_their_target(target: Target) -> None:
     assert send("GET", f"/v1/targets/{TARGET}", user="stranger-1")[0] == 404
 
 
+def test_a_member_reads_only_their_own_place_and_is_told_the_rest_is_the_owners(target: Target) -> None:
+    for user in ("view-1", "ed-1", "adm-1"):
+        status, seen = send("GET", f"/v1/targets/{TARGET}", user=user)
+        assert status == 200
+        # Not where its SSH key is kept; of the members, themselves (an admin member manages them all).
+        everyone = {u: r.value for u, r in target.members.items()}
+        assert seen["members"] == (everyone if user == "adm-1" else {user: everyone[user]})
+        assert seen["secretArn"] == "arn:aws:secretsmanager:***"
+        listed = send("GET", "/v1/targets", user=user)[1]["targets"]
+        assert [(t["members"], t["secretArn"]) for t in listed] == [(seen["members"], seen["secretArn"])]
+        # What only owners do answers as such (403), never "no such target" about one they just read.
+        for method, path in (
+            ("GET", f"/v1/targets/{TARGET}/activity"),
+            ("DELETE", f"/v1/targets/{TARGET}"),
+            ("POST", f"/v1/targets/{TARGET}/checks"),
+            ("PATCH", f"/v1/targets/{TARGET}"),
+        ):
+            body = {"description": "x"} if method == "PATCH" else None
+            status, answer = send(method, path, user=user, body=body)
+            assert (status, answer["error"]["code"]) == (403, "OWNER_REQUIRED"), (user, method, path)
+    owner = send("GET", f"/v1/targets/{TARGET}", user="user-1")[1]
+    assert set(owner["members"]) == {"ed-1", "view-1", "adm-1"}
+    assert owner["secretArn"] == target.secret_arn
+    for method, path in (("GET", f"/v1/targets/{TARGET}/activity"), ("DELETE", f"/v1/targets/{TARGET}")):
+        assert send(method, path, user="stranger-1")[0] == 404
+    assert stored() == target  # nothing changed
+
+
 def test_a_removed_members_schedules_for_the_target_are_disabled(
     target: Target,
     schedule_env: dict[str, Any],  # noqa: F811 - the fixture

@@ -98,6 +98,7 @@ _RUN_START: Codes = {
 _TARGET: Codes = {
     C.TARGET_NOT_FOUND: "no such target (or deleted), or the caller neither owns nor administers it"
 }
+_OWNERS_ONLY: Codes = {C.OWNER_REQUIRED: "the caller is a member of the target, not an owner"}
 _PAGED: Codes = {C.INVALID_CURSOR: "the cursor is not a nextCursor of this same listing"}
 
 # Each operation's own refusals: rules of stored state, the clock or another service.
@@ -136,6 +137,7 @@ OPERATION_CODES: dict[str, Codes] = {
     "getTarget": dict(_TARGET),
     "updateTarget": {
         **_TARGET,
+        **_OWNERS_ONLY,
         C.TARGET_CHANGED: "the target changed meanwhile; read it and send again",
         C.INVALID_SSH_KEY: "sshKey.privateKey cannot be read (format or passphrase)",
         C.INVALID_HOST_KEY: "hostKey is not an SSH public key",
@@ -143,10 +145,11 @@ OPERATION_CODES: dict[str, Codes] = {
     },
     "deleteTarget": {
         **_TARGET,
+        **_OWNERS_ONLY,
         C.TARGET_CHANGED: "the target changed meanwhile; send again",
         C.SECRET_UNAVAILABLE: "the target is removed but its secret's deletion is not scheduled yet; send again",
     },
-    "checkTarget": dict(_TARGET),
+    "checkTarget": {**_TARGET, **_OWNERS_ONLY},
     "listTargetMembers": {
         **_TARGET,
         C.MEMBER_ADMIN_REQUIRED: "the caller is a viewer or editor of the target",
@@ -165,6 +168,7 @@ OPERATION_CODES: dict[str, Codes] = {
     },
     "getTargetActivity": {
         **_TARGET,
+        **_OWNERS_ONLY,
         **_PAGED,
         C.INVALID_TIME_RANGE: "`from` is not before `to`",
     },

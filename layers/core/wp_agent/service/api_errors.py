@@ -132,6 +132,11 @@ class ApiErrorCode(StrEnum):
         403,
         "ネットワーク全体の操作はネットワーク管理者だけが行えます。",
     )
+    OWNER_REQUIRED = (
+        "OWNER_REQUIRED",
+        403,
+        "この操作は対象サイトの所有者とAPI管理者だけが行えます（メンバーは対象サイトの閲覧と実行だけができます）。",
+    )
     MEMBER_ADMIN_REQUIRED = (
         "MEMBER_ADMIN_REQUIRED",
         403,

@@ -8,7 +8,7 @@ from wp_agent import clock
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.models.agent_io import MultisiteOptions
 from wp_agent.models.api import TargetList, TargetRegistration
-from wp_agent.models.target import Target
+from wp_agent.models.target import Role, Target
 from wp_agent.service.api_errors import ApiError, ApiErrorCode
 from wp_agent.service.runtime import AwsRuntime, TargetRecord
 
@@ -27,11 +27,30 @@ class Caller:
 
 
 def readable_record(runtime: AwsRuntime, target_id: str, caller: Caller) -> TargetRecord:
-    """The target (deleted ones too) when the caller owns or administers it; 404 otherwise."""
+    """The target (deleted ones too) when the caller owns or administers it. A member, who can read
+    the target, is told it is not theirs to change (403); anyone else that it does not exist (404)."""
     record = runtime.registry.record(target_id)
-    if record is None or not caller.may_manage(record.target):
+    if record is None:
+        raise ApiError(ApiErrorCode.TARGET_NOT_FOUND)
+    if not caller.may_manage(record.target):
+        member = caller.user_id is not None and record.target.role_of(caller.user_id) is not None
+        if member and record.deleted_at is None:
+            raise ApiError(ApiErrorCode.OWNER_REQUIRED)
         raise ApiError(ApiErrorCode.TARGET_NOT_FOUND)
     return record
+
+
+# What a member (not an owner or an administrator) reads of a target: not where its SSH key is kept,
+# and of the members only themselves (an admin member, who manages them, all of them: as …/members).
+MASKED_SECRET_ARN = "arn:aws:secretsmanager:***"  # noqa: S105 - a placeholder, not a secret
+
+
+def as_seen_by(target: Target, user_id: str | None, *, admin: bool) -> Target:
+    if admin or (user_id is not None and target.owned_by(user_id)):
+        return target
+    role = target.members.get(user_id) if user_id is not None else None
+    members = target.members if role is Role.ADMIN else ({user_id: role} if user_id and role else {})
+    return target.model_copy(update={"members": members, "secret_arn": MASKED_SECRET_ARN})
 
 
 def target_event(
@@ -93,10 +112,11 @@ class TargetService:
 
     def list(self, user_id: str | None, *, admin: bool) -> TargetList:
         targets = self._rt.registry.list()
-        return TargetList(targets=[t for t in targets if admin or (user_id and t.role_of(user_id))])
+        readable = [t for t in targets if admin or (user_id and t.role_of(user_id))]
+        return TargetList(targets=[as_seen_by(t, user_id, admin=admin) for t in readable])
 
     def get(self, target_id: str, user_id: str | None, *, admin: bool) -> Target:
         target = self._rt.registry.get(target_id)
         if target is None or not (admin or (user_id and target.role_of(user_id))):
             raise ApiError(ApiErrorCode.TARGET_NOT_FOUND)
-        return target
+        return as_seen_by(target, user_id, admin=admin)
