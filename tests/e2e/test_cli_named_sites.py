@@ -23,7 +23,7 @@ import pytest
 from tests.fakes.anthropic_server import ScriptedAnthropicServer, delay, reply_text, reply_tool_use
 from tests.fakes.cli import run_cli, run_on_terminal
 from tests.fakes.network import closed_loopback_port
-from tests.fakes.sshd import SshdRig, generate_ed25519_key
+from tests.fakes.sshd import SshdRig, generate_ed25519_key, random_host_key_line
 from tests.fakes.wordpress import TestWordPress
 from tests.fakes.wordpress_fixtures import CURRENT
 
@@ -442,3 +442,40 @@ def test_a_local_site_needs_its_wp_cli_found_and_then_runs_like_any_other(
     removed = run_cli(tmp_path, "sites", "remove", "shop", "--json")
     assert removed.returncode == 0, removed.stderr
     assert json.loads(run_cli(tmp_path, "sites", "list", "--json").stdout)["sites"] == []
+
+
+def test_after_a_host_key_change_sites_trust_pins_the_new_key_once_confirmed(
+    tmp_path: Path, sshd_server: SshdRig, rig_site: TestWordPress
+) -> None:
+    assert add_site(tmp_path, sshd_server, "--host-key", fingerprint_of(sshd_server)).returncode == 0
+    book_path = tmp_path / ".config" / "wp-agent" / "sites.json"
+    # The server's key "changed" (as seen from the pin: another key pinned than the server presents).
+    book = json.loads(book_path.read_text(encoding="utf-8"))
+    book["sites"]["blog"]["hostKey"] = random_host_key_line()
+    book_path.write_text(json.dumps(book), encoding="utf-8")
+
+    refused = run_cli(tmp_path, "doctor", "--site", "blog")
+    assert refused.returncode != 0
+    assert "sites trust blog" in refused.stdout + refused.stderr  # the fix is named, not "add it again"
+
+    unconfirmed = run_cli(tmp_path, "sites", "trust", "blog")
+    assert unconfirmed.returncode == 3, unconfirmed.stderr
+    assert fingerprint_of(sshd_server) in unconfirmed.stderr
+    wrong = run_cli(tmp_path, "sites", "trust", "blog", "--host-key", "SHA256:" + "A" * 43)
+    assert (wrong.returncode, "[HOST_KEY_MISMATCH]" in wrong.stderr) == (1, True)
+    assert (
+        json.loads(book_path.read_text(encoding="utf-8"))["sites"]["blog"]["hostKey"]
+        == book["sites"]["blog"]["hostKey"]
+    )
+
+    trusted = run_cli(tmp_path, "sites", "trust", "blog", "--host-key", fingerprint_of(sshd_server), "--json")
+    assert trusted.returncode == 0, trusted.stderr
+    answer = json.loads(trusted.stdout)
+    assert (answer["changed"], fingerprint_of(sshd_server) in answer["after"]) == (True, True)
+    after = json.loads(book_path.read_text(encoding="utf-8"))["sites"]["blog"]
+    assert after["hostKey"] == sshd_server.host_key_line.strip()
+    assert {k: v for k, v in after.items() if k != "hostKey"} == {
+        k: v for k, v in book["sites"]["blog"].items() if k != "hostKey"
+    }  # nothing else changed
+    again = run_cli(tmp_path, "sites", "trust", "blog", "--host-key", fingerprint_of(sshd_server))
+    assert (again.returncode, "変わっていません" in again.stdout) == (0, True)

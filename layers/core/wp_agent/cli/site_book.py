@@ -114,13 +114,15 @@ class NamedSite(CamelModel):
     def in_site_terms(self, fix_ja: str) -> str:
         """A fix that names the environment's variables, said for this site: the `sites add` options
         that set them and how to register the site again (the person never set those variables)."""
-        if not _SITE_VARIABLE_NAMES.search(fix_ja):
+        found = {match.group(1) for match in _SITE_VARIABLE_NAMES.finditer(fix_ja)}
+        if not found:
             return fix_ja
-        reworded = _SITE_VARIABLE_NAMES.sub(lambda found: _SITE_OPTIONS[found.group(1)], fix_ja)
-        return (
-            f"{reworded}（サイト「{self.name}」の設定です。直すときは {command_name()} sites add {self.name} "
-            "--replace … で登録し直してください）"
-        )
+        reworded = _SITE_VARIABLE_NAMES.sub(lambda match: _SITE_OPTIONS[match.group(1)], fix_ja)
+        if found == {"VPS_SSH_HOST_KEY"}:  # the pinned host key alone: confirmed and pinned again in place
+            how = f"サーバーで指紋を確かめてから {command_name()} sites trust {self.name} で新しい鍵を固定してください"
+        else:
+            how = f"直すときは {command_name()} sites add {self.name} --replace … で登録し直してください"
+        return f"{reworded}（サイト「{self.name}」の設定です。{how}）"
 
     def describe(self) -> str:
         """`ssh wpagent@host:22 /var/www/wordpress` or `local /srv/wordpress`."""

@@ -67,8 +67,8 @@ def _path_variable(settings: LocalAgentSettings) -> str:
 
 
 def _connection_failure(exc: WpAgentError, site: NamedSite | None) -> failures.CliError:
-    """The executor's own Japanese message; for a named site a changed host key is fixed by adding
-    the site again after checking the new fingerprint (not by an environment variable)."""
+    """The executor's own Japanese message; for a named site a changed host key is fixed with
+    `sites trust` after checking the new fingerprint (not by an environment variable)."""
     message = exc.message_ja
     details = exc.details or {}
     if site is not None and details.get("cause") == "host_key_mismatch":
@@ -77,7 +77,7 @@ def _connection_failure(exc: WpAgentError, site: NamedSite | None) -> failures.C
             f"{site.host}:{site.port} のSSHホスト鍵が登録した鍵と一致しないため接続しませんでした（なりすましの"
             f"可能性があります）。登録した鍵: {'、'.join(details.get('expected', []))} ／ サーバーの鍵: {presented}。"
             "サーバーの鍵を正当に変更した場合は、サーバーで指紋を確かめてから "
-            f"{command_name()} sites add {site.name} --replace … で登録し直してください。"
+            f"{command_name()} sites trust {site.name} で新しい鍵を固定してください（ほかの設定はそのままです）。"
         )
     return failures.CliError(ExitCode.FAILED, exc.code.value, message, error_details=details)
 

@@ -82,11 +82,25 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     remove = actions.add_parser("remove", help="サイトの登録を削除します（サーバーには何もしません）")
     remove.add_argument("name", metavar="NAME")
     remove.set_defaults(handler=run_remove)
+    trust = actions.add_parser(
+        "trust",
+        help="サーバーのホスト鍵を変えたあと、新しい鍵を確認して固定し直します（ほかの設定はそのまま）",
+        description="SSH のサイトで、サーバーが今提示するホスト鍵の SHA256 指紋を表示します。サーバー側の指紋と同じことを"
+        "確かめて y と答えるか、--host-key で指紋を渡します。新しい鍵でログインと wp を確かめてから保存します。"
+        "終了コード: 0 固定した（または変わっていない）、1 接続できない・指紋が違う、2 指定の誤り、3 指紋の確認が必要。",
+    )
+    trust.add_argument("name", metavar="NAME")
+    trust.add_argument(
+        "--host-key",
+        metavar="KEY",
+        help="確認済みのホスト鍵（SHA256:… の指紋、'ssh-ed25519 AAAA…'、または known_hosts の行）",
+    )
+    trust.set_defaults(handler=run_trust)
     default = actions.add_parser("default", help="既定のサイトを表示・変更します")
     default.add_argument("name", metavar="NAME", nargs="?", help="既定にするサイト（省略: 今の既定を表示）")
     default.add_argument("--clear", action="store_true", help="既定のサイトをなくします")
     default.set_defaults(handler=run_default)
-    for sub in (add, listing, show, remove, default):
+    for sub in (add, listing, show, remove, trust, default):
         sub.add_argument("--json", action="store_true", help="結果を JSON で標準出力に出します")
 
 
@@ -356,6 +370,40 @@ def run_remove(args: argparse.Namespace, settings: CliSettings) -> int:
     terminal.out.line(f"サイト「{site.name}」の登録を削除しました（サーバーには何もしていません）。")
     if was_default:
         terminal.out.line(f"既定のサイトはなくなりました（{command_name()} sites default NAME で選べます）。")
+    return ExitCode.OK
+
+
+def run_trust(args: argparse.Namespace, settings: CliSettings) -> int:
+    """Pin the key the server presents now, once the person has confirmed it (the rest unchanged)."""
+    site = _find(site_book.load(), args.name)
+    if site.kind != "ssh" or site.host is None:
+        raise failures.usage(
+            "NOT_AN_SSH_SITE", f"サイト「{site.name}」は SSH のサイトではありません（ホスト鍵はありません）。"
+        )
+    pinned = site.host_key or ""
+    host_key = _confirmed_host_key(site.host, site.port, args.host_key, settings.vps_ssh_connect_timeout)
+    before, after = _fingerprint(pinned) if pinned else "（なし）", _fingerprint(host_key)
+    changed = host_key != pinned
+    if changed:
+        trusted = site.model_copy(update={"host_key": host_key})
+        version = _try_site(trusted)  # logs in with the new key before anything is saved
+        with site_book.changing() as book:
+            if book.sites.get(site.name) != site:
+                raise failures.CliError(
+                    ExitCode.FAILED,
+                    "SITE_CHANGED",
+                    f"サイト「{site.name}」の登録が途中で変わったため、保存しませんでした。もう一度実行してください。",
+                )
+            book.sites[site.name] = trusted
+    if args.json:
+        document = {"success": True, "site": site.name, "changed": changed, "before": before, "after": after}
+        terminal.out.json(json.dumps(document, ensure_ascii=False))
+    elif changed:
+        terminal.out.line(
+            f"サイト「{site.name}」のホスト鍵を固定し直しました: {before} → {after}（WordPress {version}）"
+        )
+    else:
+        terminal.out.line(f"サイト「{site.name}」のホスト鍵は変わっていません（{after}）。")
     return ExitCode.OK
 
 
