@@ -163,6 +163,10 @@ def _the_history_says_what_happened(
     assert statuses[held] == ("awaiting_approval", None)
     assert statuses[undo_run] == ("undo", None)
     assert runs[undo_run]["revertsRunId"] == partial
+    # The undone run keeps how it ended, and says it was put back (and by which run).
+    assert (runs[partial]["undoneBy"], runs[partial]["runStatus"]) == (undo_run, "undone")
+    assert (runs[completed]["undoneBy"], runs[completed]["runStatus"]) == (None, "completed")
+    assert runs[declined]["runStatus"] == "declined"
     assert runs[undo_run]["instruction"] == f"{partial} を元に戻す"
     [cancelled] = [r for r in runs.values() if r["instruction"] == "一覧して"]
     assert (cancelled["status"], cancelled["errorCode"]) == ("cancelled", None)
@@ -176,7 +180,7 @@ def _the_history_says_what_happened(
 
     shown = {run_id: me.cli("show", run_id).stdout for run_id in (failed, partial, declined, undo_run)}
     assert "結果: 失敗 [UNKNOWN_ERROR]" in shown[failed]
-    assert "結果: 一部失敗\n" in shown[partial]
+    assert f"結果: 一部失敗・取り消し済み（{undo_run}）\n" in shown[partial]
     assert "結果: 見送りあり\n" in shown[declined]
     assert f"結果: 取り消し（undo）\n取り消した実行: {partial}" in shown[undo_run]
     assert "完了 [" not in "".join(shown.values())

@@ -214,7 +214,7 @@ def test_a_blocked_commands_record_survives_a_throttled_audit_log_until_the_fail
         assert run_to_the_end(rt, state.run_id) == "FAILED"  # its only command was refused
     assert "command_blocked" not in kinds(rt)  # every delivery during the run was throttled
     workflow_tasks.record_failure(rt, SESSION, state.run_id, {"Error": "Unknown"})  # the failure path
-    assert kinds(rt) == ["command_blocked", "run_summary"]  # then the run's one end record
+    assert kinds(rt) == ["run_started", "command_blocked", "run_summary"]  # then the run's one end record
 
 
 def test_cancel_is_audited_once() -> None:
@@ -223,7 +223,7 @@ def test_cancel_is_audited_once() -> None:
     SessionService(rt).cancel(SESSION, "u1")
     # The cancel and the run's one end record (written in one delivery: the same millisecond may
     # order them either way in the log's time order).
-    assert sorted(kinds(rt)) == ["run_cancelled", "run_summary"]
+    assert sorted(kinds(rt)) == ["run_cancelled", "run_started", "run_summary"]
 
 
 def test_a_cancel_whose_audit_write_failed_lets_the_waiting_run_write_it(
@@ -280,6 +280,10 @@ def test_records_waiting_in_the_outbox_survive_a_save(monkeypatch: pytest.Monkey
     stored = DynamoSessionStore(TABLES["sessions"]).load(SESSION)
     assert stored is not None
     # Delivered in order: the end record waits behind the cancel that could not be written.
-    assert [e.type for e in stored.audit_outbox] == [AuditEventType.RUN_CANCELLED, AuditEventType.RUN_SUMMARY]
+    assert [e.type for e in stored.audit_outbox] == [
+        AuditEventType.RUN_STARTED,
+        AuditEventType.RUN_CANCELLED,
+        AuditEventType.RUN_SUMMARY,
+    ]
     assert stored.status is SessionStatus.CANCELLED
     assert state.run_id == stored.run_id

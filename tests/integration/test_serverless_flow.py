@@ -281,9 +281,10 @@ def test_blocked_command_in_the_cloud_run(serverless: ServerlessStack) -> None:
     facts = [r for r in records if r.get("reason") == site_facts.READ_REASON]  # before the first call
     assert facts
     assert {(r["type"], r["category"]) for r in facts} == {("command_executed", "read")}
-    assert records[: len(facts)] == facts  # read before the model saw the request
+    assert records[0]["type"] == "run_started"  # the instruction (masked), first
+    assert records[1 : 1 + len(facts)] == facts  # read before the model saw the request
     # the refusal and the run's one end record (written together: to the millisecond, in either order)
-    rest = [r for r in records if r not in facts]
+    rest = [r for r in records[1:] if r not in facts]
     assert sorted(r["type"] for r in rest) == ["command_blocked", "run_summary"]
     (summary,) = [r for r in rest if r["type"] == "run_summary"]
     assert (summary["status"], summary["error"]) == ("failed", "COMMAND_BLOCKED")

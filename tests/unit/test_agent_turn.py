@@ -154,6 +154,7 @@ def test_approval_runs_exactly_the_held_commands_once() -> None:
     audit = [e for e in audit_of(deps).events if e.reason != site_facts.READ_REASON]
     types = [e.type for e in audit]
     assert types == [
+        AuditEventType.RUN_STARTED,  # the instruction, first
         AuditEventType.COMMAND_EXECUTED,  # the read that tells the approver what will happen
         AuditEventType.APPROVAL_REQUESTED,
         AuditEventType.APPROVAL_APPROVED,
@@ -161,8 +162,8 @@ def test_approval_runs_exactly_the_held_commands_once() -> None:
         AuditEventType.COMMAND_EXECUTED,
         AuditEventType.RUN_SUMMARY,  # how the run ended, once
     ]
-    assert audit[0].category == "read"
-    assert audit[2].approver == "tester"
+    assert audit[1].category == "read"
+    assert audit[3].approver == "tester"
     assert (audit[-1].status, audit[-1].error) == ("completed", None)
 
 

@@ -126,7 +126,10 @@ def test_a_new_decision_is_audited_per_command_and_a_resend_is_not() -> None:
     )
     again = protocol.decide(state, APPROVAL, decided_by="u1", approved=True, comment="OK")
     assert not again.new
-    assert [e.type for e in state.audit_outbox] == [AuditEventType.APPROVAL_APPROVED]
+    assert [e.type for e in state.audit_outbox] == [
+        AuditEventType.RUN_STARTED,
+        AuditEventType.APPROVAL_APPROVED,
+    ]
 
 
 def test_a_decision_that_came_before_the_wait_is_handed_to_it_at_once() -> None:

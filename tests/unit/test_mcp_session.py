@@ -35,7 +35,11 @@ def test_a_read_runs_once_and_comes_back_wrapped_as_untrusted_data() -> None:
     assert 'trust="untrusted-data"' in outcome.text
     assert wp.calls == [["post", "list", "--post_status=draft"]]
     # each wp_cli call is a run of its own: its command, then how it ended
-    assert [e.type for e in audit.events] == [AuditEventType.COMMAND_EXECUTED, AuditEventType.RUN_SUMMARY]
+    assert [e.type for e in audit.events] == [
+        AuditEventType.RUN_STARTED,
+        AuditEventType.COMMAND_EXECUTED,
+        AuditEventType.RUN_SUMMARY,
+    ]
 
 
 def test_a_blocked_command_never_reaches_wp_cli() -> None:
@@ -44,7 +48,11 @@ def test_a_blocked_command_never_reaches_wp_cli() -> None:
     assert outcome.is_error
     assert "ブロック" in outcome.text
     assert wp.calls == []
-    assert [e.type for e in audit.events] == [AuditEventType.COMMAND_BLOCKED, AuditEventType.RUN_SUMMARY]
+    assert [e.type for e in audit.events] == [
+        AuditEventType.RUN_STARTED,
+        AuditEventType.COMMAND_BLOCKED,
+        AuditEventType.RUN_SUMMARY,
+    ]
 
 
 def test_a_held_command_is_decided_once_and_only_by_its_own_session() -> None:

@@ -22,6 +22,9 @@ class AuditEventType(StrEnum):
     # Approved, but the site changed before it ran: the approved text no longer said what would
     # happen, so nothing ran and the person was asked again (a new approval).
     APPROVAL_SUPERSEDED = "approval_superseded"
+    # A run begins: its instruction (masked), so a run that never ends (a process that died) still
+    # says what it was asked.
+    RUN_STARTED = "run_started"
     RUN_CANCELLED = "run_cancelled"
     # The run may not go on and had no command waiting (e.g. the requester is no longer an owner).
     RUN_REFUSED = "run_refused"

@@ -82,7 +82,7 @@ def new_session(
     if messages and messages[-1]["role"] == "user":
         messages.append({"role": "assistant", "content": "承知しました。続きの指示をどうぞ。"})
     messages.append({"role": "user", "content": text})
-    return SessionState(
+    state = SessionState(
         session_id=session_id,
         run_id=run_id or new_run_id(),
         user_id=user_id,
@@ -94,6 +94,12 @@ def new_session(
         network_admin=network_admin,
         role=role,
     )
+    _record_start(state)
+    return state
+
+
+def _record_start(state: SessionState) -> None:
+    audit(state, AuditEventType.RUN_STARTED, instruction=mask_text(state.input.message))
 
 
 def continue_session(
@@ -119,6 +125,7 @@ def continue_session(
     state.elapsed_ms = 0
     state.stop_reason = None
     state.result = None
+    _record_start(state)
 
 
 def start_run(

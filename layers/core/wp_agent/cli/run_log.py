@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
+from wp_agent.models.run_status import RunStatus
 
 # What happened to a run: the JSON value (`history --json`) and the words people read.
 STATUS_JA = {
@@ -29,7 +30,18 @@ STATUS_JA = {
     "expired": "期限切れ（承認されず）",
     "undo": "取り消し（undo）",
     "dry_run": "確認のみ（--dry-run）",
-    "unknown": "不明（記録が途中まで）",
+    "unknown": "実行中か途中で終了（終了の記録なし）",
+}
+_RUN_STATUS = {
+    "completed": RunStatus.COMPLETED,
+    "undo": RunStatus.COMPLETED,
+    "failed": RunStatus.FAILED,
+    "partial_failure": RunStatus.PARTIAL_FAILURE,
+    "declined": RunStatus.DECLINED,
+    "cancelled": RunStatus.CANCELLED,
+    "awaiting_approval": RunStatus.AWAITING_APPROVAL,
+    "expired": RunStatus.EXPIRED,
+    "unknown": RunStatus.RUNNING,  # no end record: running, or cut short (said by `status`)
 }
 # An undo run that did not put everything back (its PARTIAL_FAILURE: some of it, or only re-created).
 _UNDO_JA = {"partial_failure": "一部だけ戻した"}
@@ -67,6 +79,7 @@ class Run:
     end_error: str | None = None
     cancelled: bool = False
     refused_error: str | None = None
+    undone_by: str | None = None  # the undo run that put this run's changes back
     commands: list[CommandLine] = field(default_factory=list)
 
     @property
@@ -88,6 +101,13 @@ class Run:
         return "undo" if self.reverts_run_id else "completed"
 
     @property
+    def run_status(self) -> RunStatus:
+        """The run in the vocabulary of the API and the events (models/run_status.py)."""
+        if self.undone_by is not None:
+            return RunStatus.UNDONE
+        return _RUN_STATUS.get(self.status, RunStatus.FAILED)
+
+    @property
     def error_code(self) -> str | None:
         code = self.end_error or self.refused_error
         return None if self.status in _CODE_SAID_BY_STATUS else code
@@ -97,7 +117,8 @@ class Run:
         words = STATUS_JA.get(self.status, self.status)
         if self.reverts_run_id and self.status != "undo":
             words = "取り消し（undo）: " + _UNDO_JA.get(self.status, words)
-        return words + (f" [{self.error_code}]" if self.error_code else "")
+        words += f" [{self.error_code}]" if self.error_code else ""
+        return words + (f"・取り消し済み（{self.undone_by}）" if self.undone_by else "")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -108,7 +129,9 @@ class Run:
             "targetId": self.target_id,
             "channel": self.channel,
             "status": self.status,
+            "runStatus": self.run_status.value,
             "errorCode": self.error_code,
+            "undoneBy": self.undone_by,
             "revertsRunId": self.reverts_run_id,
             "instruction": self.instruction,
             "answer": self.answer,
@@ -152,6 +175,10 @@ def read_runs(path: Path) -> list[Run]:
         if run is None:
             run = runs[key] = Run(key, event.session_id, event.user_id, event.timestamp, event.target_id)
         _apply(run, event)
+    for undo in runs.values():  # a run put back by an undo that completed reads as undone
+        reverted = runs.get(undo.reverts_run_id or "")
+        if reverted is not None and undo.status == "undo":
+            reverted.undone_by = undo.run_id
     return list(runs.values())
 
 
@@ -176,6 +203,9 @@ def _apply(run: Run, event: AuditEvent) -> None:
         run.instruction = event.instruction or run.instruction
         run.answer = event.answer or ""
         run.end_status, run.end_error = event.status or "failed", event.error
+        return
+    if kind is AuditEventType.RUN_STARTED:
+        run.instruction = run.instruction or event.instruction or ""
         return
     if kind is AuditEventType.RUN_CANCELLED:
         run.cancelled = True

@@ -121,7 +121,8 @@ def _error(code: str | None) -> RunErrorView | None:
         return RunErrorView(code=AgentErrorCode.UNKNOWN_ERROR)
 
 
-def _apply(run: _Run, event: AuditEvent) -> None:
+def _apply_run_record(run: _Run, event: AuditEvent) -> bool:
+    """A record about the run as a whole (its start, end, cancel, revert); False for any other."""
     kind = event.type
     if kind is AuditEventType.RUN_SUMMARY:
         run.instruction = mask_text(event.instruction or run.instruction)
@@ -131,12 +132,20 @@ def _apply(run: _Run, event: AuditEvent) -> None:
         run.reverts_run_id = event.reverts_run_id or run.reverts_run_id
         if run.status != "awaiting_approval":
             run.ended_at = event.timestamp
-        return
-    if kind is AuditEventType.RUN_CANCELLED:
+    elif kind is AuditEventType.RUN_STARTED:
+        run.instruction = run.instruction or mask_text(event.instruction or "")
+    elif kind is AuditEventType.RUN_CANCELLED:
         run.status = run.status or "cancelled"
-        return
-    if kind in (AuditEventType.RUN_REVERT_STARTED, AuditEventType.RUN_REVERT_FINISHED):
+    elif kind in (AuditEventType.RUN_REVERT_STARTED, AuditEventType.RUN_REVERT_FINISHED):
         run.reverts_run_id = event.reverts_run_id or run.reverts_run_id
+    else:
+        return False
+    return True
+
+
+def _apply(run: _Run, event: AuditEvent) -> None:
+    kind = event.type
+    if _apply_run_record(run, event):
         return
     if event.command is None or kind.value.startswith("target_"):
         return

@@ -1,0 +1,54 @@
+"""`wp-agent history` read back from the audit file (cli/run_log.py): a run whose process died before its
+end record still says what it was asked (its start record), and a run an undo put back says so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from wp_agent.agent.audit_events import AuditEvent, AuditEventType
+from wp_agent.cli.run_log import read_runs
+
+
+def write(path: Path, *events: AuditEvent) -> None:
+    path.write_text("".join(e.model_dump_json() + "\n" for e in events), encoding="utf-8")
+
+
+def record(kind: AuditEventType, run_id: str, **fields: object) -> AuditEvent:
+    about = {"user_id": "me", "session_id": "ses_1", "target_id": "local", "run_id": run_id}
+    return AuditEvent.model_validate({"type": kind, **about, **fields})
+
+
+def test_a_run_cut_short_still_says_what_it_was_asked(tmp_path: Path) -> None:
+    log = tmp_path / "audit.jsonl"
+    write(
+        log,
+        record(AuditEventType.RUN_STARTED, "run_a", instruction="下書きを一覧して"),
+        record(AuditEventType.COMMAND_EXECUTED, "run_a", command="post list", category="read", success=True),
+    )
+    [run] = read_runs(log)
+    assert (run.instruction, run.status, run.run_status.value) == ("下書きを一覧して", "unknown", "running")
+    assert "終了の記録なし" in run.status_ja
+
+
+def test_a_run_an_undo_put_back_says_so_and_keeps_how_it_ended(tmp_path: Path) -> None:
+    log = tmp_path / "audit.jsonl"
+    write(
+        log,
+        record(AuditEventType.RUN_STARTED, "run_a", instruction="題名を変えて"),
+        record(
+            AuditEventType.COMMAND_EXECUTED, "run_a", command="post update 1", category="write", success=True
+        ),
+        record(AuditEventType.RUN_SUMMARY, "run_a", instruction="題名を変えて", status="completed"),
+        record(
+            AuditEventType.RUN_SUMMARY,
+            "run_b",
+            instruction="戻す",
+            status="completed",
+            reverts_run_id="run_a",
+        ),
+    )
+    runs = {run.run_id: run for run in read_runs(log)}
+    assert (runs["run_a"].status, runs["run_a"].undone_by) == ("completed", "run_b")
+    assert runs["run_a"].to_json()["runStatus"] == "undone"
+    assert runs["run_a"].status_ja == "完了・取り消し済み（run_b）"
+    assert runs["run_b"].to_json()["runStatus"] == "completed"
