@@ -78,6 +78,7 @@ def test_an_interrupt_kills_the_command_on_the_server(
     assert wait_for(lambda: sshd_server.faulted_pids("post", "list"), 30), (
         "the slow command never started on the server"
     )
+    assert wait_for(lambda: running._running, 10)  # and its channel is read here
 
     interrupted = time.monotonic()
     ended = running.end_running_commands()
@@ -109,6 +110,7 @@ def test_a_server_that_refuses_the_signal_is_reported_and_not_waited_for(
     assert wait_for(lambda: sshd_server.faulted_pids("post", "list"), 30), (
         "the slow command never started on the server"
     )
+    assert wait_for(lambda: running._running, 10)  # and its channel is read here
 
     interrupted = time.monotonic()
     ended = running.end_running_commands(confirm_seconds=1.0)

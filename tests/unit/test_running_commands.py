@@ -14,11 +14,13 @@ class FakeCommand:
         self.label = label
         self.confirms = confirms
         self.ends = 0
+        self.asked_to_confirm = False
 
     def end(self) -> None:
         self.ends += 1
 
     def ended(self, seconds: float) -> bool:
+        self.asked_to_confirm = True
         return self.confirms
 
 
@@ -43,6 +45,7 @@ def test_every_running_command_is_ended_and_an_unconfirmed_end_is_named() -> Non
 
 def test_a_command_started_after_the_interrupt_is_ended_at_once() -> None:
     assert running.end_running_commands(confirm_seconds=0).ended == 0
-    late = FakeCommand("post list", confirms=True)
+    late = FakeCommand("post list", confirms=False)
     with running.tracked(late):
         assert late.ends == 1
+        assert late.asked_to_confirm  # a remote one not confirmed is let go (not waited for)

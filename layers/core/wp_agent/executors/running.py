@@ -55,6 +55,7 @@ def tracked(command: RunningCommand) -> Iterator[None]:
         stopping = _stopping
     if stopping:  # started by a worker thread just after the interrupt: ended as well
         command.end()
+        command.ended(CONFIRM_SECONDS)  # (a remote one not confirmed is let go, as end_running_commands does)
     try:
         yield
     finally:
