@@ -23,19 +23,24 @@ from wp_agent.sandbox import SandboxSite
 pytestmark = pytest.mark.slow
 
 
+def sandbox_settings(sandbox: SandboxSite, home: Path, monkeypatch: pytest.MonkeyPatch) -> CliSettings:
+    """The CLI's settings on the sandbox, as its environment gives them (`main` reads the same)."""
+    for name, value in {
+        **sandbox_environment(sandbox),
+        "WP_AGENT_AUDIT_FILE": str(home / "audit.jsonl"),
+        "ANTHROPIC_API_KEY": "test",
+    }.items():
+        monkeypatch.setenv(name, value)
+    return CliSettings()
+
+
 def test_a_run_is_undone_from_the_cli(
     cli_sandbox: SandboxSite,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    for name, value in {
-        **sandbox_environment(cli_sandbox),
-        "WP_AGENT_AUDIT_FILE": str(tmp_path / "audit.jsonl"),
-        "ANTHROPIC_API_KEY": "test",
-    }.items():
-        monkeypatch.setenv(name, value)
-    settings = CliSettings()
+    settings = sandbox_settings(cli_sandbox, tmp_path, monkeypatch)
     model = ScriptedModel(
         [
             tool_reply("post update 45 --post_title=エージェントの題名", "option update blogname 新しい名前"),
@@ -97,13 +102,7 @@ def test_undoing_a_trash_asks_only_for_what_the_trash_changed(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    for name, value in {
-        **sandbox_environment(cli_sandbox),
-        "WP_AGENT_AUDIT_FILE": str(tmp_path / "audit.jsonl"),
-        "ANTHROPIC_API_KEY": "test",
-    }.items():
-        monkeypatch.setenv(name, value)
-    settings = CliSettings()
+    settings = sandbox_settings(cli_sandbox, tmp_path, monkeypatch)
     meta_before = cli_sandbox.wp("post", "meta", "list", "46", "--format=json").stdout
     post_before = unmodified(cli_sandbox.wp("post", "get", "46", "--format=json").stdout)
     options_before = cli_sandbox.wp("option", "list", "--search=post_count", "--format=json").stdout
