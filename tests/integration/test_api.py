@@ -559,3 +559,21 @@ def test_an_undeclared_method_is_405_with_the_allowed_ones(
     assert json.loads(response["body"])["error"]["code"] == "METHOD_NOT_ALLOWED"
     headers = response.get("headers") or {k: v[0] for k, v in response["multiValueHeaders"].items()}
     assert headers["Allow"] == allowed
+
+
+def test_every_answer_names_its_request(env: dict[str, Any]) -> None:
+    for event in (
+        rest_event("GET", "/v1/sessions/ses_unknown1"),  # an error answer
+        rest_event(
+            "POST", "/v1/sessions/ses_abcdef12/messages", body={"message": "投稿一覧", "targetId": "site-a"}
+        ),
+        rest_event(
+            "POST", "/v1/sessions/ses_abcdef12/messages", raw_body="{not json"
+        ),  # refused before routing
+    ):
+        answer = api.lambda_handler(event, LambdaContextStub())
+        headers = {
+            **(answer.get("headers") or {}),
+            **{k: v[0] for k, v in (answer.get("multiValueHeaders") or {}).items()},
+        }
+        assert headers["X-Request-Id"] == event["requestContext"]["requestId"], answer

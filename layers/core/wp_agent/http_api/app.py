@@ -26,6 +26,7 @@ from wp_agent.http_api.routing import error_response, serving
 from wp_agent.service import api_contract
 from wp_agent.service.api_errors import ApiError, ApiErrorCode
 from wp_agent.service.api_requests import unreadable_body, validation_refusal
+from wp_agent.service.openapi_clients import REQUEST_ID_HEADER
 from wp_agent.service.runtime import AwsRuntime
 from wp_agent.telemetry import REQUESTS_DURATION_SECONDS
 
@@ -105,14 +106,28 @@ def handle(event: dict[str, Any], context: Any, runtime: Callable[[], AwsRuntime
     # Before any parsing: a body that is not one readable JSON object is refused here.
     refused = unreadable_body(event.get("httpMethod") or "", event.get("headers"), event.get("body"))
     if refused is not None:
-        return {
+        answer = {
             "statusCode": refused.status,
             "headers": {"Content-Type": "application/json"},
             "body": json.dumps(refused.body(), ensure_ascii=False),
         }
+        return _with_request_id(answer, event)
     started = time.perf_counter()
     try:
         with serving(runtime):
-            return app.resolve(event, context)
+            return _with_request_id(app.resolve(event, context), event)
     finally:
         runtime().telemetry.seconds(REQUESTS_DURATION_SECONDS, time.perf_counter() - started)
+
+
+def _with_request_id(answer: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
+    """Every answer names its request (API Gateway's request id; `api serve` makes one per request),
+    the id the logs and a support request refer to."""
+    request_id = str((event.get("requestContext") or {}).get("requestId") or "")
+    if not request_id:
+        return answer
+    if "multiValueHeaders" in answer:  # the answer's own form (API Gateway merges the two forms)
+        answer["multiValueHeaders"][REQUEST_ID_HEADER] = [request_id]
+    else:
+        answer.setdefault("headers", {})[REQUEST_ID_HEADER] = request_id
+    return answer

@@ -12,6 +12,7 @@ openapi-generator): the last pass of api_contract.finish.
 - A time stamp (a property named `…At`) is a `date-time`.
 - An enum used in more than one place is one named schema, referenced.
 - A stored answer given again for the same Idempotency-Key says so (`Idempotent-Replayed: true`).
+- Every answer names its request (`X-Request-Id`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ from typing import Any
 
 _REF = "#/components/schemas/"
 REPLAYED_HEADER = "Idempotent-Replayed"
+REQUEST_ID_HEADER = "X-Request-Id"
+_REQUEST_ID = {
+    "description": "this request's id (API Gateway's; the logs name it too)",
+    "schema": {"type": "string"},
+}
 _REPLAYED = {
     "description": "`true` when this is the stored answer of an earlier request with the same Idempotency-Key",
     "schema": {"type": "string", "enum": ["true"]},
@@ -39,10 +45,12 @@ def shape_for_clients(document: dict[str, Any]) -> None:
         for operation in operations.values():
             for parameter in operation.get("parameters", []):
                 parameter["schema"] = _not_null(parameter["schema"])
-            if any(p["name"] == "Idempotency-Key" for p in operation.get("parameters", [])):
-                for status, response in operation.get("responses", {}).items():
-                    if status.startswith("2"):
-                        response["headers"] = {REPLAYED_HEADER: _REPLAYED}
+            keyed = any(p["name"] == "Idempotency-Key" for p in operation.get("parameters", []))
+            for status, response in operation.get("responses", {}).items():
+                headers = response.setdefault("headers", {})
+                headers[REQUEST_ID_HEADER] = _REQUEST_ID
+                if keyed and status.startswith("2"):
+                    headers[REPLAYED_HEADER] = _REPLAYED
     for schema in schemas.values():
         _time_stamps(schema)
     _shared_enums(schemas)
