@@ -32,10 +32,6 @@ class RunStatus(StrEnum):
     EXPIRED = "expired"
     UNDONE = "undone"
 
-    @property
-    def ended(self) -> bool:
-        return self not in (RunStatus.RUNNING, RunStatus.AWAITING_APPROVAL)
-
 
 def ended_status(error_code: str | None, *, declined: bool) -> RunStatus:
     """An ended run's status from its error code and whether the requester declined a command."""

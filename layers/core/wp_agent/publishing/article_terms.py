@@ -120,7 +120,7 @@ class ArticleTerms:
         """After a create whose outcome is unknown: a matching term that is new since the start may be ours
         (the clean-up still removes it only if no other post uses it)."""
         before = {t.term_id for t in run.terms_before.get(term.taxonomy, [])}
-        argv = ["term", "list", term.taxonomy, "--fields=term_id,name,slug", "--format=json"]
+        argv = commands.term_list_argv(term.taxonomy)
         note = f"{_NOUN_JA[term.taxonomy]}「{term.label}」が作成されたかどうか確認できませんでした。"
 
         def new_terms(stdout: str) -> list[Resource]:
@@ -130,8 +130,7 @@ class ArticleTerms:
         self._steps.discover(run, argv, "作成途中のカテゴリ・タグの確認", note, new_terms)
 
     def _list(self, run: PublishRun, taxonomy: Taxonomy, purpose_ja: str) -> list[SiteTerm]:
-        argv = ["term", "list", taxonomy, "--fields=term_id,name,slug", "--format=json"]
-        result = self._steps.run(run, argv, purpose_ja)
+        result = self._steps.run(run, commands.term_list_argv(taxonomy), purpose_ja)
         try:
             return parse_term_list(result.stdout)
         except (ValueError, KeyError, TypeError):

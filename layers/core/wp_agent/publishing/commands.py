@@ -42,6 +42,11 @@ def term_create_argv(term: WantedTerm) -> list[str]:
     return ["term", "create", term.taxonomy, term.label, *slug, "--porcelain"]
 
 
+def term_list_argv(taxonomy: Taxonomy) -> list[str]:
+    """Every term of the taxonomy: ID, name and slug (publishing/terms.py parses it)."""
+    return ["term", "list", taxonomy, "--fields=term_id,name,slug", "--format=json"]
+
+
 def post_term_set_argv(post_id: int, taxonomy: Taxonomy, ids: Sequence[str]) -> list[str]:
     return ["post", "term", "set", str(post_id), taxonomy, *ids, "--by=id"]
 

@@ -23,7 +23,12 @@ class Caller:
     principal: str
 
     def may_manage(self, target: Target) -> bool:
-        return self.admin or (self.user_id is not None and target.owned_by(self.user_id))
+        return manages(target, self.user_id, admin=self.admin)
+
+
+def manages(target: Target, user_id: str | None, *, admin: bool) -> bool:
+    """An API administrator or an owner of the target (members only use it)."""
+    return admin or (user_id is not None and target.owned_by(user_id))
 
 
 def readable_record(runtime: AwsRuntime, target_id: str, caller: Caller) -> TargetRecord:
@@ -46,7 +51,7 @@ MASKED_SECRET_ARN = "arn:aws:secretsmanager:***"  # noqa: S105 - a placeholder, 
 
 
 def as_seen_by(target: Target, user_id: str | None, *, admin: bool) -> Target:
-    if admin or (user_id is not None and target.owned_by(user_id)):
+    if manages(target, user_id, admin=admin):
         return target
     role = target.members.get(user_id) if user_id is not None else None
     members = target.members if role is Role.ADMIN else ({user_id: role} if user_id and role else {})
