@@ -52,3 +52,29 @@ def test_a_run_an_undo_put_back_says_so_and_keeps_how_it_ended(tmp_path: Path) -
     assert runs["run_a"].to_json()["runStatus"] == "undone"
     assert runs["run_a"].status_ja == "完了・取り消し済み（run_b）"
     assert runs["run_b"].to_json()["runStatus"] == "completed"
+
+
+def test_a_run_whose_undo_was_undone_in_turn_is_not_undone(tmp_path: Path) -> None:
+    # As the API and `wp-agent undo` decide it (undo/standing.py): undoing the undo brings the changes back.
+    log = tmp_path / "audit.jsonl"
+    write(
+        log,
+        record(AuditEventType.RUN_SUMMARY, "run_a", instruction="題名を変えて", status="completed"),
+        record(
+            AuditEventType.RUN_SUMMARY,
+            "run_b",
+            instruction="戻す",
+            status="completed",
+            reverts_run_id="run_a",
+        ),
+        record(
+            AuditEventType.RUN_SUMMARY,
+            "run_c",
+            instruction="戻す",
+            status="completed",
+            reverts_run_id="run_b",
+        ),
+    )
+    runs = {run.run_id: run for run in read_runs(log)}
+    assert (runs["run_a"].undone_by, runs["run_b"].undone_by) == (None, "run_c")
+    assert runs["run_a"].to_json()["runStatus"] == "completed"

@@ -18,6 +18,7 @@ from typing import Any
 
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.models.run_status import RunStatus
+from wp_agent.undo.standing import latest_standing_undo
 
 # What happened to a run: the JSON value (`history --json`) and the words people read.
 STATUS_JA = {
@@ -175,10 +176,12 @@ def read_runs(path: Path) -> list[Run]:
         if run is None:
             run = runs[key] = Run(key, event.session_id, event.user_id, event.timestamp, event.target_id)
         _apply(run, event)
-    for undo in runs.values():  # a run put back by an undo that completed reads as undone
-        reverted = runs.get(undo.reverts_run_id or "")
-        if reverted is not None and undo.status == "undo":
-            reverted.undone_by = undo.run_id
+    # A run put back by an undo that completed (and was not undone itself) reads as undone.
+    reverts = {run.run_id: run.reverts_run_id for run in runs.values()}
+    for reverted_id in {r for r in reverts.values() if r in runs}:
+        runs[reverted_id].undone_by = latest_standing_undo(
+            reverted_id, reverts, lambda undo: runs[undo].status == "undo"
+        )
     return list(runs.values())
 
 

@@ -23,6 +23,7 @@ from wp_agent.undo.entities import Read
 from wp_agent.undo.execute import PlanOutcome, execute_plan
 from wp_agent.undo.plan import RunCommand, build_plan
 from wp_agent.undo.recorder import site_reader
+from wp_agent.undo.standing import latest_standing_undo
 
 
 def run_commands(records: Sequence[CommandRecord]) -> list[RunCommand]:
@@ -104,13 +105,9 @@ def standing_undo(
 ) -> str | None:
     """The latest undo run of `run_id` that completed and was not itself undone (undoing the undo
     brings the run's changes back). `reverts` maps each run of the session to the run it reverts."""
-    undos = [undo for undo, reverted in reverts.items() if reverted == run_id]
-    for undo in reversed(undos):
-        if undo_completed([r for r in records if r.run_id == undo]) and not standing_undo(
-            undo, reverts, records
-        ):
-            return undo
-    return None
+    return latest_standing_undo(
+        run_id, reverts, lambda undo: undo_completed([r for r in records if r.run_id == undo])
+    )
 
 
 @dataclass
