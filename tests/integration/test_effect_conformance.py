@@ -56,7 +56,8 @@ def older_conformance(older_wordpress: TestWordPress) -> Iterator[ConformanceRun
 SAMPLED_PATHS = (
     ("post", "create"), ("post", "update"), ("post", "meta", "update"), ("option", "update"),
     ("media", "regenerate"), ("user", "meta", "update"), ("user", "update"), ("site", "create"),
-    ("theme", "mod", "set"), ("menu", "item", "add-custom"), ("widget", "add"), ("comment", "create"),
+    ("theme", "mod", "set"), ("menu", "item", "add-custom"), ("menu", "item", "update"), ("widget", "add"),
+    ("comment", "create"),
 )  # fmt: skip
 GENERATED = 30
 

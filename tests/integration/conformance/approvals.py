@@ -31,7 +31,13 @@ from subprocess import CompletedProcess
 from typing import Any
 
 from tests.fakes.wordpress import TestWordPress
-from tests.integration.conformance.site_diff import RowChange, SiteBaseline, SiteChange, table_family
+from tests.integration.conformance.site_diff import (
+    RowChange,
+    SiteBaseline,
+    SiteChange,
+    age_the_content,
+    table_family,
+)
 from wp_agent.agent.approval_summary import IRREVERSIBLE, describe
 from wp_agent.agent.post_targets import guard_post_targets
 from wp_agent.command_line.parsed_command import ParsedCommand
@@ -81,7 +87,7 @@ class ApprovalConformance:
         self.wordpress = wordpress
         self.policy = policy or CommandPolicy()
         wordpress.reset()
-        self.baseline = SiteBaseline(wordpress)
+        self.baseline = SiteBaseline(wordpress, prepare=age_the_content)
         self.tally = ApprovalTally()
         facts = wordpress.facts
         self.home = str(facts["home"]).rstrip("/")

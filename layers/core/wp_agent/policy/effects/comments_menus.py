@@ -71,7 +71,8 @@ def _menu_item_changes(objects: tuple[Arg | str, ...]) -> tuple[Rows, ...]:
             columns=frozenset({"menu_order", "post_modified", "post_modified_gmt"}),
             where=post_types("nav_menu_item"),
         ),
-        Rows("postmeta", objects, keys=(Names(("_menu_item_*",)),)),
+        # A saved item is re-dated to now (wp_update_nav_menu_item): WordPress keeps the day it had.
+        Rows("postmeta", objects, keys=(Names(("_menu_item_*", "_wp_old_date")),)),
         Rows("term_relationships", objects),
         COUNTS,
     )
