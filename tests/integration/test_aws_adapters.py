@@ -16,6 +16,7 @@ from tests.fakes.agent_doubles import ScriptedModel, make_deps, tool_reply
 from tests.fakes.aws import REGION, TABLES, LostAnswer, sdk_retries_run_out, sdk_retry_meets_the_write
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
 from wp_agent.adapters.aws.registry import TargetRegistry
+from wp_agent.adapters.aws.secrets import TargetSecrets
 from wp_agent.adapters.aws.session_store import (
     PART_BYTES,
     DynamoSessionStore,
@@ -152,6 +153,19 @@ def test_an_unchanged_part_is_not_written_again_while_young() -> None:
         state.iterations = 1
         s.save(state)
     assert first_message_blobs("ses_young") == first
+
+
+@pytest.mark.clock
+def test_a_secret_scheduled_for_deletion_keeps_its_date() -> None:
+    """A repeated DELETE of a target answers the date the first one did, a day later too."""
+    arn = boto3.client("secretsmanager", region_name=REGION).create_secret(
+        Name="wp-agent/target/site-gone", SecretString="{}"
+    )["ARN"]
+    first = TargetSecrets().schedule_deletion(arn, recovery_days=30)
+    assert first is not None
+    with time_machine.travel(time.time() + 86_400, tick=False):
+        assert TargetSecrets().schedule_deletion(arn, recovery_days=30) == first
+    assert TargetSecrets().schedule_deletion(arn + "-missing", recovery_days=30) is None
 
 
 @pytest.mark.parametrize("then", [sdk_retry_meets_the_write, sdk_retries_run_out])

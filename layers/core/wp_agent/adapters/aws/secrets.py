@@ -3,7 +3,7 @@ targets' SSH secrets as the target lifecycle changes them."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from aws_lambda_powertools.utilities import parameters
@@ -39,18 +39,28 @@ class TargetSecrets:
         )
 
     def schedule_deletion(self, secret_arn: str, *, recovery_days: int) -> str | None:
-        """When the secret will be deleted (already scheduled: that date); None when it does not exist."""
+        """When the secret will be deleted; None when it does not exist. A secret already scheduled
+        keeps its date (DescribeSecret's DeletedDate is the date it is scheduled for deletion): a
+        repeated DELETE answers the same date, whether or not the store would reschedule it."""
+        try:
+            described = self._call("describe_secret", SecretId=secret_arn)
+        except SecretStoreError as exc:
+            if exc.missing:
+                return None
+            raise
+        if "DeletedDate" in described:
+            return _iso(described["DeletedDate"])
         try:
             response = self._call("delete_secret", SecretId=secret_arn, RecoveryWindowInDays=recovery_days)
         except SecretStoreError as exc:
             if exc.missing:
                 return None
-            if exc.code != "InvalidRequestException":  # e.g. already scheduled for deletion
+            if exc.code != "InvalidRequestException":  # a twin request scheduled it meanwhile
                 raise
-            response = self._call("describe_secret", SecretId=secret_arn)
-            if "DeletedDate" not in response:
+            described = self._call("describe_secret", SecretId=secret_arn)
+            if "DeletedDate" not in described:
                 raise
-            return _iso(response["DeletedDate"], plus_days=recovery_days)
+            return _iso(described["DeletedDate"])
         return _iso(response["DeletionDate"])
 
     @staticmethod
@@ -65,6 +75,5 @@ class TargetSecrets:
             raise SecretStoreError(type(exc).__name__) from None
 
 
-def _iso(moment: datetime, *, plus_days: int = 0) -> str:
-    moment = moment + timedelta(days=plus_days)
+def _iso(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
