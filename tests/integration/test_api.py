@@ -19,6 +19,7 @@ from tests.fakes.aws import REGION, TABLES
 from wp_agent.adapters.aws.registry import TargetRegistry
 from wp_agent.adapters.aws.session_store import DynamoSessionStore
 from wp_agent.agent.session_state import ApprovalItem, PendingApproval, SessionStatus
+from wp_agent.models.agent_io import MAX_ITERATIONS_LIMIT, MAX_MESSAGE_CHARS
 from wp_agent.models.target import Target
 
 SECRET_ARN = "arn:aws:secretsmanager:ap-northeast-1:123456789012:secret:wp-agent/targets/site-a-AbCdEf"
@@ -140,6 +141,38 @@ def test_bad_requests_are_refused_and_change_nothing(
 def test_validation_errors_name_the_fields(env: dict[str, Any]) -> None:
     _, body = message(body={"message": "", "targetId": "site-a", "maxIterations": 99})
     assert body["error"]["fields"] == ["maxIterations", "message"]
+
+
+def test_validation_errors_name_each_rule_with_its_limit(env: dict[str, Any]) -> None:
+    """What to send instead, for a person (the message) and a program (violations)."""
+    _, body = message(body={"message": "あ" * 8_001, "targetId": "site-a", "maxIterations": 99, "extra": 1})
+    error = body["error"]
+    by_field = {v["field"]: v for v in error["violations"]}
+    assert by_field["maxIterations"] | {"message": ""} == {
+        "field": "maxIterations",
+        "rule": "maximum",
+        "limit": MAX_ITERATIONS_LIMIT,
+        "message": "",
+    }
+    assert (by_field["message"]["rule"], by_field["message"]["limit"]) == ("maxLength", MAX_MESSAGE_CHARS)
+    assert by_field["extra"]["rule"] == "unknownField"
+    assert f"maxIterations（{MAX_ITERATIONS_LIMIT}以下にしてください）" in error["message"]
+    assert f"message（{MAX_MESSAGE_CHARS}文字以内にしてください）" in error["message"]
+    status, body = approve("apr_0123456789abcdef0123", decision="maybe")
+    assert status == 400
+    [violation] = body["error"]["violations"]
+    assert (violation["field"], violation["rule"], violation["allowed"]) == (
+        "decision",
+        "enum",
+        ["approve", "reject"],
+    )
+    assert "approve, reject のどれか" in body["error"]["message"]
+
+
+def test_a_path_parameter_is_named_as_the_document_names_it(env: dict[str, Any]) -> None:
+    status, body = send(rest_event("GET", "/v1/sessions/ab/runs/run_x"))
+    assert status == 400, body
+    assert body["error"]["fields"] == ["runId", "sessionId"]  # not session_id: one spelling everywhere
 
 
 def test_a_broken_pattern_is_explained_with_the_documented_rule(env: dict[str, Any]) -> None:

@@ -320,10 +320,42 @@ class ActivityPage(CamelModel):
     next_cursor: str | None = None
 
 
+ViolatedRule = Literal[
+    "required",
+    "type",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "pattern",
+    "enum",
+    "unknownField",
+    "value",
+]
+
+
+class FieldViolation(CamelModel):
+    """One broken rule of a refused request: the field as the document names it, the rule (its JSON
+    Schema keyword where it has one) with its limit or allowed values, and what to send, in Japanese."""
+
+    field: str
+    rule: ViolatedRule
+    limit: int | float | None = None
+    allowed: list[str] | None = None
+    message: str
+
+
 class ApiErrorBody(CamelModel):
     code: str
     message: str
     fields: list[str] | None = None
+    violations: list[FieldViolation] | None = Field(
+        default=None, description="VALIDATION_ERROR and the field codes: each rule the request broke"
+    )
 
 
 class ApiErrorResponse(CamelModel):

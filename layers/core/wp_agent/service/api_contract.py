@@ -282,9 +282,7 @@ def _finish_operation(method: str, operation: dict[str, Any]) -> None:
     operation["security"] = [{SECURITY_SCHEME: []}]
     codes = operation_codes(method, operation)
     for parameter in operation.get("parameters", []):
-        if parameter["in"] == "path":
-            parameter["name"] = _camel(parameter["name"])
-        parameter["name"] = _HEADER_NAMES.get(parameter["name"].lower(), parameter["name"])
+        parameter["name"] = document_name(parameter["in"], parameter["name"])
     responses: dict[str, Any] = operation.setdefault("responses", {})
     responses.pop("422", None)
     by_status: dict[int, dict[str, str]] = {}
@@ -318,6 +316,16 @@ def _status(code: StrEnum) -> int:
 def gateway_status(code: GatewayErrorCode) -> int:
     """The status API Gateway answers a gateway-only code with (infra/api_construct.py uses it)."""
     return _GATEWAY_STATUS[code]
+
+
+def document_name(location: str, name: str) -> str:
+    """A parameter's name as the document (and every error that names it) spells it: path parameters
+    in camelCase, headers in their usual capitals."""
+    if location == "path":
+        return _camel(name)
+    if location == "header":
+        return _HEADER_NAMES.get(name.lower(), name)
+    return name
 
 
 def _camel(name: str) -> str:

@@ -220,11 +220,17 @@ class ApiError(Exception):
     """A service's refusal: a stable code (status and default message from the code), never internals."""
 
     def __init__(
-        self, code: ApiErrorCode, message_ja: str | None = None, *, fields: list[str] | None = None
+        self,
+        code: ApiErrorCode,
+        message_ja: str | None = None,
+        *,
+        fields: list[str] | None = None,
+        violations: list[dict[str, object]] | None = None,
     ) -> None:
         self.code = code
         self.message_ja = message_ja or code.message_ja
         self.fields = fields
+        self.violations = violations
         super().__init__(f"{code.status} {code.value}")
 
     @property
@@ -235,4 +241,6 @@ class ApiError(Exception):
         error: dict[str, object] = {"code": self.code.value, "message": self.message_ja}
         if self.fields:
             error["fields"] = self.fields
+        if self.violations:
+            error["violations"] = self.violations
         return {"error": error}

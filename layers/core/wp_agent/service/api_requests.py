@@ -6,11 +6,13 @@ fail on it with a 500."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from wp_agent.models import field_rules
-from wp_agent.models.api import MAX_BODY_BYTES
+from wp_agent.models.api import MAX_BODY_BYTES, ViolatedRule
+from wp_agent.service.api_contract import document_name
 from wp_agent.service.api_errors import ApiError, ApiErrorCode
 from wp_agent.service.api_identity import USER_HEADER
 
@@ -89,27 +91,93 @@ _LOCATIONS = ("body", "header", "path", "query")
 
 
 def validation_refusal(errors: Iterable[Mapping[str, Any]]) -> ApiError:
-    """400 for a request that breaks the published schema: every field named, with the rule it broke
-    when that is a pattern (field_rules), and the field's own code when it has one; 401 when the
-    caller is not named at all."""
+    """400 for a request that breaks the published schema: every field named as the document names
+    it, with each rule it broke (its limit, allowed values or documented pattern: `violations`), and
+    the field's own code when it has one; 401 when the caller is not named at all."""
     errors = list(errors)
-    named: dict[str, str] = {}
-    places: set[tuple[str, str]] = set()
-    for error in errors:
-        loc = tuple(str(part) for part in error.get("loc", ()))
-        location, name = (*loc, "", "")[:2]
-        places.add((location, name))
-        field = ".".join(part for part in loc if part not in _LOCATIONS) or "body"
-        pattern = str((error.get("ctx") or {}).get("pattern", ""))
-        named.setdefault(field, field_rules.REASONS_JA.get(pattern, ""))
-    if ("header", "x-argo-user-id") in places and any(
+    if any(
         e.get("type") == "missing" and tuple(e.get("loc", ()))[:2] == ("header", "x-argo-user-id")
         for e in errors
     ):
         # No caller: 401 whatever else is wrong (before the request is looked at any further).
         return ApiError(ApiErrorCode.USER_ID_REQUIRED, fields=[USER_HEADER])
+    places = {_place(e) for e in errors}
+    violations: list[dict[str, object]] = []
+    for error in errors:
+        violation = _violation(error)
+        if violation not in violations:
+            violations.append(violation)
     code = _OWN_CODES.get(next(iter(places))) if len(places) == 1 else None
-    listed = ", ".join(f"{field}（{reason}）" if reason else field for field, reason in sorted(named.items()))
-    return ApiError(
-        (code or ApiErrorCode.VALIDATION_ERROR), f"入力内容が正しくありません: {listed}", fields=sorted(named)
+    fields = sorted({str(v["field"]) for v in violations})
+    listed = ", ".join(
+        f"{v['field']}（{v['message']}）" for v in sorted(violations, key=lambda v: str(v["field"]))
     )
+    return ApiError(
+        (code or ApiErrorCode.VALIDATION_ERROR),
+        f"入力内容が正しくありません: {listed}",
+        fields=fields,
+        violations=violations,
+    )
+
+
+# pydantic's error types -> (the JSON Schema keyword of the rule, the context key of its limit, what
+# to send). The limit is put into the Japanese text; {allowed} is the list of allowed values.
+_RULES: dict[str, tuple[ViolatedRule, str, str]] = {
+    "missing": ("required", "", "指定してください"),
+    "string_too_short": ("minLength", "min_length", "{limit}文字以上にしてください"),
+    "string_too_long": ("maxLength", "max_length", "{limit}文字以内にしてください"),
+    "too_short": ("minItems", "min_length", "{limit}個以上にしてください"),
+    "too_long": ("maxItems", "max_length", "{limit}個以内にしてください"),
+    "greater_than_equal": ("minimum", "ge", "{limit}以上にしてください"),
+    "less_than_equal": ("maximum", "le", "{limit}以下にしてください"),
+    "greater_than": ("exclusiveMinimum", "gt", "{limit}より大きくしてください"),
+    "less_than": ("exclusiveMaximum", "lt", "{limit}より小さくしてください"),
+    "literal_error": ("enum", "", "{allowed} のどれかにしてください"),
+    "enum": ("enum", "", "{allowed} のどれかにしてください"),
+    "extra_forbidden": ("unknownField", "", "この項目はありません（項目名を確かめてください）"),
+    "string_pattern_mismatch": ("pattern", "", "形式が正しくありません"),
+    "value_error": ("value", "", "この値は使えません"),
+    "assertion_error": ("value", "", "この値は使えません"),
+}
+_TYPES_JA = {
+    "string": "文字列",
+    "int": "整数",
+    "float": "数値",
+    "bool": "true か false",
+    "dict": "JSON オブジェクト",
+    "model": "JSON オブジェクト",
+    "list": "配列",
+    "datetime": "日時（ISO 8601）",
+    "date": "日付（YYYY-MM-DD）",
+}
+
+
+def _place(error: Mapping[str, Any]) -> tuple[str, str]:
+    location, name = (*(str(part) for part in error.get("loc", ())), "", "")[:2]
+    return location, name
+
+
+def _violation(error: Mapping[str, Any]) -> dict[str, object]:
+    loc = tuple(str(part) for part in error.get("loc", ()))
+    location = loc[0] if loc and loc[0] in _LOCATIONS else "body"
+    parts = [part for part in loc if part not in _LOCATIONS]
+    if parts and location != "body":
+        parts[0] = document_name(location, parts[0])
+    field = ".".join(parts) or "body"
+    kind = str(error.get("type", ""))
+    context: Mapping[str, Any] = error.get("ctx") or {}
+    rule, limit_key, text = _RULES.get(kind, ("type", "", ""))
+    limit = context.get(limit_key) if limit_key else None
+    allowed = re.findall(r"'([^']*)'", str(context.get("expected", ""))) if rule == "enum" else None
+    if rule == "pattern":
+        text = field_rules.REASONS_JA.get(str(context.get("pattern", "")), "") or text
+    elif rule == "type":
+        expected = _TYPES_JA.get(kind.split("_", maxsplit=1)[0], "")
+        text = f"{expected}で指定してください" if expected else "値の種類が正しくありません"
+    violation: dict[str, object] = {"field": field, "rule": rule}
+    if limit is not None:
+        violation["limit"] = limit
+    if allowed is not None:
+        violation["allowed"] = allowed
+    violation["message"] = text.format(limit=limit, allowed=", ".join(allowed or []))
+    return violation
