@@ -208,6 +208,16 @@ class ServerlessStack:
                 time.sleep(0.05)
         return found
 
+    def events_until(self, detail_type: str, timeout: float = 10.0) -> list[dict[str, Any]]:
+        """Every event delivered until one of `detail_type` has arrived (or the time is up)."""
+        found: list[dict[str, Any]] = []
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found += self.events(1, timeout=max(0.1, deadline - time.monotonic()))
+            if any(e["detail-type"] == detail_type for e in found):
+                break
+        return found
+
     def audit(self, session_id: str) -> list[dict[str, Any]]:
         return DynamoAuditLog(aws_fakes.TABLES["audit"]).for_session(session_id)
 

@@ -93,9 +93,14 @@ def test_approve_path_runs_the_held_command_once(serverless: ServerlessStack) ->
     assert {"approval_requested", "approval_approved", "command_executed"} <= set(kinds)
     approved = [r for r in stack.audit(SESSION) if r["type"] == "approval_approved"]
     assert [r["approver"] for r in approved] == [OWNER]  # one record for the one decision
-    announced = stack.events(2)
-    assert [e["detail-type"] for e in announced] == ["Approval Requested", "Run Completed"]
-    assert [e["detail"]["runStatus"] for e in announced] == ["awaitingApproval", "completed"]
+    # In no particular order (the request is announced as its wait begins, the decision as it is stored).
+    announced = {e["detail-type"]: e["detail"] for e in stack.events(3)}
+    assert set(announced) == {"Approval Requested", "Approval Decided", "Run Completed"}
+    assert announced["Approval Requested"]["runStatus"] == "awaitingApproval"
+    assert announced["Run Completed"]["runStatus"] == "completed"
+    decided = announced["Approval Decided"]
+    assert (decided["approvalStatus"], decided["decidedBy"]) == ("approved", OWNER)
+    assert decided["approvalId"] == announced["Approval Requested"]["approvalId"]
 
     # Step Functions carries ids only: no message, command or output in any state's input/output.
     for event in stack.history(execution["executionArn"]):
@@ -143,8 +148,9 @@ def test_reject_path_tells_the_model_and_changes_nothing(serverless: ServerlessS
     assert view["result"]["response"] == "削除は取りやめました。"
     # Ended, but not as asked: the one run-status vocabulary says declined everywhere.
     assert (view["runStatus"], view["result"]["runStatus"]) == ("declined", "declined")
-    ended = stack.events(2)[-1]
-    assert (ended["detail-type"], ended["detail"]["runStatus"]) == ("Run Completed", "declined")
+    announced = {e["detail-type"]: e["detail"] for e in stack.events(3)}
+    assert announced["Run Completed"]["runStatus"] == "declined"
+    assert announced["Approval Decided"]["approvalStatus"] == "rejected"
     status, run_view = stack.api("GET", f"/v1/sessions/{SESSION}/runs/{view['runId']}")
     assert (status, run_view["runStatus"]) == (200, "declined")
     assert stack.site.status_of(45) == "draft"
@@ -171,7 +177,12 @@ def test_approval_timeout_ends_the_run_cleanly(
     assert "期限" in view["result"]["error"]["message"]
     assert stack.site.status_of(45) == "draft"
     assert "approval_expired" in [r["type"] for r in stack.audit(SESSION)]
-    assert [e["detail-type"] for e in stack.events(2)] == ["Approval Requested", "Run Failed"]
+    sent = stack.events(3)
+    assert [e["detail-type"] for e in sent] == ["Approval Requested", "Approval Decided", "Run Failed"]
+    closed = sent[1]["detail"]
+    assert (closed["approvalId"], closed["approvalStatus"]) == (sent[0]["detail"]["approvalId"], "expired")
+    assert "decidedBy" not in closed
+    assert sent[2]["detail"]["runStatus"] == "expired"
 
 
 def test_cancel_stops_the_run(serverless: ServerlessStack) -> None:
@@ -197,6 +208,10 @@ def test_cancel_stops_the_run(serverless: ServerlessStack) -> None:
     cancelled = stack.wait_for(SESSION, "Cancelled")
     assert (cancelled["runStatus"], cancelled["result"]["error"]["code"]) == ("cancelled", "CANCELLED")
     assert stack.site.status_of(45) == "draft"
+    # A cancellation is not a failure: a backend that alerts on Run Failed is not paged by it.
+    kinds = {e["detail-type"] for e in stack.events(1)}
+    assert "Run Cancelled" in kinds
+    assert "Run Failed" not in kinds
 
 
 def test_a_retried_turn_does_not_run_a_command_twice(
@@ -392,7 +407,12 @@ def test_scheduled_run_waits_for_approval_and_expires_cleanly(serverless: Server
     assert states[:3] == ["HasSession", "PrepareScheduledRun", "AgentTurn"]
     assert "WaitForApproval" in states
     assert "ExpireApproval" in states
-    assert [e["detail-type"] for e in stack.events(2)] == ["Approval Requested", "Run Failed"]
+    sent = stack.events(3)
+    assert [e["detail-type"] for e in sent] == ["Approval Requested", "Approval Decided", "Run Failed"]
+    closed = sent[1]["detail"]
+    assert (closed["approvalId"], closed["approvalStatus"]) == (sent[0]["detail"]["approvalId"], "expired")
+    assert "decidedBy" not in closed
+    assert sent[2]["detail"]["runStatus"] == "expired"
 
 
 def test_scheduled_run_of_an_owner_who_lost_the_target_is_recorded(serverless: ServerlessStack) -> None:

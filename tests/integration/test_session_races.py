@@ -18,7 +18,7 @@ from tests.fakes.aws import TaskTokensAsOnAws
 from tests.fakes.service_runtime import RecordedRuntime
 from wp_agent.adapters.aws import workflow as workflow_adapter
 from wp_agent.adapters.aws.article_jobs import ArticleJobStore
-from wp_agent.adapters.aws.events import ARTICLE_FAILED, RUN_FAILED
+from wp_agent.adapters.aws.events import APPROVAL_DECIDED, ARTICLE_FAILED, RUN_CANCELLED, RUN_FAILED
 from wp_agent.adapters.aws.session_store import DynamoSessionStore
 from wp_agent.adapters.aws.workflow import RunWorkflow
 from wp_agent.agent import site_facts
@@ -288,6 +288,16 @@ def test_a_decision_on_a_cancelled_run_is_refused() -> None:
         SessionService(rt).decide(SESSION, state.pending_approval.approval_id, "u1", APPROVE)
     assert (refused.value.status, refused.value.code) == (409, "RUN_ENDED")
     assert rt.recording_workflow.resumed == []
+    # The backend learns both: the approval closed (cancelled, by nobody), and the run was cancelled
+    # (not failed: a cancellation pages no one).
+    kinds = rt.recording_events.kinds()
+    assert RUN_CANCELLED in kinds
+    assert RUN_FAILED not in kinds
+    closed = [detail for kind, detail in rt.recording_events.published if kind == APPROVAL_DECIDED]
+    assert [(d["approvalId"], d["approvalStatus"], d["runId"]) for d in closed] == [
+        (state.pending_approval.approval_id, "cancelled", state.run_id)
+    ]
+    assert "decidedBy" not in closed[0]
 
 
 def test_an_expired_approval_stays_expired_after_a_follow_up_run() -> None:

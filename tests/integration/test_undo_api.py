@@ -86,8 +86,7 @@ def test_a_run_is_undone_through_the_api(
     answer = view["result"]["response"]
     assert answer.startswith(f"{run['runId']} で変更した内容を元に戻しました"), answer
     assert "blogdescription" in answer  # left alone, and said so
-    status, original = stack.api("GET", f"/v1/sessions/{SESSION}/runs/{run['runId']}")
-    assert (status, original["runStatus"]) == (200, "undone")
+    assert_undone_as_the_backend_sees_it(stack, run["runId"], undo_run["runId"])
     after = site.post(45)
     assert after is not None
     assert after["post_title"] == title
@@ -109,6 +108,15 @@ def test_a_run_is_undone_through_the_api(
     assert any(c.startswith("post update 45") for c in undo_commands)
     assert not any("blogdescription" in c for c in undo_commands)
     assert_a_second_undo_starts_nothing(stack, undo_path, undo_run["runId"])
+
+
+def assert_undone_as_the_backend_sees_it(stack: ServerlessStack, run_id: str, undo_run_id: str) -> None:
+    """The run's view says undone, and the backend got Run Undone, once, naming the run and the undo
+    run that put it back."""
+    status, original = stack.api("GET", f"/v1/sessions/{SESSION}/runs/{run_id}")
+    assert (status, original["runStatus"]) == (200, "undone")
+    undone = [e["detail"] for e in stack.events_until("Run Undone") if e["detail-type"] == "Run Undone"]
+    assert [(d["runId"], d["undoRunId"], d["runStatus"]) for d in undone] == [(run_id, undo_run_id, "undone")]
 
 
 def approved_to_the_end(stack: ServerlessStack) -> dict[str, Any]:

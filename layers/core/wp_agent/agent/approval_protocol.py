@@ -218,6 +218,7 @@ def request(
     """Hold the listed commands for the requester's decision (the turn audits each of them)."""
     pending = PendingApproval(
         approval_id=approval_id,
+        run_id=state.run_id,
         requested_by=state.user_id,
         requested_at=clock.now_iso(),
         expires_at=expires_at,

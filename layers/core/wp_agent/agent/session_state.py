@@ -110,6 +110,7 @@ class DecisionDelivery(StrEnum):
 
 class PendingApproval(StateModel):
     approval_id: str
+    run_id: str | None = None  # the run that asked (None: stored before runs were named here)
     requested_by: str
     requested_at: str
     expires_at: str

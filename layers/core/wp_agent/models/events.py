@@ -27,7 +27,19 @@ RUN_COMPLETED: Final = "Run Completed"
 RUN_FAILED: Final = "Run Failed"
 ARTICLE_PUBLISHED: Final = "Article Published"
 ARTICLE_FAILED: Final = "Article Failed"
-DETAIL_TYPES: Final = (APPROVAL_REQUESTED, RUN_COMPLETED, RUN_FAILED, ARTICLE_PUBLISHED, ARTICLE_FAILED)
+APPROVAL_DECIDED: Final = "Approval Decided"
+RUN_CANCELLED: Final = "Run Cancelled"
+RUN_UNDONE: Final = "Run Undone"
+DETAIL_TYPES: Final = (
+    APPROVAL_REQUESTED,
+    APPROVAL_DECIDED,
+    RUN_COMPLETED,
+    RUN_FAILED,
+    RUN_CANCELLED,
+    RUN_UNDONE,
+    ARTICLE_PUBLISHED,
+    ARTICLE_FAILED,
+)
 
 # The session statuses as events carry them (the agent's SessionStatus; a test keeps them equal).
 SessionStatusName = Literal[
@@ -68,6 +80,23 @@ class ApprovalRequestedDetail(EventDetail):
     commands: list[HeldCommand]
 
 
+class ApprovalDecidedDetail(EventDetail):
+    """An approval closed: the requester approved or rejected it, nobody answered in time (expired),
+    or its run ended while it waited (cancelled). Once per approval."""
+
+    session_id: str
+    run_id: str
+    user_id: str = Field(description="the requester")
+    target_id: str
+    approval_id: str
+    approval_status: Literal["approved", "rejected", "expired", "cancelled"]
+    decided_by: str | None = Field(
+        default=None,
+        description="who answered (the requester); absent when the approval expired or was cancelled",
+    )
+    decided_at: str = Field(description="when it closed (UTC, ISO 8601)")
+
+
 class RunMetadata(CamelModel):
     total_iterations: int = Field(ge=0)
     total_commands_executed: int = Field(ge=0)
@@ -75,7 +104,9 @@ class RunMetadata(CamelModel):
 
 
 class RunFinishedDetail(EventDetail):
-    """A run ended (Run Completed: it completed with success; Run Failed: anything else)."""
+    """A run ended. Run Completed: everything asked was done (`runStatus` completed, or declined when
+    the requester declined a held command); Run Cancelled: on the requester's word (`runStatus`
+    cancelled, `errorCode` CANCELLED); Run Failed: anything else (`runStatus` says which)."""
 
     session_id: str
     run_id: str
@@ -88,6 +119,17 @@ class RunFinishedDetail(EventDetail):
     error_code: AgentErrorCode | None = None
     error_message: str | None = None
     metadata: RunMetadata | None = None
+
+
+class RunUndoneDetail(EventDetail):
+    """An undo run put back everything the run changed: the run now stands as `undone`."""
+
+    session_id: str
+    run_id: str = Field(description="the run that was undone")
+    undo_run_id: str = Field(description="the undo run that put its changes back")
+    user_id: str
+    target_id: str
+    run_status: Literal["undone"]
 
 
 class ArticleOutcomeDetail(EventDetail):
@@ -106,16 +148,22 @@ class ArticleOutcomeDetail(EventDetail):
 
 DETAIL_MODELS: Final[dict[str, type[EventDetail]]] = {
     APPROVAL_REQUESTED: ApprovalRequestedDetail,
+    APPROVAL_DECIDED: ApprovalDecidedDetail,
     RUN_COMPLETED: RunFinishedDetail,
     RUN_FAILED: RunFinishedDetail,
+    RUN_CANCELLED: RunFinishedDetail,
+    RUN_UNDONE: RunUndoneDetail,
     ARTICLE_PUBLISHED: ArticleOutcomeDetail,
     ARTICLE_FAILED: ArticleOutcomeDetail,
 }
 # What one announcement is about: its event id is derived from these fields of the detail.
 _ANNOUNCES: Final[dict[str, tuple[str, ...]]] = {
     APPROVAL_REQUESTED: ("approvalId",),
+    APPROVAL_DECIDED: ("approvalId",),
     RUN_COMPLETED: ("runId",),
     RUN_FAILED: ("runId",),
+    RUN_CANCELLED: ("runId",),
+    RUN_UNDONE: ("runId", "undoRunId"),
     ARTICLE_PUBLISHED: ("articleId",),
     ARTICLE_FAILED: ("articleId",),
 }

@@ -1,5 +1,6 @@
 """How a run stands or ended: one vocabulary for the CLI's `--json` (`runStatus`), the API's session and
-run views (`runStatus`) and the events (`runStatus` in Run Completed / Run Failed). camelCase values;
+run views (`runStatus`) and the events (`runStatus` in Run Completed / Run Failed / Run Cancelled /
+Run Undone). camelCase values;
 new values are only ever added (a client treats an unknown one as "ended, see errorCode").
 
     running           planning or running commands

@@ -5,10 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 from wp_agent.agent.outcome import current_run_status
-from wp_agent.agent.session_state import SessionState, SessionStatus
-from wp_agent.models.events import APPROVAL_REQUESTED, RUN_COMPLETED, RUN_FAILED
+from wp_agent.agent.session_state import ApprovalStatus, PendingApproval, SessionState, SessionStatus
+from wp_agent.models.events import (
+    APPROVAL_DECIDED,
+    APPROVAL_REQUESTED,
+    RUN_CANCELLED,
+    RUN_COMPLETED,
+    RUN_FAILED,
+    RUN_UNDONE,
+)
+from wp_agent.models.run_status import RunStatus
 from wp_agent.service.ports import EventSink
 from wp_agent.telemetry import ERRORS_TOTAL, FAILED_REQUESTS_TOTAL, SERVICE_FAULT_CODES, Telemetry
+from wp_agent.undo.revert_run import undo_completed
+
+# An approval closed by its run's end rather than by an answer (announced with the run's end).
+_CLOSED_BY_THE_RUN = (ApprovalStatus.EXPIRED, ApprovalStatus.CANCELLED)
 
 
 def _base(state: SessionState) -> dict[str, Any]:
@@ -37,8 +49,32 @@ def approval_requested(events: EventSink, state: SessionState) -> None:
     events.publish(APPROVAL_REQUESTED, detail)
 
 
+def approval_decided(events: EventSink, state: SessionState, approval_id: str) -> None:
+    """Tell the backend an approval closed (approved, rejected, expired or cancelled)."""
+    approval = state.find_approval(approval_id)
+    if approval is None or approval.status is ApprovalStatus.PENDING:
+        return
+    _announce_decision(events, state, approval)
+
+
+def _announce_decision(events: EventSink, state: SessionState, approval: PendingApproval) -> None:
+    detail: dict[str, Any] = {
+        "sessionId": state.session_id,
+        "runId": approval.run_id or state.run_id,
+        "userId": state.user_id,
+        "targetId": state.target_id,
+        "approvalId": approval.approval_id,
+        "approvalStatus": approval.status.value,
+        "decidedAt": approval.decided_at or approval.requested_at,
+    }
+    if approval.status in (ApprovalStatus.APPROVED, ApprovalStatus.REJECTED) and approval.decided_by:
+        detail["decidedBy"] = approval.decided_by
+    events.publish(APPROVAL_DECIDED, detail)
+
+
 def run_finished(events: EventSink, state: SessionState, telemetry: Telemetry) -> None:
-    """Tell the backend the run ended, and count its error (spec §10.3 errors by code)."""
+    """Tell the backend the run ended (with the approval its end closed, and, for an undo run that put
+    everything back, the run it undid), and count its error (spec §10.3 errors by code)."""
     result = state.result
     code = result.error.code.value if result is not None and result.error is not None else None
     if code is not None:
@@ -54,5 +90,23 @@ def run_finished(events: EventSink, state: SessionState, telemetry: Telemetry) -
             detail["errorMessage"] = result.error.message
         if result.metadata is not None:
             detail["metadata"] = result.metadata.to_json_dict()
+    for approval in [*state.approval_history, state.pending_approval]:
+        if approval is not None and approval.run_id == state.run_id and approval.status in _CLOSED_BY_THE_RUN:
+            _announce_decision(events, state, approval)
     completed = state.status is SessionStatus.COMPLETED and (result is None or result.success)
-    events.publish(RUN_COMPLETED if completed else RUN_FAILED, detail)
+    if completed:
+        events.publish(RUN_COMPLETED, detail)
+    elif current_run_status(state) is RunStatus.CANCELLED:
+        events.publish(RUN_CANCELLED, detail)
+    else:
+        events.publish(RUN_FAILED, detail)
+    if completed and state.reverts_run_id and undo_completed(state.run_commands()):
+        undone = {
+            "sessionId": state.session_id,
+            "runId": state.reverts_run_id,
+            "undoRunId": state.run_id,
+            "userId": state.user_id,
+            "targetId": state.target_id,
+            "runStatus": RunStatus.UNDONE.value,
+        }
+        events.publish(RUN_UNDONE, undone)

@@ -13,12 +13,15 @@ from typing import Any
 
 from wp_agent.adapters.aws.clients import client
 from wp_agent.models.events import (
+    APPROVAL_DECIDED,
     APPROVAL_REQUESTED,
     ARTICLE_FAILED,
     ARTICLE_PUBLISHED,
     DETAIL_TYPES,
+    RUN_CANCELLED,
     RUN_COMPLETED,
     RUN_FAILED,
+    RUN_UNDONE,
     SOURCE,
     event_id,
 )
@@ -26,12 +29,15 @@ from wp_agent.models.events import (
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "APPROVAL_DECIDED",
     "APPROVAL_REQUESTED",
     "ARTICLE_FAILED",
     "ARTICLE_PUBLISHED",
     "DETAIL_TYPES",
+    "RUN_CANCELLED",
     "RUN_COMPLETED",
     "RUN_FAILED",
+    "RUN_UNDONE",
     "SOURCE",
     "EventPublisher",
 ]
