@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -17,7 +18,10 @@ import pytest
 
 def once_per_run(factory: pytest.TempPathFactory, name: str, compute: Callable[[], Any]) -> Any:
     """`compute()` (JSON-serialisable) once for the whole run, under `name`."""
-    root = factory.getbasetemp().parent
+    # Under xdist each worker's basetemp is popen-gwN inside the run's own directory; without xdist
+    # basetemp is the run's directory itself (its parent holds every earlier run: never shared).
+    basetemp = factory.getbasetemp()
+    root = basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp
     stored, lock = root / f"{name}.json", root / f"{name}.lock"
     with lock.open("w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
