@@ -1,8 +1,8 @@
 """EventBridge: the `wp-agent` bus the functions publish run events to, an archive, an example rule,
 and the schema registry holding each detail-type's JSON Schema.
 
-Events: source `argo.wp-agent`, detail-types `Approval Requested`, `Run Completed`, `Run Failed`,
-`Article Published`, `Article Failed`; the detail (models/events.py) carries an `eventId` to
+Events: source `argo.wp-agent`, detail-types `Approval Requested`, `Approval Decided`, `Run Completed`,
+`Run Failed`, `Run Cancelled`, `Run Undone`, `Article Published`, `Article Failed`; the detail (models/events.py) carries an `eventId` to
 de-duplicate on (delivery is at least once, in no order), ids, status, the pending commands with
 their Japanese summaries, or the final answer, with secrets already masked by the core. The
 Argo Note backend subscribes with its own rule and target (an API destination, or a bus in its own

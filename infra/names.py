@@ -134,6 +134,9 @@ class DetailType(StrEnum):
     RUN_FAILED = event_contract.RUN_FAILED
     ARTICLE_PUBLISHED = event_contract.ARTICLE_PUBLISHED
     ARTICLE_FAILED = event_contract.ARTICLE_FAILED
+    APPROVAL_DECIDED = event_contract.APPROVAL_DECIDED
+    RUN_CANCELLED = event_contract.RUN_CANCELLED
+    RUN_UNDONE = event_contract.RUN_UNDONE
 
 
 SCHEMA_REGISTRY_NAME: Final = "wp-agent"
