@@ -9,7 +9,12 @@ import socket
 import paramiko
 import pytest
 
-from wp_agent.executors.ssh_errors import cannot_recover, connect_failure, connect_reason
+from wp_agent.executors.ssh_errors import (
+    attempts_worth_making,
+    cannot_recover,
+    connect_failure,
+    connect_reason,
+)
 
 
 @pytest.mark.parametrize(
@@ -73,3 +78,21 @@ def test_the_message_names_the_place_the_attempts_and_the_fix() -> None:
 )
 def test_only_failures_a_retry_could_change_are_retried(error: BaseException, final: bool) -> None:
     assert cannot_recover(error) is final
+
+
+@pytest.mark.parametrize(
+    ("error", "attempts"),
+    [
+        (socket.gaierror(socket.EAI_NONAME, "Name or service not known"), 1),
+        (paramiko.SSHException("Incompatible version (1.5 instead of 2.0)"), 1),
+        (ConnectionRefusedError(errno.ECONNREFUSED, "refused"), 2),  # restarting: back within the pause
+        (TimeoutError("timed out"), 2),
+        (OSError(errno.EHOSTUNREACH, "No route to host"), 2),
+        (paramiko.SSHException("Error reading SSH protocol banner"), 4),  # an sshd at its MaxStartups
+        (EOFError(), 4),
+        (socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution"), 4),
+    ],
+)
+def test_a_failure_gets_the_attempts_it_is_worth(error: BaseException, attempts: int) -> None:
+    assert attempts_worth_making(error, 4) == attempts
+    assert attempts_worth_making(error, 1) == 1

@@ -34,7 +34,7 @@ from wp_agent.executors.php_launch import (
 )
 from wp_agent.executors.port import OUTPUT_LIMIT_BYTES, CommandResult
 from wp_agent.executors.ssh_command import build_remote_command
-from wp_agent.executors.ssh_errors import cannot_recover, connect_failure
+from wp_agent.executors.ssh_errors import attempts_worth_making, connect_failure
 from wp_agent.executors.ssh_keys import (
     SshCredentials,
     known_hosts_name,
@@ -363,7 +363,7 @@ class SshWpCli:
                         "error": str(exc),
                     },
                 )
-                if attempt == attempts or cannot_recover(exc):
+                if attempt >= attempts_worth_making(exc, attempts):
                     break
                 self._sleep(self._retry_base * 2 ** (attempt - 1))
         raise connect_failure(

@@ -49,6 +49,20 @@ def cannot_recover(error: BaseException | None) -> bool:
     return isinstance(error, paramiko.SSHException) and any(m in str(error) for m in _OTHER_PROTOCOL)
 
 
+# A port that refuses, a host that does not answer or cannot be routed to: one more try (an sshd that
+# is restarting takes well under the first back-off), not the whole series a busy sshd gets.
+_SETTLED_AFTER_ONE_RETRY = frozenset({"refused", "timeout", "network"})
+
+
+def attempts_worth_making(error: BaseException | None, configured: int) -> int:
+    """How many connection attempts in all this failure is worth (`configured`: the most)."""
+    if cannot_recover(error):
+        return 1
+    if connect_reason(error) in _SETTLED_AFTER_ONE_RETRY:
+        return min(configured, 2)
+    return configured
+
+
 def connect_failure(
     host: str, port: int, error: BaseException | None, *, attempts: int, timeout_seconds: float
 ) -> WpAgentError:
