@@ -192,7 +192,9 @@ def _import_handlers_with(
     assert failures == {}
 
 
-@pytest.mark.skipif(PYTHON_312.exists(), reason="the Lambda runtime's Python is here: the 3.12 test proves it")
+@pytest.mark.skipif(
+    PYTHON_312.exists(), reason="the Lambda runtime's Python is here: the 3.12 test proves it"
+)
 def test_handlers_import_from_layers_alone(template: dict[str, Any], tmp_path: Path) -> None:
     """Built for this interpreter (the arm64/cp312 wheels cannot load here) with the same code: where
     the Lambda runtime's own Python is not installed (the rest of the suite runs the code on this one)."""
