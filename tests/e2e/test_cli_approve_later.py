@@ -95,10 +95,13 @@ def test_approve_only_one_of_two_resumes_the_run_without_replanning(
     assert run["answer"].startswith("45 を削除し、46 は見送りました。")
     assert run["status"] == "declined"  # one of its commands was declined: 見送りあり
     commands = {c["command"]: c for c in run["commands"]}
-    assert commands["post delete 45"]["decision"] == "要承認"
+    assert commands["post delete 45"]["decision"] == "destructive"
     assert commands["post delete 45"]["approver"] == "cli:local-user"
-    assert commands["post delete 45"]["outcome"] == "成功"
-    assert commands["post delete 46"]["outcome"] == "見送り（拒否）"
+    assert commands["post delete 45"]["outcome"] == "succeeded"
+    assert (commands["post delete 46"]["outcome"], commands["post delete 46"]["outcomeJa"]) == (
+        "rejected",
+        "見送り（拒否）",
+    )
     shown = run_cli(
         tmp_path, "show", run["runId"], **sandbox_run_env(scripted_anthropic, tmp_path, cli_sandbox)
     )

@@ -184,7 +184,17 @@ def _the_history_says_what_happened(
     assert "結果: 見送りあり\n" in shown[declined]
     assert f"結果: 取り消し（undo）\n取り消した実行: {partial}" in shown[undo_run]
     assert "完了 [" not in "".join(shown.values())
+    # Times in the site's time zone (the sandbox's is Asia/Tokyo), as its facts said, the undo's too
+    # (the MCP calls went to another site whose zone no run learned: UTC, and said so); the model's
+    # commands apart from the agent's own reads.
+    assert {r["siteTimeZone"] for r in runs.values() if r["channel"] != "mcp:walk"} == {"Asia/Tokyo"}
+    assert runs[completed]["startedAtLocal"].endswith("+09:00")
+    assert [(c["command"], c["origin"]) for c in runs[completed]["commands"] if c["origin"] == "model"] == [
+        ("post list --post_status=draft --format=ids", "model")
+    ]
+    assert any(c["origin"] == "system" for c in runs[completed]["commands"])
     listed = me.cli("history").stdout
+    assert "Asia/Tokyo" in listed
     assert "不明" not in listed
     assert "指示の記録なし" not in listed
     assert "結果" in listed

@@ -187,6 +187,7 @@ def test_one_run_from_its_records(a_run: str) -> None:
     assert run["endedAt"] == "2026-11-01T09:00:04.000Z"
     (command,) = run["commands"]
     assert command["command"] == "post delete 45"
+    assert command["origin"] == "model"
     assert (command["decision"], command["approver"], command["outcome"]) == (
         "destructive",
         OWNER,
@@ -194,6 +195,25 @@ def test_one_run_from_its_records(a_run: str) -> None:
     )
     assert (command["durationMs"], command["exitCode"], command["reason"]) == (120, 0, "指示された投稿を削除")
     assert command["undoAvailable"] is False  # the session holds no before-image for it
+
+
+def test_the_agents_own_reads_are_marked(a_run: str) -> None:
+    """A client lists what the model was asked for apart from the agent's own reads."""
+    record(
+        AuditEventType.COMMAND_EXECUTED,
+        "2026-11-01T09:00:00.500Z",
+        command="option get timezone_string",
+        category="read",
+        rule="read.option",
+        success=True,
+        exit_code=0,
+        origin="system",
+    )
+    _, run = get(f"/v1/sessions/{a_run}/runs/{RUN}")
+    assert [(c["command"], c["origin"]) for c in run["commands"]] == [
+        ("option get timezone_string", "system"),
+        ("post delete 45", "model"),
+    ]
 
 
 def test_a_run_is_only_its_requesters(a_run: str) -> None:

@@ -52,14 +52,26 @@ def test_history_lists_runs_newest_first_with_the_masked_instruction(
     assert "Secr3t-Value" not in json.dumps(runs, ensure_ascii=False)
     deleted = {c["command"]: c for c in runs[0]["commands"]}["post delete 45"]
     assert deleted["approver"] == "cli:local-user:--yes"
-    assert deleted["decision"] == "要承認"
-    assert deleted["outcome"] == "成功"
+    # The API's vocabulary, and the words people read beside it.
+    assert (deleted["decision"], deleted["outcome"], deleted["origin"]) == (
+        "destructive",
+        "succeeded",
+        "model",
+    )
+    assert (deleted["decisionJa"], deleted["outcomeJa"]) == ("要承認", "成功")
+    # The agent's own reads (the site facts at the start) are marked, apart from what was asked for.
+    asked = [c["command"] for c in runs[0]["commands"] if c["origin"] == "model"]
+    assert asked == ["post delete 45"]
+    own = [c for c in runs[0]["commands"] if c["origin"] == "system"]
+    assert own
+    assert {c["decision"] for c in own} == {"read"}
     assert runs[1]["answer"] == "3件です。"
     assert main(["history", "-n", "1"]) == 0
     plain = capsys.readouterr().out.splitlines()
     assert plain[1] == "開始\t実行ID\t結果\tコマンド\t指示"
     assert len(plain) == 3
     assert second in plain[2]
+    assert plain[2].split("\t")[3] == "1"  # the commands asked for, not the agent's own reads
 
 
 def test_show_an_unknown_run_is_a_usage_error(audit_file: Path, capsys: pytest.CaptureFixture[str]) -> None:

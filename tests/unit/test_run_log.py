@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
-from wp_agent.cli.run_log import read_runs
+from wp_agent.cli.run_log import local_iso, local_time, read_runs
 
 
 def write(path: Path, *events: AuditEvent) -> None:
@@ -78,3 +80,18 @@ def test_a_run_whose_undo_was_undone_in_turn_is_not_undone(tmp_path: Path) -> No
     runs = {run.run_id: run for run in read_runs(log)}
     assert (runs["run_a"].undone_by, runs["run_b"].undone_by) == (None, "run_c")
     assert runs["run_a"].to_json()["runStatus"] == "completed"
+
+
+@pytest.mark.parametrize(
+    ("zone", "shown", "iso"),
+    [
+        ("Asia/Tokyo", "2026-12-31 00:30:00 Asia/Tokyo", "2026-12-31T00:30:00+09:00"),
+        ("+05:30", "2026-12-30 21:00:00 +05:30", "2026-12-30T21:00:00+05:30"),
+        ("-03:00", "2026-12-30 12:30:00 -03:00", "2026-12-30T12:30:00-03:00"),
+        (None, "2026-12-30 15:30:00 UTC", None),
+        ("Mars/Olympus", "2026-12-30 15:30:00 UTC", None),
+    ],
+)
+def test_a_run_time_is_shown_in_the_sites_zone(zone: str | None, shown: str, iso: str | None) -> None:
+    assert local_time("2026-12-30T15:30:00Z", zone) == shown
+    assert local_iso("2026-12-30T15:30:00Z", zone) == iso

@@ -71,6 +71,8 @@ class AuditEvent(BaseModel):
     status: str | None = None
     reverts_run_id: str | None = None
     channel: str | None = None  # the front door that drove the record, e.g. "mcp:claude-code"
+    origin: str | None = None  # "system": a read the agent made itself (agent/command_outcomes.py)
+    time_zone: str | None = None  # run records: the site's time zone (its runs are shown in it)
     details: dict[str, str] | None = None  # target records: what changed (keys as fingerprints only)
 
     @model_validator(mode="before")

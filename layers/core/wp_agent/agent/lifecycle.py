@@ -223,6 +223,7 @@ def _record_end(state: SessionState, how: str) -> None:
         status=how,
         error=error.code.value if error is not None else None,
         reverts_run_id=state.reverts_run_id,
+        time_zone=state.site_time_zone,
     )
 
 
@@ -239,6 +240,7 @@ def held_summary(state: SessionState) -> AuditEvent | None:
         answer="",
         status="awaiting_approval",
         reverts_run_id=state.reverts_run_id,
+        time_zone=state.site_time_zone,
     )
 
 

@@ -161,6 +161,8 @@ class SessionState(StateModel):
     # The run whose first user message carries the site's facts (agent/site_facts.py), once saved: a
     # retried turn sends the same facts and reads nothing again.
     site_facts_run_id: str | None = None
+    # The site's time zone as its facts said (`+09:00` when only the offset is known): runs are shown in it.
+    site_time_zone: str | None = None
     # Every run the API started in this session, oldest first, with the run it reverts (undo runs).
     runs: dict[str, str | None] = Field(default_factory=dict)
     stop_reason: Literal["repeated_command", "command_cap", "iteration_cap"] | None = None

@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from wp_agent.agent import site_facts
+from wp_agent.agent.command_outcomes import SYSTEM
 from wp_agent.agent.ports import RateLimiter
 from wp_agent.agent.session_state import CommandRecord
 from wp_agent.agent.site_facts_cache import SiteFactsCache
@@ -75,6 +76,7 @@ class SiteCommands:
             "reason": reason,
             "category": decision.category.value,
             "rule": decision.rule,
+            "origin": SYSTEM,  # the agent's own read, not one the model asked for
         }
         try:
             result = self.run(target_id, decision.argv)

@@ -86,16 +86,30 @@ class FactsPlan:
         )
 
 
+def _answered(answers: Mapping[Argv, ReadAnswer], argv: Argv) -> str | None:
+    answer = answers.get(argv)
+    return (
+        mask_command_output(answer.stdout).strip() if answer is not None and answer.exit_code == 0 else None
+    )
+
+
+def time_zone_of(answers: Mapping[Argv, ReadAnswer]) -> str | None:
+    """The site's time zone as its runs are shown in it (`history`): the zone's name where this
+    machine knows it, else the UTC offset in force (`+09:00`); None when the site did not say."""
+    found = _site_zone(_answered(answers, TIMEZONE), _answered(answers, GMT_OFFSET))
+    if found is None:
+        return None
+    zone, _ = found
+    if isinstance(zone, ZoneInfo):
+        return zone.key
+    return _offset_text(zone.utcoffset(None)).removeprefix("UTC")
+
+
 def describe(plan: FactsPlan, answers: Mapping[Argv, ReadAnswer], *, now: datetime) -> str:
     """The facts as the block the first user message carries (`now`: the clock, any time zone)."""
 
     def ok(argv: Argv) -> str | None:
-        answer = answers.get(argv)
-        return (
-            mask_command_output(answer.stdout).strip()
-            if answer is not None and answer.exit_code == 0
-            else None
-        )
+        return _answered(answers, argv)
 
     lines = [
         f"- 現在日時: {_local_time(now, ok(TIMEZONE), ok(GMT_OFFSET))}",

@@ -447,6 +447,7 @@ class AgentTurn:
         facts = site_facts.describe(plan, answers, now=self._deps.clock())
         state.messages[-1]["content"] = site_facts.with_facts(state.messages[-1]["content"], facts)
         state.site_facts_run_id = state.run_id
+        state.site_time_zone = site_facts.time_zone_of(answers) or state.site_time_zone
         state.status = SessionStatus.PLANNING
         self._checkpoint(state, ran=bool(audited))
 

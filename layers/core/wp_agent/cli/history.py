@@ -77,7 +77,7 @@ def run_history(args: argparse.Namespace, settings: CliSettings) -> int:
         terminal.out.line("まだ実行の記録はありません。")
         return ExitCode.OK
     rows = [
-        [run.started_at, run.run_id, run.status_ja, str(len(run.commands)),
+        [run.started_local, run.run_id, run.status_ja, str(len(run.asked)),
          _short(run.instruction or "（指示の記録なし）")]
         for run in runs
     ]  # fmt: skip
@@ -99,7 +99,7 @@ def run_show(args: argparse.Namespace, settings: CliSettings) -> int:
         terminal.out.json(json.dumps(run.to_json(), ensure_ascii=False))
         return ExitCode.OK
     terminal.out.line(f"実行ID: {run.run_id}（セッション {run.session_id}、依頼者 {run.user_id}）")
-    terminal.out.line(f"開始: {run.started_at}")
+    terminal.out.line(f"開始: {run.started_local}")
     terminal.out.line(f"結果: {run.status_ja}")
     if run.reverts_run_id:
         terminal.out.line(f"取り消した実行: {run.reverts_run_id}")
@@ -108,13 +108,23 @@ def run_show(args: argparse.Namespace, settings: CliSettings) -> int:
     terminal.out.line(f"指示: {run.instruction or '（記録なし）'}")
     terminal.out.line(f"回答: {run.answer or '（記録なし）'}")
     rows = [
-        [f"wp {c.command}", c.decision, c.approver or "－", c.outcome, "" if c.exit_code is None else str(c.exit_code),
-         "" if c.duration_ms is None else f"{c.duration_ms}ms"]
-        for c in run.commands
+        [f"wp {c.command}", c.decision_ja, c.approver or "－", c.outcome_ja,
+         "" if c.exit_code is None else str(c.exit_code), "" if c.duration_ms is None else f"{c.duration_ms}ms"]
+        for c in run.asked
     ]  # fmt: skip
     if rows:
         terminal.out.table(
             ["コマンド", "判定", "承認者", "結果", "終了コード", "時間"], rows, title="コマンド"
+        )
+    # The agent's own reads (site facts, an approval summary's, undo's before-images): apart, so the
+    # commands above are exactly what was asked for.
+    reads = [
+        [f"wp {c.command}", c.outcome_ja, "" if c.duration_ms is None else f"{c.duration_ms}ms"]
+        for c in run.system_reads
+    ]
+    if reads:
+        terminal.out.table(
+            ["コマンド", "結果", "時間"], reads, title="エージェント自身の確認（読み取りのみ）"
         )
     return ExitCode.OK
 

@@ -13,10 +13,25 @@ code of `ask` / `approve` / `undo` came from — never guessed from a run cut sh
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
+from wp_agent.agent.command_outcomes import (
+    DECISION_JA,
+    NOT_RUN,
+    OUTCOME_JA,
+    SETTLED,
+    Decision,
+    Origin,
+    Outcome,
+    about_a_command,
+    decision_of,
+    origin_of,
+    outcome_after,
+)
 from wp_agent.models.run_status import RunStatus
 from wp_agent.undo.standing import latest_standing_undo
 
@@ -47,22 +62,48 @@ _RUN_STATUS = {
 # An undo run that did not put everything back (its PARTIAL_FAILURE: some of it, or only re-created).
 _UNDO_JA = {"partial_failure": "一部だけ戻した"}
 DRY_RUN = "dry_run"  # the end status of `undo --dry-run`: its reads are audited, but it is not a run
-_DECISION_JA = {"read": "読み取り", "write": "書き込み", "destructive": "要承認", "blocked": "ブロック"}
-_NOT_RUN = ("ブロック", "見送り（拒否）", "期限切れ")  # outcomes of a command that was asked for, not run
 # The end record's error code says how the run failed; for these statuses the status says it all.
 _CODE_SAID_BY_STATUS = {"cancelled", "awaiting_approval", "expired", "partial_failure"}
 
 
 @dataclass
 class CommandLine:
+    """One command as the API's run view has it (agent/command_outcomes.py), with its words."""
+
     command: str
-    decision: str
+    decision: Decision
+    origin: Origin = "model"
     approver: str | None = None
-    outcome: str = "未実行"
+    outcome: Outcome = "not_run"
+    policy_reason: str | None = None
     success: bool | None = None
     exit_code: int | None = None
     duration_ms: int | None = None
     error: str | None = None
+
+    @property
+    def decision_ja(self) -> str:
+        return DECISION_JA[self.decision]
+
+    @property
+    def outcome_ja(self) -> str:
+        words = OUTCOME_JA[self.outcome]
+        return f"{words}: {self.policy_reason}" if self.outcome == "blocked" and self.policy_reason else words
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "command": self.command,
+            "origin": self.origin,
+            "decision": self.decision,
+            "decisionJa": self.decision_ja,
+            "approver": self.approver,
+            "outcome": self.outcome,
+            "outcomeJa": self.outcome_ja,
+            "success": self.success,
+            "exitCode": self.exit_code,
+            "durationMs": self.duration_ms,
+            "error": self.error,
+        }
 
 
 @dataclass
@@ -81,7 +122,22 @@ class Run:
     cancelled: bool = False
     refused_error: str | None = None
     undone_by: str | None = None  # the undo run that put this run's changes back
+    time_zone: str | None = None  # the site's, as its end record says (None: not known)
     commands: list[CommandLine] = field(default_factory=list)
+
+    @property
+    def started_local(self) -> str:
+        """When it started, in the site's time zone (UTC when the run did not learn it)."""
+        return local_time(self.started_at, self.time_zone)
+
+    @property
+    def asked(self) -> list[CommandLine]:
+        """The commands the model asked for (the agent's own reads left out)."""
+        return [line for line in self.commands if line.origin == "model"]
+
+    @property
+    def system_reads(self) -> list[CommandLine]:
+        return [line for line in self.commands if line.origin == "system"]
 
     @property
     def status(self) -> str:
@@ -97,7 +153,7 @@ class Run:
             return "partial_failure"
         if end != "completed" or self.end_error:
             return "failed"
-        if any(line.outcome.startswith(_NOT_RUN) for line in self.commands):
+        if any(line.outcome in NOT_RUN for line in self.commands):
             return "declined"  # some command was declined or refused while the run went on
         return "undo" if self.reverts_run_id else "completed"
 
@@ -127,6 +183,8 @@ class Run:
             "sessionId": self.session_id,
             "userId": self.user_id,
             "startedAt": self.started_at,
+            "siteTimeZone": self.time_zone,
+            "startedAtLocal": local_iso(self.started_at, self.time_zone),
             "targetId": self.target_id,
             "channel": self.channel,
             "status": self.status,
@@ -136,20 +194,47 @@ class Run:
             "revertsRunId": self.reverts_run_id,
             "instruction": self.instruction,
             "answer": self.answer,
-            "commands": [
-                {
-                    "command": c.command,
-                    "decision": c.decision,
-                    "approver": c.approver,
-                    "outcome": c.outcome,
-                    "success": c.success,
-                    "exitCode": c.exit_code,
-                    "durationMs": c.duration_ms,
-                    "error": c.error,
-                }
-                for c in self.commands
-            ],
+            "commands": [line.to_json() for line in self.commands],
         }
+
+
+def _zone(name: str | None) -> tzinfo | None:
+    """A run's time zone: a zone's name, or an offset such as +09:00 (None: not known here)."""
+    if not name:
+        return None
+    if name[0] in "+-":
+        try:
+            hours, minutes = name[1:].split(":")
+            offset = timedelta(hours=int(hours), minutes=int(minutes))
+        except ValueError:
+            return None
+        return timezone(-offset if name[0] == "-" else offset)
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        return None
+
+
+def local_iso(stamp: str, zone_name: str | None) -> str | None:
+    """A record's UTC time in the site's time zone, ISO 8601 with its offset (None: not known)."""
+    zone = _zone(zone_name)
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    return moment.astimezone(zone).isoformat(timespec="seconds") if zone is not None else None
+
+
+def local_time(stamp: str, zone_name: str | None) -> str:
+    """A record's time as people read it: in the site's time zone, named; else in UTC, said so."""
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    zone = _zone(zone_name)
+    if zone is None:
+        return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC"
+    return f"{moment.astimezone(zone):%Y-%m-%d %H:%M:%S} {zone_name}"
 
 
 def read_events(path: Path) -> list[AuditEvent]:
@@ -176,6 +261,13 @@ def read_runs(path: Path) -> list[Run]:
         if run is None:
             run = runs[key] = Run(key, event.session_id, event.user_id, event.timestamp, event.target_id)
         _apply(run, event)
+    # A run that did not read the site's facts (an undo, an MCP call) is shown in the site's time zone
+    # as the latest run on the same site learned it.
+    zones: dict[str, str] = {}
+    for run in runs.values():
+        zones[run.target_id] = run.time_zone or zones.get(run.target_id, "")
+    for run in runs.values():
+        run.time_zone = run.time_zone or zones.get(run.target_id) or None
     # A run put back by an undo that completed (and was not undone itself) reads as undone.
     reverts = {run.run_id: run.reverts_run_id for run in runs.values()}
     for reverted_id in {r for r in reverts.values() if r in runs}:
@@ -185,15 +277,12 @@ def read_runs(path: Path) -> list[Run]:
     return list(runs.values())
 
 
-def _command(run: Run, command: str, category: str | None) -> CommandLine:
-    for line in run.commands:  # the latest record of the same command not yet settled
-        if (
-            line.command == command
-            and line.success is None
-            and line.outcome in {"未実行", "承認待ち", "承認済み"}
-        ):
+def _command(run: Run, event: AuditEvent) -> CommandLine:
+    command = event.command or ""
+    for line in reversed(run.commands):  # the latest record of the same command not yet settled
+        if line.command == command and line.outcome not in SETTLED:
             return line
-    line = CommandLine(command, _DECISION_JA.get(category or "", category or ""))
+    line = CommandLine(command, decision_of(event.category), origin_of(event))
     run.commands.append(line)
     return line
 
@@ -206,6 +295,7 @@ def _apply(run: Run, event: AuditEvent) -> None:
         run.instruction = event.instruction or run.instruction
         run.answer = event.answer or ""
         run.end_status, run.end_error = event.status or "failed", event.error
+        run.time_zone = event.time_zone or run.time_zone
         return
     if kind is AuditEventType.RUN_STARTED:
         run.instruction = run.instruction or event.instruction or ""
@@ -216,26 +306,21 @@ def _apply(run: Run, event: AuditEvent) -> None:
     if kind is AuditEventType.RUN_REFUSED:
         run.refused_error = event.error or "UNKNOWN_ERROR"
         return
-    if event.command is None or kind.value.startswith("target_"):
+    if not about_a_command(event):
         return
-    line = _command(run, event.command, event.category)
+    line = _command(run, event)
+    after = outcome_after(event)
+    if after is None:
+        return
+    line.outcome, success = after
     if kind is AuditEventType.COMMAND_BLOCKED:
-        line.decision, line.outcome = "ブロック", f"ブロック: {event.policy_reason or event.rule}"
-    elif kind is AuditEventType.APPROVAL_REQUESTED:
-        line.outcome = "承認待ち"
-    elif kind is AuditEventType.APPROVAL_APPROVED:
-        line.approver, line.outcome = event.approver, "承認済み"
-    elif kind is AuditEventType.APPROVAL_REJECTED:
-        line.approver, line.outcome, line.success = event.approver, "見送り（拒否）", False
-    elif kind is AuditEventType.APPROVAL_EXPIRED:
-        line.outcome, line.success = "期限切れ", False
-    elif kind is AuditEventType.COMMAND_OUTCOME_UNKNOWN:
-        line.outcome, line.success = "結果不明", False
+        line.decision, line.policy_reason = "blocked", event.policy_reason or event.rule
+    elif kind in (AuditEventType.APPROVAL_APPROVED, AuditEventType.APPROVAL_REJECTED):
+        line.approver = event.approver
     elif kind is AuditEventType.COMMAND_EXECUTED:
-        line.success, line.exit_code, line.duration_ms, line.error = (
-            event.success, event.exit_code, event.duration_ms, event.error,
-        )  # fmt: skip
-        line.outcome = "成功" if event.success else "失敗"
+        line.exit_code, line.duration_ms, line.error = event.exit_code, event.duration_ms, event.error
+    if success is not None or kind is AuditEventType.COMMAND_EXECUTED:
+        line.success = success
 
 
 def decisions_on(path: Path, approval_id: str) -> list[AuditEvent]:

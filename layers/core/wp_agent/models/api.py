@@ -267,6 +267,11 @@ class RunCommandView(CamelModel):
     error: str | None = None
     executed_at: str | None = None
     undo_available: bool | None = Field(default=None, description="writes only: whether undo can revert it")
+    origin: Literal["model", "system"] = Field(
+        default="model",
+        description="who asked for it: the model (what the requester asked for), or the agent itself "
+        "(site facts at the run's start, the reads an approval summary needs, undo's before-images)",
+    )
 
 
 class RunView(CamelModel):
@@ -312,6 +317,9 @@ class ActivityRecord(CamelModel):
     status: str | None = None
     reverts_run_id: str | None = None
     channel: str | None = None
+    origin: Literal["system"] | None = Field(
+        default=None, description="system: a read the agent made itself, not one the model asked for"
+    )
     details: dict[str, str] | None = None
 
 

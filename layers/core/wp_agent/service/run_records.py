@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from wp_agent.agent import command_outcomes
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.session_state import CommandRecord, SessionState, SessionStatus
 from wp_agent.errors import AgentErrorCode
@@ -17,19 +18,7 @@ from wp_agent.models.run_status import RunStatus, ended_status
 from wp_agent.policy import PolicyCategory
 from wp_agent.undo.revert_run import standing_undo
 
-Outcome = Literal[
-    "succeeded",
-    "failed",
-    "blocked",
-    "awaiting_approval",
-    "approved",
-    "rejected",
-    "expired",
-    "unknown",
-    "not_run",
-]
 RunStatusName = Literal["running", "awaiting_approval", "completed", "failed", "cancelled", "expired"]
-_SETTLED: frozenset[str] = frozenset({"succeeded", "failed", "blocked", "rejected", "expired", "unknown"})
 _LIVE_STATUS: dict[SessionStatus, RunStatusName] = {
     SessionStatus.AWAITING_APPROVAL: "awaiting_approval",
     SessionStatus.COMPLETED: "completed",
@@ -144,50 +133,47 @@ def _apply_run_record(run: _Run, event: AuditEvent) -> bool:
 
 
 def _apply(run: _Run, event: AuditEvent) -> None:
-    kind = event.type
-    if _apply_run_record(run, event):
-        return
-    if event.command is None or kind.value.startswith("target_"):
+    if _apply_run_record(run, event) or not command_outcomes.about_a_command(event):
         return
     line = _command(run, event)
     view = line.view
     view.reason = view.reason or (mask_text(event.reason) if event.reason else None)
     view.rule = view.rule or event.rule
+    after = command_outcomes.outcome_after(event)
+    if after is None:
+        return
+    view.outcome, success = after
+    kind = event.type
     if kind is AuditEventType.COMMAND_BLOCKED:
-        view.decision, view.outcome = "blocked", "blocked"
+        view.decision = "blocked"
         view.policy_reason = mask_text(event.policy_reason or "") or None
     elif kind is AuditEventType.APPROVAL_REQUESTED:
-        view.outcome, view.approval_id = "awaiting_approval", event.approval_id
-    elif kind is AuditEventType.APPROVAL_APPROVED:
-        view.outcome, view.approver = "approved", event.approver
-    elif kind is AuditEventType.APPROVAL_REJECTED:
-        view.outcome, view.approver, view.success = "rejected", event.approver, False
-    elif kind is AuditEventType.APPROVAL_EXPIRED:
-        view.outcome, view.success = "expired", False
-    elif kind is AuditEventType.COMMAND_OUTCOME_UNKNOWN:
-        view.outcome, view.success = "unknown", False
+        view.approval_id = event.approval_id
+    elif kind in (AuditEventType.APPROVAL_APPROVED, AuditEventType.APPROVAL_REJECTED):
+        view.approver = event.approver
     elif kind is AuditEventType.COMMAND_EXECUTED:
-        view.outcome = "succeeded" if event.success else "failed"
-        view.success, view.exit_code, view.duration_ms = event.success, event.exit_code, event.duration_ms
+        view.exit_code, view.duration_ms = event.exit_code, event.duration_ms
         view.error = mask_text(event.error) if event.error else None
         view.executed_at = event.timestamp
+    if success is not None:
+        view.success = success
 
 
 def _command(run: _Run, event: AuditEvent) -> _Command:
     """The latest line of the same command not yet settled, else a new one."""
     command = event.command or ""
     for line in reversed(run.commands):
-        if line.record_command == command and line.view.outcome not in _SETTLED:
+        if line.record_command == command and line.view.outcome not in command_outcomes.SETTLED:
             return line
-    decision = event.category if event.category in ("read", "write", "destructive", "blocked") else "blocked"
     view = RunCommandView(
         command=mask_command(command),
-        decision=decision,
+        decision=command_outcomes.decision_of(event.category),
         reason=mask_text(event.reason) if event.reason else None,
         policy_reason=mask_text(event.policy_reason) if event.policy_reason else None,
         rule=event.rule,
         approval_id=event.approval_id,
         outcome="not_run",
+        origin=command_outcomes.origin_of(event),
     )
     line = _Command(view, command)
     run.commands.append(line)

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from wp_agent.agent.command_outcomes import SYSTEM
 from wp_agent.agent.ports import RateLimiter
 from wp_agent.agent.session_state import CommandRecord, CommandStatus
 from wp_agent.agent.site_scope import SiteScope, apply_site_scope
@@ -50,7 +51,7 @@ def site_reader(
             raise CaptureError(f"状態を読み取れませんでした（{exc.code.value}）") from None
         if on_read is not None:
             on_read({
-                "command": mask_command(" ".join(decision.argv)), "reason": _CAPTURE_REASON,
+                "command": mask_command(" ".join(decision.argv)), "reason": _CAPTURE_REASON, "origin": SYSTEM,
                 "category": decision.category.value, "rule": decision.rule, "success": result.ok,
                 "exit_code": result.exit_code, "duration_ms": result.duration_ms,
             })  # fmt: skip
