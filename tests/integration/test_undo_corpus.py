@@ -52,19 +52,20 @@ def test_run_then_undo_restores_the_site(fresh_wordpress: TestWordPress, chunk: 
 @pytest.mark.timeout(1800)
 @pytest.mark.xdist_group(OLDER_GROUP)
 def test_run_then_undo_restores_a_site_of_the_older_release(older_wordpress: TestWordPress) -> None:
-    """The version matrix's sample: the first chunk on the system's WordPress (bookworm: 6.1), every read
-    in a process of its own."""
-    _chunk_restores(older_wordpress, 0, kept_reads=False)
+    """The version matrix's sample: every other scenario of the first chunk (one in sixteen of the
+    corpus) on the system's WordPress (bookworm: 6.1), every read in a process of its own."""
+    _chunk_restores(older_wordpress, 0, kept_reads=False, sample=2)
 
 
-def _chunk_restores(site: TestWordPress, chunk: int, *, kept_reads: bool = True) -> None:
-    """The chunk's scenarios; their before-image reads answered by one kept WP-CLI process (the suite's
-    time budget), or each in a process of its own as the agent reads (the older release's run)."""
+def _chunk_restores(site: TestWordPress, chunk: int, *, kept_reads: bool = True, sample: int = 1) -> None:
+    """The chunk's scenarios (every `sample`-th); their before-image reads answered by one kept WP-CLI
+    process (the suite's time budget), or each in a process of its own as the agent reads (the older
+    release's run)."""
     started = time.monotonic()
     with site.kept_reader() as kept:
         outcomes = [
             run_scenario(site, commands, kept=kept if kept_reads else None)
-            for commands in SCENARIOS[chunk::CHUNKS]
+            for commands in SCENARIOS[chunk :: CHUNKS * sample]
         ]
     exact = [o for o in outcomes if o.equal]
     rest = [o for o in outcomes if not o.equal]
