@@ -231,3 +231,13 @@ def test_the_api_and_the_events_carry_the_same_run_statuses() -> None:
     for detail_type in ("Run Completed", "Run Failed", "Approval Requested"):
         text = json.dumps(committed_schema(detail_type))
         assert [v for v in sorted(values) if f'"{v}"' not in text] == [], detail_type
+
+
+def test_every_audit_field_has_its_place_in_the_activity_view() -> None:
+    """The activity route shows every stored record: a field added to the audit record and not to the
+    view would make the route fail (500) on the first record that carries it."""
+    from wp_agent.agent.audit_events import AuditEvent
+    from wp_agent.models.api import ActivityRecord
+
+    assert set(AuditEvent.model_fields) <= set(ActivityRecord.model_fields)
+

@@ -320,6 +320,9 @@ class ActivityRecord(CamelModel):
     origin: Literal["system"] | None = Field(
         default=None, description="system: a read the agent made itself, not one the model asked for"
     )
+    time_zone: str | None = Field(
+        default=None, description="run records: the site's time zone as the run's site facts said it"
+    )
     details: dict[str, str] | None = None
 
 
