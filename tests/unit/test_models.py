@@ -240,4 +240,3 @@ def test_every_audit_field_has_its_place_in_the_activity_view() -> None:
     from wp_agent.models.api import ActivityRecord
 
     assert set(AuditEvent.model_fields) <= set(ActivityRecord.model_fields)
-
