@@ -8,25 +8,15 @@ the latest line of the same command that has not settled yet, else starts a new 
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Final
 
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
+from wp_agent.models.run_status import CommandDecision as Decision
+from wp_agent.models.run_status import CommandOrigin as Origin
+from wp_agent.models.run_status import CommandOutcome as Outcome
 
-Decision = Literal["read", "write", "destructive", "blocked"]
-Outcome = Literal[
-    "succeeded",
-    "failed",
-    "blocked",
-    "awaiting_approval",
-    "approved",
-    "rejected",
-    "expired",
-    "unknown",
-    "not_run",
-]
-# Who asked for a command: the model (what the person asked for), or the agent itself (the site facts
-# at a run's start, the reads an approval summary or a post check needs, undo's before-images).
-Origin = Literal["model", "system"]
+# The `origin` of a read the agent made itself (the site facts at a run's start, the reads an approval
+# summary or a post check needs, undo's before-images); what the model asked for is `model`.
 SYSTEM: Final = "system"
 
 DECISIONS: Final[tuple[Decision, ...]] = ("read", "write", "destructive", "blocked")
@@ -65,25 +55,23 @@ def origin_of(event: AuditEvent) -> Origin:
     return "system" if event.origin == SYSTEM else "model"
 
 
+# The outcome a record settles a command in, and whether it succeeded (None: not known yet).
+_OUTCOME_OF: Final[dict[AuditEventType, tuple[Outcome, bool | None]]] = {
+    AuditEventType.COMMAND_BLOCKED: ("blocked", None),
+    AuditEventType.APPROVAL_REQUESTED: ("awaiting_approval", None),
+    AuditEventType.APPROVAL_APPROVED: ("approved", None),
+    AuditEventType.APPROVAL_REJECTED: ("rejected", False),
+    AuditEventType.APPROVAL_EXPIRED: ("expired", False),
+    AuditEventType.COMMAND_OUTCOME_UNKNOWN: ("unknown", False),
+}
+
+
 def outcome_after(event: AuditEvent) -> tuple[Outcome, bool | None] | None:
     """The command's outcome after this record, and whether it succeeded (None: not known yet);
     None when the record does not speak about an outcome."""
-    kind = event.type
-    if kind is AuditEventType.COMMAND_BLOCKED:
-        return "blocked", None
-    if kind is AuditEventType.APPROVAL_REQUESTED:
-        return "awaiting_approval", None
-    if kind is AuditEventType.APPROVAL_APPROVED:
-        return "approved", None
-    if kind is AuditEventType.APPROVAL_REJECTED:
-        return "rejected", False
-    if kind is AuditEventType.APPROVAL_EXPIRED:
-        return "expired", False
-    if kind is AuditEventType.COMMAND_OUTCOME_UNKNOWN:
-        return "unknown", False
-    if kind is AuditEventType.COMMAND_EXECUTED:
+    if event.type is AuditEventType.COMMAND_EXECUTED:
         return ("succeeded" if event.success else "failed"), event.success
-    return None
+    return _OUTCOME_OF.get(event.type)
 
 
 def about_a_command(event: AuditEvent) -> bool:

@@ -24,14 +24,14 @@ from wp_agent.agent.command_outcomes import (
     NOT_RUN,
     OUTCOME_JA,
     SETTLED,
-    Decision,
-    Origin,
-    Outcome,
     about_a_command,
     decision_of,
     origin_of,
     outcome_after,
 )
+from wp_agent.models.run_status import CommandDecision as Decision
+from wp_agent.models.run_status import CommandOrigin as Origin
+from wp_agent.models.run_status import CommandOutcome as Outcome
 from wp_agent.models.run_status import RunStatus
 from wp_agent.undo.standing import latest_standing_undo
 

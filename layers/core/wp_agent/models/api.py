@@ -12,7 +12,7 @@ from wp_agent.models import field_rules
 from wp_agent.models.agent_io import AgentInput, AgentOutput, ExecutedCommand
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput
 from wp_agent.models.base import CamelModel, RequestModel
-from wp_agent.models.run_status import RunStatus
+from wp_agent.models.run_status import CommandDecision, CommandOrigin, CommandOutcome, RunStatus
 from wp_agent.models.target import Role, Target, UserId
 
 # Documented limits (README): request bodies, and how much command output a view carries.
@@ -244,30 +244,20 @@ class RunErrorView(CamelModel):
 
 class RunCommandView(CamelModel):
     command: str = Field(description="as run, secrets masked")
-    decision: Literal["read", "write", "destructive", "blocked"] = Field(description="the policy's decision")
+    decision: CommandDecision = Field(description="the policy's decision")
     reason: str | None = Field(default=None, description="why the agent ran it")
     policy_reason: str | None = None
     rule: str | None = None
     approval_id: str | None = None
     approver: str | None = None
-    outcome: Literal[
-        "succeeded",
-        "failed",
-        "blocked",
-        "awaiting_approval",
-        "approved",
-        "rejected",
-        "expired",
-        "unknown",
-        "not_run",
-    ]
+    outcome: CommandOutcome
     success: bool | None = None
     exit_code: int | None = None
     duration_ms: int | None = None
     error: str | None = None
     executed_at: str | None = None
     undo_available: bool | None = Field(default=None, description="writes only: whether undo can revert it")
-    origin: Literal["model", "system"] = Field(
+    origin: CommandOrigin = Field(
         default="model",
         description="who asked for it: the model (what the requester asked for), or the agent itself "
         "(site facts at the run's start, the reads an approval summary needs, undo's before-images)",

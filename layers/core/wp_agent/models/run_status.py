@@ -20,6 +20,23 @@ run view — `completed`, `awaiting_approval`…; `success`): deprecated, kept a
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
+
+# Each command of a run (the API's run view, `history --json`; agent/command_outcomes.py says how a
+# command's audit records lead to its outcome): the policy's decision, what became of it, who asked.
+CommandDecision = Literal["read", "write", "destructive", "blocked"]
+CommandOutcome = Literal[
+    "succeeded",
+    "failed",
+    "blocked",
+    "awaiting_approval",
+    "approved",
+    "rejected",
+    "expired",
+    "unknown",
+    "not_run",
+]
+CommandOrigin = Literal["model", "system"]
 
 
 class RunStatus(StrEnum):
