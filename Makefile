@@ -10,6 +10,11 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
 # only the files that differ from the last check on this machine (mypy compares each file's hash and
 # its options), instead of ~70 s of one core for all of them and their dependencies.
 export MYPY_CACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/wp-agent/mypy
+# Python keeps compiled modules (__pycache__, ignored by git) even where the environment says not to
+# (PYTHONDONTWRITEBYTECODE=1 on CI's machine): otherwise every process of the run — each xdist worker,
+# each `wp-agent` and nested pytest — compiles the package, the tests and the third-party modules
+# (installed without bytecode) from source again, minutes of CPU in all.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: setup ask test tests lint unit synth bench
 
