@@ -41,6 +41,20 @@ def test_the_type_check_reuses_the_machines_mypy_cache() -> None:
     assert shown.stdout.strip() == "/home/someone/.cache/wp-agent/mypy"
 
 
+def test_make_test_keeps_compiled_modules(tmp_path: Path) -> None:
+    """Where the environment says not to write bytecode (PYTHONDONTWRITEBYTECODE=1 on CI's machine), every
+    process of the run compiled the package, the tests and the third-party modules again (about 5 s of
+    CPU for each pytest process's collection alone): the Makefile's recipes run without it."""
+    probe = tmp_path / "probe.mk"
+    probe.write_text('shown-env:\n\t@env | grep -c "^PYTHONDONTWRITEBYTECODE=" || true\n', encoding="utf-8")
+    shown = subprocess.run(
+        ["make", "--no-print-directory", "-s", "-f", "Makefile", "-f", str(probe), "shown-env"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )  # fmt: skip
+    assert shown.stdout.strip() == "0"
+
+
 # Tests that start `python -m wp_agent.cli.main` themselves, each because the process is their subject.
 _NEW_INTERPRETERS = {
     "tests/fakes/cli.py": "a real terminal (pty) for the prompts a person meets",
