@@ -6,10 +6,13 @@ Q ?= 下書きの投稿を一覧で見せて
 # CDK synth (jsii) runs on Node >= 20; Node 20 works but is past its end of life, and jsii then prints
 # a banner per node process. Silenced for synth and the tests (override by setting it yourself).
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
-# mypy keeps its cache beside the user's other caches, not in the checkout: a fresh clone then checks
-# only the files that differ from the last check on this machine (mypy compares each file's hash and
-# its options), instead of ~70 s of one core for all of them and their dependencies.
-export MYPY_CACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/wp-agent/mypy
+# mypy keeps its cache beside the user's other caches, not in the checkout, one per checkout path: a
+# fresh clone where an earlier one was (CI's checkout) checks only the files that differ from the last
+# check (mypy compares each file's hash and its options), instead of ~70 s of one core for all of them
+# and their dependencies. Per path, because mypy's cache records the virtualenv's absolute paths: two
+# checkouts sharing one cache would each find it stale. Caches unused for two weeks are removed.
+MYPY_CACHE_ROOT := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/wp-agent/mypy
+export MYPY_CACHE_DIR ?= $(MYPY_CACHE_ROOT)/$(shell printf '%s' '$(CURDIR)' | sha256sum | cut -c1-16)
 # Python keeps compiled modules (__pycache__, ignored by git) even where the environment says not to
 # (PYTHONDONTWRITEBYTECODE=1 on CI's machine): otherwise every process of the run — each xdist worker,
 # each `wp-agent` and nested pytest — compiles the package, the tests and the third-party modules
@@ -41,6 +44,8 @@ tests: setup
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=10
 
 lint: setup
+	@mkdir -p '$(MYPY_CACHE_DIR)' && touch '$(MYPY_CACHE_DIR)'
+	@find '$(MYPY_CACHE_ROOT)' -mindepth 1 -maxdepth 1 -type d -mtime +14 -exec rm -rf {} + 2>/dev/null || true
 	$(BIN)/lint-imports
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .

@@ -3,6 +3,7 @@ rather than timings: the parts that cost most stay split, shared or out of every
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 from pathlib import Path
@@ -30,15 +31,18 @@ def test_schemathesis_cases_are_not_collected_by_every_worker(pytestconfig: pyte
 
 
 def test_the_type_check_reuses_the_machines_mypy_cache() -> None:
-    """A full mypy run is about 70 s of one core; with the cache of the last check on this machine it is
-    about one second. The cache lives outside the checkout (a fresh clone has none of its own), and mypy
-    re-checks every file whose hash or options differ, so nothing stale passes."""
+    """A full mypy run is about 70 s of one core; with the cache of the last check at this checkout path
+    it is about one second. The cache lives outside the checkout (a fresh clone has none of its own), one
+    per checkout path (mypy's cache records the virtualenv's absolute paths: checkouts sharing one would
+    each find it stale and check everything again), and mypy re-checks every file whose hash or options
+    differ, so nothing stale passes."""
     environment = {k: v for k, v in os.environ.items() if k not in {"MYPY_CACHE_DIR", "XDG_CACHE_HOME"}}
     shown = subprocess.run(
         ["make", "--no-print-directory", "-s", "--eval", "shown: ; @echo $(MYPY_CACHE_DIR)", "shown"],
         cwd=ROOT, capture_output=True, text=True, check=True, env={**environment, "HOME": "/home/someone"},
     )  # fmt: skip
-    assert shown.stdout.strip() == "/home/someone/.cache/wp-agent/mypy"
+    expected = hashlib.sha256(str(ROOT).encode()).hexdigest()[:16]
+    assert shown.stdout.strip() == f"/home/someone/.cache/wp-agent/mypy/{expected}"
 
 
 def test_make_test_keeps_compiled_modules(tmp_path: Path) -> None:
