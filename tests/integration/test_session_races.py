@@ -29,6 +29,7 @@ from wp_agent.errors import AgentErrorCode
 from wp_agent.executors.port import CommandResult
 from wp_agent.models.api import ApprovalDecisionRequest, ArticlePublishRequest, SessionMessageRequest
 from wp_agent.models.article import PublishArticleOutput
+from wp_agent.models.events import event_id
 from wp_agent.service import workflow_tasks
 from wp_agent.service.api_errors import ApiError
 from wp_agent.service.articles import ArticleService
@@ -207,6 +208,11 @@ def test_a_closed_wait_leaves_any_expiry_to_the_workflow() -> None:
     assert ended.result.error.code is AgentErrorCode.APPROVAL_EXPIRED
     workflow_tasks.expire_approval(rt, SESSION, state.run_id)
     assert rt.recording_events.kinds().count(RUN_FAILED) == 1
+    # The backend heard the decision, then what happened: the run never took it and it expired. Two
+    # announcements, each with its own id (a consumer de-duplicating keeps both).
+    closed = [detail for kind, detail in rt.recording_events.published if kind == APPROVAL_DECIDED]
+    assert [d["approvalStatus"] for d in closed] == ["approved", "expired"]
+    assert len({event_id(APPROVAL_DECIDED, d) for d in closed}) == 2
     assert rt.recording_wp.changes() == []
     with pytest.raises(ApiError) as late:  # and a resend then learns it expired
         SessionService(rt).decide(SESSION, approval_id, "u1", APPROVE)

@@ -82,7 +82,8 @@ class ApprovalRequestedDetail(EventDetail):
 
 class ApprovalDecidedDetail(EventDetail):
     """An approval closed: the requester approved or rejected it, nobody answered in time (expired),
-    or its run ended while it waited (cancelled). Once per approval."""
+    or its run ended while it waited (cancelled). Once per approval and status: a decision the run never
+    took (it ended first) is followed by the status it ended in, the later one being what happened."""
 
     session_id: str
     run_id: str
@@ -159,7 +160,9 @@ DETAIL_MODELS: Final[dict[str, type[EventDetail]]] = {
 # What one announcement is about: its event id is derived from these fields of the detail.
 _ANNOUNCES: Final[dict[str, tuple[str, ...]]] = {
     APPROVAL_REQUESTED: ("approvalId",),
-    APPROVAL_DECIDED: ("approvalId",),
+    # An approval approved whose run ended before taking the decision closes again (expired or
+    # cancelled): each status is its own announcement.
+    APPROVAL_DECIDED: ("approvalId", "approvalStatus"),
     RUN_COMPLETED: ("runId",),
     RUN_FAILED: ("runId",),
     RUN_CANCELLED: ("runId",),

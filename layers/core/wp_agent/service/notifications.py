@@ -57,6 +57,14 @@ def approval_decided(events: EventSink, state: SessionState, approval_id: str) -
     _announce_decision(events, state, approval)
 
 
+def _closed_by_this_run(state: SessionState, approval: PendingApproval) -> bool:
+    if approval.status not in _CLOSED_BY_THE_RUN:
+        return False
+    if approval.run_id is None:  # stored before approvals named their run: the pending one is this run's
+        return approval is state.pending_approval
+    return approval.run_id == state.run_id
+
+
 def _announce_decision(events: EventSink, state: SessionState, approval: PendingApproval) -> None:
     detail: dict[str, Any] = {
         "sessionId": state.session_id,
@@ -91,7 +99,7 @@ def run_finished(events: EventSink, state: SessionState, telemetry: Telemetry) -
         if result.metadata is not None:
             detail["metadata"] = result.metadata.to_json_dict()
     for approval in [*state.approval_history, state.pending_approval]:
-        if approval is not None and approval.run_id == state.run_id and approval.status in _CLOSED_BY_THE_RUN:
+        if approval is not None and _closed_by_this_run(state, approval):
             _announce_decision(events, state, approval)
     completed = state.status is SessionStatus.COMPLETED and (result is None or result.success)
     if completed:

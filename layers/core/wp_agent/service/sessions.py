@@ -214,7 +214,12 @@ class SessionService:
         state, decision = self._update(session_id, store, unchanged=lambda d: not d.new)
         if decision.new:
             self._rt.telemetry.count(APPROVALS_RESOLVED_TOTAL)
-            notifications.approval_decided(self._rt.events, state, approval_id)
+            try:  # told once, best effort: the decision stands and goes to the run whatever the bus says
+                notifications.approval_decided(self._rt.events, state, approval_id)
+            except Exception:
+                logger.warning(
+                    "could not announce the decision", exc_info=True, extra={"approval_id": approval_id}
+                )
         # Without a token yet, the approval task answers itself when it stores one.
         if decision.token:
             outcome = approval_protocol.hand_over(self._rt.workflow, decision.token, decision.payload)
