@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import boto3
@@ -14,6 +15,8 @@ from boto3.dynamodb.conditions import Key
 
 from tests.fakes.agent_doubles import ScriptedModel, make_deps, tool_reply
 from tests.fakes.aws import REGION, TABLES, LostAnswer, sdk_retries_run_out, sdk_retry_meets_the_write
+from wp_agent import clock
+from wp_agent.adapters.aws import secrets
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
 from wp_agent.adapters.aws.registry import TargetRegistry
 from wp_agent.adapters.aws.secrets import TargetSecrets
@@ -166,6 +169,15 @@ def test_a_secret_scheduled_for_deletion_keeps_its_date() -> None:
     with time_machine.travel(time.time() + 86_400, tick=False):
         assert TargetSecrets().schedule_deletion(arn, recovery_days=30) == first
     assert TargetSecrets().schedule_deletion(arn + "-missing", recovery_days=30) is None
+
+
+@pytest.mark.clock
+def test_a_deleted_date_is_read_either_way_aws_documents_it() -> None:
+    """The day the secret goes (a date ahead: as it is), or the moment it was marked (a date past: plus
+    the recovery window) — the same answer for the same deletion."""
+    marked = clock.now().replace(microsecond=0) - timedelta(hours=1)
+    goes = marked + timedelta(days=30)
+    assert secrets._scheduled(marked, 30) == secrets._scheduled(goes, 30) == secrets._iso(goes)
 
 
 @pytest.mark.parametrize("then", [sdk_retry_meets_the_write, sdk_retries_run_out])

@@ -3,11 +3,12 @@ targets' SSH secrets as the target lifecycle changes them."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from aws_lambda_powertools.utilities import parameters
 
+from wp_agent import clock
 from wp_agent.adapters.aws.clients import client
 
 
@@ -40,8 +41,8 @@ class TargetSecrets:
 
     def schedule_deletion(self, secret_arn: str, *, recovery_days: int) -> str | None:
         """When the secret will be deleted; None when it does not exist. A secret already scheduled
-        keeps its date (DescribeSecret's DeletedDate is the date it is scheduled for deletion): a
-        repeated DELETE answers the same date, whether or not the store would reschedule it."""
+        keeps its date, so a repeated DELETE answers the same one, whether or not the store would
+        reschedule it."""
         try:
             described = self._call("describe_secret", SecretId=secret_arn)
         except SecretStoreError as exc:
@@ -49,7 +50,7 @@ class TargetSecrets:
                 return None
             raise
         if "DeletedDate" in described:
-            return _iso(described["DeletedDate"])
+            return _scheduled(described["DeletedDate"], recovery_days)
         try:
             response = self._call("delete_secret", SecretId=secret_arn, RecoveryWindowInDays=recovery_days)
         except SecretStoreError as exc:
@@ -60,7 +61,7 @@ class TargetSecrets:
             described = self._call("describe_secret", SecretId=secret_arn)
             if "DeletedDate" not in described:
                 raise
-            return _iso(described["DeletedDate"])
+            return _scheduled(described["DeletedDate"], recovery_days)
         return _iso(response["DeletionDate"])
 
     @staticmethod
@@ -73,6 +74,15 @@ class TargetSecrets:
             raise SecretStoreError(str(exc.response["Error"]["Code"])) from None
         except BotoCoreError as exc:
             raise SecretStoreError(type(exc).__name__) from None
+
+
+def _scheduled(deleted_date: datetime, recovery_days: int) -> str:
+    """The deletion date of a secret already marked. AWS documents DeletedDate both as the day the secret
+    goes (DescribeSecret) and as the moment it was marked (ListSecrets): a date still ahead is the
+    former, one past is the latter, to which the recovery window is added."""
+    if deleted_date <= clock.now():
+        deleted_date += timedelta(days=recovery_days)
+    return _iso(deleted_date)
 
 
 def _iso(moment: datetime) -> str:
