@@ -206,9 +206,9 @@ def _zone(name: str | None) -> tzinfo | None:
         try:
             hours, minutes = name[1:].split(":")
             offset = timedelta(hours=int(hours), minutes=int(minutes))
-        except ValueError:
+            return timezone(-offset if name[0] == "-" else offset)
+        except ValueError:  # not HH:MM, or a day or more
             return None
-        return timezone(-offset if name[0] == "-" else offset)
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):

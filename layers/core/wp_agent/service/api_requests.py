@@ -169,6 +169,10 @@ def _violation(error: Mapping[str, Any]) -> dict[str, object]:
     rule, limit_key, text = _RULES.get(kind, ("type", "", ""))
     limit = context.get(limit_key) if limit_key else None
     allowed = re.findall(r"'([^']*)'", str(context.get("expected", ""))) if rule == "enum" else None
+    if (limit_key and limit is None) or (rule == "enum" and not allowed):
+        text = "値が範囲外です" if limit_key else "使える値ではありません"
+    else:
+        text = text.format(limit=limit, allowed=", ".join(allowed or []))  # our templates only
     if rule == "pattern":
         text = field_rules.REASONS_JA.get(str(context.get("pattern", "")), "") or text
     elif rule == "type":
@@ -177,7 +181,7 @@ def _violation(error: Mapping[str, Any]) -> dict[str, object]:
     violation: dict[str, object] = {"field": field, "rule": rule}
     if limit is not None:
         violation["limit"] = limit
-    if allowed is not None:
+    if allowed:
         violation["allowed"] = allowed
-    violation["message"] = text.format(limit=limit, allowed=", ".join(allowed or []))
+    violation["message"] = text
     return violation
