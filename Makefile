@@ -12,7 +12,8 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
 # and their dependencies. Per path, because mypy's cache records the virtualenv's absolute paths: two
 # checkouts sharing one cache would each find it stale. Caches unused for two weeks are removed.
 MYPY_CACHE_ROOT := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/wp-agent/mypy
-export MYPY_CACHE_DIR ?= $(MYPY_CACHE_ROOT)/$(shell printf '%s' '$(CURDIR)' | sha256sum | cut -c1-16)
+CHECKOUT_KEY := $(shell printf '%s' '$(subst ','\'',$(CURDIR))' | sha256sum | cut -c1-16)
+export MYPY_CACHE_DIR ?= $(MYPY_CACHE_ROOT)/$(or $(CHECKOUT_KEY),shared)
 # Python keeps compiled modules (__pycache__, ignored by git) even where the environment says not to
 # (PYTHONDONTWRITEBYTECODE=1 on CI's machine): otherwise every process of the run — each xdist worker,
 # each `wp-agent` and nested pytest — compiles the package, the tests and the third-party modules
@@ -44,8 +45,8 @@ tests: setup
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=10
 
 lint: setup
-	@mkdir -p '$(MYPY_CACHE_DIR)' && touch '$(MYPY_CACHE_DIR)'
-	@find '$(MYPY_CACHE_ROOT)' -mindepth 1 -maxdepth 1 -type d -mtime +14 -exec rm -rf {} + 2>/dev/null || true
+	@-mkdir -p '$(MYPY_CACHE_DIR)' 2>/dev/null && touch '$(MYPY_CACHE_DIR)' 2>/dev/null; \
+	  find '$(MYPY_CACHE_ROOT)' -mindepth 1 -maxdepth 1 -type d -mtime +14 ! -name shared -exec rm -rf {} + 2>/dev/null; true
 	$(BIN)/lint-imports
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
