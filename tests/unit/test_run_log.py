@@ -90,6 +90,7 @@ def test_a_run_whose_undo_was_undone_in_turn_is_not_undone(tmp_path: Path) -> No
         ("-03:00", "2026-12-30 12:30:00 -03:00", "2026-12-30T12:30:00-03:00"),
         (None, "2026-12-30 15:30:00 UTC", None),
         ("Mars/Olympus", "2026-12-30 15:30:00 UTC", None),
+        ("+24:00", "2026-12-30 15:30:00 UTC", None),  # a day or more is no offset
     ],
 )
 def test_a_run_time_is_shown_in_the_sites_zone(zone: str | None, shown: str, iso: str | None) -> None:
