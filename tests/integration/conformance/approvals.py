@@ -35,7 +35,6 @@ from tests.integration.conformance.site_diff import (
     RowChange,
     SiteBaseline,
     SiteChange,
-    age_the_content,
     table_family,
 )
 from wp_agent.agent.approval_summary import IRREVERSIBLE, describe
@@ -87,7 +86,7 @@ class ApprovalConformance:
         self.wordpress = wordpress
         self.policy = policy or CommandPolicy()
         wordpress.reset()
-        self.baseline = SiteBaseline(wordpress, prepare=age_the_content)
+        self.baseline = SiteBaseline(wordpress)
         self.tally = ApprovalTally()
         facts = wordpress.facts
         self.home = str(facts["home"]).rstrip("/")

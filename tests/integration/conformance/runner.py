@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from tests.fakes.wordpress import TestWordPress
 from tests.integration.conformance.command_grammar import Grammar, synopses_of
 from tests.integration.conformance.effect_check import EffectCheck
-from tests.integration.conformance.site_diff import SiteBaseline, age_the_content
+from tests.integration.conformance.site_diff import SiteBaseline
 from wp_agent.agent.post_targets import guard_post_targets
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
@@ -68,7 +68,7 @@ class ConformanceRun:
         self.wordpress = wordpress
         self.policy = policy or CommandPolicy()
         wordpress.reset()
-        self.baseline = SiteBaseline(wordpress, prepare=age_the_content)
+        self.baseline = SiteBaseline(wordpress)
         options = [row.get("option_name", "") for row in self.baseline.rows("wp_options").values()]
         self.grammar = Grammar(wordpress.facts, synopses_of(wordpress.wp), options)
         self.tally = Tally()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,14 +74,11 @@ class SiteChange:
 class SiteBaseline:
     """The seeded site's tables, rows and files, read once; `changes()` compares the site with it."""
 
-    def __init__(
-        self, wordpress: TestWordPress, prepare: Callable[[TestWordPress], None] | None = None
-    ) -> None:
-        """`prepare` brings the seeded site to the state compared against, after every restore too."""
+    def __init__(self, wordpress: TestWordPress) -> None:
+        """The seeded site with its content aged (`age_the_content`), after every restore too."""
         self.wordpress = wordpress
         self.site = wordpress.site
-        self.prepare = prepare or (lambda _: None)
-        self.prepare(wordpress)
+        age_the_content(wordpress)
         self.canary = self.site.home / "canary-outside-wordpress.txt"
         self._write_canary()
         self.tables = self.site.table_state()
@@ -122,11 +118,11 @@ class SiteBaseline:
             return
         if not change.files:  # the files were compared and are the seed's: the database only
             self.site.reset(files=False)
-            self.prepare(self.wordpress)
+            age_the_content(self.wordpress)
             assert self.site.table_state() == self.tables, "the restore left tables changed"
             return
         self.wordpress.reset()
-        self.prepare(self.wordpress)
+        age_the_content(self.wordpress)
         self._write_canary()
         assert self.site.table_state() == self.tables, "the restore left tables changed"
         # The restore rewrites wp-config.php and the canary (new modification times): same paths and

@@ -104,7 +104,7 @@ def run_finished(events: EventSink, state: SessionState, telemetry: Telemetry) -
     completed = state.status is SessionStatus.COMPLETED and (result is None or result.success)
     if completed:
         events.publish(RUN_COMPLETED, detail)
-    elif current_run_status(state) is RunStatus.CANCELLED:
+    elif detail["runStatus"] == RunStatus.CANCELLED:
         events.publish(RUN_CANCELLED, detail)
     else:
         events.publish(RUN_FAILED, detail)

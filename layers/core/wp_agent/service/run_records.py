@@ -155,7 +155,7 @@ def _apply(run: _Run, event: AuditEvent) -> None:
         view.exit_code, view.duration_ms = event.exit_code, event.duration_ms
         view.error = mask_text(event.error) if event.error else None
         view.executed_at = event.timestamp
-    if success is not None:
+    if success is not None or kind is AuditEventType.COMMAND_EXECUTED:
         view.success = success
 
 
