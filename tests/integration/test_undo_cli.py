@@ -19,6 +19,8 @@ from wp_agent.cli.wiring import build_local_deps
 from wp_agent.config import CliSettings
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.sandbox import SandboxSite
+from wp_agent.undo.execute import PlanOutcome
+from wp_agent.undo.revert_run import CheckedPlan, RevertRun
 
 pytestmark = pytest.mark.slow
 
@@ -96,7 +98,7 @@ def test_a_run_is_undone_from_the_cli(
     assert {e["run_id"] for e in undo_events} != {state.run_id}  # a run of its own
 
 
-def test_undoing_a_trash_asks_only_for_what_the_trash_changed(
+def test_undoing_a_trash_asks_nobody_and_puts_back_exactly_what_was(
     cli_sandbox: SandboxSite,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -127,11 +129,19 @@ def test_undoing_a_trash_asks_only_for_what_the_trash_changed(
             or cli_sandbox.wp("option", "get", words[3]).returncode == 0
         )
     # … and WordPress's own trash records are named as such, not as custom fields.
-    for key in ("_wp_trash_meta_status", "_wp_trash_meta_time", "_wp_desired_post_slug"):
+    trash_records = ("_wp_trash_meta_status", "_wp_trash_meta_time", "_wp_desired_post_slug")
+    for key in trash_records:
         line = next(line for line in shown.splitlines() if f"（{key}）" in line)
         assert "ゴミ箱に入れたときにWordPressが残した記録" in line
 
-    assert main(["undo", state.run_id, "--yes"]) == 0, capsys.readouterr().out
+    # Nobody is asked (no --yes, no terminal): each record is a key the trash added, whose deletion
+    # the plan approves itself; the audit says so, step by step.
+    assert main(["undo", state.run_id]) == 0, capsys.readouterr().out
+    events = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+    approvals = [e for e in events if e.get("reverts_run_id") == state.run_id and "approval" in e["type"]]
+    assert {(e["type"], e.get("approver")) for e in approvals} == {("approval_approved", "system:undoPlan")}
+    assert sorted(shlex.split(e["command"])[4] for e in approvals) == sorted(trash_records)
+    assert all(len(shlex.split(e["command"])) == 5 for e in approvals)  # each key as a whole
     assert cli_sandbox.wp("post", "meta", "list", "46", "--format=json").stdout == meta_before
     assert unmodified(cli_sandbox.wp("post", "get", "46", "--format=json").stdout) == post_before
     assert cli_sandbox.wp("option", "list", "--search=post_count", "--format=json").stdout == options_before
@@ -141,3 +151,34 @@ def unmodified(post_json: str) -> dict[str, object]:
     """The post's fields but the last-modified time (WordPress sets it on every update; undo too)."""
     fields: dict[str, object] = json.loads(post_json)
     return {k: v for k, v in fields.items() if k not in ("post_modified", "post_modified_gmt")}
+
+
+def test_an_undo_leaves_what_changed_after_its_plan(
+    cli_sandbox: SandboxSite,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Between the plan and its steps (a person may be asked), WordPress's trash record is written
+    again: the undo deletes neither the new value nor anything of the post, and says so."""
+    settings = sandbox_settings(cli_sandbox, tmp_path, monkeypatch)
+    model = ScriptedModel([tool_reply("post delete 46"), text_reply("ゴミ箱に入れました")])
+    runner = AgentRunner(build_local_deps(settings, model=model), AutoApprove("tester"))
+    runner.run(AgentInput(message="46をゴミ箱へ"), user_id="local-user")
+    state = runner.last_state
+    assert state is not None
+    remember_for_undo(state, settings)
+    capsys.readouterr()
+    planned_execute = RevertRun.execute
+
+    def written_meanwhile(self: RevertRun, checked: CheckedPlan, *, approved_by: str | None) -> PlanOutcome:
+        assert any(s.takes_back_addition for s in checked.plan.steps)
+        cli_sandbox.wp("post", "meta", "update", "46", "_wp_trash_meta_time", "1700000000")
+        return planned_execute(self, checked, approved_by=approved_by)
+
+    monkeypatch.setattr(RevertRun, "execute", written_meanwhile)
+    assert main(["undo", state.run_id]) != 0
+    said = capsys.readouterr().out
+    assert "計画の後に別の変更が加えられた" in said, said
+    assert cli_sandbox.wp("post", "meta", "get", "46", "_wp_trash_meta_time").stdout.strip() == "1700000000"
+    assert cli_sandbox.wp("post", "get", "46", "--field=post_status").stdout.strip() == "trash"

@@ -92,6 +92,9 @@ class Opening:
 
     content: list[dict[str, Any]]
     audit: list[AuditEvent] = field(default_factory=list)
+    # Tool-use id -> the exact argv of each step the plan approves itself (an undo's deletion of a
+    # value the reverted run added); every other step goes through the policy and approvals as usual.
+    approved_by_plan: dict[str, list[str]] = field(default_factory=dict)
 
 
 class OpeningStep(Protocol):

@@ -158,6 +158,9 @@ class SessionState(StateModel):
     role: Role | None = None
     # Set on an undo run: the run whose changes it reverts (wp_agent/undo/agent_turn.py plans it).
     reverts_run_id: str | None = None
+    # An undo run's steps its plan approved itself (tool-use id -> exact argv; see ports.Opening),
+    # written with its opening step; read only while the run is an undo run.
+    plan_approved_steps: dict[str, list[str]] = Field(default_factory=dict)
     # The run whose first user message carries the site's facts (agent/site_facts.py), once saved: a
     # retried turn sends the same facts and reads nothing again.
     site_facts_run_id: str | None = None

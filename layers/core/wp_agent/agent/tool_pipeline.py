@@ -12,8 +12,8 @@ one runs, a held one stays held, a started one is of unknown outcome, any other 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -34,6 +34,8 @@ MAX_TOOL_CALLS_PER_RESPONSE = 10
 REPEAT_LIMIT = 2  # the same argv may run twice (e.g. check before and after); a third time is a loop
 _COUNTED = {CommandStatus.QUEUED, CommandStatus.STARTED, CommandStatus.FINISHED, CommandStatus.UNKNOWN}
 SKIP_CONFIRMATION_APPROVER = "system:skipDestructiveConfirmation"
+# An undo run's step its plan approved: it deletes only a value the reverted run added.
+PLAN_APPROVER = "system:undoPlan"
 StopReason = Literal["repeated_command", "command_cap"]
 
 
@@ -47,13 +49,16 @@ class RunSoFar:
     scope: SiteScope
     skip_confirmation: bool  # asked for by the input and allowed by the deployment
     alone_in_reply: bool = True  # no other call of the same reply may change the site alongside it
+    # Tool-use id -> argv: steps an undo run's own plan approved (SessionState.plan_approved_steps).
+    plan_approved: Mapping[str, list[str]] = field(default_factory=dict)
 
     @classmethod
     def of(
         cls, state: SessionState, scope: SiteScope, *, skip_allowed: bool, alone_in_reply: bool = True
     ) -> RunSoFar:
         skip = state.input.skip_destructive_confirmation and skip_allowed
-        return cls(state.run_id, state.iterations, state.run_commands(), scope, skip, alone_in_reply)
+        planned = state.plan_approved_steps if state.reverts_run_id else {}
+        return cls(state.run_id, state.iterations, state.run_commands(), scope, skip, alone_in_reply, planned)
 
 
 @dataclass(frozen=True)
@@ -158,6 +163,9 @@ class ToolCallPipeline:
             return LoopStopped(record, _refused(tool_use_id, f"{message}（実行していません）"), stop_reason)
         if not decision.needs_approval:
             return Run(new_record(run, tool_use_id, tool_input, decision, CommandStatus.QUEUED))
+        if run.plan_approved.get(tool_use_id) == list(decision.argv):  # exactly the planned step
+            record = new_record(run, tool_use_id, tool_input, decision, CommandStatus.QUEUED)
+            return Run(record, approved_by=PLAN_APPROVER)
         if not run.skip_confirmation:
             return Hold(new_record(run, tool_use_id, tool_input, decision, CommandStatus.HELD))
         record = new_record(run, tool_use_id, tool_input, decision, CommandStatus.QUEUED)

@@ -175,6 +175,7 @@ class AgentTurn:
             return Route.COMPLETED if state.status is SessionStatus.COMPLETED else Route.FAILED
         if opening is not None:  # an undo run: its first step is the revert plan, not a model call
             audit_outbox.put(state, opening.audit)
+            state.plan_approved_steps = dict(opening.approved_by_plan)
             state.iterations += 1
             state.messages.append({"role": "assistant", "content": opening.content})
             self._checkpoint(state)

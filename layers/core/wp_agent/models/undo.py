@@ -55,6 +55,9 @@ class PlanStep(_Model):
     restores_ja: str
     # May fail without stopping the plan (e.g. deleting an option that is already gone).
     optional: bool = False
+    # Deletes what the reverted run itself added (a meta key absent before it, holding only what the
+    # run left when planned and when the step runs): the plan approves it, nobody else is asked.
+    takes_back_addition: bool = False
     target: int = -1  # index into UndoPlan.targets: what this step restores
 
 
@@ -64,6 +67,9 @@ class PlanTarget(_Model):
     entity: EntityRef
     before: Any = None
     label_ja: str
+    # Its state when the plan was made: an execution after a wait for approval finds it still so
+    # before it writes anything to it (else the thing is left as someone else made it).
+    planned: Any = None
 
 
 class SkippedItem(_Model):

@@ -57,16 +57,20 @@ def plan_message(state: SessionState, deps: TurnDeps) -> Opening:
     if not steps:
         lines.append("元に戻す操作はありません。")
     content: list[dict[str, Any]] = [{"type": "text", "text": "\n".join(lines)}]
+    approved: dict[str, list[str]] = {}
     for index, step in enumerate(steps):
+        tool_use_id = f"toolu_undo_{state.run_id[4:]}_{index}"
         content.append(
             {
                 "type": "tool_use",
-                "id": f"toolu_undo_{state.run_id[4:]}_{index}",
+                "id": tool_use_id,
                 "name": TOOL_NAME,
                 "input": {"command": shlex.join(step.argv), "reason": f"元に戻す: {step.restores_ja}"},
             }
         )
-    return Opening(content, service.events)
+        if step.takes_back_addition:  # the turn's policy still reads it; approved only as this argv
+            approved[tool_use_id] = step.argv
+    return Opening(content, service.events, approved)
 
 
 def _opening_line(reverts: str) -> str:

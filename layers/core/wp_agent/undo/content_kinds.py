@@ -114,7 +114,7 @@ _TRASH_RECORDS = {
 
 def _as_trash_record(planned: PlanStep, label: str) -> PlanStep:
     """A deletion of the trash's own record says what it is (not "a custom field")."""
-    key = planned.argv[4] if planned.argv[2:3] == ["delete"] and len(planned.argv) == 5 else ""
+    key = planned.argv[4] if planned.argv[2:3] == ["delete"] and len(planned.argv) >= 5 else ""
     if key not in _TRASH_RECORDS:
         return planned
     what = f"{label}をゴミ箱に入れたときにWordPressが残した記録「{_TRASH_RECORDS[key]}」（{key}）を削除"

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from wp_agent.executors.port import CommandResult
-from wp_agent.models.undo import PlanStep, UndoPlan
+from wp_agent.models.undo import PlanStep, PlanTarget, UndoPlan
 from wp_agent.undo.capture import snapshots
 from wp_agent.undo.entities import KINDS, CaptureError, Read, scoped
 from wp_agent.whole_values import whole
@@ -44,12 +44,24 @@ class PlanOutcome:
 
 
 def execute_plan(
-    plan: UndoPlan, run: Callable[[list[str]], CommandResult], read: Read | None = None, *, workers: int = 1
+    plan: UndoPlan,
+    run: Callable[[list[str]], CommandResult],
+    read: Read | None = None,
+    *,
+    workers: int = 1,
+    recheck: bool = False,
 ) -> PlanOutcome:
+    """`recheck`: each thing is read again right before its steps (a person may have been asked since
+    the plan was made), and one that changed meanwhile is left as it is and reported — its restore
+    never overwrites, nor settles onto, someone else's change."""
     outcome = PlanOutcome()
     failed = False
     for index, target in enumerate(plan.targets):
         steps = [s for s in plan.steps if s.target == index]
+        left = _changed_since_planned(target, read, workers) if recheck and read and not failed else None
+        if left is not None:
+            outcome.unsettled_ja.append(left)
+            continue
         failed = _run_steps(steps, run, outcome, failed)
         if failed or read is None or any("--porcelain" in s.argv for s in steps):
             continue
@@ -73,6 +85,17 @@ def execute_plan(
             if failed:
                 break
     return outcome
+
+
+def _changed_since_planned(target: PlanTarget, read: Read, workers: int) -> str | None:
+    """Why the thing is left as it is (changed since the plan, or unreadable now), or None."""
+    try:
+        (now,) = snapshots([target.entity], read, workers=workers)
+    except CaptureError as exc:
+        return f"{target.label_ja}: {exc.reason_ja}"
+    if now != target.planned:
+        return f"{target.label_ja}は計画の後に別の変更が加えられたため、上書きせずにそのままにしました。"
+    return None
 
 
 def _run_steps(

@@ -126,10 +126,14 @@ def meta_steps(
             continue
         what = f"{label}のメタ「{key}」"
         if not was:
-            # optional: WordPress may already have removed it while restoring something else
+            # The key did not exist before the run: all it holds is the run's (checked when planned
+            # and again right before the step), or WordPress's own side effect of an earlier step
+            # of the undo (restoring a date records the undone one as `_wp_old_date`): all of it goes.
+            # Optional: WordPress may already have removed it while restoring something else.
             steps.append(
-                step([obj, "meta", "delete", object_id, key], f"{what}を削除（実行前はなし）", optional=True)
-            )
+                PlanStep(argv=[obj, "meta", "delete", object_id, key], optional=True,
+                         restores_ja=f"{what}を削除（実行前はなし）", takes_back_addition=True)
+            )  # fmt: skip
         elif len(was) == 1 and len(now) == 1:
             steps.append(
                 step([obj, "meta", "update", object_id, key, *value_args(was[0])], f"{what}を元の値に戻す")

@@ -104,7 +104,9 @@ def build_plan(run_id: str, commands: Sequence[RunCommand], read: Read, *, worke
             # plugin is deactivated again, `post_count` recounted when a post is restored) stays a
             # target: read once the steps before it ran, only what they changed is set back (execute.py).
             if group.always:
-                plan.targets.append(PlanTarget(entity=group.ref, before=group.before, label_ja=label))
+                plan.targets.append(
+                    PlanTarget(entity=group.ref, before=group.before, label_ja=label, planned=current)
+                )
             continue
         if current != group.after:
             plan.skipped.append(
@@ -122,7 +124,9 @@ def build_plan(run_id: str, commands: Sequence[RunCommand], read: Read, *, worke
         if not steps:
             continue
         target = len(plan.targets)
-        plan.targets.append(PlanTarget(entity=group.ref, before=group.before, label_ja=label))
+        plan.targets.append(
+            PlanTarget(entity=group.ref, before=group.before, label_ja=label, planned=current)
+        )
         plan.steps.extend(
             s.model_copy(update={"argv": scoped(s.argv, group.ref), "target": target}) for s in steps
         )

@@ -14,10 +14,11 @@ from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.ports import RateLimiter
 from wp_agent.agent.session_state import ApprovalItem, CommandRecord, SessionState
 from wp_agent.agent.site_scope import SiteScope, apply_site_scope
+from wp_agent.agent.tool_pipeline import PLAN_APPROVER
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
 from wp_agent.masking import mask_command, mask_command_output
-from wp_agent.models.undo import UndoPlan
+from wp_agent.models.undo import PlanStep, UndoPlan
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
 from wp_agent.undo.entities import Read
 from wp_agent.undo.execute import PlanOutcome, execute_plan
@@ -118,7 +119,13 @@ class CheckedPlan:
 
     @property
     def needs_approval(self) -> bool:
-        return any(d.needs_approval for d in self.decisions)
+        return bool(self.approval_items)
+
+
+def approved_by_plan(step: PlanStep, decision: PolicyDecision) -> bool:
+    """A step the policy would hold runs without the person's approval only when it takes back a
+    value the run itself added, and the policy read the command as exactly the step (one reading)."""
+    return step.takes_back_addition and list(decision.argv) == step.argv
 
 
 @dataclass
@@ -133,6 +140,7 @@ class RevertRun:
     state: SessionState
     reverts_run_id: str
     events: list[AuditEvent] = field(default_factory=list)
+    plan_approved: list[list[str]] = field(default_factory=list)  # argv of steps the plan approves itself
 
     def plan(self, records: Sequence[CommandRecord]) -> CheckedPlan:
         plan = build_plan(
@@ -148,7 +156,9 @@ class RevertRun:
                     details={"command": mask_command(" ".join(step.argv)), "rule": decision.rule},
                 )
             checked.decisions.append(decision)
-            if decision.needs_approval:
+            if decision.needs_approval and approved_by_plan(step, decision):
+                self.plan_approved.append(list(decision.argv))
+            elif decision.needs_approval:
                 summary, impact = describe(decision)
                 checked.approval_items.append(
                     ApprovalItem(
@@ -167,7 +177,9 @@ class RevertRun:
                 details={"reason": "undo"},
             )
         self.audit_start(approved_by=approved_by)
-        outcome = execute_plan(checked.plan, self._run, self._reader(), workers=self.wp_cli.max_concurrency)
+        outcome = execute_plan(
+            checked.plan, self._run, self._reader(), workers=self.wp_cli.max_concurrency, recheck=True
+        )  # fmt: skip
         self._audit(
             AuditEventType.RUN_REVERT_FINISHED,
             success=outcome.ok,
@@ -186,6 +198,9 @@ class RevertRun:
             self._audit(AuditEventType.COMMAND_BLOCKED, command=command, rule=decision.rule,
                         policy_reason=decision.reason_ja)  # fmt: skip
             return CommandResult("", decision.reason_ja, 1, 0)
+        if decision.needs_approval and list(decision.argv) in self.plan_approved:
+            self._audit(AuditEventType.APPROVAL_APPROVED, command=command, category=decision.category.value,
+                        rule=decision.rule, approver=PLAN_APPROVER)  # fmt: skip
         try:
             with self.limiter.command_slot(self.state.target_id):
                 result = self.wp_cli.run(list(decision.argv))
