@@ -171,9 +171,10 @@ class KeptReader:
     def _start(self) -> subprocess.Popen[str]:
         site = self._site.site
         self._process = subprocess.Popen(
-            [*site.wp_command(), f"--path={site.wordpress}", "eval-file", str(harness_php("reader", _READER_SCRIPT))],
+            site.as_owner([*site.wp_command(), f"--path={site.wordpress}", "eval-file",
+                           str(harness_php("reader", _READER_SCRIPT))]),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-            env=site.wp_environment(), user=site.process_user(),
+            env=site.wp_environment(),
         )  # fmt: skip
         return self._process
 

@@ -112,10 +112,9 @@ class HttpFront:
             "-t", str(self.site.wordpress), str(ROUTER),
         ]  # fmt: skip
         self._process = subprocess.Popen(  # noqa: S603 - our own argv, no shell
-            command,
+            self.site.as_owner(command),
             cwd=self.site.wordpress,
             env=env,
-            user=self.site.process_user(),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,  # the request log names paths only, but nothing is kept
