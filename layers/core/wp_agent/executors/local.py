@@ -17,6 +17,7 @@ from typing import IO
 from wp_agent.config import WpCliSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors import running
+from wp_agent.executors.ability_reads import AbilityReads
 from wp_agent.executors.environment import minimal_environment, parse_passthrough
 from wp_agent.executors.media_staging import MediaImporter, StagedFile, local_staged_files
 from wp_agent.executors.output import CappedOutput, finished_result
@@ -83,6 +84,7 @@ class LocalWpCli:
         self._output_limit = output_limit
         self._slots = threading.BoundedSemaphore(max_concurrency)
         self._media = media or MediaImporter()
+        self._abilities = AbilityReads()
         self._opcache = opcache
         self._launch_lock = threading.Lock()
         self._launch: PhpLaunch | None = None
@@ -156,7 +158,11 @@ class LocalWpCli:
 
     def run(self, argv: Sequence[str]) -> CommandResult:
         # `media import <URL>` is downloaded by the agent and imported from a staged file.
-        return self._media.run(argv, self._run_command, self)
+        return self._media.run(argv, self._run_answered, self)
+
+    def _run_answered(self, argv: Sequence[str]) -> CommandResult:
+        # The Abilities registry's reads, where this WP-CLI has no ability command (ability_reads.py).
+        return self._abilities.run(argv, self._run_command, self)
 
     def staged_files(self, files: Sequence[StagedFile]) -> contextlib.AbstractContextManager[list[str]]:
         """A private temporary directory on this machine (WP-CLI runs here)."""

@@ -22,6 +22,7 @@ import paramiko
 
 from wp_agent.config import WpCliSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.executors.ability_reads import AbilityReads
 from wp_agent.executors.media_staging import MediaImporter, StagedFile, unique_names
 from wp_agent.executors.php_launch import (
     PROBE_TIMEOUT_SECONDS,
@@ -115,6 +116,7 @@ class SshWpCli:
         self._local_grace = local_grace_seconds
         self._output_limit = output_limit
         self._media = media or MediaImporter.from_settings(settings)
+        self._abilities = AbilityReads()
         self._init_lock = threading.Lock()
         self._connection: PooledConnection | None = None
 
@@ -149,7 +151,11 @@ class SshWpCli:
 
     def run(self, argv: Sequence[str]) -> CommandResult:
         # `media import <URL>` is downloaded here and imported from a file staged over SFTP.
-        return self._media.run(argv, self._run_command, self)
+        return self._media.run(argv, self._run_answered, self)
+
+    def _run_answered(self, argv: Sequence[str]) -> CommandResult:
+        # The Abilities registry's reads, where this WP-CLI has no ability command (ability_reads.py).
+        return self._abilities.run(argv, self._run_command, self)
 
     @contextlib.contextmanager
     def staged_files(self, files: Sequence[StagedFile]) -> Iterator[list[str]]:

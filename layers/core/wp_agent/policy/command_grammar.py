@@ -29,7 +29,20 @@ from wp_agent.command_line.parsed_command import ParsedCommand
 SYNOPSES_FILE = Path(__file__).with_name("synopses.json")
 PINNED_SOURCE = "WP-CLI 2.10.0 wp cli cmd-dump"
 # Commands the dump does not list, with where their synopsis comes from.
-_EXTRA_SYNOPSES = {"help": ("[<command>...]", "WP-CLI handbook: wp help")}
+_ABILITY_COMMAND = "wp-cli/ability-command (WP-CLI command reference; not in WP-CLI 2.10.0)"
+_FORMATTED = "[--field=<field>] [--fields=<fields>] [--format=<format>]"
+_EXTRA_SYNOPSES = {
+    "help": ("[<command>...]", "WP-CLI handbook: wp help"),
+    "ability list": (
+        f"[--category=<slug>] [--namespace=<prefix>] [--show-in-rest=<bool>] {_FORMATTED}",
+        _ABILITY_COMMAND,
+    ),
+    "ability get": (f"<name> {_FORMATTED}", _ABILITY_COMMAND),
+    "ability exists": ("<name>", _ABILITY_COMMAND),
+    "ability category list": (_FORMATTED, _ABILITY_COMMAND),
+    "ability category get": (f"<slug> {_FORMATTED}", _ABILITY_COMMAND),
+    "ability category exists": ("<slug>", _ABILITY_COMMAND),
+}
 
 # Arguments that name one stored object by its ID (a user also by login or email, a menu or term
 # also by name or slug): PHP reads their number with an integer cast, so `022` is 22 and `1e1` is 10.

@@ -245,6 +245,15 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "maintenance-mode deactivate": (W, "メンテナンスモードの終了"),
         "search-replace": (D, "データベース内の文字列置換"),
         "help": (R, "WP-CLIのヘルプ表示"),
+        # The Abilities API's registry (WordPress 6.9+): what each ability says it is, never running one
+        # (`ability run` is refused). Answered by our reader where the site's WP-CLI has no ability
+        # command (executors/ability_reads.py).
+        "ability list": (R, "アビリティ（Abilities API）の一覧取得"),
+        "ability get": (R, "アビリティの詳細取得"),
+        "ability exists": (R, "アビリティの存在確認"),
+        "ability category list": (R, "アビリティのカテゴリ一覧取得"),
+        "ability category get": (R, "アビリティのカテゴリの詳細取得"),
+        "ability category exists": (R, "アビリティのカテゴリの存在確認"),
     }
 )
 
