@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import venv
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from wp_agent.cli.main import main
 from wp_agent.config import CliSettings
 from wp_agent.executors.factory import build_wp_cli
 from wp_agent.executors.sandbox import SandboxWpCli
-from wp_agent.sandbox import SandboxError, SandboxSite
+from wp_agent.sandbox import SandboxError, SandboxSite, wp_cli
 from wp_agent.sandbox.http_front import HttpFront
 from wp_agent.sandbox.release import MIRROR_ENV, chosen_release, system_release
 from wp_agent.sandbox.seed import COMMENTS, MEDIA, MENUS, SITES, USERS
@@ -203,6 +204,28 @@ def test_a_tampered_wp_cli_is_refused(tmp_path: Path, monkeypatch: pytest.Monkey
     with pytest.raises(SandboxError) as caught:
         verified_phar()
     assert caught.value.cause == "wp_cli_missing"
+
+
+def test_wp_cli_starts_from_the_verified_phars_files_extracted_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    phar = verified_phar()
+    monkeypatch.setattr(wp_cli, "INSTALLED_PHAR", tmp_path / "share" / "wp-cli.phar")
+    with ThreadPoolExecutor(4) as pool:  # concurrent first starts agree on one tree
+        entries = set(pool.map(lambda _: wp_cli.started_from_files(phar), range(4)))
+    (entry,) = entries
+    assert entry.name == "boot-fs.php"
+    assert [p.name for p in (tmp_path / "share").iterdir()] == [entry.parents[4].name]  # nothing left aside
+    done = subprocess.run(
+        ["php", str(entry), "--version", "--allow-root"], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == f"WP-CLI {wp_cli.pinned_version()}"
+    modes = {oct(p.stat().st_mode & 0o777) for p in entry.parents[4].rglob("*")}
+    assert modes == {"0o755", "0o644"}  # the site's owner reads it; only we may change it
+    # Where no tree can be kept, the phar itself runs.
+    (tmp_path / "file").write_text("")
+    monkeypatch.setattr(wp_cli, "INSTALLED_PHAR", tmp_path / "file" / "wp-cli.phar")
+    assert wp_cli.started_from_files(phar) == phar
 
 
 def _debian_wordpress_version() -> str:
