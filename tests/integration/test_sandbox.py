@@ -24,7 +24,7 @@ from wp_agent.executors.factory import build_wp_cli
 from wp_agent.executors.sandbox import SandboxWpCli
 from wp_agent.sandbox import SandboxError, SandboxSite, wp_cli
 from wp_agent.sandbox.http_front import HttpFront
-from wp_agent.sandbox.release import MIRROR_ENV, chosen_release, system_release
+from wp_agent.sandbox.release import MIRROR_ENV, WordPressRelease, chosen_release, system_release
 from wp_agent.sandbox.seed import COMMENTS, MEDIA, MENUS, SITES, USERS
 from wp_agent.sandbox.wp_cli import PHAR_ENV, pinned_sha512, verified_phar
 
@@ -326,3 +326,15 @@ def test_install_script_downloads_and_checks_when_no_copy_is_at_hand(tmp_path: P
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+def test_status_says_when_the_files_are_another_releases(cli_sandbox: SandboxSite) -> None:
+    """Seeded from one release, asked about another (WP_AGENT_WORDPRESS changed): the status says the
+    next start switches, rather than naming a release the files do not hold."""
+    assert "次の start" not in cli_sandbox.status().wordpress
+    now = cli_sandbox.release
+    other = SandboxSite(
+        cli_sandbox.home, release=WordPressRelease(now.tree, now.root, "別の取得", {"wordpress": "0"})
+    )
+    assert other.seed_key != cli_sandbox.seed_key
+    assert "次の start でこのリリースに切り替えます" in other.status().wordpress

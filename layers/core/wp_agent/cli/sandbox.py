@@ -13,7 +13,7 @@ from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import CliSettings
 
 if TYPE_CHECKING:
-    from wp_agent.sandbox import SandboxSite
+    pass
 
 _ACTIONS = {
     "install": "必要なもの（PHP・MariaDB・WordPress の Debian パッケージ、WP-CLI）を入れて起動します（apt-get: root か sudo）",
@@ -46,9 +46,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(handler=run)
 
 
-def _install(site: SandboxSite, phar: Path | None, *, start: bool) -> None:
-    """Debian packages that are missing, the verified WP-CLI, then the sandbox started (and seeded)."""
-    from wp_agent.sandbox import install
+def _install(home: Path, phar: Path | None, *, start: bool) -> None:
+    """Debian packages that are missing, the verified WP-CLI, WordPress, then the sandbox started (and
+    seeded) on the release just fetched (the site is made after the fetch: it runs the chosen release)."""
+    from wp_agent.sandbox import SandboxSite, install
     from wp_agent.sandbox.wp_cli import PHAR_ENV
 
     say = terminal.err.line
@@ -61,6 +62,7 @@ def _install(site: SandboxSite, phar: Path | None, *, start: bool) -> None:
     _fetch_wordpress(say)
     if not start:
         return
+    site = SandboxSite(home)
     if not site.status().seed:
         say("サンドボックスを準備しています（初回のみ、1分ほどかかることがあります）…")
     site.start()
@@ -88,7 +90,7 @@ def run(args: argparse.Namespace, settings: CliSettings) -> int:
     site = SandboxSite(Path(settings.wp_agent_sandbox_site or DEFAULT_SANDBOX_DIR))
     try:
         if args.action == "install":
-            _install(site, args.phar, start=not args.no_start)
+            _install(site.home, args.phar, start=not args.no_start)
             terminal.out.line(
                 "サンドボックスに必要なものを入れました（起動は wp-agent sandbox start）。"
                 if args.no_start

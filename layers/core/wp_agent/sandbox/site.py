@@ -134,13 +134,18 @@ class SandboxSite:
 
     def status(self) -> SandboxStatus:
         state = self._state() if self.state_file.exists() else {}
+        wordpress = "未導入"
+        if self.release.tree.is_dir():
+            wordpress = self.release.describe_ja()
+            if state.get("seed") not in (None, self.seed_key):  # seeded from another release until started
+                wordpress += "（いまのファイルとデータは別のリリースのものです。次の start でこのリリースに切り替えます）"
         return SandboxStatus(
             home=self.home,
             created=(self.wordpress / "wp-config.php").exists(),
             database_running=self.database.running(),
             seed=state.get("seed"),
             url=f"{seed.HOME}/",
-            wordpress=self.release.describe_ja() if self.release.tree.is_dir() else "未導入",
+            wordpress=wordpress,
         )
 
     def facts(self) -> dict[str, Any]:
