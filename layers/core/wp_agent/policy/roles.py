@@ -59,6 +59,7 @@ LEAST_ROLE: dict[tuple[str, ...], Role] = {
     ("maintenance-mode",): A,
     ("search-replace",): A,
     ("help",): A,
+    ("ability",): A,  # the Abilities registry (only its reads are allowed: a viewer's)
 }
 
 
