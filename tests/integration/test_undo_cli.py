@@ -182,3 +182,28 @@ def test_an_undo_leaves_what_changed_after_its_plan(
     assert "計画の後に別の変更が加えられた" in said, said
     assert cli_sandbox.wp("post", "meta", "get", "46", "_wp_trash_meta_time").stdout.strip() == "1700000000"
     assert cli_sandbox.wp("post", "get", "46", "--field=post_status").stdout.strip() == "trash"
+
+
+def test_an_undo_settles_what_its_own_steps_write(
+    cli_sandbox: SandboxSite,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Re-checked before it starts, the undo still puts back what its own steps make WordPress write on
+    another thing (deactivating a plugin again records it in `recently_activated`)."""
+    settings = sandbox_settings(cli_sandbox, tmp_path, monkeypatch)
+    runs = []
+    for command in ("plugin deactivate akismet", "plugin activate akismet"):
+        model = ScriptedModel([tool_reply(command), text_reply("しました")])
+        runner = AgentRunner(build_local_deps(settings, model=model), AutoApprove("tester"))
+        runner.run(AgentInput(message=command), user_id="local-user")
+        assert runner.last_state is not None
+        remember_for_undo(runner.last_state, settings)
+        runs.append(runner.last_state.run_id)
+        if len(runs) == 1:
+            recently = cli_sandbox.wp("option", "get", "recently_activated", "--format=json").stdout
+    capsys.readouterr()
+    assert main(["undo", runs[1], "--yes"]) == 0, capsys.readouterr().out
+    assert cli_sandbox.wp("plugin", "is-active", "akismet", check=False).returncode == 1
+    assert cli_sandbox.wp("option", "get", "recently_activated", "--format=json").stdout == recently

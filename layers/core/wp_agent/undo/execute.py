@@ -51,17 +51,18 @@ def execute_plan(
     workers: int = 1,
     recheck: bool = False,
 ) -> PlanOutcome:
-    """`recheck`: each thing is read again right before its steps (a person may have been asked since
+    """`recheck`: every thing is read again before the first step (a person may have been asked since
     the plan was made), and one that changed meanwhile is left as it is and reported — its restore
-    never overwrites, nor settles onto, someone else's change."""
+    never overwrites, nor settles onto, someone else's change. (Read before any step: what the undo's
+    own steps then change on other things, e.g. `recently_activated`, is theirs to settle.)"""
     outcome = PlanOutcome()
+    left = _changed_since_planned(plan.targets, read, workers) if recheck and read is not None else {}
+    outcome.unsettled_ja.extend(left.values())
     failed = False
     for index, target in enumerate(plan.targets):
-        steps = [s for s in plan.steps if s.target == index]
-        left = _changed_since_planned(target, read, workers) if recheck and read and not failed else None
-        if left is not None:
-            outcome.unsettled_ja.append(left)
+        if index in left:
             continue
+        steps = [s for s in plan.steps if s.target == index]
         failed = _run_steps(steps, run, outcome, failed)
         if failed or read is None or any("--porcelain" in s.argv for s in steps):
             continue
@@ -87,15 +88,18 @@ def execute_plan(
     return outcome
 
 
-def _changed_since_planned(target: PlanTarget, read: Read, workers: int) -> str | None:
-    """Why the thing is left as it is (changed since the plan, or unreadable now), or None."""
+def _changed_since_planned(targets: list[PlanTarget], read: Read, workers: int) -> dict[int, str]:
+    """The things to leave as they are (changed since the plan), by index, with why; all of them when
+    the site cannot be read now."""
     try:
-        (now,) = snapshots([target.entity], read, workers=workers)
+        now = snapshots([t.entity for t in targets], read, workers=workers)
     except CaptureError as exc:
-        return f"{target.label_ja}: {exc.reason_ja}"
-    if now != target.planned:
-        return f"{target.label_ja}は計画の後に別の変更が加えられたため、上書きせずにそのままにしました。"
-    return None
+        return {index: f"{t.label_ja}: {exc.reason_ja}" for index, t in enumerate(targets)}
+    return {
+        index: f"{t.label_ja}は計画の後に別の変更が加えられたため、上書きせずにそのままにしました。"
+        for index, (t, state) in enumerate(zip(targets, now, strict=True))
+        if state != t.planned
+    }
 
 
 def _run_steps(
