@@ -93,6 +93,10 @@ def sample_positionals(facts: dict[str, Any]) -> dict[tuple[str, ...], list[list
         # The second is an expired transient (the seed has one, as real sites do).
         ("transient", "get"): [["argo_note_feed_cache"], ["argo_note_stale_cache"]],
         ("help",): [["post", "list"]],
+        ("config", "get"): [["table_prefix"], ["DB_NAME"]],
+        ("config", "has"): [["WP_DEBUG"]],
+        ("config", "is-true"): [["MULTISITE"]],
+        ("db", "columns"): [["wp_posts"]],
     }
 
 

@@ -34,7 +34,8 @@ FR_5_1_BLOCKED = [
     ),
     ('eval "echo 1;"', "blocked.code_execution", "eval"),
     ("shell", "blocked.code_execution", "shell"),
-    ("config get DB_PASSWORD", "blocked.config", "config"),
+    ("config get DB_PASSWORD", "blocked.secret_config", "DB_PASSWORD"),
+    ("config list", "blocked.config", "config"),
     ("config set WP_DEBUG true", "blocked.config", "config"),
     ("core update", "blocked.core", "core update"),
     ("post list ; post delete 1", "blocked.shell_operator", ";"),
@@ -69,8 +70,8 @@ def test_leading_wp_is_optional(prefix: str) -> None:
 
 WP_CLI_DANGERS = [
     ("eval-file /tmp/x.php", "blocked.code_execution"),
-    ("db size", "blocked.database"),
-    ("db tables", "blocked.database"),
+    ("db check", "blocked.database"),
+    ("db repair", "blocked.database"),
     ("db cli", "blocked.database"),
     ("db import dump.sql", "blocked.database"),
     ("db search foo", "blocked.database"),

@@ -107,6 +107,8 @@ def sanitize_key(value: str) -> str:
     not_match=("search-replace a b wp_posts", "search-replace a b --dry-run"),
 )
 def _all_tables(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    if path != ("search-replace",):  # (`db size --all-tables` only lists)
+        return None
     for option in cmd.options:
         if option.name.startswith("all-tables"):
             return Verdict(
@@ -182,6 +184,51 @@ def _secret_option_read(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | 
                 return Verdict(
                     B, "blocked.secret_option", f"認証情報を含む設定（{value}）は読み出せません", value
                 )
+    return None
+
+
+_CONFIG_READS = frozenset({("config", "get"), ("config", "has"), ("config", "is-true")})
+# wp-config.php's connection credentials, keys and salts, and whatever a plugin keeps there under a
+# name that says it is a credential (`SENDGRID_API_KEY`, `WP_REDIS_PASSWORD`): none is read, in any case.
+_CONFIG_CREDENTIALS = frozenset({"db_user", "db_password", "db_host"})
+_CONFIG_SECRET_WORDS = (*_SECRET_SEARCH_WORDS, "licen", "user")
+
+
+@argument_rule(
+    match=(
+        "config get DB_PASSWORD",
+        "config get db_password",
+        "config get AUTH_KEY",
+        "config has NONCE_SALT",
+        "config get DB_USER",
+        "config is-true SENDGRID_API_KEY",
+        "config get WP_REDIS_PASSWORD --type=constant",
+        "config get table_prefix --config-file=/etc/passwd",
+        "config path --config-file=/tmp/x.php",
+    ),
+    not_match=("config get table_prefix", "config get WP_DEBUG", "config has WP_CACHE", "config path"),
+)
+def _secret_config_read(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    if path[:1] != ("config",):
+        return None
+    for option in cmd.options:
+        if option.name == "config-file":
+            return Verdict(
+                B,
+                "blocked.config_file",
+                "wp-config.php 以外のファイル（--config-file）は読み出せません",
+                option.token,
+            )
+    if path not in _CONFIG_READS:
+        return None
+    for name in cmd.args_after(path)[:1]:
+        key = folded(name)
+        if (
+            is_secret_option(name)
+            or key in _CONFIG_CREDENTIALS
+            or any(w in key for w in _CONFIG_SECRET_WORDS)
+        ):
+            return Verdict(B, "blocked.secret_config", f"認証情報を含む設定（{name}）は読み出せません", name)
     return None
 
 
@@ -381,6 +428,7 @@ ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     account_fields,
     role_definitions,
     _secret_option_read,
+    _secret_config_read,
     post_content_sources,
     install_source,
     media_source,

@@ -432,8 +432,15 @@ class CommandPolicy:
     @staticmethod
     def _hard_block(positionals: tuple[str, ...]) -> HardBlock | None:
         for block in HARD_BLOCKS:
-            if positionals[: len(block.path)] == block.path:
-                return block
+            if positionals[: len(block.path)] != block.path:
+                continue
+            # A longer built-in row of the family (`db size` under `db`) is that row's to decide.
+            if any(
+                positionals[:length] in ALLOWED_COMMANDS
+                for length in range(len(block.path) + 1, min(len(positionals), 4) + 1)
+            ):
+                continue
+            return block
         return None
 
     def _lookup(self, positionals: tuple[str, ...]) -> CommandEntry | None:

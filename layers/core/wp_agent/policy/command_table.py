@@ -254,13 +254,28 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "ability category list": (R, "アビリティのカテゴリ一覧取得"),
         "ability category get": (R, "アビリティのカテゴリの詳細取得"),
         "ability category exists": (R, "アビリティのカテゴリの存在確認"),
+        # The harmless reads of families refused as a whole (HARD_BLOCKS: `db`, `config`, `cli`): sizes and
+        # names of tables through WordPress's own connection (no SQL of the caller's, no export), the
+        # non-secret constants of wp-config.php (argument_rules: no credential, key or salt, no other
+        # file), WP-CLI's version.
+        "db size": (R, "データベースのサイズ取得"),
+        "db tables": (R, "データベースのテーブル一覧取得"),
+        "db prefix": (R, "テーブル接頭辞の取得"),
+        "db columns": (R, "テーブルの列一覧取得"),
+        "config get": (R, "wp-config.php の設定値の取得（認証情報を除く）"),
+        "config has": (R, "wp-config.php の設定の有無の確認"),
+        "config is-true": (R, "wp-config.php の設定が有効かの確認"),
+        "config path": (R, "wp-config.php の場所の取得"),
+        "cli version": (R, "WP-CLIのバージョン取得"),
+        "cli info": (R, "WP-CLIの実行環境の情報取得"),
     }
 )
 
 
 @dataclass(frozen=True)
 class HardBlock:
-    """A command family that no configuration can allow."""
+    """A command family that no configuration can allow. A family-wide block (`db`, `config`, `cli`) gives
+    way only to a longer path of the built-in table above (its harmless reads); no custom rule adds one."""
 
     path: tuple[str, ...]
     rule: str
@@ -289,8 +304,16 @@ HARD_BLOCKS: tuple[HardBlock, ...] = (
         "blocked.database",
         "データベースを書き出すコマンド（db export）は情報漏洩の恐れがあるため実行できません",
     ),
-    HardBlock(("db",), "blocked.database", "データベースを直接操作するコマンド（db）は実行できません"),
-    HardBlock(("config",), "blocked.config", "wp-config.php を操作するコマンド（config）は実行できません"),
+    HardBlock(
+        ("db",),
+        "blocked.database",
+        "データベースを直接操作するコマンド（db）は実行できません（読み取りの db size・tables・prefix・columns は実行できます）",
+    ),
+    HardBlock(
+        ("config",),
+        "blocked.config",
+        "wp-config.php を操作するコマンド（config）は実行できません（認証情報以外の config get・has・is-true・path は実行できます）",
+    ),
     HardBlock(
         ("core", "update"),
         "blocked.core",
@@ -310,7 +333,11 @@ HARD_BLOCKS: tuple[HardBlock, ...] = (
         "blocked.package",
         "WP-CLIパッケージの操作（package）は任意コードの導入になるため実行できません",
     ),
-    HardBlock(("cli",), "blocked.cli", "WP-CLI自体の操作（cli）は実行できません"),
+    HardBlock(
+        ("cli",),
+        "blocked.cli",
+        "WP-CLI自体の操作（cli）は実行できません（cli version・cli info は実行できます）",
+    ),
     HardBlock(
         ("site", "empty"),
         "blocked.site_empty",

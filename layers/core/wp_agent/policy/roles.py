@@ -60,6 +60,9 @@ LEAST_ROLE: dict[tuple[str, ...], Role] = {
     ("search-replace",): A,
     ("help",): A,
     ("ability",): A,  # the Abilities registry (only its reads are allowed: a viewer's)
+    ("db",): A,  # (only its reads are allowed)
+    ("config",): A,
+    ("cli",): A,
 }
 
 
