@@ -97,6 +97,16 @@ def sample_positionals(facts: dict[str, Any]) -> dict[tuple[str, ...], list[list
         ("config", "has"): [["WP_DEBUG"]],
         ("config", "is-true"): [["MULTISITE"]],
         ("db", "columns"): [["wp_posts"]],
+        ("comment", "meta", "list"): [[comment]],
+        ("site", "meta", "list"): [["2"]],
+        ("network", "meta", "list"): [["1"]],
+        ("network", "meta", "get"): [["1", "site_name"]],
+        ("network", "meta", "pluck"): [["1", "site_admins", "0"]],
+        ("site", "option", "pluck"): [["site_admins", "0"]],
+        ("user", "term", "list"): [["1", "category"]],
+        ("language", "core", "is-installed"): [["ja"]],
+        ("language", "plugin", "is-installed"): [["akismet", "ja"]],
+        ("language", "theme", "is-installed"): [["twentytwentyone", "ja"]],
     }
 
 

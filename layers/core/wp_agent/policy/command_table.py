@@ -268,6 +268,24 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "config path": (R, "wp-config.php の場所の取得"),
         "cli version": (R, "WP-CLIのバージョン取得"),
         "cli info": (R, "WP-CLIの実行環境の情報取得"),
+        # Reads of the pinned WP-CLI that were missing (WP-CLI's own examples ask for them): meta of
+        # comments, sites and the network under the same secret rules as every meta read, nested values
+        # of network options as `site option get` reads them, where files live, what is installed.
+        "comment meta list": (R, "コメントメタの一覧取得"),
+        "site meta list": (R, "サイトメタの一覧取得"),
+        "network meta get": (R, "ネットワークメタの取得"),
+        "network meta list": (R, "ネットワークメタの一覧取得"),
+        "network meta pluck": (R, "ネットワークメタの値取得"),
+        "site option pluck": (R, "ネットワーク設定の値取得"),
+        "user term list": (R, "ユーザーのターム一覧取得"),
+        "embed provider list": (R, "埋め込みプロバイダの一覧取得"),
+        "embed handler list": (R, "埋め込みハンドラの一覧取得"),
+        "language core is-installed": (R, "言語パックの導入確認"),
+        "language plugin is-installed": (R, "プラグイン言語パックの導入確認"),
+        "language theme is-installed": (R, "テーマ言語パックの導入確認"),
+        "plugin path": (R, "プラグインの場所の取得"),
+        "theme path": (R, "テーマの場所の取得"),
+        "transient type": (R, "一時データの保存先の取得"),
     }
 )
 

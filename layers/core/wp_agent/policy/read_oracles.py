@@ -252,26 +252,34 @@ def read_oracles(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
 # Values stored under names (options, meta, theme mods, transients): the name is what tells a secret
 # (masking/secret_names.py). A read that names one is refused when the name is secret; a listing
 # shows every value beside its name, so the masker can tell it (a column of values alone cannot).
-_NAMES_FROM = {  # the argument where a read's names begin (pluck: the key, then the path inside it)
+# Every `<object> meta get|pluck <id> <key>` and `<object> meta list <id>` of the table is one: the
+# object's meta are named values whatever the object (a new object's meta is covered as it is added;
+# tests/unit/test_read_oracles_cover.py checks every read that takes a `<key>` is known here).
+_META_OBJECTS = frozenset(p[0] for p in ALLOWED_COMMANDS if len(p) == 3 and p[1] == "meta")
+_NAMES_FROM: dict[
+    tuple[str, ...], int
+] = {  # the argument where a read's names begin (pluck: the key, then the path inside it)
     ("option", "get"): 0,
     ("option", "pluck"): 0,
     ("site", "option", "get"): 0,
-    ("post", "meta", "get"): 1,
-    ("post", "meta", "pluck"): 1,
-    ("term", "meta", "get"): 1,
-    ("term", "meta", "pluck"): 1,
+    ("site", "option", "pluck"): 0,
     ("theme", "mod", "get"): 0,
     ("transient", "get"): 0,
+    # (user meta: account_rules.privileged_user_data, which refuses secret and privilege names)
+    **{(o, "meta", verb): 1 for o in _META_OBJECTS - {"user"} for verb in ("get", "pluck")},
 }
-NAME_COLUMNS = {
+NAME_COLUMNS: dict[tuple[str, ...], str] = {
     ("option", "list"): "option_name",
     ("site", "option", "list"): "meta_key",
-    ("post", "meta", "list"): "meta_key",
-    ("term", "meta", "list"): "meta_key",
-    ("user", "meta", "list"): "meta_key",
     ("theme", "mod", "list"): "key",
     ("theme", "mod", "get"): "key",  # `--all` lists every mod (tests/integration/test_value_listings.py)
+    **{(o, "meta", "list"): "meta_key" for o in _META_OBJECTS},
 }
+
+
+def names_a_stored_value(path: tuple[str, ...]) -> bool:
+    """Whether the read's arguments name stored values whose names tell a secret (see above)."""
+    return path in _NAMES_FROM or path[:2] == ("user", "meta")
 
 
 def _named_value(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:

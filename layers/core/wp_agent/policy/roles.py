@@ -63,6 +63,8 @@ LEAST_ROLE: dict[tuple[str, ...], Role] = {
     ("db",): A,  # (only its reads are allowed)
     ("config",): A,
     ("cli",): A,
+    ("network",): A,
+    ("embed",): A,
 }
 
 
