@@ -441,3 +441,11 @@ def test_user_exists_is_not_a_wp_cli_command() -> None:
     assert decision.category is PolicyCategory.BLOCKED
     assert decision.rule == "blocked.unknown_subcommand"
     assert CommandPolicy().classify("user get 2 --field=ID").category is PolicyCategory.READ
+
+
+def test_a_held_listing_says_how_to_only_look() -> None:
+    """A listing held for an undeclared flag names the flag that makes it a read, and that form reads."""
+    held = POLICY.classify("plugin list --recently-active")
+    assert held.needs_approval
+    assert "--skip-update-check" in held.reason_ja
+    assert POLICY.classify("plugin list --recently-active --skip-update-check").category is PolicyCategory.READ

@@ -30,6 +30,11 @@ _READ_ONLY_FLAGS: dict[tuple[str, ...], ReadOnlyFlag] = {
 }
 
 
+def read_only_alternative(path: tuple[str, ...]) -> ReadOnlyFlag | None:
+    """The flag that would make this writing command a read (whether given or not)."""
+    return _READ_ONLY_FLAGS.get(path)
+
+
 def read_only_flag(cmd: ParsedCommand, path: tuple[str, ...]) -> ReadOnlyFlag | None:
     """The flag that makes this command a read, when it is given as it must be."""
     read_only = _READ_ONLY_FLAGS.get(path)

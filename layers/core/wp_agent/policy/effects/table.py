@@ -16,7 +16,7 @@ from wp_agent.policy.effects.declaration import Effect
 from wp_agent.policy.effects.site_settings import SITE_EFFECTS
 from wp_agent.policy.effects.values import SiteCheck
 from wp_agent.policy.fetches import hosts_fetched
-from wp_agent.policy.read_only_flags import read_only_flag
+from wp_agent.policy.read_only_flags import read_only_alternative, read_only_flag
 from wp_agent.policy.rule import Verdict, argument_rule
 
 WRITE_EFFECTS: dict[tuple[str, ...], Effect] = {**CONTENT_EFFECTS, **COMMENT_AND_MENU_EFFECTS, **SITE_EFFECTS}
@@ -99,4 +99,10 @@ def declared_effect(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None
     effect = WRITE_EFFECTS.get(path)
     if effect is None or read_only_flag(cmd, path) is not None:
         return None  # not a write of the table, or made a read by its flag
-    return effect.judge(cmd, path)
+    verdict = effect.judge(cmd, path)
+    alternative = read_only_alternative(path)
+    if verdict is None or alternative is None or verdict.category is not PolicyCategory.DESTRUCTIVE:
+        return verdict
+    # What a person asking only to look can do instead (`plugin list --recently-active`).
+    hint = f"（見るだけなら --{alternative.flag} を付けると、変更のない読み取りとして承認なしで実行できます）"
+    return dataclasses.replace(verdict, reason_ja=verdict.reason_ja + hint)
