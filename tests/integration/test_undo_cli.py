@@ -13,6 +13,7 @@ from tests.fakes.agent_doubles import ScriptedModel, text_reply, tool_reply
 from tests.fakes.wordpress_fixtures import sandbox_environment
 from wp_agent.agent.ports import AutoApprove
 from wp_agent.agent.runner import AgentRunner
+from wp_agent.agent.session_state import SessionState
 from wp_agent.cli.main import main
 from wp_agent.cli.undo import remember_for_undo
 from wp_agent.cli.wiring import build_local_deps
@@ -108,12 +109,7 @@ def test_undoing_a_trash_asks_nobody_and_puts_back_exactly_what_was(
     meta_before = cli_sandbox.wp("post", "meta", "list", "46", "--format=json").stdout
     post_before = unmodified(cli_sandbox.wp("post", "get", "46", "--format=json").stdout)
     options_before = cli_sandbox.wp("option", "list", "--search=post_count", "--format=json").stdout
-    model = ScriptedModel([tool_reply("post delete 46"), text_reply("ゴミ箱に入れました")])
-    runner = AgentRunner(build_local_deps(settings, model=model), AutoApprove("tester"))
-    runner.run(AgentInput(message="46をゴミ箱へ"), user_id="local-user")
-    state = runner.last_state
-    assert state is not None
-    remember_for_undo(state, settings)
+    state = ran_and_remembered(settings, "post delete 46")
     capsys.readouterr()
 
     assert main(["undo", state.run_id, "--dry-run"]) == 0
@@ -147,6 +143,16 @@ def test_undoing_a_trash_asks_nobody_and_puts_back_exactly_what_was(
     assert cli_sandbox.wp("option", "list", "--search=post_count", "--format=json").stdout == options_before
 
 
+def ran_and_remembered(settings: CliSettings, command: str) -> SessionState:
+    """A run of the agent that asked for `command` (approved), kept for `wp-agent undo` as `ask` keeps it."""
+    model = ScriptedModel([tool_reply(command), text_reply("しました")])
+    runner = AgentRunner(build_local_deps(settings, model=model), AutoApprove("tester"))
+    runner.run(AgentInput(message=command), user_id="local-user")
+    assert runner.last_state is not None
+    remember_for_undo(runner.last_state, settings)
+    return runner.last_state
+
+
 def unmodified(post_json: str) -> dict[str, object]:
     """The post's fields but the last-modified time (WordPress sets it on every update; undo too)."""
     fields: dict[str, object] = json.loads(post_json)
@@ -162,12 +168,7 @@ def test_an_undo_leaves_what_changed_after_its_plan(
     """Between the plan and its steps (a person may be asked), WordPress's trash record is written
     again: the undo deletes neither the new value nor anything of the post, and says so."""
     settings = sandbox_settings(cli_sandbox, tmp_path, monkeypatch)
-    model = ScriptedModel([tool_reply("post delete 46"), text_reply("ゴミ箱に入れました")])
-    runner = AgentRunner(build_local_deps(settings, model=model), AutoApprove("tester"))
-    runner.run(AgentInput(message="46をゴミ箱へ"), user_id="local-user")
-    state = runner.last_state
-    assert state is not None
-    remember_for_undo(state, settings)
+    state = ran_and_remembered(settings, "post delete 46")
     capsys.readouterr()
     planned_execute = RevertRun.execute
 
@@ -193,17 +194,10 @@ def test_an_undo_settles_what_its_own_steps_write(
     """Re-checked before it starts, the undo still puts back what its own steps make WordPress write on
     another thing (deactivating a plugin again records it in `recently_activated`)."""
     settings = sandbox_settings(cli_sandbox, tmp_path, monkeypatch)
-    runs = []
-    for command in ("plugin deactivate akismet", "plugin activate akismet"):
-        model = ScriptedModel([tool_reply(command), text_reply("しました")])
-        runner = AgentRunner(build_local_deps(settings, model=model), AutoApprove("tester"))
-        runner.run(AgentInput(message=command), user_id="local-user")
-        assert runner.last_state is not None
-        remember_for_undo(runner.last_state, settings)
-        runs.append(runner.last_state.run_id)
-        if len(runs) == 1:
-            recently = cli_sandbox.wp("option", "get", "recently_activated", "--format=json").stdout
+    ran_and_remembered(settings, "plugin deactivate akismet")
+    recently = cli_sandbox.wp("option", "get", "recently_activated", "--format=json").stdout
+    activated = ran_and_remembered(settings, "plugin activate akismet")
     capsys.readouterr()
-    assert main(["undo", runs[1], "--yes"]) == 0, capsys.readouterr().out
+    assert main(["undo", activated.run_id, "--yes"]) == 0, capsys.readouterr().out
     assert cli_sandbox.wp("plugin", "is-active", "akismet", check=False).returncode == 1
     assert cli_sandbox.wp("option", "get", "recently_activated", "--format=json").stdout == recently

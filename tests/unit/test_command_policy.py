@@ -448,4 +448,6 @@ def test_a_held_listing_says_how_to_only_look() -> None:
     held = POLICY.classify("plugin list --recently-active")
     assert held.needs_approval
     assert "--skip-update-check" in held.reason_ja
-    assert POLICY.classify("plugin list --recently-active --skip-update-check").category is PolicyCategory.READ
+    assert (
+        POLICY.classify("plugin list --recently-active --skip-update-check").category is PolicyCategory.READ
+    )
