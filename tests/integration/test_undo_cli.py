@@ -201,3 +201,22 @@ def test_an_undo_settles_what_its_own_steps_write(
     assert main(["undo", activated.run_id, "--yes"]) == 0, capsys.readouterr().out
     assert cli_sandbox.wp("plugin", "is-active", "akismet", check=False).returncode == 1
     assert cli_sandbox.wp("option", "get", "recently_activated", "--format=json").stdout == recently
+
+
+def test_an_undo_never_deletes_a_key_the_database_takes_for_another(
+    cli_sandbox: SandboxSite,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The run adds `Views` where `views` was already kept: under WordPress's case-insensitive collation
+    deleting `Views` deletes `views` too, so the undo leaves it and says why (it never asks for it)."""
+    settings = sandbox_settings(cli_sandbox, tmp_path, monkeypatch)
+    views = cli_sandbox.wp("post", "meta", "get", "10", "views").stdout
+    assert views.strip()
+    added = ran_and_remembered(settings, "post meta add 10 Views 5")
+    capsys.readouterr()
+    assert main(["undo", added.run_id, "--yes"]) == 0
+    said = capsys.readouterr().out
+    assert "「views」" in said, said
+    assert cli_sandbox.wp("post", "meta", "get", "10", "views").stdout == views

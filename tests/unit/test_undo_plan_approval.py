@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -13,12 +14,19 @@ from wp_agent.agent.messages import ToolUseBlock
 from wp_agent.agent.session_state import SessionState
 from wp_agent.agent.site_reads import SiteReads
 from wp_agent.agent.site_scope import SiteScope
-from wp_agent.agent.tool_pipeline import PLAN_APPROVER, Hold, Run, RunSoFar, ToolCallPipeline
+from wp_agent.agent.tool_pipeline import (
+    PLAN_APPROVER,
+    Hold,
+    Run,
+    RunSoFar,
+    ToolCallPipeline,
+    plan_may_approve,
+)
 from wp_agent.config import AgentSettings
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.target import Role
 from wp_agent.policy import CommandPolicy
-from wp_agent.undo.kind import meta_steps
+from wp_agent.undo.kind import CaptureError, meta_steps, value_args
 from wp_agent.undo.revert_run import approved_by_plan
 
 POLICY = CommandPolicy()
@@ -79,18 +87,31 @@ def _decide(state: SessionState, tool_use_id: str, command: str) -> object:
 
 
 def test_the_agent_runs_a_plan_approved_step_only_as_planned_and_only_in_an_undo_run() -> None:
-    planned = {"toolu_undo_1": ["post", "meta", "delete", "46", "_wp_trash_meta_status", "publish"]}
+    planned = {
+        "toolu_undo_1": ["post", "meta", "delete", "46", "_wp_trash_meta_status"],
+        "toolu_undo_2": ["post", "meta", "delete", "46", "--all"],  # a stored key WP-CLI reads as an option
+    }
     undo_run = _state(reverts_run_id="run_1", plan_approved_steps=planned)
-    outcome = _decide(undo_run, "toolu_undo_1", "post meta delete 46 _wp_trash_meta_status publish")
+    outcome = _decide(undo_run, "toolu_undo_1", "post meta delete 46 _wp_trash_meta_status")
     assert isinstance(outcome, Run)
     assert outcome.approved_by == PLAN_APPROVER
     # Any other step, id or reading waits for the person, as every destructive command does.
     for tool_use_id, command in [
-        ("toolu_undo_1", "post meta delete 46 _wp_trash_meta_status"),  # every value of the key
-        ("toolu_undo_1", "post meta delete 47 _wp_trash_meta_status publish"),
-        ("toolu_undo_2", "post meta delete 46 _wp_trash_meta_status publish"),
+        ("toolu_undo_1", "post meta delete 46 _wp_trash_meta_status publish"),
+        ("toolu_undo_1", "post meta delete 47 _wp_trash_meta_status"),
+        ("toolu_undo_3", "post meta delete 46 _wp_trash_meta_status"),
+        ("toolu_undo_2", "post meta delete 46 --all"),  # planned so, but not a deletion of one key
     ]:
         assert isinstance(_decide(undo_run, tool_use_id, command), Hold), (tool_use_id, command)
     model_run = _state(plan_approved_steps=planned)  # left from an earlier undo run: not this run's plan
-    outcome = _decide(model_run, "toolu_undo_1", "post meta delete 46 _wp_trash_meta_status publish")
+    outcome = _decide(model_run, "toolu_undo_1", "post meta delete 46 _wp_trash_meta_status")
     assert isinstance(outcome, Hold)
+
+
+def test_a_stored_name_is_never_a_word_wp_cli_reads_as_an_option() -> None:
+    with pytest.raises(CaptureError):
+        meta_steps("post", "5", {}, {"--all": ["x"]}, "投稿 ID 5")
+    assert value_args("--all") == ['"--all"', "--format=json"]  # a value that reads as a flag: JSON
+    assert value_args("plain") == ["plain"]
+    assert not plan_may_approve(["post", "meta", "delete", "5", "--all"])
+    assert plan_may_approve(["post", "meta", "delete", "5", "color", "--url=https://example.test/en/"])

@@ -26,6 +26,7 @@ from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionSt
 from wp_agent.agent.site_reads import SiteReads
 from wp_agent.agent.site_scope import SiteScope, apply_site_scope, as_run
 from wp_agent.agent.tool_results import tool_result
+from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.config import AgentSettings
 from wp_agent.masking import mask_command
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
@@ -36,6 +37,19 @@ _COUNTED = {CommandStatus.QUEUED, CommandStatus.STARTED, CommandStatus.FINISHED,
 SKIP_CONFIRMATION_APPROVER = "system:skipDestructiveConfirmation"
 # An undo run's step its plan approved: it deletes only a value the reverted run added.
 PLAN_APPROVER = "system:undoPlan"
+
+
+def plan_may_approve(argv: Sequence[str]) -> bool:
+    """The only shape an undo plan approves itself: `<object> meta delete <id> <key>` (and the site's
+    `--url`), read so by WP-CLI too — no word of it taken for another option (`--all` as a key)."""
+    parsed = ParsedCommand.from_argv(tuple(argv))
+    return (
+        len(parsed.positionals) == 5
+        and parsed.positionals[1:3] == ("meta", "delete")
+        and all(option.name == "url" for option in parsed.options)
+    )
+
+
 StopReason = Literal["repeated_command", "command_cap"]
 
 
@@ -163,7 +177,7 @@ class ToolCallPipeline:
             return LoopStopped(record, _refused(tool_use_id, f"{message}（実行していません）"), stop_reason)
         if not decision.needs_approval:
             return Run(new_record(run, tool_use_id, tool_input, decision, CommandStatus.QUEUED))
-        if run.plan_approved.get(tool_use_id) == list(decision.argv):  # exactly the planned step
+        if run.plan_approved.get(tool_use_id) == list(decision.argv) and plan_may_approve(decision.argv):
             record = new_record(run, tool_use_id, tool_input, decision, CommandStatus.QUEUED)
             return Run(record, approved_by=PLAN_APPROVER)
         if not run.skip_confirmation:

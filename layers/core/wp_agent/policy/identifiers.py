@@ -17,7 +17,9 @@ from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.rule import Verdict, argument_rule
 from wp_agent.whole_values import whole
 
-PLAIN_IDENTIFIER = whole(r"[\x21-\x7e]+", "blogname", "wp_capabilities")
+# Printable ASCII, never starting with `-`: a name stored so would come back as an option wherever it is
+# written as a word again (`post meta delete 5 --all` deletes every field; WP-CLI has no `--`).
+PLAIN_IDENTIFIER = whole(r"-|[\x21-\x2c\x2e-\x7e][\x21-\x7e]*", "blogname", "wp_capabilities")
 
 # Positional arguments after the command path: k = identifier, v = value (free text or an object
 # reference such as an ID, login or URL); a trailing "…" repeats the last kind. A command not listed
@@ -220,7 +222,8 @@ def _verdict(identifier: str) -> Verdict:
         PolicyCategory.BLOCKED,
         "blocked.non_ascii_identifier",
         f"名前（設定名・メタキー・フィールド名・権限名など）は半角英数字と記号だけで指定してください: "
-        f"「{_shown(identifier)}」。見えない文字・全角文字・空白はデータベースで別の名前と同一視されるため使えません",
+        f"「{_shown(identifier)}」。見えない文字・全角文字・空白はデータベースで別の名前と同一視されるため、"
+        "先頭の「-」はWP-CLIがオプションと読むため使えません",
         identifier,
     )
 

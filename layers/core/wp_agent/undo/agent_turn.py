@@ -40,7 +40,7 @@ def plan_message(state: SessionState, deps: TurnDeps) -> Opening:
     records = [c for c in state.commands if c.run_id == reverts]
     service = RevertRun(deps.policy, deps.wp_cli, deps.limiter, state, reverts)
     try:
-        plan = service.plan(records).plan
+        plan = service.plan(records).plan  # (service.plan_approved: the steps it approves itself)
     except WpAgentError as exc:
         text = f"{reverts} を元に戻せませんでした: {exc.message_ja}"
         return Opening([{"type": "text", "text": text}], service.events)
@@ -68,7 +68,7 @@ def plan_message(state: SessionState, deps: TurnDeps) -> Opening:
                 "input": {"command": shlex.join(step.argv), "reason": f"元に戻す: {step.restores_ja}"},
             }
         )
-        if step.takes_back_addition:  # the turn's policy still reads it; approved only as this argv
+        if step.argv in service.plan_approved:  # the turn's policy reads it again; approved only as this argv
             approved[tool_use_id] = step.argv
     return Opening(content, service.events, approved)
 

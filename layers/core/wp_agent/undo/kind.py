@@ -64,10 +64,18 @@ def absent(kind: Kind, results: list[CommandResult]) -> bool:
 
 
 def value_args(value: Any) -> list[str]:
-    """A stored value as WP-CLI takes it: text as it is, anything else as JSON with --format=json."""
-    if isinstance(value, str):
+    """A stored value as WP-CLI takes it: text as it is, anything else as JSON with --format=json. Text
+    that starts with `-` goes as JSON too: WP-CLI would read a word `--all` as an option (it has no `--`)."""
+    if isinstance(value, str) and not value.startswith("-"):
         return [value]
     return [json.dumps(value, ensure_ascii=False), "--format=json"]
+
+
+def name_arg(name: str, what: str) -> str:
+    """A stored name (a meta key) as a word of a command: never one WP-CLI would read as an option."""
+    if name.startswith("-"):
+        raise CaptureError(f"{what}の名前「{name}」はコマンドの引数として渡せないため、元に戻せません。")
+    return name
 
 
 # The options table's autoload as WordPress stores it: before 6.6 yes/no; since, on/off, or auto,
@@ -125,6 +133,7 @@ def meta_steps(
         if was == now:
             continue
         what = f"{label}のメタ「{key}」"
+        name_arg(key, what)  # (a name WP-CLI would read as an option cannot be put back)
         if not was:
             # The key did not exist before the run: all it holds is the run's (checked when planned
             # and again right before the step), or WordPress's own side effect of an earlier step

@@ -4,6 +4,7 @@ approval; every command it runs is audited with the run it reverts (`revertsRunI
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -14,13 +15,13 @@ from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.ports import RateLimiter
 from wp_agent.agent.session_state import ApprovalItem, CommandRecord, SessionState
 from wp_agent.agent.site_scope import SiteScope, apply_site_scope
-from wp_agent.agent.tool_pipeline import PLAN_APPROVER
+from wp_agent.agent.tool_pipeline import PLAN_APPROVER, plan_may_approve
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
-from wp_agent.masking import mask_command, mask_command_output
-from wp_agent.models.undo import PlanStep, UndoPlan
+from wp_agent.masking import folded, mask_command, mask_command_output
+from wp_agent.models.undo import PlanStep, SkippedItem, UndoPlan
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
-from wp_agent.undo.entities import Read
+from wp_agent.undo.entities import CaptureError, Read
 from wp_agent.undo.execute import PlanOutcome, execute_plan
 from wp_agent.undo.plan import RunCommand, build_plan
 from wp_agent.undo.recorder import site_reader
@@ -122,10 +123,30 @@ class CheckedPlan:
         return bool(self.approval_items)
 
 
+def _without_targets_of(checked: CheckedPlan, why: Mapping[int, str]) -> CheckedPlan:
+    """The plan without the things it cannot restore without deleting more (`why` by target), each
+    reported instead; steps and their decisions renumbered to the targets that stay."""
+    plan = checked.plan
+    kept = [i for i in range(len(plan.targets)) if i not in why]
+    renumbered = {old: new for new, old in enumerate(kept)}
+    pairs = [(s, d) for s, d in zip(plan.steps, checked.decisions, strict=True) if s.target in renumbered]
+    smaller = plan.model_copy(
+        update={
+            "targets": [plan.targets[i] for i in kept],
+            "steps": [s.model_copy(update={"target": renumbered[s.target]}) for s, _ in pairs],
+            "skipped": [
+                *plan.skipped,
+                *(SkippedItem(entity_ja=plan.targets[i].label_ja, reason_ja=why[i]) for i in sorted(why)),
+            ],
+        }
+    )
+    return CheckedPlan(smaller, [d for _, d in pairs])
+
+
 def approved_by_plan(step: PlanStep, decision: PolicyDecision) -> bool:
     """A step the policy would hold runs without the person's approval only when it takes back a
     value the run itself added, and the policy read the command as exactly the step (one reading)."""
-    return step.takes_back_addition and list(decision.argv) == step.argv
+    return step.takes_back_addition and list(decision.argv) == step.argv and plan_may_approve(step.argv)
 
 
 @dataclass
@@ -147,7 +168,7 @@ class RevertRun:
             self.reverts_run_id, run_commands(records), self._reader(), workers=self.wp_cli.max_concurrency
         )
         checked = CheckedPlan(plan)
-        for index, step in enumerate(plan.steps):
+        for step in plan.steps:
             decision = apply_site_scope(self.policy.classify_argv(step.argv), SiteScope.of(self.state))
             if decision.blocked:
                 raise WpAgentError(
@@ -156,7 +177,13 @@ class RevertRun:
                     details={"command": mask_command(" ".join(step.argv)), "rule": decision.rule},
                 )
             checked.decisions.append(decision)
-            if decision.needs_approval and approved_by_plan(step, decision):
+        waivable = [s for s, d in zip(plan.steps, checked.decisions, strict=True) if approved_by_plan(s, d)]
+        alone, shared = self._alone_in_their_key(waivable) if waivable else (set(), {})
+        if shared:
+            checked = _without_targets_of(checked, shared)
+            plan = checked.plan
+        for index, (step, decision) in enumerate(zip(plan.steps, checked.decisions, strict=True)):
+            if decision.needs_approval and tuple(step.argv) in alone:
                 self.plan_approved.append(list(decision.argv))
             elif decision.needs_approval:
                 summary, impact = describe(decision)
@@ -168,6 +195,38 @@ class RevertRun:
                     )
                 )  # fmt: skip
         return checked
+
+    def _alone_in_their_key(self, steps: list[PlanStep]) -> tuple[set[tuple[str, ...]], dict[int, str]]:
+        """The meta deletions whose key no other key of the same object equals as the database compares
+        names (case, width, accents), each object's keys read once; and, by target, why a deletion
+        cannot be made: deleting `Color` deletes a `color` that was there before the run too. A step
+        whose object cannot be read is in neither (it waits for the person)."""
+        by_object: dict[tuple[str, ...], list[PlanStep]] = {}
+        for step in steps:
+            obj, _meta, _delete, object_id, _key, *scope = step.argv
+            by_object.setdefault((obj, object_id, *scope), []).append(step)
+        read, alone, shared = self._reader(), set(), {}
+        for (obj, object_id, *scope), group in by_object.items():
+            try:
+                listed = read([obj, "meta", "list", object_id, "--fields=meta_key", "--format=json", *scope])
+                keys = (
+                    {str(row["meta_key"]) for row in json.loads(listed.stdout or "[]")} if listed.ok else None
+                )
+            except (CaptureError, ValueError, TypeError, KeyError):
+                keys = None
+            if keys is None:
+                continue
+            for step in group:
+                key = step.argv[4]
+                same = sorted(other for other in keys if other != key and folded(other) == folded(key))
+                if not same:
+                    alone.add(tuple(step.argv))
+                    continue
+                shared[step.target] = (
+                    f"メタ「{key}」を削除すると、データベースが同じ名前とみなす「{same[0]}」"
+                    "（実行前からあるもの）も消えるため、元に戻しません。"
+                )
+        return alone, shared
 
     def execute(self, checked: CheckedPlan, *, approved_by: str | None) -> PlanOutcome:
         if checked.needs_approval and approved_by is None:

@@ -109,7 +109,7 @@ def meta_key_verdict(family: str, key: str, value: str | None, *, structured: bo
         return Verdict(
             B,
             "blocked.non_ascii_identifier",
-            f"メタキーは半角英数字と記号だけで指定してください: 「{ascii(key)[1:-1]}」",
+            f"メタキーは半角英数字と記号だけで（先頭の「-」なしで）指定してください: 「{ascii(key)[1:-1]}」",
             key,
         )
     if holds_file_path(key):
