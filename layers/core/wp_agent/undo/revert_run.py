@@ -177,13 +177,14 @@ class RevertRun:
                     details={"command": mask_command(" ".join(step.argv)), "rule": decision.rule},
                 )
             checked.decisions.append(decision)
-        waivable = [s for s, d in zip(plan.steps, checked.decisions, strict=True) if approved_by_plan(s, d)]
-        alone, shared = self._alone_in_their_key(waivable) if waivable else (set(), {})
+        # Every deletion of one meta key (approved by the plan or by the person) deletes only that key.
+        deletions = [s for s in plan.steps if plan_may_approve(s.argv)]
+        alone, shared = self._alone_in_their_key(deletions) if deletions else (set(), {})
         if shared:
             checked = _without_targets_of(checked, shared)
             plan = checked.plan
         for index, (step, decision) in enumerate(zip(plan.steps, checked.decisions, strict=True)):
-            if decision.needs_approval and tuple(step.argv) in alone:
+            if decision.needs_approval and approved_by_plan(step, decision) and tuple(step.argv) in alone:
                 self.plan_approved.append(list(decision.argv))
             elif decision.needs_approval:
                 summary, impact = describe(decision)
