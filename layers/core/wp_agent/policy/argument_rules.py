@@ -188,21 +188,39 @@ def _secret_option_read(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | 
 
 
 _CONFIG_READS = frozenset({("config", "get"), ("config", "has"), ("config", "is-true")})
-# wp-config.php's connection credentials, keys and salts, and whatever a plugin keeps there under a
-# name that says it is a credential (`SENDGRID_API_KEY`, `WP_REDIS_PASSWORD`): none is read, in any case.
-_CONFIG_CREDENTIALS = frozenset({"db_user", "db_password", "db_host"})
-_CONFIG_SECRET_WORDS = (*_SECRET_SEARCH_WORDS, "licen", "user")
+# What wp-config.php may be asked for: WordPress's own settings, which hold no credential. Not a list
+# of what to refuse: a plugin keeps a credential under any name at all (`$redis_server = ['auth' => …]`,
+# `DATABASE_URL`, `AS3CF_SETTINGS`), and none of those is read; neither are DB_USER/PASSWORD/HOST, keys
+# and salts. WP-CLI compares names exactly (`db_name` is not DB_NAME).
+CONFIG_READABLE = frozenset(
+    {
+        "table_prefix", "ABSPATH", "DB_NAME", "DB_CHARSET", "DB_COLLATE", "WP_HOME", "WP_SITEURL",
+        "WP_DEBUG", "WP_DEBUG_LOG", "WP_DEBUG_DISPLAY", "SCRIPT_DEBUG", "SAVEQUERIES", "WP_CACHE",
+        "CONCATENATE_SCRIPTS", "COMPRESS_SCRIPTS", "COMPRESS_CSS", "ENFORCE_GZIP", "WP_MEMORY_LIMIT",
+        "WP_MAX_MEMORY_LIMIT", "WP_POST_REVISIONS", "AUTOSAVE_INTERVAL", "EMPTY_TRASH_DAYS", "MEDIA_TRASH",
+        "IMAGE_EDIT_OVERWRITE", "DISABLE_WP_CRON", "ALTERNATE_WP_CRON", "WP_CRON_LOCK_TIMEOUT",
+        "WP_AUTO_UPDATE_CORE", "AUTOMATIC_UPDATER_DISABLED", "CORE_UPGRADE_SKIP_NEW_BUNDLED",
+        "DISALLOW_FILE_EDIT", "DISALLOW_FILE_MODS", "DISALLOW_UNFILTERED_HTML", "ALLOW_UNFILTERED_UPLOADS",
+        "FORCE_SSL_ADMIN", "WP_ENVIRONMENT_TYPE", "WP_DEVELOPMENT_MODE", "WP_DISABLE_FATAL_ERROR_HANDLER",
+        "WPLANG", "WP_LANG_DIR", "WP_CONTENT_DIR", "WP_CONTENT_URL", "WP_PLUGIN_DIR", "WP_PLUGIN_URL",
+        "WPMU_PLUGIN_DIR", "WPMU_PLUGIN_URL", "UPLOADS", "WP_TEMP_DIR", "WP_DEFAULT_THEME",
+        "WP_ALLOW_MULTISITE", "MULTISITE", "SUBDOMAIN_INSTALL", "DOMAIN_CURRENT_SITE", "PATH_CURRENT_SITE",
+        "SITE_ID_CURRENT_SITE", "BLOG_ID_CURRENT_SITE", "NOBLOGREDIRECT", "WP_ALLOW_REPAIR",
+        "DO_NOT_UPGRADE_GLOBAL_TABLES", "WP_HTTP_BLOCK_EXTERNAL", "WP_ACCESSIBLE_HOSTS", "COOKIE_DOMAIN",
+        "FS_METHOD", "RECOVERY_MODE_EMAIL",
+    }
+)  # fmt: skip
 
 
 @argument_rule(
     match=(
         "config get DB_PASSWORD",
-        "config get db_password",
         "config get AUTH_KEY",
         "config has NONCE_SALT",
         "config get DB_USER",
         "config is-true SENDGRID_API_KEY",
-        "config get WP_REDIS_PASSWORD --type=constant",
+        "config get redis_server --type=variable",
+        "config get DATABASE_URL",
         "config get table_prefix --config-file=/etc/passwd",
         "config path --config-file=/tmp/x.php",
     ),
@@ -222,13 +240,14 @@ def _secret_config_read(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | 
     if path not in _CONFIG_READS:
         return None
     for name in cmd.args_after(path)[:1]:
-        key = folded(name)
-        if (
-            is_secret_option(name)
-            or key in _CONFIG_CREDENTIALS
-            or any(w in key for w in _CONFIG_SECRET_WORDS)
-        ):
-            return Verdict(B, "blocked.secret_config", f"認証情報を含む設定（{name}）は読み出せません", name)
+        if name not in CONFIG_READABLE:
+            return Verdict(
+                B,
+                "blocked.secret_config",
+                f"wp-config.php の「{name}」は読み出せません。読めるのは WordPress 本体の設定（WP_DEBUG・WP_HOME・"
+                "table_prefix など）だけです（プラグインなどが置く値や接続情報は認証情報を含むことがあるため）",
+                name,
+            )
     return None
 
 
