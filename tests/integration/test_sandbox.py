@@ -222,6 +222,9 @@ def test_wp_cli_starts_from_the_verified_phars_files_extracted_once(
     assert done.stdout.strip() == f"WP-CLI {wp_cli.pinned_version()}"
     modes = {oct(p.stat().st_mode & 0o777) for p in entry.parents[4].rglob("*")}
     assert modes == {"0o755", "0o644"}  # the site's owner reads it; only we may change it
+    entry.parents[4].chmod(0o775)  # a tree others may change is not run
+    assert wp_cli.started_from_files(phar) == phar
+    entry.parents[4].chmod(0o755)
     # Where no tree can be kept, the phar itself runs.
     (tmp_path / "file").write_text("")
     monkeypatch.setattr(wp_cli, "INSTALLED_PHAR", tmp_path / "file" / "wp-cli.phar")

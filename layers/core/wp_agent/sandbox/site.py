@@ -41,6 +41,7 @@ from wp_agent.sandbox.wp_cli import php_command, verified_phar
 DATABASE = "wordpress"
 DB_USER = "wordpress"
 PROVISION_SCRIPT = Path(__file__).with_name("provision.php")
+_SETPRIV = "/usr/bin/setpriv"  # util-linux (essential on Debian): not whatever `setpriv` PATH finds
 _WP_CLI_TIMEOUT_SECONDS = 600.0
 _COMMENT_STATUS = {"1": "approved", "0": "pending"}
 _AUTO_INCREMENTS = (
@@ -457,13 +458,14 @@ require_once ABSPATH . 'wp-settings.php';
         return self.owner if os.geteuid() == 0 and self.owner != "root" else None
 
     def as_owner(self, argv: Sequence[str]) -> list[str]:
-        """`argv` run as `process_user` (when it is someone else). Through util-linux's setpriv, which
-        changes only the user as Popen(user=…) would: Popen's own switch makes Python fork where it
-        would vfork, and forking a big test or API process costs ~25 ms per command, every command."""
+        """`argv` run as `process_user` (when it is someone else): its user, group and groups, none of
+        ours (the site's PHP runs plugin code). Through util-linux's setpriv: Popen(user=…) would make
+        Python fork where it vforks, ~25 ms for a big test or API process, every command."""
         user = self.process_user()
         if user is None:
             return list(argv)
-        return ["setpriv", f"--reuid={pwd.getpwnam(user).pw_uid}", "--", *argv]
+        entry = pwd.getpwnam(user)
+        return [_SETPRIV, f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", "--init-groups", "--", *argv]
 
     def _owner_ids(self) -> tuple[int, int] | None:
         entry = pwd.getpwnam(self.owner)

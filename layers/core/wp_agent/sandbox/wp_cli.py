@@ -12,6 +12,7 @@ import functools
 import hashlib
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -76,29 +77,54 @@ def started_from_files(phar: Path) -> Path:
     """
     home = INSTALLED_PHAR.parent / f"wp-cli-{pinned_version()}-{pinned_sha512()[:16]}"
     entry = home / "vendor" / "wp-cli" / "wp-cli" / "php" / "boot-fs.php"
-    if entry.is_file():
-        return entry
+    if _kept_by_us(home):
+        return entry if entry.is_file() else phar
     try:
         home.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".wp-cli-", dir=home.parent))
     except OSError:
         return phar
     try:
+        if _extracted(phar, staging) and (staging / entry.relative_to(home)).is_file():
+            os.rename(staging, home)
+    except OSError:
+        pass  # another start renamed its tree first
+    shutil.rmtree(staging, ignore_errors=True)  # (gone when renamed)
+    return entry if _kept_by_us(home) and entry.is_file() else phar
+
+
+def _extracted(phar: Path, staging: Path) -> bool:
+    """The phar's files in `staging` (0755/0644). The bytes extracted are the bytes checked: a copy,
+    hashed again (the phar may have changed since it was verified)."""
+    copy = staging / ".wp-cli.phar"
+    try:
+        shutil.copyfile(phar, copy)
+        info = copy.stat()
+        if _sha512(str(copy), info.st_size, info.st_mtime_ns) != pinned_sha512():
+            return False
         subprocess.run(  # noqa: S603 - our own argv, no shell
             ["php", "-d", "phar.readonly=1", "-r", "(new Phar($argv[1]))->extractTo($argv[2]);",  # noqa: S607
-             str(phar), str(staging)],
+             str(copy), str(staging)],
             capture_output=True, check=True, timeout=120,
         )  # fmt: skip
+        copy.unlink()
         for directory, _dirs, files in os.walk(staging):
             os.chmod(directory, 0o755)  # noqa: S103 - code others run: readable, never writable
             for name in files:
                 os.chmod(os.path.join(directory, name), 0o644)
-        if (staging / entry.relative_to(home)).is_file():
-            os.rename(staging, home)
     except (OSError, subprocess.SubprocessError):
-        pass
-    shutil.rmtree(staging, ignore_errors=True)  # (gone when renamed; left when another start won)
-    return entry if entry.is_file() else phar
+        return False
+    return True
+
+
+def _kept_by_us(home: Path) -> bool:
+    """The extracted tree is there as we made it: a directory (no link) of ours or root's that nobody
+    else may write (the same trust as the environment it sits in)."""
+    try:
+        info = home.lstat()
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid in {os.geteuid(), 0} and not info.st_mode & 0o022
 
 
 def php_command(phar: Path, opcache_dir: Path) -> list[str]:
