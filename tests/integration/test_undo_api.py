@@ -137,3 +137,50 @@ def assert_a_second_undo_starts_nothing(stack: ServerlessStack, undo_path: str, 
     assert (status, body["error"]["code"]) == (409, "NOTHING_TO_UNDO"), body
     assert undo_run_id in body["error"]["message"]
     assert stack.wait_for(SESSION, "Completed")["runId"] == undo_run_id
+
+
+@pytest.mark.slow
+def test_an_undo_the_person_declines_changes_nothing(
+    serverless: ServerlessStack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Part of an undo waits for the person (deleting an option the run added): every write of it waits
+    with it, so a refusal leaves the site as the run left it, not half put back."""
+    stack = serverless
+    monkeypatch.setenv("WP_AGENT_COMMANDS_PER_USER_PER_MINUTE", "100")
+    session = "ses_undo_0002"
+    stack.model.enqueue(
+        reply_tool_use(
+            [
+                ("wp_cli", {"command": "option add wp_agent_note メモ", "reason": "追加"}),
+                ("wp_cli", {"command": "post delete 46", "reason": "削除"}),
+            ]
+        ),
+        reply_text("しました。"),
+    )
+    status, run = stack.api(
+        "POST",
+        f"/v1/sessions/{session}/messages",
+        body={"message": "メモを足して46を削除", "targetId": TARGET_ID},
+    )
+    assert status == 202, run
+    view = stack.wait_for(session, "AwaitingApproval", "Completed")
+    if view["status"] == "AwaitingApproval":
+        approval = view["pendingApproval"]["approvalId"]
+        stack.api("POST", f"/v1/sessions/{session}/approvals/{approval}", body={"decision": "approve"})
+        view = stack.wait_for(session, "Completed")
+    assert stack.site.status_of(46) == "trash"
+    meta = stack.site.wp("post", "meta", "list", "46", "--format=json").stdout
+
+    status, undo_run = stack.api("POST", f"/v1/sessions/{session}/runs/{run['runId']}/undo", body={})
+    assert status == 202, undo_run
+    view = stack.wait_for(session, "AwaitingApproval", timeout=120)
+    asked = [item["command"] for item in view["pendingApproval"]["commands"]]
+    assert any(c.startswith("option delete wp_agent_note") for c in asked), asked
+    assert any(c.startswith("post update 46") for c in asked), asked  # waits with it
+    approval = view["pendingApproval"]["approvalId"]
+    status, _ = stack.api("POST", f"/v1/sessions/{session}/approvals/{approval}", body={"decision": "reject"})
+    assert status == 200
+    stack.wait_for(session, "Completed", "Failed")
+    assert stack.site.status_of(46) == "trash"  # nothing of the undo ran
+    assert stack.site.wp("post", "meta", "list", "46", "--format=json").stdout == meta
+    assert stack.site.wp("option", "get", "wp_agent_note").stdout.strip() == "メモ"

@@ -242,6 +242,7 @@ class AgentTurn:
         results: Results = {}
         to_run: list[CommandRecord] = []
         held: list[CommandRecord] = []
+        approved_up_front: dict[str, str] = {}  # tool-use id -> who approved it before it was asked
         scope = SiteScope.of(state)
         changing = self._pipeline.changing_calls(calls)
         for index, call in enumerate(calls):
@@ -263,9 +264,7 @@ class AgentTurn:
                     self._audit_record(state, AuditEventType.COMMAND_BLOCKED, record)
                 case Run(record, approved_by):
                     if approved_by is not None:
-                        self._audit_record(
-                            state, AuditEventType.APPROVAL_APPROVED, record, approver=approved_by
-                        )
+                        approved_up_front[record.tool_use_id] = approved_by
                     to_run.append(record)
                 case Hold(record):
                     held.append(record)
@@ -273,6 +272,10 @@ class AgentTurn:
                     results[call.id] = self._result_for(record)
                 case Unknown(record):
                     results[call.id] = self._result_for(self._settled(state, record, stamp=True))
+        to_run, held = _undo_waits_as_one(state, calls, to_run, held)
+        for record in [r for r in to_run if r.tool_use_id in approved_up_front]:
+            approver = approved_up_front[record.tool_use_id]
+            self._audit_record(state, AuditEventType.APPROVAL_APPROVED, record, approver=approver)
         self._run_commands(state, to_run, results)
         if held and not state.status.terminal:
             self._hold(state, held, results)
@@ -577,3 +580,18 @@ def side_by_side(records: Sequence[CommandRecord]) -> list[list[CommandRecord]]:
         else:
             batches.append([record])
     return batches
+
+
+def _undo_waits_as_one(
+    state: SessionState, calls: list[ToolUseBlock], to_run: list[CommandRecord], held: list[CommandRecord]
+) -> tuple[list[CommandRecord], list[CommandRecord]]:
+    """An undo is one change: when a person is asked about part of it, every write of it waits for that
+    answer (declined, none of it runs; approved, all of it, in the plan's order). Reads still run."""
+    if not state.reverts_run_id or not held:
+        return to_run, held
+    writes = [r for r in to_run if r.category is not PolicyCategory.READ and r.status is CommandStatus.QUEUED]
+    for record in writes:
+        record.status = CommandStatus.HELD
+    order = [call.id for call in calls]
+    waiting = sorted([*held, *writes], key=lambda r: order.index(r.tool_use_id))
+    return [r for r in to_run if r not in writes], waiting
