@@ -28,6 +28,7 @@ from wp_agent.agent.ports import (
 )
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import ApprovalStatus, CommandStatus, SessionStatus
+from wp_agent.agent.tool_results import NOT_ON_THIS_WP_CLI_JA
 from wp_agent.agent.turn import AgentTurn
 from wp_agent.config import CliSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
@@ -635,3 +636,19 @@ def test_a_site_that_changes_at_every_look_is_not_asked_about_forever() -> None:
     assert types.count(AuditEventType.APPROVAL_SUPERSEDED) == 2
     blocked = [e for e in audit_of(deps).events if e.type is AuditEventType.COMMAND_BLOCKED]
     assert [e.rule for e in blocked] == ["approval.site_keeps_changing"]
+
+
+def test_a_command_the_sites_wp_cli_lacks_is_said_so_plainly() -> None:
+    """Allowed by the policy, missing on the site's WP-CLI (older than the command): the model is told in
+    our words, outside the site's output, that the command is not there — not just WP-CLI's English."""
+    missing = "Error: 'block' is not a registered subcommand of 'post'. See 'wp help post' for available subcommands.\n"
+    wp = RecordingWpCli(handler=lambda argv: CommandResult("", missing, 1, 5))
+    model = ScriptedModel([tool_reply("post list --format=json"), text_reply("確認できませんでした")])
+    run(make_deps(model, wp))
+    content = model.last_tool_results()[0]["content"]
+    assert content.endswith(NOT_ON_THIS_WP_CLI_JA)
+    assert content.index("</tool_output>") < content.index(NOT_ON_THIS_WP_CLI_JA)
+    wp = RecordingWpCli(handler=lambda argv: CommandResult("", "Error: Could not find the post.\n", 1, 5))
+    model = ScriptedModel([tool_reply("post list --format=json"), text_reply("ありません")])
+    run(make_deps(model, wp))
+    assert NOT_ON_THIS_WP_CLI_JA not in model.last_tool_results()[0]["content"]

@@ -6,6 +6,7 @@ Every tool_use in an assistant message needs exactly one tool_result in the next
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +17,14 @@ from wp_agent.errors import AgentErrorCode
 from wp_agent.executors.port import CommandResult
 from wp_agent.masking import mask_command_output
 
+# What WP-CLI says of a command it does not have (2.10: "'block' is not a registered subcommand of
+# 'post'. …", "'ability' is not a registered wp command. …"): the policy allows commands of newer WP-CLI
+# releases than a site may run.
+_NOT_REGISTERED = re.compile(r"'[^'\n]{1,80}' is not a registered (?:wp command|subcommand of)")
+NOT_ON_THIS_WP_CLI_JA = (
+    "（このサイトの WP-CLI にはこのコマンドがありません。WP-CLI が古い可能性があります。"
+    "サイトの管理者に WP-CLI の更新を依頼するか、別のコマンドで確かめてください）"
+)
 OUTCOME_UNKNOWN_JA = (
     "前回の処理が途中で中断されたため、このコマンドの結果は不明です。二重実行を避けるため再実行していません。"
     "読み取りコマンドで現在の状態を確認してください。"
@@ -60,6 +69,8 @@ def result_for(record: CommandRecord, *, timeout_ms: int, simulated: bool) -> di
         truncated=record.truncated,
         simulated=simulated,
     )
+    if record.exit_code != 0 and _NOT_REGISTERED.search(record.stderr or ""):
+        content = f"{content}\n{NOT_ON_THIS_WP_CLI_JA}"  # ours, outside the site's output
     return tool_result(record.tool_use_id, content, is_error=record.exit_code != 0)
 
 
