@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from wp_agent.agent.messages import ToolUseBlock
+from wp_agent.agent.meta_spelling import guard_meta_spelling
 from wp_agent.agent.post_targets import guard_post_targets
 from wp_agent.agent.prompt import TOOL_NAME, WpCliToolInput
 from wp_agent.agent.role_targets import guard_role_targets
@@ -165,6 +166,7 @@ class ToolCallPipeline:
         decision = apply_site_scope(self._policy.classify(tool_input.command), run.scope)
         decision = guard_post_targets(decision, site, alone_in_reply=run.alone_in_reply)
         decision = guard_role_targets(decision, run.scope.role, site)
+        decision = guard_meta_spelling(decision, site)
         if decision.blocked:
             record = new_record(run, tool_use_id, tool_input, decision, CommandStatus.BLOCKED)
             message = f"このコマンドはブロックされました（実行していません）: {decision.reason_ja}"
