@@ -38,3 +38,12 @@ def test_the_kept_spelling_a_new_key_and_reads_pass() -> None:
     rule, reads = _guarded("post meta update 10 Views 99", None)  # not read yet: asked for, decided later
     assert rule != SPELLING_RULE
     assert reads.requested == [LIST_10]
+
+
+def test_keys_given_as_meta_input_are_checked_on_every_post_the_update_names() -> None:
+    list_11: tuple[str, ...] = ("post", "meta", "list", "11", "--fields=meta_key", "--format=json")
+    command = """post update 10 11 --meta_input='{"rating":"5","Views":"1"}'"""
+    reads = SiteReads({LIST_10: "[]", list_11: '[{"meta_key":"views"}]'})
+    assert guard_meta_spelling(POLICY.classify(command), reads).rule == SPELLING_RULE
+    reads = SiteReads({LIST_10: "[]", list_11: '[{"meta_key":"Views"}]'})
+    assert guard_meta_spelling(POLICY.classify(command), reads).rule != SPELLING_RULE
