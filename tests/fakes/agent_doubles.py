@@ -107,14 +107,21 @@ class RecordingWpCli:
     simulated: bool = False
     calls: list[list[str]] = field(default_factory=list)
     peak_concurrency: int = 0
+    # The most commands at once while one of them could change the site (1: a change never overlapped).
+    peak_beside_a_change: int = 0
     _active: int = 0
+    _changing: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def run(self, argv: Sequence[str]) -> CommandResult:
+        change = CommandPolicy().classify_argv(list(argv)).category is not PolicyCategory.READ
         with self._lock:
             self.calls.append(list(argv))
             self._active += 1
+            self._changing += change
             self.peak_concurrency = max(self.peak_concurrency, self._active)
+            if self._changing:
+                self.peak_beside_a_change = max(self.peak_beside_a_change, self._active)
         try:
             if self.delay_seconds:
                 time.sleep(self.delay_seconds)
@@ -122,6 +129,7 @@ class RecordingWpCli:
         finally:
             with self._lock:
                 self._active -= 1
+                self._changing -= change
         if isinstance(answer, WpAgentError):
             raise answer
         return answer

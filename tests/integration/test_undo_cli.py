@@ -209,12 +209,15 @@ def test_an_undo_never_deletes_a_key_the_database_takes_for_another(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """The run adds `Views` where `views` was already kept: under WordPress's case-insensitive collation
-    deleting `Views` deletes `views` too, so the undo leaves it and says why (it never asks for it)."""
+    """The run adds `Views`; someone keeps `views` on the same post afterwards (the agent itself refuses to
+    write another spelling of a kept key: agent/meta_spelling.py). Under WordPress's case-insensitive
+    collation deleting `Views` deletes `views` too, so the undo leaves it and says why (never asks)."""
     settings = sandbox_settings(cli_sandbox, tmp_path, monkeypatch)
     views = cli_sandbox.wp("post", "meta", "get", "10", "views").stdout
     assert views.strip()
+    cli_sandbox.wp("post", "meta", "delete", "10", "views")
     added = ran_and_remembered(settings, "post meta add 10 Views 5")
+    cli_sandbox.wp("post", "meta", "add", "10", "views", views.strip())  # another writer, after the run
     capsys.readouterr()
     assert main(["undo", added.run_id, "--yes"]) == 0
     said = capsys.readouterr().out
