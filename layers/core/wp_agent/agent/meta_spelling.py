@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Sequence
 
 from wp_agent.agent.site_reads import StateReader, not_read_yet
 from wp_agent.command_line.parsed_command import ParsedCommand
@@ -28,18 +29,33 @@ def guard_meta_spelling(decision: PolicyDecision, read: StateReader) -> PolicyDe
         return decision
     cmd = ParsedCommand.from_argv(decision.argv)
     for obj, object_id, key in _written_keys(cmd, decision.command_path):
-        argv = [obj, "meta", "list", object_id, "--fields=meta_key", "--format=json", *cmd.url_tokens()]
+        argv = key_names_read(obj, object_id, cmd.url_tokens())
         answer = read(argv)
-        if not_read_yet(read, argv) or answer is None:
-            continue  # (a write to an object that cannot be listed fails as WP-CLI says)
-        try:
-            kept = {str(row["meta_key"]) for row in json.loads(answer or "[]")}
-        except (ValueError, TypeError, KeyError):
-            continue
-        same = sorted(k for k in kept if k != key and folded(k) == folded(key))
+        kept = None if not_read_yet(read, argv) else kept_names(answer)
+        same = other_spellings(key, kept or set())  # (unlisted: the write fails as WP-CLI says)
         if same:
             return _refused(decision, key, same[0])
     return decision
+
+
+def key_names_read(obj: str, object_id: str, scope: Sequence[str] = ()) -> list[str]:
+    """The read of an object's meta key names (names only: no value, so no secret)."""
+    return [obj, "meta", "list", object_id, "--fields=meta_key", "--format=json", *scope]
+
+
+def kept_names(answer: str | None) -> set[str] | None:
+    """The key names `key_names_read` answered (None: no answer, or not one WP-CLI gives)."""
+    if answer is None:
+        return None
+    try:
+        return {str(row["meta_key"]) for row in json.loads(answer or "[]")}
+    except (ValueError, TypeError, KeyError):
+        return None
+
+
+def other_spellings(key: str, kept: set[str]) -> list[str]:
+    """The kept keys the database takes for `key` though spelled otherwise (case, width, accents)."""
+    return sorted(k for k in kept if k != key and folded(k) == folded(key))
 
 
 def _written_keys(cmd: ParsedCommand, path: tuple[str, ...]) -> list[tuple[str, str, str]]:

@@ -4,7 +4,6 @@ approval; every command it runs is audited with the run it reverts (`revertsRunI
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -12,13 +11,14 @@ from typing import Literal
 from wp_agent.agent import audit_outbox
 from wp_agent.agent.approval_summary import describe
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
+from wp_agent.agent.meta_spelling import kept_names, key_names_read, other_spellings
 from wp_agent.agent.ports import RateLimiter
 from wp_agent.agent.session_state import ApprovalItem, CommandRecord, SessionState
 from wp_agent.agent.site_scope import SiteScope, apply_site_scope
 from wp_agent.agent.tool_pipeline import PLAN_APPROVER, plan_may_approve
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
-from wp_agent.masking import folded, mask_command, mask_command_output
+from wp_agent.masking import mask_command, mask_command_output
 from wp_agent.models.undo import PlanStep, SkippedItem, UndoPlan
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
 from wp_agent.undo.entities import CaptureError, Read
@@ -209,17 +209,15 @@ class RevertRun:
         read, alone, shared = self._reader(), set(), {}
         for (obj, object_id, *scope), group in by_object.items():
             try:
-                listed = read([obj, "meta", "list", object_id, "--fields=meta_key", "--format=json", *scope])
-                keys = (
-                    {str(row["meta_key"]) for row in json.loads(listed.stdout or "[]")} if listed.ok else None
-                )
-            except (CaptureError, ValueError, TypeError, KeyError):
-                keys = None
+                listed = read(key_names_read(obj, object_id, scope))
+            except CaptureError:
+                continue
+            keys = kept_names(listed.stdout if listed.ok else None)
             if keys is None:
                 continue
             for step in group:
                 key = step.argv[4]
-                same = sorted(other for other in keys if other != key and folded(other) == folded(key))
+                same = other_spellings(key, keys)
                 if not same:
                     alone.add(tuple(step.argv))
                     continue
