@@ -14,11 +14,19 @@ suite that keeps older sites covered: the policy's reads, effect conformance, a 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from tests.fakes.agent_doubles import ScriptedModel, text_reply, tool_reply
 from tests.fakes.sshd import SshdRig
 from tests.fakes.wordpress import TestWordPress, running_wordpress
+from wp_agent.agent.ports import AutoApprove
+from wp_agent.agent.runner import AgentRunner
+from wp_agent.agent.session_state import SessionState
+from wp_agent.cli.wiring import build_local_deps
+from wp_agent.config import CliSettings
+from wp_agent.models.agent_io import AgentInput
 from wp_agent.sandbox import SandboxSite
 from wp_agent.sandbox.release import WordPressRelease, chosen_release, system_release
 from wp_agent.sandbox.seed_cache import CACHE_ENV, SeedCache
@@ -119,3 +127,24 @@ def sandbox_environment(site: SandboxSite | None = None) -> dict[str, str]:
     if site is not None:
         env["WP_AGENT_SANDBOX_SITE"] = str(site.home)
     return env
+
+
+def sandbox_settings(sandbox: SandboxSite, home: Path, monkeypatch: pytest.MonkeyPatch) -> CliSettings:
+    """The CLI's settings on the sandbox, as its environment gives them (`main` reads the same)."""
+    for name, value in {
+        **sandbox_environment(sandbox),
+        "WP_AGENT_AUDIT_FILE": str(home / "audit.jsonl"),
+        "ANTHROPIC_API_KEY": "test",
+    }.items():
+        monkeypatch.setenv(name, value)
+    return CliSettings()
+
+
+def asked_on_the_sandbox(settings: CliSettings, command: str) -> tuple[SessionState, ScriptedModel]:
+    """A run of the agent (`sandbox_settings`) whose model asks for `command`, approved if held, then
+    answers: the run's state and the model (what it was told)."""
+    model = ScriptedModel([tool_reply(command), text_reply("しました")])
+    runner = AgentRunner(build_local_deps(settings, model=model), AutoApprove("tester"))
+    runner.run(AgentInput(message=command), user_id="local-user")
+    assert runner.last_state is not None
+    return runner.last_state, model

@@ -11,16 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.agent_doubles import ScriptedModel, text_reply, tool_reply
 from tests.fakes.sshd import SshdRig
 from tests.fakes.wordpress import TestWordPress
-from tests.fakes.wordpress_fixtures import CURRENT, sandbox_environment
-from wp_agent.agent.ports import AutoApprove
-from wp_agent.agent.runner import AgentRunner
-from wp_agent.cli.wiring import build_local_deps
-from wp_agent.config import CliSettings
+from tests.fakes.wordpress_fixtures import CURRENT, asked_on_the_sandbox, sandbox_settings
 from wp_agent.executors.ssh import REMOTE_STAGING_PARENT, SshConnectionPool, SshWpCli
-from wp_agent.models.agent_io import AgentInput
 from wp_agent.policy import CommandPolicy, PolicyCategory
 from wp_agent.sandbox import SandboxSite
 
@@ -120,16 +114,9 @@ def test_the_agent_reads_the_registry_on_the_sandbox(
     cli_sandbox: SandboxSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The local path (the sandbox's own WP-CLI, staged in a private temporary directory here)."""
-    for name, value in {
-        **sandbox_environment(cli_sandbox),
-        "WP_AGENT_AUDIT_FILE": str(tmp_path / "a.jsonl"),
-    }.items():
-        monkeypatch.setenv(name, value)
-    model = ScriptedModel([tool_reply("ability list --format=json"), text_reply("一覧です")])
-    runner = AgentRunner(
-        build_local_deps(CliSettings(anthropic_api_key="test"), model=model), AutoApprove("t")
-    )
-    output = runner.run(AgentInput(message="アビリティを一覧して"), user_id="local-user")
-    (command,) = output.executed_commands
+    settings = sandbox_settings(cli_sandbox, tmp_path, monkeypatch)
+    state, model = asked_on_the_sandbox(settings, "ability list --format=json")
+    assert state.result is not None
+    (command,) = state.result.executed_commands
     assert (command.command, command.success) == ("ability list --format=json", True)
     assert "get-site-info" in json.dumps(model.last_tool_results(), ensure_ascii=False)  # (core\\/…: JSON)

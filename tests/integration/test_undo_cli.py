@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.agent_doubles import ScriptedModel, text_reply, tool_reply
-from tests.fakes.wordpress_fixtures import sandbox_environment
+from tests.fakes.wordpress_fixtures import asked_on_the_sandbox, sandbox_settings
 from wp_agent.agent.ports import AutoApprove
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import SessionState
@@ -24,17 +24,6 @@ from wp_agent.undo.execute import PlanOutcome
 from wp_agent.undo.revert_run import CheckedPlan, RevertRun
 
 pytestmark = pytest.mark.slow
-
-
-def sandbox_settings(sandbox: SandboxSite, home: Path, monkeypatch: pytest.MonkeyPatch) -> CliSettings:
-    """The CLI's settings on the sandbox, as its environment gives them (`main` reads the same)."""
-    for name, value in {
-        **sandbox_environment(sandbox),
-        "WP_AGENT_AUDIT_FILE": str(home / "audit.jsonl"),
-        "ANTHROPIC_API_KEY": "test",
-    }.items():
-        monkeypatch.setenv(name, value)
-    return CliSettings()
 
 
 def test_a_run_is_undone_from_the_cli(
@@ -145,12 +134,9 @@ def test_undoing_a_trash_asks_nobody_and_puts_back_exactly_what_was(
 
 def ran_and_remembered(settings: CliSettings, command: str) -> SessionState:
     """A run of the agent that asked for `command` (approved), kept for `wp-agent undo` as `ask` keeps it."""
-    model = ScriptedModel([tool_reply(command), text_reply("しました")])
-    runner = AgentRunner(build_local_deps(settings, model=model), AutoApprove("tester"))
-    runner.run(AgentInput(message=command), user_id="local-user")
-    assert runner.last_state is not None
-    remember_for_undo(runner.last_state, settings)
-    return runner.last_state
+    state, _ = asked_on_the_sandbox(settings, command)
+    remember_for_undo(state, settings)
+    return state
 
 
 def unmodified(post_json: str) -> dict[str, object]:
