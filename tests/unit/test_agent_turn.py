@@ -352,7 +352,7 @@ def test_ssh_failure_ends_the_run() -> None:
 
 def test_timeout_is_reported_to_the_model_and_counted_as_a_failed_operation() -> None:
     wp = RecordingWpCli(handler=lambda argv: WpAgentError(AgentErrorCode.COMMAND_TIMEOUT))
-    model = ScriptedModel([tool_reply("plugin update akismet"), text_reply("タイムアウトしました")])
+    model = ScriptedModel([tool_reply("rewrite flush"), text_reply("タイムアウトしました")])
     output = run(make_deps(model, wp))
     assert "タイムアウト" in model.last_tool_results()[0]["content"]
     assert output.error is not None
@@ -452,7 +452,7 @@ def test_retried_turn_after_model_reply_reuses_finished_results() -> None:
     assert replay is not None
     replay.messages.pop()
     turn.advance(replay)
-    assert len(wp.calls) == 2 + 7  # the commands once, and the site's facts of the first call
+    assert len(wp.calls) == 2 + 8  # the commands once, and the site's facts of the first call
     assert replay.messages[-1]["role"] == "user"
 
 

@@ -37,6 +37,7 @@ TOKYO_SITE = {
     site_facts.NAME: "テストサイト",
     site_facts.HOME: "https://example.test",
     site_facts.VERSION: "6.1.1",
+    site_facts.CLI_VERSION: "WP-CLI 2.12.0",
     site_facts.THEME: "twentytwentythree",
 }
 
@@ -141,11 +142,11 @@ def test_a_follow_up_run_gets_facts_in_its_own_first_message_and_the_cache_expir
     continue_session(state, AgentInput(message="二"))
     assert turn.advance(state) is Route.COMPLETED
     facts_in(state.messages[-2]["content"])  # the follow-up run's first message has them too
-    assert len(fact_reads(wp)) == 7
+    assert len(fact_reads(wp)) == 8
     now[0] += 301
     continue_session(state, AgentInput(message="三"))
     assert turn.advance(state) is Route.COMPLETED
-    assert len(fact_reads(wp)) == 14  # read again once the facts are older than the setting
+    assert len(fact_reads(wp)) == 16  # read again once the facts are older than the setting
 
 
 def test_a_failing_fact_read_makes_that_fact_unknown_not_the_run_failed() -> None:
@@ -171,7 +172,7 @@ def test_a_failing_fact_read_makes_that_fact_unknown_not_the_run_failed() -> Non
     model = ScriptedModel([text_reply("サーバーに接続できません")])
     output = AgentRunner(make_deps(model, down), NoApprovals()).run(AgentInput(message="こんにちは"))
     assert output.success
-    assert facts_in(model.calls[0][-1]["content"]).count("不明") == 6  # all but the user: none is set
+    assert facts_in(model.calls[0][-1]["content"]).count("不明") == 7  # all but the user: none is set
 
 
 def test_a_retried_first_turn_sends_the_facts_it_saved() -> None:

@@ -114,7 +114,7 @@ def test_site_id_is_resolved_before_the_model_runs() -> None:
         ["post", "list", "--format=json", f"--url={EN}"],
     ]
     facts = [c for c in wp.calls if c not in wp.commands()]
-    assert len(facts) == 6  # the site's facts, of that site (no network listing: one site is chosen)
+    assert len(facts) == 7  # the site's facts, of that site (no network listing: one site is chosen)
     assert all(c[-1] == f"--url={EN}" for c in facts)
 
 

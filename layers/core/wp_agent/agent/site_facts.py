@@ -35,6 +35,9 @@ GMT_OFFSET: Argv = ("option", "get", "gmt_offset")
 NAME: Argv = ("option", "get", "blogname")
 HOME: Argv = ("option", "get", "home")
 VERSION: Argv = ("core", "version")
+# The server's WP-CLI: which commands it has (the policy knows the current release's; an older one
+# answers "not a registered command"). WP-CLI answers it without loading WordPress.
+CLI_VERSION: Argv = ("cli", "version")
 # The active theme's slug. Not `theme list` / `theme get`: they rewrite the theme_roots site transient
 # once it has expired (seen on the sandbox), and these reads must change nothing.
 THEME: Argv = ("option", "get", "stylesheet")
@@ -68,7 +71,7 @@ class FactsPlan:
 
     @property
     def reads(self) -> list[Argv]:
-        reads = [TIMEZONE, GMT_OFFSET, NAME, HOME, VERSION, THEME]
+        reads = [TIMEZONE, GMT_OFFSET, NAME, HOME, VERSION, CLI_VERSION, THEME]
         if self.wp_user:
             reads.append(self.user_read)
         if self.site_url is None:  # one site chosen: no network listing
@@ -116,6 +119,7 @@ def describe(plan: FactsPlan, answers: Mapping[Argv, ReadAnswer], *, now: dateti
         f"- サイト名: {_value(ok(NAME))}",
         f"- URL: {_value(ok(HOME))}",
         f"- WordPress: {_value(ok(VERSION))}",
+        f"- WP-CLI: {_value((ok(CLI_VERSION) or '').removeprefix('WP-CLI ') or None)}",
         f"- 実行ユーザー: {_user(plan, ok(plan.user_read) if plan.wp_user else None)}",
         f"- 有効なテーマ: {_value(ok(THEME))}",
         f"- マルチサイト: {_network(plan, answers.get(SITES), wordpress_answers=ok(NAME) is not None)}",
