@@ -19,10 +19,15 @@ import argparse
 import json
 import re
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "layers" / "core"))
+
+from wp_agent.cli.terminal import out  # noqa: E402
+
 REFERENCE_FILE = ROOT / "layers" / "core" / "wp_agent" / "policy" / "reference_synopses.json"
 CORPUS_FILE = ROOT / "tests" / "unit" / "wpcli_examples.json"
 
@@ -35,7 +40,18 @@ REPOSITORIES = (
     "super-admin-command", "widget-command",
 )  # fmt: skip
 # Developer tooling, not site work: left out of the usefulness measure, as the usefulness issue counts it.
-DEVELOPER_TOOLING = ("cli", "package", "i18n", "scaffold", "shell", "server", "eval", "eval-file", "profile", "doctor")
+DEVELOPER_TOOLING = (
+    "cli",
+    "package",
+    "i18n",
+    "scaffold",
+    "shell",
+    "server",
+    "eval",
+    "eval-file",
+    "profile",
+    "doctor",
+)
 
 EXAMPLE = re.compile(r"^\s*\$ wp (?P<command>.+?)\s*$")
 SECTION = re.compile(r"^### wp (?P<section>.+?)\s*$")
@@ -58,7 +74,7 @@ def synopses_of(readme: str) -> Iterator[tuple[str, str]]:
         if line.strip() != FENCE or not lines[number + 1].startswith("wp "):
             continue
         words = lines[number + 1].split()[1:]
-        path = [w for w in _leading_names(words)]
+        path = list(_leading_names(words))
         yield " ".join(path), " ".join(words[len(path) :])
 
 
@@ -88,7 +104,7 @@ def write_synopses(mirrors: Path) -> None:
             commands.setdefault(path, {"synopsis": synopsis, "source": source})
     document = {"commands": dict(sorted(commands.items()))}
     REFERENCE_FILE.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    print(f"{len(commands)} reference synopses written to {REFERENCE_FILE}")
+    out.line(f"{len(commands)} reference synopses written to {REFERENCE_FILE}")
 
 
 def merge_examples(mirrors: Path) -> None:
@@ -96,17 +112,21 @@ def merge_examples(mirrors: Path) -> None:
     for repository, commit, readme in readmes(mirrors):
         for example in examples_of(readme, f"wp-cli/{repository}@{commit[:12]}"):
             found.setdefault(example["command"], example)
-    document = json.loads(CORPUS_FILE.read_text(encoding="utf-8")) if CORPUS_FILE.exists() else {"examples": []}
+    document = (
+        json.loads(CORPUS_FILE.read_text(encoding="utf-8")) if CORPUS_FILE.exists() else {"examples": []}
+    )
     kept = {row["command"]: row for row in document["examples"]}
-    document["examples"] = [kept.get(command, example | {"label": "", "why": ""}) for command, example in found.items()]
+    document["examples"] = [
+        kept.get(command, example | {"label": "", "why": ""}) for command, example in found.items()
+    ]
     CORPUS_FILE.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     unlabelled = sum(1 for row in document["examples"] if not row["label"])
-    print(f"{len(found)} examples in {CORPUS_FILE} ({unlabelled} unlabelled)")
+    out.line(f"{len(found)} examples in {CORPUS_FILE} ({unlabelled} unlabelled)")
 
 
 def _git(git_dir: Path, *args: str) -> str:
-    done = subprocess.run(["git", "--git-dir", str(git_dir), *args], check=True, capture_output=True, text=True)  # noqa: S603, S607
-    return done.stdout
+    command = ["git", "--git-dir", str(git_dir), *args]  # the developer's own mirrors
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout  # noqa: S603
 
 
 def main() -> None:

@@ -11,10 +11,12 @@ import pytest
 
 from wp_agent.agent.approval_summary import describe
 from wp_agent.policy import CommandPolicy, PolicyCategory
-from wp_agent.policy.approval_flags import DESCRIBED_FLAGS, OUTPUT_FLAGS, held_paths
+from wp_agent.policy.approval_flags import OUTPUT_FLAGS, described_flags, held_paths
 from wp_agent.policy.command_grammar import synopses
+from wp_agent.policy.host_resolution import static_resolver
 
-POLICY = CommandPolicy()
+# The server fetches embeds and replaced media: their sample host resolves to a public address here.
+POLICY = CommandPolicy(resolver=static_resolver({"example.com": ["93.184.216.34"]}))
 SAMPLES = {
     "id": "5", "user": "3", "key": "blogname", "plugin": "akismet", "theme": "twentytwentyfour", "menu": "2",
     "db-id": "48", "widget-id": "text-2", "sidebar-id": "sidebar-1", "taxonomy": "category", "term": "4",
@@ -22,7 +24,8 @@ SAMPLES = {
     "new": "https://a.test", "user-login": "taro", "user-email": "taro@example.com", "cap": "edit_posts",
     "role": "editor", "token": "abc", "action": "insert", "key-path": "a", "value": "1",
     "mod": "header_textcolor", "site-id": "2", "theme|zip|url": "twentytwentyfour", "plugin|zip|url": "akismet",
-    "table": "wp_posts",
+    "table": "wp_posts", "url": "https://example.com/watch", "file": "https://example.com/new.png",
+    "attachment-id": "7", "family-id": "3", "collection": "google-fonts", "family": "roboto", "slug": "x",
 }  # fmt: skip
 
 
@@ -64,7 +67,7 @@ def test_a_side_flag_is_described_or_refused(path: tuple[str, ...], flag: str) -
     if flag == "all":
         base = list(path)  # names and --all together are refused (command_grammar)
     flagged = text_of([*base, token])
-    if flag not in DESCRIBED_FLAGS.get(path, frozenset()):
+    if flag not in described_flags(path):
         assert flagged is None, (path, flag)  # refused (or not held), never summarised as plain
         return
     if flagged is None:

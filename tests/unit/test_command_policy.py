@@ -8,6 +8,7 @@ import pytest
 
 from wp_agent.errors import ConfigurationError
 from wp_agent.policy import CommandPolicy, PolicyCategory
+from wp_agent.policy.command_grammar import synopses
 from wp_agent.policy.custom_rules import load_custom_rules
 
 POLICY = CommandPolicy()
@@ -240,8 +241,8 @@ LEGITIMATE = [
     ),
     ("theme list --skip-update-check --format=json", PolicyCategory.READ),
     ("plugin list --status=active --skip-update-check --format=json", PolicyCategory.READ),
-    ("plugin update akismet", PolicyCategory.WRITE),
-    ("theme update twentytwentyfour", PolicyCategory.WRITE),
+    ("plugin update akismet", PolicyCategory.DESTRUCTIVE),  # code: waits for the person (issue 40)
+    ("theme update twentytwentyfour", PolicyCategory.DESTRUCTIVE),
     ("site list --format=json", PolicyCategory.READ),
     ("site create --slug=tokyo --title='東京支店'", PolicyCategory.WRITE),
     ("post list --url=https://example.com/tokyo --format=json", PolicyCategory.READ),
@@ -350,10 +351,10 @@ def test_custom_deny_prefix_covers_the_whole_family() -> None:
 
 def test_custom_allow_adds_a_command_path(tmp_path: object) -> None:
     policy = CommandPolicy(
-        load_custom_rules(None, '{"allow": [{"command": "embed cache clear", "category": "write"}]}')
+        load_custom_rules(None, '{"allow": [{"command": "yoast index", "category": "write"}]}')
     )
-    assert policy.classify("embed cache clear 45").category is PolicyCategory.WRITE
-    assert POLICY.classify("embed cache clear 45").category is PolicyCategory.BLOCKED
+    assert policy.classify("yoast index").category is PolicyCategory.WRITE
+    assert POLICY.classify("yoast index").category is PolicyCategory.BLOCKED
 
 
 def test_custom_allow_cannot_open_a_hard_block() -> None:
@@ -364,15 +365,15 @@ def test_custom_allow_cannot_open_a_hard_block() -> None:
 
 
 def test_custom_allow_does_not_bypass_argument_rules() -> None:
-    policy = CommandPolicy(load_custom_rules(None, '{"allow": ["embed cache clear"]}'))
-    assert policy.classify("embed cache clear 45 --exec=x").category is PolicyCategory.BLOCKED
+    policy = CommandPolicy(load_custom_rules(None, '{"allow": ["yoast index"]}'))
+    assert policy.classify("yoast index --exec=x").category is PolicyCategory.BLOCKED
 
 
 def test_custom_confirm_makes_a_write_need_approval() -> None:
-    policy = CommandPolicy(load_custom_rules(None, '{"confirm": ["plugin update"]}'))
-    decision = policy.classify("plugin update akismet")
+    policy = CommandPolicy(load_custom_rules(None, '{"confirm": ["rewrite flush"]}'))
+    decision = policy.classify("rewrite flush")
     assert decision.category is PolicyCategory.DESTRUCTIVE
-    assert decision.rule == "custom.confirm:plugin update"
+    assert decision.rule == "custom.confirm:rewrite flush"
 
 
 def test_rules_file_and_env_are_merged(tmp_path: pytest.TempPathFactory) -> None:
@@ -434,13 +435,14 @@ def test_lookups_that_write_on_a_real_site_are_writes(command: str, category: Po
     assert CommandPolicy().classify(command).category is category
 
 
-def test_user_exists_is_not_a_wp_cli_command() -> None:
-    """WP-CLI 2.10 has no `user exists` (the real WP-CLI answers "'exists' is not a registered subcommand
-    of 'user'"); an allow-list entry for it was a rule nothing could check. `user get` answers instead."""
+def test_user_exists_is_read_by_the_reference_not_the_pinned_phar() -> None:
+    """WP-CLI 2.10 has no `user exists` (it answers "'exists' is not a registered subcommand of 'user'");
+    the current release does: a read by the command reference's synopsis, its source recorded, which the
+    server runs where its WP-CLI has it (the executor says so plainly where not)."""
     decision = CommandPolicy().classify("user exists 2")
-    assert decision.category is PolicyCategory.BLOCKED
-    assert decision.rule == "blocked.unknown_subcommand"
-    assert CommandPolicy().classify("user get 2 --field=ID").category is PolicyCategory.READ
+    assert decision.category is PolicyCategory.READ
+    assert synopses()[("user", "exists")].source.startswith("wp-cli/entity-command@")
+    assert CommandPolicy().classify("user exists 2x").blocked  # an ID read otherwise than written
 
 
 def test_a_held_listing_says_how_to_only_look() -> None:

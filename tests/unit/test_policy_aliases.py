@@ -93,5 +93,6 @@ def test_custom_allow_cannot_lower_a_built_in_category() -> None:
 
 
 def test_a_custom_read_command_still_gets_argument_rules() -> None:
-    policy = CommandPolicy(load_custom_rules(None, '{"allow": [{"command": "option", "category": "read"}]}'))
-    assert policy.classify("option set-autoload siteurl no --force").needs_approval
+    policy = CommandPolicy(load_custom_rules(None, '{"allow": [{"command": "yoast", "category": "read"}]}'))
+    assert policy.classify("yoast index").category is PolicyCategory.READ
+    assert policy.classify("yoast index --network").needs_approval  # network-wide: held, custom read or not

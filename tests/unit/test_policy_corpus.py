@@ -160,7 +160,6 @@ ORDINARY = [
     "option update posts_per_page 10",
     "option list --search=blog*",
     "plugin list --format=json",
-    "plugin update akismet",
     "theme list --format=json",
     "cache flush",
     "rewrite flush",

@@ -95,7 +95,7 @@ CASES = [
     # legitimate commands that were blocked
     ("post meta update 12 separator '--'", W),
     ("post list --format=ids\n", R),
-    ("language core install ja", W),
+    ("language core install ja", D),  # translations load as PHP (.l10n.php): code waits (issue 40)
     # every visitor's and the dashboard's language waits for approval (issue 38)
     ("language core install ja --activate", D),
     ("language core activate en_US", D),

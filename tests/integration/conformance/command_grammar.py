@@ -16,7 +16,7 @@ from typing import Any
 from tests.fakes.wordpress import MISSING_IMAGE_URL, SAMPLE_IMAGE_URL
 from tests.integration.test_read_means_read import sample_positionals
 from wp_agent.policy.categories import PolicyCategory
-from wp_agent.policy.command_table import ALLOWED_COMMANDS
+from wp_agent.policy.command_table import ALLOWED_COMMANDS, NEWER_THAN_PINNED
 from wp_agent.policy.effects.declaration import Effect
 from wp_agent.policy.effects.meta_keys import LISTED_PROTECTED
 from wp_agent.policy.effects.options import OPTIONS, THEME_MODS
@@ -113,7 +113,11 @@ class Grammar:
         self.comment_ids = [str(i) for ids in facts["comment_ids"].values() for i in ids]
         self.user_refs = [str(i) for i in facts["users"].values()] + list(facts["users"])
         self._hostile = False
-        self.read_paths = sorted(p for p, e in ALLOWED_COMMANDS.items() if e.category is PolicyCategory.READ)
+        self.read_paths = sorted(
+            p
+            for p, e in ALLOWED_COMMANDS.items()
+            if e.category is PolicyCategory.READ and p not in NEWER_THAN_PINNED
+        )
         self.read_samples = sample_positionals(facts)
         self.paths = sorted(WRITE_EFFECTS)
         self.weights = [_WEIGHT.get(p[-1], 1.0) for p in self.paths]
@@ -197,7 +201,6 @@ class Grammar:
             ("theme", "get"): [["twentytwentyone", "twentytwentythree", "../x"]],
             ("theme", "status"): [["twentytwentyone"]],
             ("plugin", "status"): [["akismet", "hello"]],
-            ("theme", "enable"): [["twentytwentyone", "twentytwentythree"]],
             ("theme", "mod", "set"): [
                 list(THEME_MOD_NAMES),
                 ["#ffffff", "blank", "58", "60", "1", *HOSTILE[:8]],

@@ -17,8 +17,10 @@ from wp_agent.agent.site_reads import StateReader
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking import is_secret_name, mask_argv
 from wp_agent.policy.active_content import active_parts
-from wp_agent.policy.approval_flags import DESCRIBED_FLAGS
+from wp_agent.policy.approval_flags import described_flags
+from wp_agent.policy.command_grammar import CommandReading, read_command
 from wp_agent.policy.command_policy import PolicyDecision
+from wp_agent.policy.command_table import ALLOWED_COMMANDS, NEWER_THAN_PINNED, SPELLED_OUT
 from wp_agent.policy.effects.site_address import RESERVED_SITE_NAMES, address_name
 from wp_agent.policy.effects.table import site_checks
 
@@ -78,6 +80,11 @@ _FLAG_NOTES = {
     "force": "--force: 確認を省いて強制的に実行します。",
     "activate": "インストール後に有効化します（コードが実行されます）。",
     "activate-network": "インストール後にネットワーク全体で有効化します（コードが実行されます）。",
+    "auto-update-indicated": (
+        "--auto-update-indicated: 更新サーバーが自動更新を指示しているものだけを、指示されたバージョンに更新します（最新版とは限りません）。"
+    ),
+    "minor": "--minor: マイナーバージョンの更新だけを適用します。",
+    "patch": "--patch: パッチバージョンの更新だけを適用します。",
     "disabled-only": "--disabled-only: 現在自動更新が無効なものだけが対象です。",
     "enabled-only": "--enabled-only: 現在自動更新が有効なものだけが対象です。",
     "uninstall": "--uninstall: 無効化のあとプラグインのアンインストール処理が実行され、プラグインのデータとファイルが削除されます。"
@@ -116,6 +123,13 @@ _PATH_FLAG_NOTES: dict[tuple[tuple[str, ...], str], str] = {
     (("maintenance-mode", "activate"), "force"): "--force: 既にメンテナンスモードでも開始し直します。",
     (("theme", "install"), "force"): "--force: 同じテーマがあれば上書きします。",
     (("plugin", "install"), "force"): "--force: 同じプラグインがあれば上書きします。",
+    (
+        ("theme", "enable"),
+        "activate",
+    ): "--activate: このサイトのテーマとして有効化します（テーマのコードが実行されます）。",
+    (("language", "core", "install"), "activate"): (
+        "--activate: インストール後にサイトの言語をこの言語に切り替えます（訪問者と管理画面の表示言語が変わります）。"
+    ),
 }
 _SITE_FLAG_EFFECTS = {
     "archive": "訪問者はサイトを閲覧できなくなります（アーカイブ解除で戻せます）。",
@@ -218,7 +232,11 @@ def _flag_notes(parsed: ParsedCommand, path: tuple[str, ...]) -> list[str]:
     notes: dict[str, str] = {}
     thing = _OBJECT_NAMES.get(path[0], "対象") if path else "対象"
     for option in parsed.options:
-        if option.name not in DESCRIBED_FLAGS.get(path, ()) or option.name in _HANDLED.get(path, ()):
+        if (
+            option.name not in described_flags(path)
+            or option.name in _HANDLED.get(path, ())
+            or path in SPELLED_OUT
+        ):
             continue
         text = _PATH_FLAG_NOTES.get((path, option.name)) or _FLAG_NOTES.get(option.name)
         if text is None:
@@ -846,6 +864,31 @@ def _extension(
     return None
 
 
+def _spelled_out(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str] | None:
+    """A held command no summary of ours explains: every argument by its synopsis name and every option
+    with its value, as WP-CLI reads them (secrets masked), so the person approves exactly what runs."""
+    reading = read_command(parsed, path)
+    if not isinstance(reading, CommandReading):
+        return None
+    given = [f"{name}「{' '.join(words)}」" for name, words in reading.arguments.items()]
+    given += [f"--{name}" + (f"={value}" if value is not None else "") for name, value in reading.options.items()
+              if name not in {"yes", "url"}]  # fmt: skip
+    said = f"（{'、'.join(given)}）" if given else ""
+    unproven = (
+        "このコマンドはエージェントが動作を確かめたWP-CLI（2.10.0）より新しく、影響を事前に確かめられません。"
+        if path in NEWER_THAN_PINNED
+        else "このコマンドの影響はエージェントが事前に確かめていません。"
+    )
+    entry = ALLOWED_COMMANDS.get(path)
+    label = entry.label_ja if entry is not None else "操作"
+    return (
+        f"{label}（wp {' '.join(path)}）{said}を実行します",
+        unproven + "指定された内容をそのまま示しています。",
+    )
+
+
 def _generic(
     decision: PolicyDecision, parsed: ParsedCommand, path: tuple[str, ...], args: list[str]
 ) -> tuple[str, str]:
@@ -877,6 +920,7 @@ def _generic(
 
 Handler = Callable[[ParsedCommand, tuple[str, ...], list[str], StateReader | None], tuple[str, str] | None]
 _HANDLERS: tuple[tuple[Callable[[tuple[str, ...], ParsedCommand], bool], Handler], ...] = (
+    (lambda p, c: p in SPELLED_OUT, _spelled_out),
     (lambda p, c: p == ("post", "delete"), _post_delete),
     (lambda p, c: p == ("comment", "delete"), _comment_delete),
     (lambda p, c: p == ("user", "set-role"), _role_change),

@@ -63,6 +63,9 @@ _APPROVAL_FIELDS = {
 }
 # WP-CLI resolves `pass` to `user_pass` in --field(s) (Formatter tries `<prefix>_<field>`).
 SECRET_USER_FIELDS = frozenset({"user_pass", "pass", "user_activation_key", "activation_key"})
+# A signup's activation key makes the account: shown by default, so the fields are named.
+_SIGNUP_READS = {("user", "signup", "list"), ("user", "signup", "get")}
+_SIGNUP_FIELDS_JA = "signup_id,user_login,user_email,registered,active"
 _USER_META_READS = {("user", "meta", "get"), ("user", "meta", "pluck"), ("user", "meta", "list")}
 _USER_META_WRITES = {
     ("user", "meta", "add"),
@@ -224,8 +227,12 @@ def account_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         "user meta pluck 1 _application_passwords 0",
         "user get 1 --field=user_activation_key",
         "user list --fields=ID,pass",
+        "user signup list",
+        "user signup get 3 --fields=user_login,activation_key",
+        "user signup list --activation_key=abc --field=signup_id",
     ),
     not_match=(
+        "user signup list --fields=signup_id,user_login,user_email,registered,active",
         "user meta update 2 description 自己紹介",
         "user meta get 1 nickname",
         "user meta list 1",
@@ -262,6 +269,8 @@ def privileged_user_data(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict |
     if path[0] != "user":
         return None
     names = {folded(part) for v in cmd.option_values("field", "fields") for part in v.split(",")}
+    if path in _SIGNUP_READS:
+        return _signup_fields(cmd, names)
     if path == ("user", "get"):
         names |= {folded(a) for a in args[1:]}
     secret = sorted(n for n in names if n in SECRET_USER_FIELDS or is_secret_key(n))
@@ -290,5 +299,54 @@ def role_definitions(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | Non
         B,
         "blocked.role_definitions",
         f"権限グループの定義（{key}）は変更できません（権限グループや個別権限の追加・変更は行えません）",
+        key,
+    )
+
+
+def _signup_fields(cmd: ParsedCommand, names: set[str]) -> Verdict | None:
+    """Signups show their activation key unless the fields are named; a filter on a secret field is a
+    guess checked against it."""
+    filters = {
+        folded(o.name) for o in cmd.options if o.name not in {"field", "fields", "format", "per_page", "url"}
+    }
+    secret = sorted(n for n in names | filters if n in SECRET_USER_FIELDS or is_secret_key(n))
+    if secret:
+        return Verdict(
+            B,
+            "blocked.secret_field",
+            f"パスワード等の認証情報（{secret[0]}）は出力・照合できません",
+            secret[0],
+        )
+    if not names:
+        return Verdict(
+            B,
+            "blocked.secret_field",
+            "ユーザー登録申請の既定の表示には有効化キー（activation_key。アカウントを作れる認証情報）が含まれるため、"
+            f"表示する項目を --fields で指定してください（例: --fields={_SIGNUP_FIELDS_JA}）",
+            " ".join(cmd.positionals[:3]),
+        )
+    return None
+
+
+@argument_rule(
+    match=(
+        "site option update site_admins '[\"mallory\"]' --format=json",
+        "site option patch insert site_admins 1 mallory",
+        "site option add SITE_ADMINS x",
+        "site option delete site_admins",
+        "network meta update 1 site_admins '[\"mallory\"]' --format=json",
+        "network meta patch insert 1 site_admins 1 mallory",
+    ),
+    not_match=("site option get site_admins --format=json", "site option update blog_upload_space 200"),
+)
+def network_administrators(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """`site_admins` is the network's super admins: writing it is `super-admin add` (a hard block)."""
+    key = written_option(cmd, path)
+    if key is None or path[0] == "option" or folded(key) != "site_admins":
+        return None
+    return Verdict(
+        B,
+        "blocked.privilege_grant",
+        f"ネットワークの特権管理者の一覧（{key}）は変更できません（super-admin の追加・削除と同じ操作です）",
         key,
     )

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy.categories import PolicyCategory
-from wp_agent.policy.command_table import ALLOWED_COMMANDS
+from wp_agent.policy.command_grammar import synopsis_of
+from wp_agent.policy.command_table import ALLOWED_COMMANDS, SPELLED_OUT
 from wp_agent.policy.rule import Verdict, argument_rule
 
 # What WP-CLI prints and how, and what the run sets itself (`--url` is the command's site, which the
@@ -36,6 +37,13 @@ DESCRIBED_FLAGS: dict[tuple[str, ...], frozenset[str]] = {
         "theme mod remove": "all",
         "widget reset": "all",
         "plugin install": "version force activate activate-network",
+        "plugin update": "all exclude minor patch dry-run version auto-update-indicated",
+        "theme update": "all exclude minor patch dry-run version auto-update-indicated",
+        "theme enable": "network activate",
+        "language core install": "activate",
+        "language core update": "dry-run",
+        "language plugin install": "all",
+        "language theme install": "all",
         "plugin activate": "all exclude network",
         "plugin auto-updates enable": "all disabled-only",
         "plugin auto-updates disable": "all enabled-only",
@@ -71,6 +79,19 @@ DESCRIBED_FLAGS: dict[tuple[str, ...], frozenset[str]] = {
 RULE = "blocked.undescribed_flag"
 
 
+def described_flags(path: tuple[str, ...]) -> frozenset[str]:
+    """The side flags the approval summary of held `path` describes: those listed above, or for a path
+    whose approval spells the command out (command_table.SPELLED_OUT) every option of its synopsis
+    (`--no-<flag>` too), each shown with its value."""
+    if path not in SPELLED_OUT:
+        return DESCRIBED_FLAGS.get(path, frozenset())
+    synopsis = synopsis_of(path)
+    options = synopsis.options.values() if synopsis is not None else ()
+    return frozenset(o.name for o in options) | frozenset(
+        f"no-{o.name}" for o in options if not o.takes_value
+    )
+
+
 def held_paths() -> list[tuple[str, ...]]:
     """The built-in paths that always wait for approval."""
     return [p for p, e in ALLOWED_COMMANDS.items() if e.category is PolicyCategory.DESTRUCTIVE]
@@ -94,7 +115,7 @@ def undescribed_flag(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | Non
     entry = ALLOWED_COMMANDS.get(path)
     if entry is None or entry.category is not PolicyCategory.DESTRUCTIVE:
         return None
-    described = DESCRIBED_FLAGS.get(path, frozenset())
+    described = described_flags(path)
     for option in cmd.options:
         if option.name not in OUTPUT_FLAGS and option.name not in described:
             name = " ".join(path)

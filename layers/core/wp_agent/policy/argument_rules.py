@@ -14,6 +14,7 @@ from wp_agent.policy.account_rules import (
     account_fields,
     account_grants,
     login_creation,
+    network_administrators,
     privileged_user_data,
     role_definitions,
 )
@@ -32,6 +33,8 @@ from wp_agent.policy.source_rules import (
     install_source,
     media_source,
     post_content_sources,
+    server_fetches,
+    server_files,
 )
 from wp_agent.whole_values import whole
 
@@ -167,6 +170,7 @@ def _field_names(values: list[str]) -> set[str]:
     match=(
         "option list --search=*secret*",
         "site option list --search=*pass*",
+        "transient list --search=*token*",
     ),
     not_match=(
         "option list --search=blog*",
@@ -176,7 +180,7 @@ def _field_names(values: list[str]) -> set[str]:
 def _secret_option_read(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     # A read of one named option is read_oracles.py's (any stored value by a secret name). A listing
     # is masked by key anyway; asking for secret names outright is refused.
-    if path in {("option", "list"), ("site", "option", "list")}:
+    if path in {("option", "list"), ("site", "option", "list"), ("transient", "list")}:
         for value in cmd.option_values("search", "include"):
             if is_secret_option(value.replace("*", "")) or any(
                 w in folded(value) for w in _SECRET_SEARCH_WORDS
@@ -446,11 +450,14 @@ ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     privileged_user_data,
     account_fields,
     role_definitions,
+    network_administrators,
     _secret_option_read,
     _secret_config_read,
     post_content_sources,
     install_source,
     media_source,
+    server_fetches,
+    server_files,
     _important_option,
     account_grants,
     _activation,

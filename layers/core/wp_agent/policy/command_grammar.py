@@ -28,26 +28,30 @@ from wp_agent.command_line.parsed_command import ParsedCommand
 
 SYNOPSES_FILE = Path(__file__).with_name("synopses.json")
 PINNED_SOURCE = "WP-CLI 2.10.0 wp cli cmd-dump"
-# Commands the dump does not list, with where their synopsis comes from.
-_ABILITY_COMMAND = "wp-cli/ability-command (WP-CLI command reference; not in WP-CLI 2.10.0)"
-_FORMATTED = "[--field=<field>] [--fields=<fields>] [--format=<format>]"
-_EXTRA_SYNOPSES = {
-    "help": ("[<command>...]", "WP-CLI handbook: wp help"),
-    "ability list": (
-        f"[--category=<slug>] [--namespace=<prefix>] [--show-in-rest=<bool>] {_FORMATTED}",
-        _ABILITY_COMMAND,
-    ),
-    "ability get": (f"<name> {_FORMATTED}", _ABILITY_COMMAND),
-    "ability exists": ("<name>", _ABILITY_COMMAND),
-    "ability category list": (_FORMATTED, _ABILITY_COMMAND),
-    "ability category get": (f"<slug> {_FORMATTED}", _ABILITY_COMMAND),
-    "ability category exists": ("<slug>", _ABILITY_COMMAND),
-}
+# Commands the pinned dump does not list: WP-CLI's own `help`, and the current release's commands read
+# from the official command reference (scripts/wpcli_reference.py), each with where it came from.
+REFERENCE_FILE = Path(__file__).with_name("reference_synopses.json")
+_HELP_SYNOPSIS = {"synopsis": "[<command>...]", "source": "WP-CLI handbook: wp help"}
 
 # Arguments that name one stored object by its ID (a user also by login or email, a menu or term
 # also by name or slug): PHP reads their number with an integer cast, so `022` is 22 and `1e1` is 10.
 REFERENCE_ARGUMENTS = frozenset(
-    {"id", "db-id", "attachment-id", "post-id", "site-id", "term-id", "user", "term", "menu"}
+    {
+        "id",
+        "db-id",
+        "attachment-id",
+        "post-id",
+        "site-id",
+        "term-id",
+        "user",
+        "term",
+        "menu",
+        "from",
+        "to",
+        "revision_id",
+        "request-id",
+        "family-id",
+    }
 )
 REFERENCE_OPTIONS = frozenset(
     {"reassign", "post_author", "post_parent", "parent", "parent-id", "post_id", "site_id", "from-post",
@@ -58,7 +62,9 @@ _PLAIN_NUMBER = re.compile(r"(?:0|[1-9][0-9]*)")
 _READ_AS_NUMBER = re.compile(r"\s*[+-]?\.?\d")
 _PHP_NUMERIC_PREFIX = re.compile(r"[ \t\n\r\v\f]*[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _SLOT = re.compile(r"^(\[)?<([^>]+)>(\.\.\.)?(\])?$")
-_OPTION = re.compile(r"^(\[)?--([a-z0-9_\-]+|<field>)(\[)?(=<[^>]+>)?\]?\]?$")
+# `[--image_size=<image_size>...]` (newer releases) may repeat in WP-CLI; the policy still refuses a
+# repeated option (one value each, as written), so the `...` is read and set aside.
+_OPTION = re.compile(r"^(\[)?--([a-z0-9_\-]+|<field>)(\[)?(=<[^>]+>)?\]?(?:\.\.\.)?\]?$")
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,7 @@ class Option:
     name: str
     takes_value: bool
     optional: bool
+    placeholder: str = ""  # what its value is, as the synopsis calls it: `file` of `--file=<file>`
 
 
 @dataclass(frozen=True)
@@ -104,7 +111,10 @@ class Synopsis:
             if option.group(2) == "<field>":
                 open_fields = True
                 continue
-            options[option.group(2)] = Option(option.group(2), bool(option.group(4)), bool(option.group(1)))
+            value = option.group(4) or ""
+            options[option.group(2)] = Option(
+                option.group(2), bool(value), bool(option.group(1)), value[2:-1]
+            )
         return cls(path, text, source, tuple(arguments), options, open_fields)
 
     @property
@@ -157,15 +167,18 @@ class Ambiguity:
 
 
 def synopsis_document(dumped: Mapping[tuple[str, ...], str], paths: Any) -> dict[str, Any]:
-    """The synopses.json document for `paths` from a dump of WP-CLI's commands."""
+    """The synopses.json document for `paths`: the pinned phar's own dump where it has the command, else
+    the command reference's synopsis with its source."""
+    reference = json.loads(REFERENCE_FILE.read_text(encoding="utf-8"))["commands"]
     commands: dict[str, dict[str, str]] = {}
     for path in paths:
         name = " ".join(path)
-        if name in _EXTRA_SYNOPSES:
-            text, source = _EXTRA_SYNOPSES[name]
+        if path in dumped:
+            commands[name] = {"synopsis": dumped[path], "source": PINNED_SOURCE}
+        elif name == "help":
+            commands[name] = dict(_HELP_SYNOPSIS)
         else:
-            text, source = dumped[path], PINNED_SOURCE
-        commands[name] = {"synopsis": text, "source": source}
+            commands[name] = dict(reference[name])
     return {"commands": commands}
 
 
@@ -278,6 +291,10 @@ def php_integer(word: str) -> int:
     return int(max(-(2**63), min(2**63 - 1, number)))  # PHP saturates a finite float out of range
 
 
+# Where `--all` means every block of the named type, not every object instead of the named one.
+ALL_OF_THE_NAMED = frozenset({("post", "block", "remove")})
+
+
 def _two_selectors(reading: CommandReading) -> Ambiguity | None:
     """Two ways of naming the objects given at once: WP-CLI prefers one of them silently."""
     named = [a for a in reading.synopsis.arguments if a.optional and reading.words(a.name)]
@@ -290,7 +307,7 @@ def _two_selectors(reading: CommandReading) -> Ambiguity | None:
             f"対象が「{given}」と --slug の両方で指定されています。WP-CLIは --slug を優先するため、どちらか一方だけを指定してください",
             "--slug",
         )
-    if reading.has("all") and "all" in reading.synopsis.options:
+    if reading.has("all") and "all" in reading.synopsis.options and reading.path not in ALL_OF_THE_NAMED:
         return Ambiguity(
             "blocked.ambiguous.two_selectors",
             f"対象「{given}」と --all（全て）が両方指定されています。どちらか一方だけを指定してください",

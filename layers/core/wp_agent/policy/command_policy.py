@@ -28,6 +28,7 @@ from wp_agent.policy.command_table import ALLOWED_COMMANDS, HARD_BLOCKS, Command
 from wp_agent.policy.custom_rules import CustomRules, load_custom_rules
 from wp_agent.policy.effects.table import fetched_host_names, site_checks
 from wp_agent.policy.effects.values import SERVER_FETCH_RULE
+from wp_agent.policy.fetches import hosts_fetched
 from wp_agent.policy.global_flags import FORBIDDEN_GLOBALS
 from wp_agent.policy.host_resolution import HostResolver, not_public
 from wp_agent.policy.identifiers import (
@@ -36,6 +37,7 @@ from wp_agent.policy.identifiers import (
     non_plain_flag_name,
     non_plain_flag_verdict,
 )
+from wp_agent.policy.source_rules import SERVER_FETCH_PRIVATE_RULE, server_fetched
 
 __all__ = ["CommandPolicy", "PolicyCategory", "PolicyDecision"]
 
@@ -296,6 +298,8 @@ class CommandPolicy:
         decision = dataclasses.replace(self._argument_decision(command, argv, parsed, entry), reading=reading)
         if decision.category is PolicyCategory.WRITE:
             decision = self._fetches_stay_public(decision)
+        elif not decision.blocked and decision.category is not PolicyCategory.READ:
+            decision = self._server_fetches_stay_public(decision, parsed, command)
         if (
             decision.category is PolicyCategory.DESTRUCTIVE
             and reading is not None
@@ -419,6 +423,25 @@ class CommandPolicy:
                 "クラウドのメタデータ・存在しない名前など）。サーバーから内部へのアクセスになり得るため承認が必要です"
             ),
             pattern=",".join(refused),
+        )
+
+    def _server_fetches_stay_public(
+        self, decision: PolicyDecision, parsed: ParsedCommand, command: str
+    ) -> PolicyDecision:
+        """A held command the server fetches a URL for (`embed fetch`, `media replace`) is refused when a
+        host name it names resolves inside: an approval does not make an inward fetch acceptable."""
+        _, names = hosts_fetched(server_fetched(parsed, decision.command_path))
+        refused = not_public(names, self._resolver or host_resolution.system_resolver)
+        if not refused:
+            return decision
+        return self._block(
+            command,
+            SERVER_FETCH_PRIVATE_RULE,
+            f"サーバーが取得するURLのホスト名「{'、'.join(refused[:5])}」が、いま公開のアドレスに解決できません"
+            "（内部ネットワーク・クラウドのメタデータ・存在しない名前など）。サーバーから内部へのアクセスになるため実行できません",
+            ",".join(refused),
+            decision.argv,
+            decision.command_path,
         )
 
     # -- helpers --------------------------------------------------------------------------------

@@ -32,6 +32,134 @@ def _table(rows: dict[str, tuple[PolicyCategory, str]]) -> dict[tuple[str, ...],
     return {tuple(k.split()): CommandEntry(tuple(k.split()), cat, label) for k, (cat, label) in rows.items()}
 
 
+# The pinned WP-CLI's ordinary writes whose effect is not declared (effects/): each waits for the
+# person, its approval naming every argument and option as WP-CLI reads them (SPELLED_OUT below).
+HELD_AS_WRITTEN: dict[str, tuple[PolicyCategory, str]] = {
+    "comment meta add": (D, "コメントメタの追加"),
+    "comment meta update": (D, "コメントメタの更新"),
+    "comment meta patch": (D, "コメントメタの部分更新"),
+    "comment meta delete": (D, "コメントメタの削除"),
+    "site meta add": (D, "サイトメタの追加"),
+    "site meta update": (D, "サイトメタの更新"),
+    "site meta patch": (D, "サイトメタの部分更新"),
+    "site meta delete": (D, "サイトメタの削除"),
+    "site option add": (D, "ネットワーク設定の追加"),
+    "site option update": (D, "ネットワーク設定の変更"),
+    "site option patch": (D, "ネットワーク設定の部分変更"),
+    "site option delete": (D, "ネットワーク設定の削除"),
+    "network meta add": (D, "ネットワークメタの追加"),
+    "network meta update": (D, "ネットワークメタの更新"),
+    "network meta patch": (D, "ネットワークメタの部分更新"),
+    "network meta delete": (D, "ネットワークメタの削除"),
+    "post meta clean-duplicates": (D, "重複した投稿メタの整理"),
+    "user generate": (D, "テスト用のユーザーの一括作成（ログインできるアカウントが作られます）"),
+    "cron test": (D, "WP-Cronの動作確認（サーバーが自サイトの wp-cron.php にリクエストします）"),
+    "site mature": (D, "サイトを成人向けに設定"),
+    "site unmature": (D, "サイトの成人向け設定の解除"),
+    "option set-autoload": (D, "設定の自動読み込みの変更"),
+    "transient set": (D, "一時データの保存"),
+    "cache add": (D, "オブジェクトキャッシュへの追加"),
+    "cache set": (D, "オブジェクトキャッシュへの保存"),
+    "cache replace": (D, "オブジェクトキャッシュの値の置き換え"),
+    "cache incr": (D, "オブジェクトキャッシュの値の加算"),
+    "cache decr": (D, "オブジェクトキャッシュの値の減算"),
+    "cache delete": (D, "オブジェクトキャッシュの値の削除"),
+    "cache flush-group": (D, "オブジェクトキャッシュのグループの削除"),
+    "embed cache clear": (D, "投稿の埋め込みキャッシュの削除"),
+    "embed cache trigger": (D, "投稿の埋め込みキャッシュの再作成（埋め込み先のURLを取得します）"),
+    "embed fetch": (D, "埋め込みHTMLの取得（サーバーが指定のURLを取得し、結果を保存します）"),
+    "embed provider match": (
+        D,
+        "埋め込みプロバイダの判定（サーバーが指定のURLを取得します。--no-discover で取得せずに判定）",
+    ),
+    "media fix-orientation": (D, "画像の向きの補正（画像ファイルを書き換えます。--dry-run で確認のみ）"),
+    "post generate": (D, "テスト用の投稿の一括作成"),
+    "comment generate": (D, "テスト用のコメントの一括作成"),
+    "term generate": (D, "テスト用のカテゴリ・タグの一括作成"),
+    "term migrate": (D, "タームの別タクソノミーへの移動"),
+    "user term add": (D, "ユーザーへのターム追加"),
+    "user term set": (D, "ユーザーのターム設定"),
+    "user term remove": (D, "ユーザーからタームを外す"),
+    "language plugin update": (D, "プラグイン言語パックの更新（翻訳ファイルはPHPとして読み込まれます）"),
+    "language theme update": (D, "テーマ言語パックの更新（翻訳ファイルはPHPとして読み込まれます）"),
+    "language plugin uninstall": (D, "プラグイン言語パックの削除"),
+    "language theme uninstall": (D, "テーマ言語パックの削除"),
+    "theme auto-updates status": (D, "テーマ自動更新の状態取得（テーマの一覧を保存し直します）"),
+    "theme auto-updates enable": (
+        D,
+        "テーマ自動更新の有効化（以後の更新が確認なしで適用され、マルチサイトでは全サイトに及びます）",
+    ),
+    "theme auto-updates disable": (D, "テーマ自動更新の無効化（マルチサイトでは全サイトに及びます）"),
+}
+
+# Commands of the current WP-CLI release and its bundled packages that the pinned phar (2.10.0) does not
+# have, classified from the official command reference (their synopses: reference_synopses.json). A
+# read runs where the server's WP-CLI has the command (where it does not, WP-CLI's "not a registered
+# command" is told plainly); a write always waits for the person, since no newer WP-CLI can be run
+# here to prove its effect. Reads that store what they fetched (update checks, font collections) wait too.
+REFERENCE_ONLY: dict[str, tuple[PolicyCategory, str]] = {
+    "post block list": (R, "投稿のブロックの一覧取得"),
+    "post block get": (R, "投稿のブロックの取得"),
+    "post block count": (R, "ブロックの使用数の集計"),
+    "post block extract": (R, "ブロックの属性・内容の抽出"),
+    "post block export": (R, "投稿のブロックの書き出し（画面への表示のみ）"),
+    "post block parse": (R, "投稿のブロック構造の解析"),
+    "post block render": (R, "投稿のブロックのHTML表示"),
+    "post has-block": (R, "投稿が特定のブロックを含むかの確認"),
+    "post has-blocks": (R, "投稿がブロックを含むかの確認"),
+    "post revision diff": (R, "リビジョンの差分表示"),
+    "menu item get": (R, "メニュー項目の詳細取得"),
+    "user exists": (R, "ユーザーの存在確認"),
+    "user privacy-request list": (R, "個人データの請求の一覧取得"),
+    "user signup list": (R, "ユーザー登録申請の一覧取得"),
+    "user signup get": (R, "ユーザー登録申請の詳細取得"),
+    "sidebar get": (R, "サイドバーの詳細取得"),
+    "sidebar exists": (R, "サイドバーの存在確認"),
+    "site get": (R, "サイトの詳細取得"),
+    "core check-update-db": (R, "データベース更新の要否の確認"),
+    "font collection is-registered": (R, "フォントコレクションの登録確認"),
+    "ability validate": (R, "アビリティへの入力の検証（実行はしません）"),
+    "ability can-run": (R, "アビリティを実行できるかの確認（実行はしません）"),
+    "transient pluck": (R, "一時データの値の一部取得"),
+    "plugin check-update": (D, "プラグインの更新確認（確認結果を保存します）"),
+    "theme check-update": (D, "テーマの更新確認（確認結果を保存します）"),
+    "font collection list": (D, "フォントコレクションの一覧取得（配布元から取得して保存します）"),
+    "font collection get": (D, "フォントコレクションの詳細取得（配布元から取得して保存します）"),
+    "font collection list-families": (D, "フォントファミリーの一覧取得（配布元から取得して保存します）"),
+    "font collection list-categories": (D, "フォントカテゴリの一覧取得（配布元から取得して保存します）"),
+    "font family install": (D, "フォントファミリーのインストール"),
+    "font face install": (D, "フォントの書体のインストール（サーバーがフォントファイルを取得します）"),
+    "post block update": (D, "ブロックの更新"),
+    "post block insert": (D, "ブロックの挿入"),
+    "post block import": (D, "ブロックの取り込み"),
+    "post block clone": (D, "ブロックの複製"),
+    "post block move": (D, "ブロックの移動"),
+    "post block remove": (D, "ブロックの削除"),
+    "post block replace": (D, "ブロックの置き換え"),
+    "post revision prune": (D, "古いリビジョンの削除"),
+    "post revision restore": (D, "リビジョンからの復元"),
+    "term prune": (D, "使われていないカテゴリ・タグの削除"),
+    "media replace": (D, "メディアのファイルの差し替え"),
+    "media prune": (D, "使われていない画像サイズのファイル削除"),
+    "widget patch": (D, "ウィジェット設定の部分変更"),
+    "transient patch": (D, "一時データの部分変更"),
+    "cache patch": (D, "オブジェクトキャッシュの値の部分変更"),
+    "user privacy-request create": (D, "個人データの請求の作成"),
+    "user privacy-request complete": (D, "個人データの請求の完了"),
+    "user privacy-request delete": (D, "個人データの請求の削除"),
+    "user privacy-request erase": (D, "個人データの消去（請求に基づき削除します）"),
+    "user privacy-request export": (D, "個人データの書き出し（ZIPファイルをサーバーに作成します）"),
+    "user signup activate": (D, "ユーザー登録申請の承認（ログインできるアカウントが作られます）"),
+    "user signup delete": (D, "ユーザー登録申請の削除"),
+    "site generate": (D, "テスト用のサイトの一括作成"),
+    "plugin download": (D, "プラグインのダウンロード（ZIPファイルをサーバーに保存します）"),
+    "theme download": (D, "テーマのダウンロード（ZIPファイルをサーバーに保存します）"),
+    "plugin install-dependencies": (
+        D,
+        "プラグインが必要とするプラグインのインストール（第三者のコードをサーバーに置きます）",
+    ),
+}
+
 # `read` means the command changes nothing on a real site (checked for every read entry by
 # tests/integration/test_read_means_read.py). Some lookups are writes there: the update checks of
 # plugin/theme listings, `theme get`, `status` and `check-update` store what they fetched in site
@@ -118,9 +246,12 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "theme is-installed": (R, "テーマのインストール確認"),
         "theme is-active": (R, "テーマの有効化確認"),
         "theme install": (D, "テーマのインストール（第三者のコードをサーバーに置きます）"),
-        "theme update": (W, "テーマの更新"),
+        "theme update": (D, "テーマの更新（新しいコードに置き換わります）"),
         "theme activate": (D, "テーマの有効化（切り替え）"),
-        "theme enable": (W, "テーマのネットワーク有効化"),
+        "theme enable": (
+            D,
+            "テーマのネットワーク有効化（ネットワークの各サイトでテーマのコードを選べるようになります）",
+        ),
         "theme disable": (D, "テーマのネットワーク無効化"),
         "theme delete": (D, "テーマの削除"),
         "theme mod list": (R, "テーマ設定の一覧取得"),
@@ -148,7 +279,7 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "plugin verify-checksums": (R, "プラグインの改ざん確認"),
         "plugin install": (D, "プラグインのインストール（第三者のコードをサーバーに置きます）"),
         "plugin activate": (D, "プラグインの有効化（プラグインのコードが実行されます）"),
-        "plugin update": (W, "プラグインの更新"),
+        "plugin update": (D, "プラグインの更新（新しいコードに置き換わります）"),
         "plugin auto-updates status": (R, "プラグイン自動更新の状態取得"),
         # From now on, updates apply with nobody asked again; on a multisite, to every site.
         "plugin auto-updates enable": (
@@ -231,14 +362,20 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "core is-installed": (R, "WordPressのインストール確認"),
         "core verify-checksums": (R, "WordPressコアの改ざん確認"),
         "language core list": (R, "言語の一覧取得"),
-        "language core install": (W, "言語パックのインストール"),
+        "language core install": (D, "言語パックのインストール（翻訳ファイルはPHPとして読み込まれます）"),
         "language core activate": (D, "サイト言語の切り替え"),
-        "language core update": (W, "言語パックの更新"),
+        "language core update": (D, "言語パックの更新（翻訳ファイルはPHPとして読み込まれます）"),
         "language core uninstall": (D, "言語パックの削除"),
         "language plugin list": (W, "プラグイン言語の一覧取得（更新確認の結果を保存します）"),
-        "language plugin install": (W, "プラグイン言語パックのインストール"),
+        "language plugin install": (
+            D,
+            "プラグイン言語パックのインストール（翻訳ファイルはPHPとして読み込まれます）",
+        ),
         "language theme list": (W, "テーマ言語の一覧取得（更新確認の結果を保存します）"),
-        "language theme install": (W, "テーマ言語パックのインストール"),
+        "language theme install": (
+            D,
+            "テーマ言語パックのインストール（翻訳ファイルはPHPとして読み込まれます）",
+        ),
         "maintenance-mode status": (R, "メンテナンスモードの状態取得"),
         "maintenance-mode is-active": (R, "メンテナンスモードの確認"),
         "maintenance-mode activate": (D, "メンテナンスモードの開始（サイト停止）"),
@@ -286,8 +423,33 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "plugin path": (R, "プラグインの場所の取得"),
         "theme path": (R, "テーマの場所の取得"),
         "transient type": (R, "一時データの保存先の取得"),
+        # The rest of the pinned WP-CLI's reads: proven to change nothing on the real site like every
+        # read (tests/integration/test_read_means_read.py); meta and transients under the same secret
+        # and oracle rules as every meta and option read.
+        "comment meta get": (R, "コメントメタの取得"),
+        "comment meta pluck": (R, "コメントメタの値取得"),
+        "site meta get": (R, "サイトメタの取得"),
+        "site meta pluck": (R, "サイトメタの値取得"),
+        "option get-autoload": (R, "設定の自動読み込みの有無の取得"),
+        "transient list": (R, "一時データの一覧取得"),
+        "cache supports": (R, "オブジェクトキャッシュの機能の確認"),
+        "embed cache find": (R, "埋め込みキャッシュの確認"),
+        **HELD_AS_WRITTEN,
+        **REFERENCE_ONLY,
     }
 )
+
+
+# Held paths whose approval names every argument and every option of the command's own synopsis as WP-CLI
+# reads them (agent/approval_summary.py): no summary of ours explains their effect in other words, so the
+# person sees exactly what runs. Options outside the synopsis (WP-CLI's global ones) stay refused.
+SPELLED_OUT: frozenset[tuple[str, ...]] = frozenset(
+    tuple(name.split())
+    for name, (category, _) in {**HELD_AS_WRITTEN, **REFERENCE_ONLY}.items()
+    if category is D
+)
+# What the pinned phar does not have: read by its reference synopsis, never proven on the sandbox.
+NEWER_THAN_PINNED: frozenset[tuple[str, ...]] = frozenset(tuple(name.split()) for name in REFERENCE_ONLY)
 
 
 @dataclass(frozen=True)
@@ -310,6 +472,30 @@ HARD_BLOCKS: tuple[HardBlock, ...] = (
         "任意のPHPファイルを実行するコマンド（eval-file）は実行できません",
     ),
     HardBlock(("shell",), "blocked.code_execution", "対話シェル（shell）は実行できません"),
+    HardBlock(
+        ("ability", "run"),
+        "blocked.code_execution",
+        "アビリティの実行（ability run）は、登録したプラグインのコードを任意の入力で実行するため使用できません",
+    ),
+    HardBlock(
+        ("post", "edit"),
+        "blocked.interactive_editor",
+        "エディタを起動するコマンド（post edit）は使用できません。post update を使ってください",
+    ),
+    # The object cache holds copies of options, users and their meta (credentials among them) under keys
+    # no secret-name rule can see: its values are not read.
+    HardBlock(
+        ("cache", "get"),
+        "blocked.object_cache_read",
+        "オブジェクトキャッシュの値（設定やユーザー情報の写しで、認証情報を含むことがあります）は読み取れません。"
+        "設定は option get、ユーザーは user get で確認してください",
+    ),
+    HardBlock(
+        ("cache", "pluck"),
+        "blocked.object_cache_read",
+        "オブジェクトキャッシュの値（設定やユーザー情報の写しで、認証情報を含むことがあります）は読み取れません。"
+        "設定は option pluck で確認してください",
+    ),
     HardBlock(
         ("db", "drop"), "blocked.database", "データベースを削除するコマンド（db drop）は実行できません"
     ),

@@ -14,6 +14,7 @@ import unicodedata
 
 from wp_agent.command_line.parsed_command import CliOption, ParsedCommand
 from wp_agent.policy.categories import PolicyCategory
+from wp_agent.policy.command_grammar import synopsis_of
 from wp_agent.policy.rule import Verdict, argument_rule
 from wp_agent.whole_values import whole
 
@@ -172,8 +173,23 @@ def non_plain_flag_name(cmd: ParsedCommand) -> CliOption | None:
     return next((o for o in cmd.options if not is_plain(o.name)), None)
 
 
+# Arguments of a synopsis that hold a value or free text, not a name the database compares: how a path
+# the table above does not list is read (every other argument is an identifier, as before).
+_VALUE_ARGUMENTS = frozenset(
+    {"value", "expiration", "content", "title", "text", "email", "url", "old", "new"}
+)
+
+
+def _synopsis_kinds(path: tuple[str, ...]) -> str | None:
+    synopsis = synopsis_of(path)
+    if synopsis is None or not synopsis.arguments:
+        return None
+    kinds = " ".join("v" if a.name in _VALUE_ARGUMENTS else "k" for a in synopsis.arguments)
+    return kinds + ("…" if synopsis.arguments[-1].repeating else "")
+
+
 def _positional_kinds(path: tuple[str, ...], args: tuple[str, ...]) -> list[str]:
-    spec = _POSITIONAL_KINDS.get(path)
+    spec = _POSITIONAL_KINDS.get(path) or _synopsis_kinds(path)
     if spec is None:
         return ["k"] * len(args)
     kinds = spec.replace("…", "").split()

@@ -27,6 +27,14 @@ _READ_ONLY_FLAGS: dict[tuple[str, ...], ReadOnlyFlag] = {
     ("theme", "list"): ReadOnlyFlag(
         "skip-update-check", "更新確認を省略した一覧（--skip-update-check）は変更を行わないため実行できます"
     ),
+    # Without discovery the URL is only matched against the registered providers (nothing fetched).
+    ("embed", "provider", "match"): ReadOnlyFlag(
+        "no-discover",
+        "取得をしない判定（--no-discover）は登録済みのプロバイダと照合するだけのため実行できます",
+    ),
+    ("media", "fix-orientation"): ReadOnlyFlag(
+        "dry-run", "向きの補正の確認（--dry-run）は画像を書き換えないため実行できます"
+    ),
 }
 
 

@@ -265,6 +265,8 @@ _NAMES_FROM: dict[
     ("site", "option", "pluck"): 0,
     ("theme", "mod", "get"): 0,
     ("transient", "get"): 0,
+    ("transient", "pluck"): 0,
+    ("option", "get-autoload"): 0,  # only yes/no, but whether a secret-named option exists is not asked
     # (user meta: account_rules.privileged_user_data, which refuses secret and privilege names)
     **{(o, "meta", verb): 1 for o in _META_OBJECTS - {"user"} for verb in ("get", "pluck")},
 }
@@ -272,6 +274,7 @@ NAME_COLUMNS: dict[tuple[str, ...], str] = {
     ("option", "list"): "option_name",
     ("site", "option", "list"): "meta_key",
     ("theme", "mod", "list"): "key",
+    ("transient", "list"): "name",
     ("theme", "mod", "get"): "key",  # `--all` lists every mod (tests/integration/test_value_listings.py)
     **{(o, "meta", "list"): "meta_key" for o in _META_OBJECTS},
 }

@@ -38,6 +38,18 @@ LEAST_ROLE: dict[tuple[str, ...], Role] = {
     ("term",): E,
     ("comment",): E,
     ("menu",): E,
+    # Writes the editor's site reads (agent/role_targets.py) do not know how to check: a block or a
+    # revision names its post in another place than the post writes do; generated test content.
+    ("post", "block"): A,
+    ("post", "revision"): A,
+    ("post", "generate"): A,
+    ("comment", "generate"): A,
+    ("term", "generate"): A,
+    ("term", "migrate"): A,
+    ("term", "prune"): A,
+    ("media", "replace"): A,
+    ("media", "prune"): A,
+    ("font",): A,
     ("post-type",): A,
     ("taxonomy",): A,
     ("theme",): A,

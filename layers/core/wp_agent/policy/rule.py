@@ -46,17 +46,21 @@ class ArgumentRule:
         return self.check(cmd, path)
 
 
-_OPTION_WRITES = frozenset(
-    {("option", "update"), ("option", "add"), ("option", "patch"), ("option", "delete")}
-)
+# A site's options and the network's (`site option`, and `network meta <network-id>`: the same sitemeta
+# rows): one name space of rules. For each writing path, the argument its key is (patch: after the action).
+_OPTION_WRITES: dict[tuple[str, ...], int] = {
+    (*owner, verb): (1 if verb == "patch" else 0) + skip
+    for owner, skip in ((("option",), 0), (("site", "option"), 0), (("network", "meta"), 1))
+    for verb in ("update", "add", "patch", "delete")
+}
 
 
 def written_option(cmd: ParsedCommand, path: tuple[str, ...]) -> str | None:
-    """The option an `option update|add|patch|delete` writes (`patch <action> <key> …`), else None."""
-    if path not in _OPTION_WRITES:
-        return None
-    args = cmd.args_after(path)[1:] if path == ("option", "patch") else cmd.args_after(path)
-    return args[0] if args else None
+    """The option an `option|site option|network meta update|add|patch|delete` writes (`patch <action>
+    <key> …`, `network meta update <id> <key> …`), else None."""
+    at = _OPTION_WRITES.get(path)
+    args = cmd.args_after(path)
+    return args[at] if at is not None and len(args) > at else None
 
 
 def argument_rule(

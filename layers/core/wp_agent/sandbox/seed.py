@@ -315,6 +315,10 @@ def _main_site() -> list[list[str]]:
         steps.append(
             ["site", "create", f"--slug={path.strip('/')}", f"--title={title}", f"--email={ADMIN_EMAIL}"]
         )
+    # A site's own metadata (blogmeta), as plugins keep per-site records there.
+    steps.append(
+        ["site", "meta", "add", "2", "argo_note_plan", '{"tier":"standard","seats":3}', "--format=json"]
+    )
     return steps
 
 

@@ -75,10 +75,6 @@ def _stores_update_check(
     )
 
 
-def _extension_files(kind: str) -> tuple[str, ...]:
-    return (f"wp-content/{kind}", "wp-content/upgrade", "wp-content/languages")
-
-
 def _option_refine(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     args = cmd.args_after(path)
     if not args:
@@ -189,27 +185,6 @@ _PROFILE_FIELDS = {
 }
 _PROFILE_META = Names(("first_name", "last_name", "nickname", "description", "rich_editing", "syntax_highlighting",
                        "comment_shortcuts", "admin_color", "use_ssl", "show_admin_bar_front", "locale"))  # fmt: skip
-_LANGUAGE_FILES = ("wp-content/languages", "wp-content/upgrade")
-# Installing or updating language files writes their update check's caches, never the site's language.
-_LANGUAGE_CACHES = Rows("options", keys=(Names(("_site_transient_*", "_transient_*")),))
-LANGUAGE_SWITCH_RULE = "confirm.language_switch"
-
-
-def _language_switch(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    """Switching the site's language changes what every visitor and the dashboard read: it waits for
-    approval, like `language core activate` and `site switch-language` (held paths)."""
-    if not cmd.has_flag("activate"):
-        return None
-    languages = cmd.args_after(path)
-    return Verdict(
-        D,
-        LANGUAGE_SWITCH_RULE,
-        f"サイトの言語が「{languages[-1] if languages else ''}」に切り替わります。訪問者に見えるサイトと"
-        "管理画面の表示言語が変わるため承認が必要です",
-        "--activate",
-    )
-
-
 SITE_EFFECTS: dict[tuple[str, ...], Effect] = {
     # Lookups that store the update check's result (reads with --skip-update-check).
     ("theme", "list"): _stores_update_check(
@@ -265,66 +240,7 @@ SITE_EFFECTS: dict[tuple[str, ...], Effect] = {
         "language theme list twentytwentyone --exec=x",
         named=True,
     ),
-    # Installed extensions brought up to date from wordpress.org, and language packs: their files.
-    **{
-        (kind, "update"): Effect(
-            summary_ja=f"インストール済みの{label}のファイル（最新版へ）",
-            changes=_UPDATE_CHECKS,
-            fields={
-                "exclude": text(1_000),
-                "minor": BARE,
-                "patch": BARE,
-                "format": text(20),
-                "dry-run": BARE,
-            },
-            args=(SLUG,),
-            repeat=True,
-            files=_extension_files(f"{kind}s"),
-            match=(f"{kind} update {slug}",),
-            not_match=(f"{kind} update {slug} --version=1.0",),
-        )
-        for kind, label, slug in (("plugin", "プラグイン", "akismet"), ("theme", "テーマ", "twentytwentyone"))
-    },
-    ("language", "core", "install"): Effect(
-        summary_ja="WordPress本体の言語パックのファイル",
-        changes=(_LANGUAGE_CACHES,),
-        fields={"activate": BARE},
-        args=(LANGUAGE,),
-        repeat=True,
-        refine=_language_switch,
-        files=_LANGUAGE_FILES,
-        match=("language core install ja",),
-        not_match=("language core install ../../x", "language core install en_US --activate"),
-    ),
-    ("language", "core", "update"): Effect(
-        summary_ja="インストール済みの言語パックのファイル",
-        changes=(_LANGUAGE_CACHES,),
-        fields={"dry-run": BARE},
-        files=_LANGUAGE_FILES,
-        match=("language core update",),
-        not_match=("language core update --force",),
-    ),
-    **{
-        ("language", kind, "install"): Effect(
-            summary_ja="言語パックのファイル",
-            changes=(_LANGUAGE_CACHES,),
-            fields={"format": text(20)},
-            args=(text(200),),
-            repeat=True,
-            files=_LANGUAGE_FILES,
-            match=(f"language {kind} install {slug} ja",),
-            not_match=(f"language {kind} install --all ja",),
-        )
-        for kind, slug in (("plugin", "akismet"), ("theme", "twentytwentyone"))
-    },
     # Appearance
-    ("theme", "enable"): Effect(
-        summary_ja="このサイトで使えるテーマの一覧（allowedthemes）",
-        changes=(Rows("options", keys=(Names(("allowedthemes",)),)),),
-        args=(SLUG,),
-        match=("theme enable twentytwentyone",),
-        not_match=("theme enable twentytwentyone --activate",),
-    ),
     ("theme", "mod", "set"): Effect(
         summary_ja="有効なテーマの設定のうち背景色・ヘッダーの文字色・ロゴ",
         # WordPress keeps the logo in the site_logo option as well (the block themes' setting).
