@@ -425,7 +425,7 @@ def test_missing_rules_file_is_a_configuration_error(tmp_path: pytest.TempPathFa
         # Without the update check a listing only reads; the flag must be plain and given once.
         ("plugin list --skip-update-check --format=json", PolicyCategory.READ),
         ("theme list --status=active --skip-update-check", PolicyCategory.READ),
-        ("plugin list --skip-update-check=0", PolicyCategory.WRITE),
+        ("plugin list --skip-update-check=0", PolicyCategory.BLOCKED),  # a value on a flag: refused
         ("plugin list --no-skip-update-check", PolicyCategory.WRITE),
         ("plugin list --skip-update-check --no-skip-update-check", PolicyCategory.BLOCKED),
         ("post list --skip-update-check", PolicyCategory.READ),  # not a listing with an update check

@@ -62,14 +62,19 @@ CASES = [
     ("user meta list 1 --format=json", R),
     ("user meta get 1 nickname", R),
     ("user get 1 --field=roles", R),
-    # role definitions and individual grants: refused
+    # grants refused: super admins, individual capabilities, capabilities added to roles, clones, resets
     ("super-admin add eve", B),
     ("user add-cap 2 unfiltered_html", B),
-    ("role create shop Shop", B),
+    ("role create shop Shop --clone=administrator", B),
+    ("role create Editor 編集長", B),
     ("role delete editor", B),
     ("role reset --all", B),
     ("cap add editor manage_options", B),
-    ("cap remove editor edit_posts", B),
+    ("cap remove administrator manage_options", B),
+    # a role with no capability, a deleted role of one's own, a capability taken from a role: approval
+    ("role create shop Shop", D),
+    ("role delete shop", D),
+    ("cap remove editor edit_posts", D),
     ("option update wp_user_roles '{}' --format=json", B),
     ("option set wp_3_user_roles x", B),
     # reductions of rights still need approval
@@ -91,7 +96,7 @@ def test_accounts(command: str, expected: PolicyCategory) -> None:
         ("super-admin add", "super-admin add eve"),
         ("super-admin", "super-admin add eve"),
         ("user add-cap", "user add-cap 2 manage_options"),
-        ("role", "role create shop Shop"),
+        ("role", "role create shop Shop --clone=administrator"),
         ("cap", "cap add editor manage_options"),
     ],
 )

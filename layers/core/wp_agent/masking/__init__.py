@@ -70,6 +70,8 @@ def _patch_key_at(canonical: tuple[str, ...]) -> tuple[int, int] | None:
         return 2, 3
     if canonical[:3] == ("site", "option", "patch"):
         return 3, 4
+    if canonical[:2] == ("transient", "patch"):
+        return 2, 3
     if canonical[1:3] == ("meta", "patch"):
         return 3, 5  # <object> meta patch <action> <id> <key> …
     return None

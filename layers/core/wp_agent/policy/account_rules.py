@@ -141,14 +141,20 @@ def account_grants(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     match=(
         "site create --slug=evil --title=Evil --email=attacker@evil.test",
         "user create taro taro@example.com --role=subscriber",
+        "site generate --count=2 --email=attacker@evil.test",
+        "user signup activate bob",
     ),
-    not_match=("site create --slug=news --title=ニュース", "user update 3 --display_name=太郎"),
+    not_match=(
+        "site create --slug=news --title=ニュース",
+        "user update 3 --display_name=太郎",
+        "site generate --count=2",
+    ),
 )
 def login_creation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """A new login, whatever the path: `user create`, and `site create --email` (WordPress creates a
     user with that address when none has it, makes it the new site's administrator and mails it a
     password — tried on the real network; an existing user of that address becomes its administrator)."""
-    if path == ("site", "create") and cmd.has_flag("email"):
+    if path in {("site", "create"), ("site", "generate")} and cmd.has_flag("email"):
         email = next(iter(cmd.option_values("email")), "（空）")
         return Verdict(
             D,
@@ -156,6 +162,13 @@ def login_creation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
             f"新しいサイトを作成し、メールアドレス {email} のユーザーをそのサイトの管理者にします"
             "（そのアドレスのユーザーがいなければ、ログインできるアカウントを新しく作成してパスワードをメールで送ります）。承認が必要です",
             "--email",
+        )
+    if path == ("user", "signup", "activate"):
+        return Verdict(
+            D,
+            "confirm.account.login_created",
+            f"登録申請（{'、'.join(cmd.args_after(path))}）を承認し、ログインできるアカウントを作成します。承認が必要です",
+            "user signup activate",
         )
     if path == ("user", "create"):
         args = cmd.args_after(path)
@@ -230,6 +243,8 @@ def account_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         "user signup list",
         "user signup get 3 --fields=user_login,activation_key",
         "user signup list --activation_key=abc --field=signup_id",
+        "user signup list --field=0",
+        "user signup get 3 --fields=signup_id,meta",
     ),
     not_match=(
         "user signup list --fields=signup_id,user_login,user_email,registered,active",
@@ -309,7 +324,8 @@ def _signup_fields(cmd: ParsedCommand, names: set[str]) -> Verdict | None:
     filters = {
         folded(o.name) for o in cmd.options if o.name not in {"field", "fields", "format", "per_page", "url"}
     }
-    secret = sorted(n for n in names | filters if n in SECRET_USER_FIELDS or is_secret_key(n))
+    # BuddyPress keeps a password hash in a signup's meta.
+    secret = sorted(n for n in names | filters if n in SECRET_USER_FIELDS or is_secret_key(n) or n == "meta")
     if secret:
         return Verdict(
             B,
@@ -317,7 +333,8 @@ def _signup_fields(cmd: ParsedCommand, names: set[str]) -> Verdict | None:
             f"パスワード等の認証情報（{secret[0]}）は出力・照合できません",
             secret[0],
         )
-    if not names:
+    # PHP reads "" and "0" as no field named: WP-CLI then prints the default fields.
+    if not names or any(v.strip() in {"", "0"} for v in cmd.option_values("field", "fields")):
         return Verdict(
             B,
             "blocked.secret_field",
@@ -350,3 +367,54 @@ def network_administrators(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict
         f"ネットワークの特権管理者の一覧（{key}）は変更できません（super-admin の追加・削除と同じ操作です）",
         key,
     )
+
+
+# The roles WordPress creates: their users would keep no rights at all (an administrator's: the site's).
+WORDPRESS_ROLES = frozenset({"administrator", "editor", "author", "contributor", "subscriber"})
+
+
+@argument_rule(
+    match=(
+        "role create shopadmin Shop --clone=administrator",
+        "role create Administrator Admin",
+        "role delete editor",
+        "role delete shop ADMINISTRATOR",
+        "cap remove administrator manage_options",
+    ),
+    not_match=("role create approver Approver", "role delete approver", "cap remove author spectate"),
+)
+def role_changes(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """Only what grants nothing: a new role without capabilities (a clone carries every right of its
+    source, and a later `user set-role` to it would read as harmless), the deletion of a role WordPress
+    did not create, a capability taken from a role other than the administrators'."""
+    args = cmd.args_after(path)
+    if path == ("role", "create") and args and folded(args[0]) in WORDPRESS_ROLES:
+        return Verdict(
+            B,
+            "blocked.role_definitions",
+            f"WordPress標準の権限グループと紛らわしい名前（{args[0]}）の権限グループは作成できません",
+            args[0],
+        )
+    if path == ("role", "create") and cmd.has_flag("clone"):
+        return Verdict(
+            B,
+            "blocked.role_definitions",
+            "既存の権限グループを複製して作る（--clone）と、その権限がすべて付与されるため実行できません。"
+            "権限のない権限グループとして作成してください",
+            "--clone",
+        )
+    if path == ("role", "delete") and (core := [a for a in args if folded(a) in WORDPRESS_ROLES]):
+        return Verdict(
+            B,
+            "blocked.role_definitions",
+            f"WordPress標準の権限グループ（{core[0]}）は削除できません（そのユーザーが権限をすべて失います）",
+            core[0],
+        )
+    if path == ("cap", "remove") and args and folded(args[0]) == "administrator":
+        return Verdict(
+            B,
+            "blocked.role_definitions",
+            "管理者（administrator）から権限を外すと、サイトを管理できなくなる恐れがあるため実行できません",
+            args[0],
+        )
+    return None

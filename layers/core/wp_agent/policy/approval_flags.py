@@ -35,7 +35,10 @@ DESCRIBED_FLAGS: dict[tuple[str, ...], frozenset[str]] = {
         "theme disable": "network",
         "theme delete": "all force",
         "theme mod remove": "all",
-        "widget reset": "all",
+        # (newer releases' flags: WP-CLI 2.10 refuses them as unknown, so they run only where they mean this)
+        "widget reset": "all inactive",
+        "cron event delete": "match-args",
+        "user remove-cap": "force",
         "plugin install": "version force activate activate-network",
         "plugin update": "all exclude minor patch dry-run version auto-update-indicated",
         "theme update": "all exclude minor patch dry-run version auto-update-indicated",

@@ -16,6 +16,7 @@ from wp_agent.policy.account_rules import (
     login_creation,
     network_administrators,
     privileged_user_data,
+    role_changes,
     role_definitions,
 )
 from wp_agent.policy.approval_flags import undescribed_flag
@@ -24,7 +25,7 @@ from wp_agent.policy.effects.table import declared_effect
 from wp_agent.policy.global_flags import GLOBAL_OPTIONS, execution_context, forbidden_globals
 from wp_agent.policy.identifiers import non_plain_identifier
 from wp_agent.policy.network_scope import network_wide
-from wp_agent.policy.option_storage_rules import placement_and_hooks, widget_storage
+from wp_agent.policy.option_storage_rules import placement_and_hooks, update_offers, widget_storage
 from wp_agent.policy.read_only_flags import ReadOnlyFlag, read_only_flag
 from wp_agent.policy.read_oracles import read_oracles
 from wp_agent.policy.rule import ID_RANGE, ArgumentRule, Verdict, argument_rule, written_option
@@ -70,6 +71,21 @@ IMPORTANT_OPTION_KEYS = frozenset(
         # Update services WordPress POSTs to on every publish: its URL check lets 169.254.0.0/16
         # and 100.64.0.0/10 through (tried on 6.1), so a new entry is a request into the network.
         "ping_sites",
+        # The network's (`site option`, `network meta`): code and languages on every site, who may
+        # register and what may be uploaded.
+        "active_sitewide_plugins",
+        "auto_update_plugins",
+        "auto_update_themes",
+        "allowedthemes",
+        "registration",
+        "add_new_users",
+        "wplang",
+        "upload_space_check_disabled",
+        "blog_upload_space",
+        "fileupload_maxk",
+        "illegal_names",
+        "limited_email_domains",
+        "banned_email_domains",
     }
 )
 SEARCH_REPLACE_OPTIONS = frozenset(
@@ -271,7 +287,8 @@ def _important_option(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | No
         return Verdict(
             D,
             "confirm.option.important_key",
-            f"サイト設定「{folded(key)}」を変更します。サイト全体に影響するため承認が必要です",
+            f"{'サイト' if path[0] == 'option' else 'ネットワーク'}設定「{folded(key)}」を変更します。"
+            f"{'サイト' if path[0] == 'option' else 'ネットワークの全サイト'}に影響するため承認が必要です",
             key,
         )
     if not _PLAIN_KEY.fits(key):
@@ -390,6 +407,25 @@ def _activation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     return None
 
 
+@argument_rule(
+    match=("post block export 5 --format=html", "post block export 5 --format=HTML"),
+    not_match=("post block export 5 --format=json", "post block export 5"),
+)
+def _rendering_export(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """Exporting blocks as HTML renders them (render_block): not a read (see `post block render`)."""
+    if path != ("post", "block", "export") or not any(
+        v.lower() == "html" for v in cmd.option_values("format")
+    ):
+        return None
+    return Verdict(
+        B,
+        "blocked.render_read",
+        "HTML形式の書き出し（--format=html）はブロックを描画し、動的ブロックやプラグインのコードが保存や外部への取得を"
+        "行うことがあるため、読み取りとして実行できません。構造は --format=json で確認できます",
+        "--format=html",
+    )
+
+
 # Post types WordPress acts on when such a post is saved or published: a published
 # customize_changeset applies its settings (tried on WordPress 6.1: `post create
 # --post_type=customize_changeset --post_status=publish --post_content='{"blogname":…}'` renamed the
@@ -450,6 +486,7 @@ ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     privileged_user_data,
     account_fields,
     role_definitions,
+    role_changes,
     network_administrators,
     _secret_option_read,
     _secret_config_read,
@@ -462,8 +499,10 @@ ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     account_grants,
     _activation,
     placement_and_hooks,
+    update_offers,
     widget_storage,
     _internal_post_types,
+    _rendering_export,
     _hiding_statuses,
     _bulk_flags,
     network_wide,

@@ -259,6 +259,15 @@ def _ambiguity(reading: CommandReading) -> Ambiguity | None:
                 )
             seen.add(key)
     for name, value in reading.options.items():
+        declared = reading.synopsis.options.get(name.removeprefix("no-"))
+        if declared is not None and not declared.takes_value and value is not None:
+            # PHP reads the flag's value for truth: `--dry-run=0` and `--dry-run=` are off, `=false` on.
+            return Ambiguity(
+                "blocked.ambiguous.flag_value",
+                f"--{name} は値を取らないオプションです。「--{name}={value}」はWP-CLIが値の真偽で読み、"
+                f"書かれた通りの意味になるとは限らないため、--{name} とだけ指定するか外してください",
+                f"--{name}={value}",
+            )
         if name in REFERENCE_OPTIONS and value is not None:
             odd = _number_problem(value)
             if odd is not None:

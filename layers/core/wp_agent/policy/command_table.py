@@ -52,17 +52,11 @@ HELD_AS_WRITTEN: dict[str, tuple[PolicyCategory, str]] = {
     "network meta patch": (D, "ネットワークメタの部分更新"),
     "network meta delete": (D, "ネットワークメタの削除"),
     "post meta clean-duplicates": (D, "重複した投稿メタの整理"),
-    "user generate": (D, "テスト用のユーザーの一括作成（ログインできるアカウントが作られます）"),
     "cron test": (D, "WP-Cronの動作確認（サーバーが自サイトの wp-cron.php にリクエストします）"),
     "site mature": (D, "サイトを成人向けに設定"),
     "site unmature": (D, "サイトの成人向け設定の解除"),
     "option set-autoload": (D, "設定の自動読み込みの変更"),
     "transient set": (D, "一時データの保存"),
-    "cache add": (D, "オブジェクトキャッシュへの追加"),
-    "cache set": (D, "オブジェクトキャッシュへの保存"),
-    "cache replace": (D, "オブジェクトキャッシュの値の置き換え"),
-    "cache incr": (D, "オブジェクトキャッシュの値の加算"),
-    "cache decr": (D, "オブジェクトキャッシュの値の減算"),
     "cache delete": (D, "オブジェクトキャッシュの値の削除"),
     "cache flush-group": (D, "オブジェクトキャッシュのグループの削除"),
     "embed cache clear": (D, "投稿の埋め込みキャッシュの削除"),
@@ -104,7 +98,6 @@ REFERENCE_ONLY: dict[str, tuple[PolicyCategory, str]] = {
     "post block extract": (R, "ブロックの属性・内容の抽出"),
     "post block export": (R, "投稿のブロックの書き出し（画面への表示のみ）"),
     "post block parse": (R, "投稿のブロック構造の解析"),
-    "post block render": (R, "投稿のブロックのHTML表示"),
     "post has-block": (R, "投稿が特定のブロックを含むかの確認"),
     "post has-blocks": (R, "投稿がブロックを含むかの確認"),
     "post revision diff": (R, "リビジョンの差分表示"),
@@ -118,8 +111,9 @@ REFERENCE_ONLY: dict[str, tuple[PolicyCategory, str]] = {
     "site get": (R, "サイトの詳細取得"),
     "core check-update-db": (R, "データベース更新の要否の確認"),
     "font collection is-registered": (R, "フォントコレクションの登録確認"),
-    "ability validate": (R, "アビリティへの入力の検証（実行はしません）"),
-    "ability can-run": (R, "アビリティを実行できるかの確認（実行はしません）"),
+    # Both call the ability's own code (its permission callback, a custom ability class) with the input given.
+    "ability validate": (D, "アビリティへの入力の検証（アビリティを登録したプラグインのコードが動きます）"),
+    "ability can-run": (D, "アビリティを実行できるかの確認（権限確認のためプラグインのコードが動きます）"),
     "transient pluck": (R, "一時データの値の一部取得"),
     "plugin check-update": (D, "プラグインの更新確認（確認結果を保存します）"),
     "theme check-update": (D, "テーマの更新確認（確認結果を保存します）"),
@@ -129,6 +123,12 @@ REFERENCE_ONLY: dict[str, tuple[PolicyCategory, str]] = {
     "font collection list-categories": (D, "フォントカテゴリの一覧取得（配布元から取得して保存します）"),
     "font family install": (D, "フォントファミリーのインストール"),
     "font face install": (D, "フォントの書体のインストール（サーバーがフォントファイルを取得します）"),
+    # Rendering runs dynamic blocks and plugins' filters: a navigation block saved a wp_navigation post, an
+    # embed an oembed_cache post, an RSS block fetched its feed (WordPress 7.1) — not a read.
+    "post block render": (
+        D,
+        "ブロックの描画（動的ブロックやプラグインのコードが動き、保存や外部への取得が起こることがあります）",
+    ),
     "post block update": (D, "ブロックの更新"),
     "post block insert": (D, "ブロックの挿入"),
     "post block import": (D, "ブロックの取り込み"),
@@ -138,12 +138,14 @@ REFERENCE_ONLY: dict[str, tuple[PolicyCategory, str]] = {
     "post block replace": (D, "ブロックの置き換え"),
     "post revision prune": (D, "古いリビジョンの削除"),
     "post revision restore": (D, "リビジョンからの復元"),
-    "term prune": (D, "使われていないカテゴリ・タグの削除"),
+    "term prune": (D, "投稿が1件以下のタームの削除（カテゴリ・タグに限らず、指定したタクソノミーの全て）"),
     "media replace": (D, "メディアのファイルの差し替え"),
-    "media prune": (D, "使われていない画像サイズのファイル削除"),
+    "media prune": (
+        D,
+        "生成済みの画像サイズのファイル削除（指定がなければ全ての画像。投稿内の縮小画像のURLが切れることがあります）",
+    ),
     "widget patch": (D, "ウィジェット設定の部分変更"),
     "transient patch": (D, "一時データの部分変更"),
-    "cache patch": (D, "オブジェクトキャッシュの値の部分変更"),
     "user privacy-request create": (D, "個人データの請求の作成"),
     "user privacy-request complete": (D, "個人データの請求の完了"),
     "user privacy-request delete": (D, "個人データの請求の削除"),
@@ -319,6 +321,10 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "user delete": (D, "ユーザーの削除"),
         "role list": (R, "権限グループの一覧取得"),
         "role exists": (R, "権限グループの存在確認"),
+        # Rights only taken away, or a role with none: they wait (granting is refused: HARD_BLOCKS).
+        "role create": (D, "権限グループの作成（権限なし）"),
+        "role delete": (D, "権限グループの削除"),
+        "cap remove": (D, "権限グループからの権限削除"),
         "cap list": (R, "権限の一覧取得"),
         "super-admin list": (R, "特権管理者の一覧取得"),
         "super-admin remove": (D, "特権管理者の削除"),
@@ -472,6 +478,25 @@ HARD_BLOCKS: tuple[HardBlock, ...] = (
         "任意のPHPファイルを実行するコマンド（eval-file）は実行できません",
     ),
     HardBlock(("shell",), "blocked.code_execution", "対話シェル（shell）は実行できません"),
+    # WP-CLI sets each generated user's password to its login name (`user_1_4` / `user_1_4`): as many
+    # accounts anyone can log into as --count says, with any --role.
+    HardBlock(
+        ("user", "generate"),
+        "blocked.account_generation",
+        "テスト用ユーザーの一括作成（user generate）は、ログイン名と同じパスワードのアカウントを作るため実行できません",
+    ),
+    # The object cache holds copies of options, users and their meta: a value written there is read back
+    # as the option or the capability (`site-options` group `1:site_admins`, `user_meta` capabilities)
+    # with none of the rules on those writes. Deleting an entry only makes WordPress read the table again.
+    *(
+        HardBlock(
+            ("cache", verb),
+            "blocked.object_cache_write",
+            f"オブジェクトキャッシュへの値の書き込み（cache {verb}）は、設定やユーザー権限の写しを書き換えられるため実行できません。"
+            "設定は option、ユーザーは user コマンドで変更してください",
+        )
+        for verb in ("add", "set", "replace", "incr", "decr", "patch")
+    ),
     HardBlock(
         ("ability", "run"),
         "blocked.code_execution",
@@ -586,21 +611,12 @@ HARD_BLOCKS: tuple[HardBlock, ...] = (
         "blocked.privilege_grant",
         "ユーザーへの個別権限の付与（user add-cap）は実行できません。権限グループ（user set-role）で設定してください",
     ),
-    HardBlock(
-        ("role", "create"), "blocked.role_definitions", "権限グループの作成（role create）は実行できません"
-    ),
-    HardBlock(
-        ("role", "delete"), "blocked.role_definitions", "権限グループの削除（role delete）は実行できません"
-    ),
+    # What grants rights is refused; what only takes them away or adds an empty role waits (rows above,
+    # account_rules.role_changes: no --clone, no WordPress role deleted, nothing taken from administrators).
     HardBlock(
         ("role", "reset"), "blocked.role_definitions", "権限グループの初期化（role reset）は実行できません"
     ),
     HardBlock(
         ("cap", "add"), "blocked.role_definitions", "権限グループへの権限追加（cap add）は実行できません"
-    ),
-    HardBlock(
-        ("cap", "remove"),
-        "blocked.role_definitions",
-        "権限グループからの権限削除（cap remove）は実行できません",
     ),
 )

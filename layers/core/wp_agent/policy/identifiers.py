@@ -102,6 +102,7 @@ _POSITIONAL_KINDS: dict[tuple[str, ...], str] = {
     ("site", "option", "add"): "k v",
     ("site", "option", "update"): "k v",
     ("rewrite", "structure"): "v",
+    ("role", "create"): "k v",  # the role's key, its display name
     ("cron", "event", "schedule"): "k v k",
     ("search-replace",): "v v k…",
 }

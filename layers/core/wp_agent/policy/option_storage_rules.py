@@ -86,3 +86,46 @@ def widget_storage(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         f"ウィジェットの保存データ（{key}）は直接変更できません。widget コマンドを使ってください",
         key,
     )
+
+
+# WordPress's stored answers of its update API: each offer names the package URL the next `plugin update`
+# or background update downloads and installs (update_many() reads the cache it finds, for 12 hours).
+_UPDATE_OFFERS = frozenset({"update_plugins", "update_themes", "update_core"})
+_TRANSIENT_WRITES = frozenset({("transient", "set"), ("transient", "patch")})
+
+
+@argument_rule(
+    match=(
+        "transient patch update update_plugins response akismet/akismet.php package https://evil.example/x.zip --network",
+        "transient set UPDATE_THEMES x --network",
+        "option patch update _site_transient_update_plugins response x y",
+        "site option update _site_transient_update_core x",
+        "network meta update 1 _site_transient_update_plugins x",
+    ),
+    not_match=(
+        "transient delete update_plugins --network",
+        "transient set argo_cache x",
+        "option get _site_transient_update_plugins",
+    ),
+)
+def update_offers(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """The update checks' results are written only by WordPress's own check, in every form they are stored."""
+    if path in _TRANSIENT_WRITES:
+        args = cmd.args_after(path)
+        key = args[1 if path[-1] == "patch" else 0] if len(args) > (1 if path[-1] == "patch" else 0) else None
+    else:
+        key = written_option(cmd, path)
+        key = (
+            folded(key).removeprefix("_site_transient_").removeprefix("_transient_")
+            if key is not None
+            else None
+        )
+    if key is None or folded(key) not in _UPDATE_OFFERS:
+        return None
+    return Verdict(
+        B,
+        "blocked.update_offer",
+        f"更新情報のキャッシュ（{key}）は書き換えられません（次の更新でダウンロードされるパッケージのURLが含まれます）。"
+        "更新の確認は plugin list・theme list・core check-update で行ってください",
+        key,
+    )

@@ -140,7 +140,10 @@ def _meta_input(cmd: ParsedCommand) -> Verdict | None:
     if isinstance(pairs, Verdict):
         return pairs
     for key, value in pairs:
-        verdict = meta_key_verdict("post", key, _scalar(value), structured=_scalar(value) is None)
+        scalar = _scalar(value)
+        # A nested value is stored as it is: judged by every text inside it, as JSON.
+        shown = scalar if scalar is not None else json.dumps(value, ensure_ascii=False)
+        verdict = meta_key_verdict("post", key, shown, structured=scalar is None)
         if verdict is not None:
             return verdict
     return None

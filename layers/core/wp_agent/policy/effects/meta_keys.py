@@ -15,6 +15,7 @@ the row `_wp_attached_file`.
 
 from __future__ import annotations
 
+import json
 import re
 
 from wp_agent.masking.secret_names import folded, is_secret_key
@@ -153,7 +154,7 @@ def meta_key_verdict(family: str, key: str, value: str | None, *, structured: bo
             f"{what}は認証情報のような名前のキーです。プラグインが認証に使う恐れがあるため承認が必要です",
             key,
         )
-    parts = active_parts(value) if value is not None else []
+    parts = [part for text in stored_texts(value, structured=structured) for part in active_parts(text)]
     if parts:
         # Meta is stored past the filters WordPress's own screens run (a profile's description goes
         # through kses; `user meta update 1 description '<script>…'` did not), and themes print it.
@@ -165,6 +166,35 @@ def meta_key_verdict(family: str, key: str, value: str | None, *, structured: bo
             key,
         )
     return None
+
+
+def stored_texts(value: str | None, *, structured: bool) -> list[str]:
+    """Every text WordPress stores for `value`: a structured value (`--format=json`) is decoded as WP-CLI
+    decodes it, so `"\u003cscript\u003e"` is judged as the `<script>` it becomes, every key and string
+    at any depth; anything else as written."""
+    if value is None:
+        return []
+    if not structured:
+        return [value]
+    try:
+        decoded = json.loads(value)
+    except ValueError:
+        return [value]
+    found: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, str):
+            found.append(node)
+        elif isinstance(node, dict):
+            for key, item in node.items():
+                found.append(str(key))
+                walk(item)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(decoded)
+    return found
 
 
 def listed_site_check(family: str, key: str) -> ValueCheck | None:
