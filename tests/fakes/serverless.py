@@ -253,6 +253,7 @@ def serverless(
         "ANTHROPIC_BASE_URL": scripted_anthropic.base_url,
         "WP_AGENT_API_RETRY_BASE_SECONDS": "0.01",
         "WP_CLI_MODE": "ssh",
+        "WP_AGENT_HEALTH_CONNECT": sshd_server.health_connect,
         "POWERTOOLS_SERVICE_NAME": "wp-agent",
         "POWERTOOLS_TRACE_DISABLED": "true",
         "POWERTOOLS_METRICS_NAMESPACE": "WpAgent",

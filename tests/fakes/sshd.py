@@ -40,6 +40,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from tests.fakes.wordpress import TestWordPress
 from wp_agent.config import CliSettings
+from wp_agent.sandbox.http_front import HttpFront
 from wp_agent.sandbox.processes import wait_or_kill
 from wp_agent.sandbox.wp_cli import verified_phar
 
@@ -195,6 +196,8 @@ class SshdRig:
         self._max_startups = max_startups
         self._max_sessions = max_sessions
         self._process: subprocess.Popen[bytes] | None = None
+        # The rig's WordPress over loopback HTTP: the site the health probe's server fetches.
+        self.front: HttpFront | None = None
         self._log_file: Any = None
         self.host_key_line = ""
         self.client_public_line = ""
@@ -212,6 +215,9 @@ class SshdRig:
     def start(self) -> SshdRig:
         """Prepare the directory (first time), start sshd and wait until it answers with its banner."""
         sshd = ensure_sshd_installed()
+        if self.front is None:
+            self.front = HttpFront(self.wordpress.site, workers=2)
+            self.front.start()
         PRIVSEP_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
         if not self._prepared:
             self._prepare()
@@ -244,6 +250,9 @@ class SshdRig:
     def stop(self) -> None:
         """Stop the listener and every session process it forked; keep the directory unless we made it."""
         self._stop_process()
+        if self.front is not None:
+            self.front.close()
+            self.front = None
         if self._own_dir and self.dir.exists() and os.environ.get("WP_AGENT_KEEP_SSHD_DIR") != "1":
             shutil.rmtree(self.dir, ignore_errors=True)
 
@@ -391,7 +400,12 @@ class SshdRig:
             "VPS_SSH_KEY_PATH": str(self.client_key_path),
             "VPS_SSH_HOST_KEY": self.host_key_line,
             "VPS_SSH_CONNECT_TIMEOUT": "10",
+            "WP_AGENT_HEALTH_CONNECT": self.health_connect,
         }
+
+    @property
+    def health_connect(self) -> str:
+        return f"127.0.0.1:{self.front.port}" if self.front is not None else ""
 
     def ssh_client_argv(self, remote_command: str) -> list[str]:
         """The OpenSSH `ssh` client invocation for one command (one process and connection per call)."""

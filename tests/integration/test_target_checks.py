@@ -49,8 +49,16 @@ def test_a_healthy_target_passes_every_check(serverless: ServerlessStack) -> Non
         "wp.php_launch": True,  # how PHP starts WP-CLI there (doctor's check too)
         "wp.wordpress": True,
         "wp.sites": True,
+        # the site as visitors and administrators see it, fetched by the server itself
+        "health.front": True,
+        "health.post": True,
+        "health.admin": True,
+        "health.rest": True,
+        "health.wpcli": True,
+        "health.log": True,
     }
     detail = {c["name"]: c["detail"] for c in result["checks"]}
+    assert detail["health.admin"].startswith("HTTP 200")
     assert detail["wp.binary"].startswith("WP-CLI 2.10")
     assert "opcache" in detail["wp.php_launch"] or "そのまま実行" in detail["wp.php_launch"]
     assert "https://example.test/en/" in detail["wp.sites"]

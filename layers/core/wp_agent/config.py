@@ -138,6 +138,10 @@ class WpCliSettings(MediaSettings):
     vps_ssh_connect_timeout: float = Field(default=30.0, gt=0)
     vps_ssh_max_channels: int = Field(default=5, ge=1, le=20)
 
+    # Tests only: `127.0.0.1:<port>` serving the site over plain HTTP, where the health probe's requests
+    # go (as curl's --connect-to); unset, the server fetches its site's own URL. Never set in production.
+    wp_agent_health_connect: str = ""
+
     # How PHP starts WP-CLI (local and ssh): through PHP with the opcache file cache in a private
     # directory when that runs the same program (executors/php_launch.py); false: `wp` as configured.
     wp_agent_opcache: bool = True
@@ -146,6 +150,16 @@ class WpCliSettings(MediaSettings):
     @classmethod
     def _wp_user(cls, value: str | None) -> str | None:
         return validate_wp_user(value or None)
+
+    @field_validator("wp_agent_health_connect")
+    @classmethod
+    def _health_connect(cls, value: str) -> str:
+        host, _, port = value.rpartition(":")
+        if value and (host not in {"127.0.0.1", "[::1]"} or not port.isdigit()):
+            raise ValueError(
+                "WP_AGENT_HEALTH_CONNECT は 127.0.0.1:<ポート> の形式で指定してください（テスト用）"
+            )
+        return value
 
     @field_validator("wp_agent_local_env_passthrough")
     @classmethod

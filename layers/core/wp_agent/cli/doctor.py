@@ -28,6 +28,7 @@ from wp_agent.cli.site_book import NamedSite
 from wp_agent.config import CliSettings, ModelProvider, WpCliMode
 from wp_agent.diagnostics.checks import Check, failed, passed, wordpress_checks
 from wp_agent.errors import ConfigurationError, WpAgentError
+from wp_agent.executors.media_staging import FileStager
 from wp_agent.executors.port import WpCli
 from wp_agent.model_catalog import model_info, retirement_warning
 
@@ -282,11 +283,30 @@ def all_checks(
             checks.append(failed("wp.connect", "WP-CLI の準備", "準備できません", exc.message_ja))
         else:
             try:
-                checks += wordpress_checks(wp_cli)
+                found = wordpress_checks(wp_cli)
+                checks += found
+                if all(check.ok for check in found):
+                    checks += _health_checks(wp_cli, settings.wp_agent_health_connect or None)
             finally:
                 wp_cli.close()
     checks += _aws_table_checks(settings)
     return checks
+
+
+def _health_checks(wp_cli: WpCli, connect: str | None) -> list[Check]:
+    """The site as its visitors and administrators see it (diagnostics/health.py), fetched by the server
+    itself; the sandbox's site is served over loopback HTTP for the probe's time."""
+    from wp_agent.diagnostics.health import probe
+    from wp_agent.executors.sandbox import SandboxWpCli
+
+    if not isinstance(wp_cli, FileStager):
+        return []
+    if isinstance(wp_cli, SandboxWpCli):
+        from wp_agent.sandbox.http_front import HttpFront
+
+        with HttpFront(wp_cli.site, workers=2) as front:
+            return probe(wp_cli, wp_cli, connect=f"127.0.0.1:{front.port}").checks()
+    return probe(wp_cli, wp_cli, connect=connect).checks()
 
 
 # --- command --------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from wp_agent.config import WpCliSettings
 from wp_agent.diagnostics.checks import Check, failed, passed, wordpress_checks
+from wp_agent.diagnostics.health import probe
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
 from wp_agent.executors.ssh_target import SshTarget
@@ -73,7 +74,12 @@ def check_ssh_target(settings: WpCliSettings, target: SshTarget) -> list[Check]:
         login = _login_checks(ssh, target)
         checks += login
         if all(check.ok for check in login):
-            checks += wordpress_checks(_Deadline(ssh, ends_at))  # type: ignore[arg-type]
+            found = wordpress_checks(_Deadline(ssh, ends_at))  # type: ignore[arg-type]
+            checks += found
+            if all(check.ok for check in found):
+                # The site as visitors and administrators see it, fetched by the server itself.
+                connect = settings.wp_agent_health_connect or None
+                checks += probe(_Deadline(ssh, ends_at), ssh, connect=connect).checks()  # type: ignore[arg-type]
     finally:
         pool.close_all()
     return checks

@@ -14,7 +14,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from wp_agent.command_line.aliases import canonical_argv
 from wp_agent.command_line.parsed_command import ParsedCommand
@@ -31,6 +31,7 @@ MEDIA_IMPORT = ("media", "import")
 StagedFile = tuple[str, bytes]  # (file name, contents)
 
 
+@runtime_checkable
 class FileStager(Protocol):
     """Puts files where WP-CLI on the WordPress host can read them, privately, for one command."""
 

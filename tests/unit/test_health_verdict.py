@@ -1,0 +1,99 @@
+"""The health probe's reading of what the server fetched, and the verdict of a change (no site needed:
+tests/integration/test_health_probe.py runs the probe on a real WordPress)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from wp_agent.diagnostics.health import HealthReport, Probed, compare, probe
+from wp_agent.executors.port import CommandResult
+
+
+class Answering:
+    """A WpCli and FileStager whose `eval-file` prints the given probe answer."""
+
+    def __init__(self, answer: dict[str, Any] | None, stderr: str = "", exit_code: int = 0) -> None:
+        self.answer, self.stderr, self.exit_code = answer, stderr, exit_code
+        self.argv: list[str] = []
+
+    def run(self, argv: Sequence[str]) -> CommandResult:
+        self.argv = list(argv)
+        stdout = json.dumps(self.answer) if self.answer is not None else ""
+        return CommandResult(stdout, self.stderr, self.exit_code, 5)
+
+    @contextmanager
+    def staged_files(self, files: Sequence[tuple[str, bytes]]) -> Iterator[list[str]]:
+        yield [f"/tmp/staged/{name}" for name, _ in files]
+
+    def close(self) -> None:
+        pass
+
+
+def page(name: str, status: int | None = 200, **more: Any) -> dict[str, Any]:
+    return {"name": name, "url": "https://example.test/", "status": status, "bytes": 1000, "fatal": [],
+            "rest": name == "rest" or None, "admin": name == "admin" or None, "ms": 30, **more}  # fmt: skip
+
+
+def answer(*pages: dict[str, Any], log: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"pages": list(pages), "log": log or {"found": False, "size": None, "lines": []}}
+
+
+HEALTHY = answer(page("front"), page("post"), page("admin"), page("rest"))
+
+
+def test_a_healthy_answer_passes_every_check_and_runs_the_staged_probe() -> None:
+    wp = Answering(HEALTHY)
+    report = probe(wp, wp, log_from=10)  # type: ignore[arg-type]
+    assert report.healthy
+    assert wp.argv[:2] == ["eval-file", "/tmp/staged/wp-agent-health-probe.php"]
+    assert json.loads(wp.argv[2]) == {"connect": None, "log_from": 10}
+
+
+def test_what_each_page_answered_decides_it() -> None:
+    cases = {
+        "front": page("front", 500),
+        "post": page("post", 200, bytes=0),
+        "admin": page("admin", 302, redirect="https://example.test/wp-login.php"),
+        "rest": page("rest", 200, rest=False),
+    }
+    for name, broken in cases.items():
+        pages = [broken if p["name"] == name else p for p in HEALTHY["pages"]]
+        wp = Answering(answer(*pages))
+        assert probe(wp, wp).failing() == {name}, name  # type: ignore[arg-type]
+    wp = Answering(answer(page("front", 200, fatal=["Fatal error"]), *HEALTHY["pages"][1:]))
+    assert probe(wp, wp).failing() == {"front"}  # type: ignore[arg-type]
+
+
+def test_wordpress_that_cannot_load_is_the_finding() -> None:
+    wp = Answering(None, "PHP Fatal error:  Uncaught Error: Call to undefined function x()", 255)
+    report = probe(wp, wp)  # type: ignore[arg-type]
+    assert report.failing() == {"wpcli"}
+    assert "undefined function" in report.probed[0].detail
+
+
+def test_new_fatal_lines_in_the_log_fail_and_are_masked() -> None:
+    log = {"found": True, "size": 900, "lines": ["PHP Fatal error: boom api_key=sk_live_abcdefghijklmnop"]}
+    wp = Answering(answer(*HEALTHY["pages"], log=log))
+    report = probe(wp, wp, log_from=100)  # type: ignore[arg-type]
+    assert report.failing() == {"log"}
+    assert report.log_size == 900
+    assert "sk_live_abcdefghijklmnop" not in " ".join(report.new_log_lines)
+
+
+def test_the_verdict_blames_a_change_only_for_what_it_broke() -> None:
+    def report(*failing: str) -> HealthReport:
+        names = ("front", "post", "admin", "rest", "wpcli", "log")
+        return HealthReport(tuple(Probed(n, n not in failing, "x") for n in names))
+
+    assert not compare(report(), report()).got_worse
+    worse = compare(report(), report("admin"))
+    assert worse.worse == ("admin",)
+    assert "管理画面" in worse.text_ja()
+    already = compare(report("front"), report("front"))
+    assert not already.got_worse
+    assert already.already_broken == ("front",)
+    assert "変更前から" in already.text_ja()
+    assert compare(report("front"), report()).text_ja() == "サイトは正常です。"
