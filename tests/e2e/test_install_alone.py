@@ -86,7 +86,10 @@ def test_installed_alone_it_runs_against_a_site_over_ssh(
     assert added.returncode == 0, added.stderr
     assert '使い方: wp-agent ask --site blog "' in added.stderr  # on PATH: its name
 
-    doctor = run_installed(installed_bin, tmp_path, "doctor", "--json", ANTHROPIC_API_KEY="test-key")
+    doctor = run_installed(
+        installed_bin, tmp_path, "doctor", "--json", ANTHROPIC_API_KEY="test-key",
+        WP_AGENT_HEALTH_CONNECT=sshd_server.health_connect,  # the rig's site over loopback HTTP
+    )  # fmt: skip
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     report = json.loads(doctor.stdout)
     assert report["site"] == "blog"  # the default site, nothing else configured
