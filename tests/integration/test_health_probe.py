@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.wordpress import TestWordPress
-from wp_agent.diagnostics.health import HealthReport, compare, probe
 from wp_agent.executors.sandbox import SandboxWpCli
+from wp_agent.executors.site_health import HealthReport, compare, probe
 from wp_agent.sandbox.http_front import HttpFront
 
 BREAKAGES = {

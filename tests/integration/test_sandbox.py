@@ -20,6 +20,7 @@ from tests.fakes.network import closed_loopback_port
 from tests.fakes.wordpress_fixtures import sandbox_environment
 from wp_agent.cli.main import main
 from wp_agent.config import CliSettings
+from wp_agent.executors.code_guard import unguarded
 from wp_agent.executors.factory import build_wp_cli
 from wp_agent.executors.sandbox import SandboxWpCli
 from wp_agent.sandbox import SandboxError, SandboxSite, wp_cli
@@ -32,7 +33,7 @@ from wp_agent.sandbox.wp_cli import PHAR_ENV, pinned_sha512, verified_phar
 @pytest.fixture
 def sandbox(cli_sandbox: SandboxSite) -> SandboxWpCli:
     settings = CliSettings(wp_cli_mode="sandbox", wp_agent_sandbox_site=cli_sandbox.home)
-    wp = build_wp_cli(settings)
+    wp = unguarded(build_wp_cli(settings))
     assert isinstance(wp, SandboxWpCli)
     return wp
 

@@ -8,8 +8,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from wp_agent.diagnostics.health import HealthReport, Probed, compare, probe
 from wp_agent.executors.port import CommandResult
+from wp_agent.executors.site_health import HealthReport, Probed, compare, probe
 
 
 class Answering:

@@ -14,6 +14,7 @@ import pytest
 
 from wp_agent.config import CliSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.executors.code_guard import GuardedWpCli, unguarded
 from wp_agent.executors.environment import INHERITED
 from wp_agent.executors.factory import build_wp_cli
 from wp_agent.executors.local import LocalWpCli
@@ -73,7 +74,9 @@ def test_command_line_splits_a_multi_word_binary(tmp_path: Path) -> None:
 
 
 def test_the_configured_wordpress_user_goes_on_every_command(tmp_path: Path) -> None:
-    wp = build_wp_cli(_settings(wp_cli_mode="local", wp_local_path=tmp_path, wp_agent_wp_user="editor1"))
+    wp = unguarded(
+        build_wp_cli(_settings(wp_cli_mode="local", wp_local_path=tmp_path, wp_agent_wp_user="editor1"))
+    )
     assert isinstance(wp, LocalWpCli)
     assert wp.command_line(["post", "list"]) == ["wp", f"--path={tmp_path}", "--user=editor1", "post", "list"]
     assert "--user=editor1" not in LocalWpCli(tmp_path).command_line(["post", "list"])
@@ -196,8 +199,14 @@ def test_local_mode_requires_wp_local_path() -> None:
 
 
 def test_factory_builds_local_with_settings(tmp_path: Path) -> None:
-    wp = build_wp_cli(_settings(wp_cli_mode="local", wp_local_path=tmp_path, wp_cli_timeout=1500))
+    built = build_wp_cli(_settings(wp_cli_mode="local", wp_local_path=tmp_path, wp_cli_timeout=1500))
+    assert isinstance(built, GuardedWpCli)  # plugin and theme changes guarded
+    wp = unguarded(built)
     assert isinstance(wp, LocalWpCli)
+    unguarded_too = build_wp_cli(
+        _settings(wp_cli_mode="local", wp_local_path=tmp_path, wp_agent_guard_code_changes=False)
+    )
+    assert isinstance(unguarded_too, LocalWpCli)
     assert wp.command_line(["cache", "flush"])[:2] == ["wp", f"--path={tmp_path}"]
 
 

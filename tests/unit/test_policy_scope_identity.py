@@ -12,6 +12,7 @@ import pytest
 from wp_agent.agent.lifecycle import new_session
 from wp_agent.agent.site_scope import SiteScope, apply_site_scope
 from wp_agent.config import LambdaSettings
+from wp_agent.executors.code_guard import unguarded
 from wp_agent.executors.ssh import SshWpCli
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.target import Target
@@ -65,7 +66,7 @@ def test_the_target_names_the_wordpress_user_the_executor_uses() -> None:
             "wpUser": "editor1",
         }
     )
-    wp_cli = AwsRuntime(LambdaSettings()).wp_cli_for(target)
+    wp_cli = unguarded(AwsRuntime(LambdaSettings()).wp_cli_for(target))
     assert isinstance(wp_cli, SshWpCli)
     assert "--user=editor1" in wp_cli.remote_command(["post", "list"])
     with pytest.raises(ValueError, match="wpUser"):

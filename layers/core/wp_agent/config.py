@@ -138,6 +138,9 @@ class WpCliSettings(MediaSettings):
     vps_ssh_connect_timeout: float = Field(default=30.0, gt=0)
     vps_ssh_max_channels: int = Field(default=5, ge=1, le=20)
 
+    # Plugin and theme changes run guarded: health baseline, backup, change, probe, back by itself when the
+    # site got worse (executors/code_guard.py). Off: they run as WP-CLI runs them.
+    wp_agent_guard_code_changes: bool = True
     # Tests only: `127.0.0.1:<port>` serving the site over plain HTTP, where the health probe's requests
     # go (as curl's --connect-to); unset, the server fetches its site's own URL. Never set in production.
     wp_agent_health_connect: str = ""

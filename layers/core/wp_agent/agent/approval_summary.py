@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from wp_agent.agent.site_reads import StateReader
+from wp_agent.command_line.code_changes import CODE_CHANGES
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking import is_secret_name, mask_argv
 from wp_agent.policy.active_content import active_parts
@@ -26,6 +27,12 @@ from wp_agent.policy.effects.site_address import RESERVED_SITE_NAMES, address_na
 from wp_agent.policy.effects.table import site_checks
 
 IRREVERSIBLE = "元に戻せません。"
+# What the executors do around a change of code (executors/code_guard.py), told before it is approved.
+GUARD_PLAN_JA = (
+    "実行の手順: 変更前にサイト（トップページ・最新の投稿・ログイン後の管理画面・REST API・PHPのエラーログ）を確認し、"
+    "対象のファイルと有効なプラグイン・テーマを控えてから変更します。変更後に同じ確認をして、悪くなっていれば"
+    "自動で変更前の状態に戻し、結果を報告します。"
+)
 # What undo can do for a post deleted for good (`post delete --force`, or from the trash): make it
 # again from its before-image. WordPress deleted its comments and revisions with it (tried on the
 # sandbox), and its ID is kept only when still free.
@@ -205,6 +212,8 @@ def describe(decision: PolicyDecision, read: StateReader | None = None) -> tuple
     notes = _flag_notes(parsed, path) + _active_content_notes(parsed, path, impact)
     if notes:
         impact = " ".join([impact, *notes]).strip()
+    if path in CODE_CHANGES:
+        impact = f"{impact} {GUARD_PLAN_JA}".strip()
     urls = parsed.option_values("url")
     if urls:
         text = f"{text}（対象サイト: {urls[-1]}）"

@@ -28,6 +28,7 @@ from wp_agent.cli.site_book import NamedSite
 from wp_agent.config import CliSettings, ModelProvider, WpCliMode
 from wp_agent.diagnostics.checks import Check, failed, passed, wordpress_checks
 from wp_agent.errors import ConfigurationError, WpAgentError
+from wp_agent.executors.code_guard import unguarded
 from wp_agent.executors.media_staging import FileStager
 from wp_agent.executors.port import WpCli
 from wp_agent.model_catalog import model_info, retirement_warning
@@ -296,17 +297,18 @@ def all_checks(
 def _health_checks(wp_cli: WpCli, connect: str | None) -> list[Check]:
     """The site as its visitors and administrators see it (diagnostics/health.py), fetched by the server
     itself; the sandbox's site is served over loopback HTTP for the probe's time."""
-    from wp_agent.diagnostics.health import probe
+    from wp_agent.diagnostics.health import health_checks, probe
     from wp_agent.executors.sandbox import SandboxWpCli
 
+    wp_cli = unguarded(wp_cli)
     if not isinstance(wp_cli, FileStager):
         return []
     if isinstance(wp_cli, SandboxWpCli):
         from wp_agent.sandbox.http_front import HttpFront
 
         with HttpFront(wp_cli.site, workers=2) as front:
-            return probe(wp_cli, wp_cli, connect=f"127.0.0.1:{front.port}").checks()
-    return probe(wp_cli, wp_cli, connect=connect).checks()
+            return health_checks(probe(wp_cli, wp_cli, connect=f"127.0.0.1:{front.port}"))
+    return health_checks(probe(wp_cli, wp_cli, connect=connect))
 
 
 # --- command --------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from wp_agent.config import WpCliSettings
 from wp_agent.diagnostics.checks import Check, failed, passed, wordpress_checks
-from wp_agent.diagnostics.health import probe
+from wp_agent.diagnostics.health import health_checks, probe
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
 from wp_agent.executors.ssh_target import SshTarget
@@ -79,7 +79,7 @@ def check_ssh_target(settings: WpCliSettings, target: SshTarget) -> list[Check]:
             if all(check.ok for check in found):
                 # The site as visitors and administrators see it, fetched by the server itself.
                 connect = settings.wp_agent_health_connect or None
-                checks += probe(_Deadline(ssh, ends_at), ssh, connect=connect).checks()  # type: ignore[arg-type]
+                checks += health_checks(probe(_Deadline(ssh, ends_at), ssh, connect=connect))  # type: ignore[arg-type]
     finally:
         pool.close_all()
     return checks

@@ -72,10 +72,11 @@ class EvalHarness:
                 "WP_CLI_MODE=sandbox で実行してください。",
                 setting="WP_CLI_MODE",
             )
+        from wp_agent.executors.code_guard import unguarded
         from wp_agent.executors.factory import build_wp_cli
         from wp_agent.executors.sandbox import SandboxWpCli
 
-        executor = wp_cli or build_wp_cli(settings)
+        executor = unguarded(wp_cli or build_wp_cli(settings))
         if not isinstance(executor, SandboxWpCli):
             raise ConfigurationError(
                 "wp-agent eval にはサンドボックスの実行環境が必要です。", setting="WP_CLI_MODE"

@@ -9,7 +9,23 @@ from wp_agent.executors.port import WpCli
 
 
 def build_wp_cli(settings: WpCliSettings) -> WpCli:
-    """The executor for `settings.wp_cli_mode`; a clear Japanese error when its settings are incomplete."""
+    """The executor for `settings.wp_cli_mode`, its code changes guarded (executors/code_guard.py) unless
+    WP_AGENT_GUARD_CODE_CHANGES is off; a clear Japanese error when its settings are incomplete."""
+    executor = _executor(settings)
+    if not settings.wp_agent_guard_code_changes:
+        return executor
+    from wp_agent.executors.code_guard import GuardedWpCli, fixed
+
+    connect = fixed(settings.wp_agent_health_connect or None)
+    if settings.wp_cli_mode is WpCliMode.SANDBOX:
+        from wp_agent.executors.sandbox import SandboxWpCli, served_site
+
+        if isinstance(executor, SandboxWpCli):
+            connect = served_site(executor.site)  # the sandbox has no web server of its own
+    return GuardedWpCli(executor, executor, connect=connect)  # type: ignore[arg-type]
+
+
+def _executor(settings: WpCliSettings) -> WpCli:
     if settings.wp_cli_mode is WpCliMode.LOCAL:
         return LocalWpCli.from_settings(settings)
     if settings.wp_cli_mode is WpCliMode.SANDBOX:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from wp_agent.config import WpCliSettings
@@ -96,3 +97,16 @@ class SandboxWpCli:
 
     def close(self) -> None:
         """The sandbox's database keeps running for the next call (`wp-agent sandbox stop` ends it)."""
+
+
+def served_site(site: SandboxSite) -> Callable[[], AbstractContextManager[str | None]]:
+    """The sandbox's site over loopback HTTP for one guarded change's probes (started, then stopped)."""
+
+    @contextlib.contextmanager
+    def serve() -> Iterator[str | None]:
+        from wp_agent.sandbox.http_front import HttpFront
+
+        with HttpFront(site, workers=2) as front:
+            yield f"127.0.0.1:{front.port}"
+
+    return serve

@@ -165,9 +165,14 @@ class AwsRuntime:
 
     def wp_cli_for(self, target: Target) -> WpCli:
         """WP-CLI over SSH to a registered target: its key and pinned host key come from its secret only."""
+        from wp_agent.executors.code_guard import GuardedWpCli, fixed
         from wp_agent.executors.ssh import SshWpCli
 
-        return SshWpCli(self.settings, target=_ssh_target(target), pool=self._ssh_pool)
+        ssh = SshWpCli(self.settings, target=_ssh_target(target), pool=self._ssh_pool)
+        if not self.settings.wp_agent_guard_code_changes:
+            return ssh
+        # Plugin and theme changes: probed on the server before and after, back by themselves if worse.
+        return GuardedWpCli(ssh, ssh, connect=fixed(self.settings.wp_agent_health_connect or None))
 
     def check_target(self, target: Target) -> list[Check]:
         """The doctor's checks of a registered target (reachable, host key, login, WordPress), no model;

@@ -1,0 +1,166 @@
+"""Guarded code changes: a change of the site's code is checked on the site, and taken back by itself when
+the site got worse.
+
+The changes that break WordPress sites most are changes of code. A command that activates, deactivates,
+installs, updates or deletes a plugin or a theme (only ever run after the person's approval: the policy
+holds them) runs here as:
+
+  health baseline (executors/site_health.py) → what is needed to go back (code_guard.php on the server:
+  the named plugins' and themes' files copied to a private directory outside the web root, which were
+  active, the theme) → the change → health probe → when the probe got worse: everything put back exactly
+  (files, active plugins, theme) and the site probed again → one truthful report, in Japanese, with the
+  command's own output.
+
+A change the site survives is kept (its backup removed). A change taken back ends as failed (exit code 1)
+with the reason, so the run and its records say it did not stick. The guard never runs for anything
+else; which commands reach an executor is the policy's decision.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wp_agent.command_line.aliases import canonical_argv
+from wp_agent.command_line.code_changes import CODE_CHANGES
+from wp_agent.command_line.parsed_command import ParsedCommand
+from wp_agent.executors.media_staging import FileStager, StagedFile
+from wp_agent.executors.port import CommandResult, WpCli
+from wp_agent.executors.site_health import HealthReport, compare, probe
+
+GUARD = Path(__file__).with_name("code_guard.php")
+# The code changes guarded (the words after the path name the plugins or themes).
+GUARDED = CODE_CHANGES
+# Where the probe's requests go: None, the site's own URL (a real server); else an address serving it.
+Connect = Callable[[], AbstractContextManager[str | None]]
+
+
+@contextmanager
+def own_url() -> Iterator[str | None]:
+    yield None
+
+
+def fixed(connect: str | None) -> Connect:
+    """Every probe's requests to `connect` (tests: the site over loopback HTTP), or the site's own URL."""
+
+    @contextmanager
+    def at() -> Iterator[str | None]:
+        yield connect
+
+    return at
+
+
+@dataclass(frozen=True)
+class Guarded:
+    """What a guarded change touches: its kind and path, the named extensions, or all plugins."""
+
+    path: tuple[str, ...]
+    names: tuple[str, ...]
+    all_plugins: bool
+
+    @classmethod
+    def of(cls, argv: Sequence[str]) -> Guarded | None:
+        parsed = ParsedCommand.from_argv(canonical_argv(tuple(argv)))
+        path = parsed.positionals[:2]
+        if path not in GUARDED:
+            return None
+        names = tuple(parsed.args_after(path))
+        return cls(path, names, path[0] == "plugin" and (parsed.has_flag("all") or not names))
+
+    def request(self) -> dict[str, Any]:
+        kind = "plugins" if self.path[0] == "plugin" else "themes"
+        # a theme switch also needs the theme that was active: the options record it
+        return {"op": "snapshot", kind: list(self.names), "all_plugins": self.all_plugins}
+
+
+class GuardedWpCli:
+    """A WpCli whose code changes are guarded (the rest passes through untouched)."""
+
+    def __init__(self, inner: WpCli, stager: FileStager, *, connect: Connect = own_url) -> None:
+        self._inner = inner
+        self._stager = stager
+        self._connect = connect
+
+    def run(self, argv: Sequence[str]) -> CommandResult:
+        change = Guarded.of(argv)
+        if change is None:
+            return self._inner.run(argv)
+        with self._connect() as connect:
+            return self._guarded(argv, change, connect)
+
+    @property
+    def inner(self) -> WpCli:
+        return self._inner
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    # -- the guard ---------------------------------------------------------------------------------
+
+    def _guarded(self, argv: Sequence[str], change: Guarded, connect: str | None) -> CommandResult:
+        before = probe(self._inner, self._stager, connect=connect)
+        snapshot = self.on_server(change.request())
+        if "backup" not in snapshot:
+            return _refused("変更前の状態を保存できなかったため、変更を実行しませんでした。", snapshot)
+        result = self._inner.run(argv)
+        after = probe(self._inner, self._stager, connect=connect, log_from=before.log_size)
+        verdict = compare(before, after)
+        if not verdict.got_worse:
+            self.on_server({"op": "discard", "backup": snapshot["backup"]})
+            report = ["変更後にサイトを確認しました: " + verdict.text_ja(), *_lines(after)]
+            return _with_report(result, report)
+        self.on_server({"op": "restore", "backup": snapshot["backup"], "state": snapshot["state"]})
+        again = probe(self._inner, self._stager, connect=connect, log_from=after.log_size)
+        self.on_server({"op": "discard", "backup": snapshot["backup"]})
+        fine = not compare(before, again).got_worse
+        report = [
+            f"{verdict.text_ja()}そのため変更前の状態（ファイル・有効なプラグイン・テーマ）に戻しました。"
+            + (
+                "サイトは変更前と同じく動いています。"
+                if fine
+                else "戻した後もサイトに問題が残っています。確認してください。"
+            ),
+            "変更直後の確認:",
+            *_lines(after),
+            "戻した後の確認:",
+            *_lines(again),
+        ]
+        return CommandResult(
+            result.stdout, "\n".join([*report, result.stderr.strip()]).strip() + "\n", 1, result.duration_ms
+        )
+
+    def on_server(self, request: dict[str, Any]) -> dict[str, Any]:
+        """code_guard.php's answer to `request` (snapshot, restore, discard) on the site's server."""
+        script: list[StagedFile] = [("wp-agent-code-guard.php", GUARD.read_bytes())]
+        with self._stager.staged_files(script) as (staged,):
+            done = self._inner.run(["eval-file", staged, json.dumps(request)])
+        try:
+            answer: dict[str, Any] = json.loads(done.stdout) if done.exit_code == 0 else {}
+        except ValueError:
+            answer = {}
+        return answer
+
+
+def unguarded(wp_cli: WpCli) -> WpCli:
+    """The executor a guard wraps (itself when it is none): what checks of the executor's kind look at."""
+    return wp_cli.inner if isinstance(wp_cli, GuardedWpCli) else wp_cli
+
+
+def _lines(report: HealthReport) -> list[str]:
+    return [f"  {line}" for line in report.lines_ja()]
+
+
+def _with_report(result: CommandResult, report: list[str]) -> CommandResult:
+    stdout = "\n".join([result.stdout.rstrip(), *report]).strip() + "\n"
+    return CommandResult(stdout, result.stderr, result.exit_code, result.duration_ms)
+
+
+def _refused(message_ja: str, answer: dict[str, Any]) -> CommandResult:
+    return CommandResult("", f"{message_ja}（{str(answer.get('error', ''))[:200]}）\n", 1, 0)
