@@ -68,9 +68,10 @@ def active(wp: SandboxWpCli) -> set[str]:
     return set(done.stdout.split())
 
 
-def test_a_change_that_breaks_the_site_is_taken_back(
+def test_a_change_that_breaks_the_site_is_taken_back_one_it_survives_is_kept(
     guarded: tuple[TestWordPress, GuardedWpCli, SandboxWpCli],
 ) -> None:
+    """One site, one front (the suite's time): broken changes taken back, then a fine one kept."""
     _, guard, wp = guarded
     before = active(wp)
     for slug, broken in (("wp-agent-front-fatal", "トップページ"), ("wp-agent-admin-fatal", "管理画面")):

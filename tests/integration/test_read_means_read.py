@@ -127,7 +127,6 @@ def read_only_forms(facts: dict[str, Any]) -> list[list[str]]:
         ["media", "fix-orientation", hero, "--dry-run"],
         ["media", "fix-orientation", "--dry-run"],
         ["embed", "provider", "match", "https://www.youtube.com/watch?v=dQw4w9WgXcQ", "--no-discover"],
-        ["plugin", "list", "--skip-update-check"],
     ]
 
 
