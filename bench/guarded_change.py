@@ -15,18 +15,17 @@ from __future__ import annotations
 
 import statistics
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.support.sandbox import own_sandbox
 from bench.support.timing import check, log, timed
 from wp_agent.executors.code_guard import GuardedWpCli
 from wp_agent.executors.port import WpCli
 from wp_agent.executors.sandbox import SandboxWpCli
-from wp_agent.sandbox import SandboxSite
 from wp_agent.sandbox.http_front import HttpFront
 
 ROUNDS = 5
@@ -40,27 +39,22 @@ def toggle(wp: WpCli) -> None:
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory(prefix="wp-agent-bench-") as directory:
-        site = SandboxSite(Path(directory) / "sandbox")
-        try:
-            site.start()
-            wp = SandboxWpCli(site)
-            wp.run(["plugin", "deactivate", PLUGIN])
-            with HttpFront(site, workers=2) as front:
+    with own_sandbox() as site:
+        wp = SandboxWpCli(site)
+        wp.run(["plugin", "deactivate", PLUGIN])
+        with HttpFront(site, workers=2) as front:
 
-                @contextmanager
-                def connect() -> Iterator[str | None]:
-                    yield f"127.0.0.1:{front.port}"
+            @contextmanager
+            def connect() -> Iterator[str | None]:
+                yield f"127.0.0.1:{front.port}"
 
-                guarded = GuardedWpCli(wp, wp, connect=connect)
-                toggle(guarded)  # PHP's caches, the front's workers
-                plain: list[float] = []
-                with_guard: list[float] = []
-                for _ in range(ROUNDS):
-                    plain.append(1000 * timed(lambda: toggle(wp)) / 2)
-                    with_guard.append(1000 * timed(lambda: toggle(guarded)) / 2)
-        finally:
-            site.stop()
+            guarded = GuardedWpCli(wp, wp, connect=connect)
+            toggle(guarded)  # PHP's caches, the front's workers
+            plain: list[float] = []
+            with_guard: list[float] = []
+            for _ in range(ROUNDS):
+                plain.append(1000 * timed(lambda: toggle(wp)) / 2)
+                with_guard.append(1000 * timed(lambda: toggle(guarded)) / 2)
     med = statistics.median
     log(f"one change: as WP-CLI runs it {med(plain):.0f} ms, guarded {med(with_guard):.0f} ms")
     print(f"BENCH guarded_update_overhead_ms {med(with_guard) - med(plain):.0f} ms goal=<=3000")

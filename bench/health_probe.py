@@ -14,37 +14,31 @@ from __future__ import annotations
 
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.support.sandbox import own_sandbox
 from bench.support.timing import check, log, timed
 from wp_agent.diagnostics.health import probe
 from wp_agent.executors.sandbox import SandboxWpCli
-from wp_agent.sandbox import SandboxSite
 from wp_agent.sandbox.http_front import HttpFront
 
 ROUNDS = 7
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory(prefix="wp-agent-bench-") as directory:
-        site = SandboxSite(Path(directory) / "sandbox")
-        try:
-            site.start()
-            wp = SandboxWpCli(site)
-            with HttpFront(site, workers=2) as front:
-                connect = f"127.0.0.1:{front.port}"
+    with own_sandbox() as site:
+        wp = SandboxWpCli(site)
+        with HttpFront(site, workers=2) as front:
+            connect = f"127.0.0.1:{front.port}"
 
-                def once() -> None:
-                    report = probe(wp, wp, connect=connect)
-                    check(report.healthy, "probe", "\n".join(report.lines_ja()))
+            def once() -> None:
+                report = probe(wp, wp, connect=connect)
+                check(report.healthy, "probe", "\n".join(report.lines_ja()))
 
-                once()  # PHP's caches, the front's workers
-                times = [1000 * timed(once) for _ in range(ROUNDS)]
-        finally:
-            site.stop()
+            once()  # PHP's caches, the front's workers
+            times = [1000 * timed(once) for _ in range(ROUNDS)]
     log(f"probe: median {statistics.median(times):.0f} ms, min {min(times):.0f} ms, max {max(times):.0f} ms")
     print(f"BENCH health_probe_ms {statistics.median(times):.0f} ms goal=<=1500")
 

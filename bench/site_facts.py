@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.support.sandbox import own_sandbox
 from bench.support.timing import check, log, timed
 from tests.fakes.anthropic_server import ScriptedAnthropicServer, reply_text
 from wp_agent.agent import site_facts
@@ -38,7 +38,6 @@ from wp_agent.executors.sandbox import SandboxWpCli
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.target import Role
 from wp_agent.policy import CommandPolicy
-from wp_agent.sandbox import SandboxSite
 from wp_agent.telemetry import NoTelemetry
 
 ROUNDS = 9
@@ -76,33 +75,28 @@ def _read_facts(reads: SiteCommands, scope: SiteScope) -> None:
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory(prefix="wp-agent-bench-") as directory:
-        site = SandboxSite(Path(directory) / "sandbox")
-        try:
-            site.start()
-            wp = SandboxWpCli(site)
-            reads = SiteCommands(wp, NoRateLimits(), CommandPolicy(), NoTelemetry())
-            scope = SiteScope(None, network_allowed=True, role=Role.ADMIN)  # the operator's own site
-            without: list[float] = []
-            cold: list[float] = []
-            cached: list[float] = []
-            one_read: list[float] = []
-            sequential: list[float] = []
-            side_by_side: list[float] = []
-            warm = SiteFactsCache()
-            with ScriptedAnthropicServer() as server:
-                one_run(wp, server, warm)  # imports, the SDK client, PHP's caches; fills `warm`
-                for _ in range(ROUNDS):
-                    without.append(one_run(wp, server, None))
-                    cold.append(one_run(wp, server, SiteFactsCache()))
-                    cached.append(one_run(wp, server, warm))
-                    one_read.append(
-                        1000 * timed(lambda: check(wp.run(["option", "get", "blogname"]).ok, "read", ""))
-                    )
-                    sequential.append(1000 * timed(lambda: _one_after_another(wp)))
-                    side_by_side.append(1000 * timed(lambda: _read_facts(reads, scope)))
-        finally:
-            site.stop()
+    with own_sandbox() as site:
+        wp = SandboxWpCli(site)
+        reads = SiteCommands(wp, NoRateLimits(), CommandPolicy(), NoTelemetry())
+        scope = SiteScope(None, network_allowed=True, role=Role.ADMIN)  # the operator's own site
+        without: list[float] = []
+        cold: list[float] = []
+        cached: list[float] = []
+        one_read: list[float] = []
+        sequential: list[float] = []
+        side_by_side: list[float] = []
+        warm = SiteFactsCache()
+        with ScriptedAnthropicServer() as server:
+            one_run(wp, server, warm)  # imports, the SDK client, PHP's caches; fills `warm`
+            for _ in range(ROUNDS):
+                without.append(one_run(wp, server, None))
+                cold.append(one_run(wp, server, SiteFactsCache()))
+                cached.append(one_run(wp, server, warm))
+                one_read.append(
+                    1000 * timed(lambda: check(wp.run(["option", "get", "blogname"]).ok, "read", ""))
+                )
+                sequential.append(1000 * timed(lambda: _one_after_another(wp)))
+                side_by_side.append(1000 * timed(lambda: _read_facts(reads, scope)))
     med = statistics.median
     added, added_cached = med(cold) - med(without), med(cached) - med(without)
     log(

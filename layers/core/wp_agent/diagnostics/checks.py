@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.php_launch import CACHE_DIR_BELOW_HOME, LaunchReason
-from wp_agent.executors.port import CommandResult, ReportsPhpLaunch, WpCli
+from wp_agent.executors.port import CommandResult, ReportsPhpLaunch, WpCli, first_line
 
 
 @dataclass(frozen=True)
@@ -31,10 +31,6 @@ def passed(name: str, label: str, detail: str = "") -> Check:
 
 def failed(name: str, label: str, detail: str, fix: str) -> Check:
     return Check(name, label, False, detail, fix)
-
-
-def first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
 class _UnansweredError(Exception):

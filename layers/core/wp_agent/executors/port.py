@@ -50,3 +50,8 @@ class ReportsPhpLaunch(Protocol):
     """An executor that decides how PHP starts WP-CLI (php_launch.py) and can say how."""
 
     def php_launch(self) -> PhpLaunch: ...
+
+
+def first_line(text: str) -> str:
+    """The first line of an output that says something (WP-CLI's error, a PHP error)."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")

@@ -27,14 +27,10 @@ from typing import Any
 
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.media_staging import FileStager
-from wp_agent.executors.port import WpCli
+from wp_agent.executors.port import WpCli, first_line
 from wp_agent.masking import mask_command_output
 
 PROBE = Path(__file__).with_name("health_probe.php")
-
-
-def first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
 _PHP_ERROR = re.compile(r"PHP (?:Fatal|Parse) error|Fatal error:|Parse error:", re.IGNORECASE)
