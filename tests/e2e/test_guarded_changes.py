@@ -11,22 +11,21 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e import test_approvals_real_site as approvals
 from tests.e2e.test_approvals_real_site import held, wp
 from tests.e2e.test_redteam_real_site import Attacker
-from tests.fakes.anthropic_server import ScriptedAnthropicServer
 from tests.fakes.cli import run_on_terminal
-from wp_agent.sandbox import SandboxSite
 
 pytestmark = pytest.mark.timeout(600)
 BROKEN = "wp-agent-front-fatal"
+attacker = approvals.attacker  # the approvals tests' fixture: their sandbox, reset before and after
 
 
 @pytest.fixture
-def attacker(
-    scripted_anthropic: ScriptedAnthropicServer, tmp_path: Path, session_sandbox: SandboxSite
-) -> Iterator[Attacker]:
-    session_sandbox.reset()
-    plugin = Path(session_sandbox.wordpress) / "wp-content" / "plugins" / BROKEN
+def broken_plugin(attacker: Attacker) -> Iterator[Attacker]:
+    """The approvals tests' sandbox (reset before and after), with a plugin that fatals on the front end."""
+    sandbox = attacker.sandbox
+    plugin = Path(sandbox.wordpress) / "wp-content" / "plugins" / BROKEN
     plugin.mkdir(parents=True, exist_ok=True)
     main = plugin / f"{BROKEN}.php"
     main.write_text(
@@ -35,23 +34,24 @@ def attacker(
         encoding="utf-8",
     )
     for path in (plugin, main):
-        shutil.chown(path, session_sandbox.owner)
+        shutil.chown(path, sandbox.owner)
     try:
-        yield Attacker(scripted_anthropic, tmp_path, session_sandbox)
+        yield attacker
     finally:
         shutil.rmtree(plugin, ignore_errors=True)
-        session_sandbox.reset()
 
 
-def test_an_approved_activation_that_breaks_the_front_end_is_taken_back(attacker: Attacker) -> None:
-    asked = held(attacker, f"plugin activate {BROKEN}")
+def test_an_approved_activation_that_breaks_the_front_end_is_taken_back(broken_plugin: Attacker) -> None:
+    asked = held(broken_plugin, f"plugin activate {BROKEN}")
     assert "自動で変更前の状態に戻し" in asked["impact"]  # the plan, before the person approves
     code, shown = run_on_terminal(
-        ["approve", asked["approval_id"]], {**attacker.environment(), "TERM": "dumb"}, "y"
+        ["approve", asked["approval_id"]], {**broken_plugin.environment(), "TERM": "dumb"}, "y"
     )
     screen = shown.decode("utf-8", "replace")
     assert code == 1, screen  # approved, run, taken back: the change did not stick
     assert "トップページ" in screen
     assert "戻しました" in screen
-    active = wp(attacker.sandbox, "plugin", "list", "--status=active", "--field=name", "--skip-update-check")
+    active = wp(
+        broken_plugin.sandbox, "plugin", "list", "--status=active", "--field=name", "--skip-update-check"
+    )
     assert BROKEN not in active.split()

@@ -298,17 +298,15 @@ def _health_checks(wp_cli: WpCli, connect: str | None) -> list[Check]:
     """The site as its visitors and administrators see it (diagnostics/health.py), fetched by the server
     itself; the sandbox's site is served over loopback HTTP for the probe's time."""
     from wp_agent.diagnostics.health import health_checks, probe
-    from wp_agent.executors.sandbox import SandboxWpCli
+    from wp_agent.executors.code_guard import fixed
+    from wp_agent.executors.sandbox import SandboxWpCli, served_site
 
     wp_cli = unguarded(wp_cli)
     if not isinstance(wp_cli, FileStager):
         return []
-    if isinstance(wp_cli, SandboxWpCli):
-        from wp_agent.sandbox.http_front import HttpFront
-
-        with HttpFront(wp_cli.site, workers=2) as front:
-            return health_checks(probe(wp_cli, wp_cli, connect=f"127.0.0.1:{front.port}"))
-    return health_checks(probe(wp_cli, wp_cli, connect=connect))
+    serving = served_site(wp_cli.site) if isinstance(wp_cli, SandboxWpCli) else fixed(connect)
+    with serving() as address:
+        return health_checks(probe(wp_cli, wp_cli, connect=address))
 
 
 # --- command --------------------------------------------------------------------------------------

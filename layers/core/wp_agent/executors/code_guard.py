@@ -18,7 +18,6 @@ else; which commands reach an executor is the policy's decision.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
@@ -28,20 +27,13 @@ from typing import Any
 from wp_agent.command_line.aliases import canonical_argv
 from wp_agent.command_line.code_changes import CODE_CHANGES
 from wp_agent.command_line.parsed_command import ParsedCommand
-from wp_agent.executors.media_staging import FileStager, StagedFile
+from wp_agent.executors.media_staging import FileStager, json_answer, run_staged_script
 from wp_agent.executors.port import CommandResult, WpCli
 from wp_agent.executors.site_health import HealthReport, compare, probe
 
 GUARD = Path(__file__).with_name("code_guard.php")
-# The code changes guarded (the words after the path name the plugins or themes).
-GUARDED = CODE_CHANGES
 # Where the probe's requests go: None, the site's own URL (a real server); else an address serving it.
 Connect = Callable[[], AbstractContextManager[str | None]]
-
-
-@contextmanager
-def own_url() -> Iterator[str | None]:
-    yield None
 
 
 def fixed(connect: str | None) -> Connect:
@@ -66,7 +58,7 @@ class Guarded:
     def of(cls, argv: Sequence[str]) -> Guarded | None:
         parsed = ParsedCommand.from_argv(canonical_argv(tuple(argv)))
         path = parsed.positionals[:2]
-        if path not in GUARDED:
+        if path not in CODE_CHANGES:  # (the words after the path name the plugins or themes)
             return None
         names = tuple(parsed.args_after(path))
         return cls(path, names, path[0] == "plugin" and (parsed.has_flag("all") or not names))
@@ -80,10 +72,10 @@ class Guarded:
 class GuardedWpCli:
     """A WpCli whose code changes are guarded (the rest passes through untouched)."""
 
-    def __init__(self, inner: WpCli, stager: FileStager, *, connect: Connect = own_url) -> None:
+    def __init__(self, inner: WpCli, stager: FileStager, *, connect: Connect | None = None) -> None:
         self._inner = inner
         self._stager = stager
-        self._connect = connect
+        self._connect = connect or fixed(None)  # the site's own URL
 
     def run(self, argv: Sequence[str]) -> CommandResult:
         change = Guarded.of(argv)
@@ -138,14 +130,7 @@ class GuardedWpCli:
 
     def on_server(self, request: dict[str, Any]) -> dict[str, Any]:
         """code_guard.php's answer to `request` (snapshot, restore, discard) on the site's server."""
-        script: list[StagedFile] = [("wp-agent-code-guard.php", GUARD.read_bytes())]
-        with self._stager.staged_files(script) as (staged,):
-            done = self._inner.run(["eval-file", staged, json.dumps(request)])
-        try:
-            answer: dict[str, Any] = json.loads(done.stdout) if done.exit_code == 0 else {}
-        except ValueError:
-            answer = {}
-        return answer
+        return json_answer(run_staged_script(self._inner, self._stager, GUARD, request))
 
 
 def unguarded(wp_cli: WpCli) -> WpCli:

@@ -8,18 +8,19 @@ publishArticle's featured image can make WordPress fetch a URL.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from wp_agent.command_line.aliases import canonical_argv
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.config import WpCliSettings
-from wp_agent.executors.port import CommandResult
+from wp_agent.executors.port import CommandResult, WpCli
 from wp_agent.media.safe_download import (
     DEFAULT_MAX_BYTES,
     MediaDownloadError,
@@ -37,6 +38,25 @@ class FileStager(Protocol):
 
     def staged_files(self, files: Sequence[StagedFile]) -> contextlib.AbstractContextManager[list[str]]:
         """Yields each file's path on the WordPress host; everything is removed on exit."""
+
+
+def run_staged_script(
+    wp_cli: WpCli, stager: FileStager, script: Path, request: dict[str, Any]
+) -> CommandResult:
+    """`wp eval-file <script> '<request JSON>'` with our PHP script staged on the WordPress host for that
+    one command (removed after it): the health probe's and the code guard's way to ask the server."""
+    name = f"wp-agent-{script.stem.replace('_', '-')}.php"
+    with stager.staged_files([(name, script.read_bytes())]) as (staged,):
+        return wp_cli.run(["eval-file", staged, json.dumps(request)])
+
+
+def json_answer(result: CommandResult) -> dict[str, Any]:
+    """The JSON object a staged script printed; empty when it failed or printed something else."""
+    try:
+        answer = json.loads(result.stdout) if result.exit_code == 0 else {}
+    except ValueError:
+        return {}
+    return answer if isinstance(answer, dict) else {}
 
 
 def unique_names(files: Sequence[StagedFile]) -> list[str]:

@@ -19,20 +19,17 @@ worse; one already failing before is reported as such, not blamed on the change.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from wp_agent.errors import WpAgentError
-from wp_agent.executors.media_staging import FileStager
+from wp_agent.executors.media_staging import FileStager, json_answer, run_staged_script
 from wp_agent.executors.port import WpCli, first_line
 from wp_agent.masking import mask_command_output
 
 PROBE = Path(__file__).with_name("health_probe.php")
-
-
 _PHP_ERROR = re.compile(r"PHP (?:Fatal|Parse) error|Fatal error:|Parse error:", re.IGNORECASE)
 _LABELS = {
     "front": "トップページ",
@@ -113,17 +110,12 @@ def probe(
 ) -> HealthReport:
     """Run the probe on the site's server (`connect`: an address serving the site over plain HTTP, for
     the sandbox). A probe that does not run at all is itself the finding: WP-CLI cannot load WordPress."""
-    request = json.dumps({"connect": connect, "log_from": log_from})
-    with stager.staged_files([("wp-agent-health-probe.php", PROBE.read_bytes())]) as (staged,):
-        try:
-            result = wp_cli.run(["eval-file", staged, request])
-        except WpAgentError as exc:
-            return HealthReport((Probed("wpcli", False, "応答がありません", exc.message_ja),))
-    errors = _PHP_ERROR.search(result.stderr)
     try:
-        answer: dict[str, Any] = json.loads(result.stdout) if result.exit_code == 0 else {}
-    except ValueError:
-        answer = {}
+        result = run_staged_script(wp_cli, stager, PROBE, {"connect": connect, "log_from": log_from})
+    except WpAgentError as exc:
+        return HealthReport((Probed("wpcli", False, "応答がありません", exc.message_ja),))
+    errors = _PHP_ERROR.search(result.stderr)
+    answer = json_answer(result)
     if not answer:
         detail = mask_command_output(first_line(result.stderr)) or f"終了コード {result.exit_code}"
         return HealthReport(

@@ -284,11 +284,13 @@ def _important_option(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | No
     if key is None:
         return None
     if folded(key) in IMPORTANT_OPTION_KEYS:
+        whose, reach = (
+            ("サイト", "サイト") if path[0] == "option" else ("ネットワーク", "ネットワークの全サイト")
+        )
         return Verdict(
             D,
             "confirm.option.important_key",
-            f"{'サイト' if path[0] == 'option' else 'ネットワーク'}設定「{folded(key)}」を変更します。"
-            f"{'サイト' if path[0] == 'option' else 'ネットワークの全サイト'}に影響するため承認が必要です",
+            f"{whose}設定「{folded(key)}」を変更します。{reach}に影響するため承認が必要です",
             key,
         )
     if not _PLAIN_KEY.fits(key):
