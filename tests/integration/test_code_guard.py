@@ -107,9 +107,10 @@ def test_the_files_come_back_exactly(guarded: tuple[TestWordPress, GuardedWpCli,
     main.write_text("<?php wp_agent_no_such_function();\n", encoding="utf-8")  # an update that broke it
     added = main.parent.parent / "wp-agent-new"
     _write(added / "wp-agent-new.php", "<?php\n", site.site.owner)  # installed by the change
-    assert guard.on_server({"op": "restore", "backup": backup, "state": snapshot["state"]})["restored"]
+    assert guard.on_server({"op": "restore_files", "backup": backup}, "--skip-wordpress")["restored"]
     assert hashlib.sha256(main.read_bytes()).hexdigest() == digest
     assert not added.exists()
     assert guard.on_server({"op": "discard", "backup": backup}) == {"discarded": True}
     assert not Path(backup).exists()
     assert "error" in guard.on_server({"op": "discard", "backup": "/etc"})  # only its own backups
+    assert "error" in guard.on_server({"op": "restore_files", "backup": "/tmp"}, "--skip-wordpress")

@@ -49,7 +49,7 @@ def test_a_healthy_answer_passes_every_check_and_runs_the_staged_probe() -> None
     report = probe(wp, wp, log_from=10)  # type: ignore[arg-type]
     assert report.healthy
     assert wp.argv[:2] == ["eval-file", "/tmp/staged/wp-agent-health-probe.php"]
-    assert json.loads(wp.argv[2]) == {"connect": None, "log_from": 10}
+    assert json.loads(wp.argv[2]) == {"connect": None, "log_from": 10, "fresh": []}
 
 
 def test_what_each_page_answered_decides_it() -> None:

@@ -10,4 +10,5 @@ CODE_CHANGES: frozenset[tuple[str, ...]] = frozenset(
         for verb in ("activate", "deactivate", "toggle", "install", "update", "delete", "uninstall")
     }
     | {("theme", verb) for verb in ("activate", "install", "update", "delete", "enable")}
+    | {("core", "update")}
 )

@@ -48,11 +48,12 @@ def fixed(connect: str | None) -> Connect:
 
 @dataclass(frozen=True)
 class Guarded:
-    """What a guarded change touches: its kind and path, the named extensions, or all plugins."""
+    """What a guarded change touches: its kind and path, the named extensions, all plugins, or core."""
 
     path: tuple[str, ...]
     names: tuple[str, ...]
     all_plugins: bool
+    core: dict[str, Any] | None = None  # a core update: {"minor": bool, "version": str | None}
 
     @classmethod
     def of(cls, argv: Sequence[str]) -> Guarded | None:
@@ -60,10 +61,21 @@ class Guarded:
         path = parsed.positionals[:2]
         if path not in CODE_CHANGES:  # (the words after the path name the plugins or themes)
             return None
+        if path == ("core", "update"):
+            versions = parsed.option_values("version")
+            core = {"minor": parsed.has_flag("minor"), "version": versions[-1] if versions else None}
+            return cls(path, (), False, core)
         names = tuple(parsed.args_after(path))
         return cls(path, names, path[0] == "plugin" and (parsed.has_flag("all") or not names))
 
+    @property
+    def fresh(self) -> tuple[str, ...]:
+        """The code the change replaced, whose cached copies the web server must forget."""
+        return ({"plugin": "plugins", "theme": "themes"}.get(self.path[0], "core"),)
+
     def request(self) -> dict[str, Any]:
+        if self.core is not None:
+            return {"op": "snapshot", "core": self.core}
         kind = "plugins" if self.path[0] == "plugin" else "themes"
         # a theme switch also needs the theme that was active: the options record it
         return {"op": "snapshot", kind: list(self.names), "all_plugins": self.all_plugins}
@@ -101,23 +113,41 @@ class GuardedWpCli:
         snapshot = self.on_server(change.request())
         if "backup" not in snapshot:
             return _refused("変更前の状態を保存できなかったため、変更を実行しませんでした。", snapshot)
+        backup = snapshot["backup"]
         result = self._inner.run(argv)
-        after = probe(self._inner, self._stager, connect=connect, log_from=before.log_size)
+        if change.core is not None:  # (WP-CLI may end in an error after it replaced the files)
+            result = self._update_database(result, snapshot["state"])
+        after = probe(
+            self._inner, self._stager, connect=connect, log_from=before.log_size, fresh=change.fresh
+        )
         verdict = compare(before, after)
         if not verdict.got_worse:
-            self.on_server({"op": "discard", "backup": snapshot["backup"]})
+            self.on_server({"op": "discard", "backup": backup})
             report = ["変更後にサイトを確認しました: " + verdict.text_ja(), *_lines(after)]
             return _with_report(result, report)
-        self.on_server({"op": "restore", "backup": snapshot["backup"], "state": snapshot["state"]})
-        again = probe(self._inner, self._stager, connect=connect, log_from=after.log_size)
-        self.on_server({"op": "discard", "backup": snapshot["backup"]})
-        fine = not compare(before, again).got_worse
+        # Back: the files first, without loading WordPress (the change may keep it from loading at
+        # all), then the database and the active plugins and theme, without loading any of them.
+        files = self.on_server({"op": "restore_files", "backup": backup}, "--skip-wordpress")
+        state = self.on_server({"op": "restore_state", "backup": backup}, "--skip-plugins", "--skip-themes")
+        again = probe(self._inner, self._stager, connect=connect, log_from=after.log_size, fresh=change.fresh)
+        back = "restored" in files and "restored" in state
+        if back:
+            self.on_server({"op": "discard", "backup": backup})
+        fine = back and not compare(before, again).got_worse
+        what = (
+            "ファイル・データベース・有効なプラグイン・テーマ"
+            if change.core
+            else "ファイル・有効なプラグイン・テーマ"
+        )
+        version = f"（WordPress {snapshot['state']['core']['version']}）" if change.core else ""
         report = [
-            f"{verdict.text_ja()}そのため変更前の状態（ファイル・有効なプラグイン・テーマ）に戻しました。"
+            f"{verdict.text_ja()}そのため変更前の状態{version}（{what}）に戻しました。"
             + (
                 "サイトは変更前と同じく動いています。"
                 if fine
                 else "戻した後もサイトに問題が残っています。確認してください。"
+                if back
+                else f"戻す作業の一部が失敗しました。変更前の状態はサーバーの {backup} に残しています。"
             ),
             "変更直後の確認:",
             *_lines(after),
@@ -128,9 +158,20 @@ class GuardedWpCli:
             result.stdout, "\n".join([*report, result.stderr.strip()]).strip() + "\n", 1, result.duration_ms
         )
 
-    def on_server(self, request: dict[str, Any]) -> dict[str, Any]:
-        """code_guard.php's answer to `request` (snapshot, restore, discard) on the site's server."""
-        return json_answer(run_staged_script(self._inner, self._stager, GUARD, request))
+    def _update_database(self, result: CommandResult, state: dict[str, Any]) -> CommandResult:
+        """A core update's database step, inside the guard (WordPress would run it on the next admin
+        visit): `core update-db`, for every site of a network."""
+        network = ["--network"] if state.get("multisite") else []
+        done = self._inner.run(["core", "update-db", *network])
+        stdout = "\n".join([result.stdout.rstrip(), done.stdout.strip()]).strip() + "\n"
+        stderr = "\n".join([result.stderr.rstrip(), done.stderr.strip()]).strip()
+        code = result.exit_code or done.exit_code
+        return CommandResult(stdout, stderr + "\n" if stderr else "", code, result.duration_ms)
+
+    def on_server(self, request: dict[str, Any], *flags: str) -> dict[str, Any]:
+        """code_guard.php's answer to `request` (snapshot, restore_files, restore_state, discard, leftovers)
+        on the site's server; `flags` for `wp eval-file` (--skip-wordpress …)."""
+        return json_answer(run_staged_script(self._inner, self._stager, GUARD, request, flags))
 
 
 def unguarded(wp_cli: WpCli) -> WpCli:

@@ -25,16 +25,14 @@ $wp_agent_probe = static function ( array $request ): array {
 	$connect = isset( $request['connect'] ) && is_string( $request['connect'] ) ? $request['connect'] : null;
 	$marks   = array( 'Fatal error', 'Parse error', 'Uncaught Error', 'Uncaught Exception', 'wp-die-message' );
 
-	$fetch = static function ( string $name, string $url, array $cookies = array() ) use ( $connect, $site, $marks ): array {
-		$target  = $url;
-		$headers = array();
+	$get = static function ( string $url, array $cookies = array(), array $headers = array() ) use ( $connect, $site ) {
+		$target = $url;
 		if ( null !== $connect ) {
-			$parts   = wp_parse_url( $url );
-			$target  = 'http://' . $connect . ( $parts['path'] ?? '/' ) . ( isset( $parts['query'] ) ? '?' . $parts['query'] : '' );
-			$headers = array( 'Host' => $site['host'] ?? '' );
+			$parts           = wp_parse_url( $url );
+			$target          = 'http://' . $connect . ( $parts['path'] ?? '/' ) . ( isset( $parts['query'] ) ? '?' . $parts['query'] : '' );
+			$headers['Host'] = $site['host'] ?? '';
 		}
-		$started  = microtime( true );
-		$response = wp_remote_get(
+		return wp_remote_get(
 			$target,
 			array(
 				'timeout'            => 10,
@@ -46,6 +44,11 @@ $wp_agent_probe = static function ( array $request ): array {
 				'user-agent'         => 'wp-agent-health-probe',
 			)
 		);
+	};
+
+	$fetch = static function ( string $name, string $url, array $cookies = array() ) use ( $get, $marks ): array {
+		$started  = microtime( true );
+		$response = $get( $url, $cookies );
 		$ms = (int) round( ( microtime( true ) - $started ) * 1000 );
 		if ( is_wp_error( $response ) ) {
 			return array( 'name' => $name, 'url' => $url, 'status' => null, 'error' => $response->get_error_message(), 'ms' => $ms );
@@ -64,6 +67,79 @@ $wp_agent_probe = static function ( array $request ): array {
 			'ms'       => $ms,
 		);
 	};
+
+	// Code just changed on disk may still run from the web server's opcache: PHP looks at a file's time
+	// only every opcache.revalidate_freq seconds (never with validate_timestamps off), and WP-CLI's own
+	// opcache_invalidate reaches the command line's cache, not the web server's. Before the pages are
+	// fetched, a one-time script staged in WordPress's folder — an unguessable name, answering only with
+	// its token, removed at once — invalidates the changed folders' scripts in the web server's own cache.
+	$dirs = array();
+	foreach ( (array) ( $request['fresh'] ?? array() ) as $kind ) {
+		$found = array( 'plugins' => array( WP_PLUGIN_DIR, WPMU_PLUGIN_DIR ), 'themes' => array( get_theme_root() ), 'core' => array( ABSPATH ) )[ $kind ] ?? array();
+		foreach ( $found as $dir ) {
+			$dirs[] = rtrim( $dir, '/' ) . '/';
+			$real   = realpath( $dir );
+			if ( false !== $real ) {
+				$dirs[] = rtrim( $real, '/' ) . '/';
+			}
+		}
+	}
+	foreach ( (array) glob( ABSPATH . 'wp-agent-fresh-*.php' ) as $old ) {
+		if ( filemtime( $old ) < time() - 600 ) {
+			unlink( $old ); // left by a probe that was stopped before it removed its own
+		}
+	}
+	$fresh = null;
+	if ( $dirs ) {
+		$token = bin2hex( random_bytes( 32 ) );
+		$name  = 'wp-agent-fresh-' . bin2hex( random_bytes( 16 ) ) . '.php';
+		$file  = ABSPATH . $name;
+		$code  = '<?php' . "\n"
+			. 'if ( ! hash_equals( ' . var_export( hash( 'sha256', $token ), true ) . ", hash( 'sha256', (string) ( \$_SERVER['HTTP_X_WP_AGENT_FRESH'] ?? '' ) ) ) ) { http_response_code( 404 ); exit; }\n"
+			. '$dirs = ' . var_export( array_values( array_unique( $dirs ) ), true ) . ";\n"
+			. <<<'PHP'
+$answer = array( 'enabled' => false, 'invalidated' => 0, 'restricted' => false );
+if ( function_exists( 'opcache_get_status' ) && ini_get( 'opcache.enable' ) ) {
+	$status = @opcache_get_status( true );
+	if ( is_array( $status ) ) {
+		$answer['enabled'] = ! empty( $status['opcache_enabled'] );
+		foreach ( array_keys( (array) ( $status['scripts'] ?? array() ) ) as $script ) {
+			foreach ( $dirs as $dir ) {
+				if ( 0 === strpos( $script, $dir ) ) {
+					$answer['invalidated'] += opcache_invalidate( $script, true ) ? 1 : 0;
+					break;
+				}
+			}
+		}
+	} else {
+		$answer['enabled']    = true;
+		$answer['restricted'] = true; // opcache.restrict_api keeps this script out of the cache's API
+	}
+}
+$answer['validate_timestamps'] = (bool) ini_get( 'opcache.validate_timestamps' );
+$answer['revalidate_freq']     = (int) ini_get( 'opcache.revalidate_freq' );
+header( 'Content-Type: application/json' );
+echo json_encode( $answer );
+PHP;
+		$fresh = array( 'reached' => false );
+		if ( false !== file_put_contents( $file, $code, LOCK_EX ) ) {
+			try {
+				$url      = is_multisite() ? network_site_url( '/' . $name ) : site_url( '/' . $name );
+				$response = $get( $url, array(), array( 'X-WP-Agent-Fresh' => $token ) );
+				$answer   = is_wp_error( $response ) ? null : json_decode( (string) wp_remote_retrieve_body( $response ), true );
+				if ( is_array( $answer ) ) {
+					$fresh = array( 'reached' => true ) + $answer;
+				}
+			} finally {
+				unlink( $file );
+			}
+		}
+		// Where the web server's cache could not be told, it sees new code once it looks at the files again.
+		if ( empty( $fresh['reached'] ) || ! empty( $fresh['restricted'] ) ) {
+			$fresh['waited'] = ( $fresh['validate_timestamps'] ?? true ) ? min( 10, ( $fresh['revalidate_freq'] ?? (int) ini_get( 'opcache.revalidate_freq' ) ) + 1 ) : 0;
+			sleep( $fresh['waited'] );
+		}
+	}
 
 	$pages   = array( $fetch( 'front', $home ) );
 	$newest  = get_posts( array( 'numberposts' => 1, 'post_status' => 'publish', 'post_type' => 'post', 'suppress_filters' => false ) );
@@ -115,7 +191,7 @@ $wp_agent_probe = static function ( array $request ): array {
 			}
 		}
 	}
-	return array( 'pages' => $pages, 'log' => $log );
+	return array( 'pages' => $pages, 'log' => $log, 'fresh' => $fresh );
 };
 
 echo wp_json_encode( $wp_agent_probe( (array) json_decode( $args[0] ?? '{}', true ) ) );

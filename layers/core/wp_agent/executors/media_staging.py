@@ -41,13 +41,13 @@ class FileStager(Protocol):
 
 
 def run_staged_script(
-    wp_cli: WpCli, stager: FileStager, script: Path, request: dict[str, Any]
+    wp_cli: WpCli, stager: FileStager, script: Path, request: dict[str, Any], flags: Sequence[str] = ()
 ) -> CommandResult:
-    """`wp eval-file <script> '<request JSON>'` with our PHP script staged on the WordPress host for that
-    one command (removed after it): the health probe's and the code guard's way to ask the server."""
+    """`wp eval-file <script> '<request JSON>' [flags]` with our PHP script staged on the WordPress host for
+    that one command (removed after it): the health probe's and the code guard's way to ask the server."""
     name = f"wp-agent-{script.stem.replace('_', '-')}.php"
     with stager.staged_files([(name, script.read_bytes())]) as (staged,):
-        return wp_cli.run(["eval-file", staged, json.dumps(request)])
+        return wp_cli.run(["eval-file", staged, json.dumps(request), *flags])
 
 
 def json_answer(result: CommandResult) -> dict[str, Any]:

@@ -13,6 +13,11 @@ site, never an address the model chose, never a fetch from the agent or Lambda) 
 - the PHP error log's lines written since the baseline (where the site has one: its path is PHP's
   `error_log`, which WordPress sets when it logs).
 
+After a change of code (`fresh`: the plugins, the themes or core), the probe first has the web server's
+PHP cache (opcache) forget the changed folders' scripts — otherwise a page can run the code of before for
+seconds (opcache looks at files every `revalidate_freq`), or until PHP restarts, and a broken update would
+look fine. Where the server's cache cannot be reached, the probe waits for it and says so.
+
 `compare(before, after)` is the verdict of a change: a check that passed before and fails after got
 worse; one already failing before is reported as such, not blamed on the change.
 """
@@ -63,6 +68,7 @@ class HealthReport:
     probed: tuple[Probed, ...]
     log_size: int | None = None
     new_log_lines: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = field(default=())  # how the probe saw the change (not part of the verdict)
 
     @property
     def healthy(self) -> bool:
@@ -72,7 +78,9 @@ class HealthReport:
         return {p.name for p in self.probed if not p.ok}
 
     def lines_ja(self) -> list[str]:
-        return [f"{'✓' if p.ok else '✗'} {p.label}: {p.detail}" for p in self.probed]
+        return [f"{'✓' if p.ok else '✗'} {p.label}: {p.detail}" for p in self.probed] + [
+            f"※ {note}" for note in self.notes
+        ]
 
 
 @dataclass(frozen=True)
@@ -106,12 +114,19 @@ def compare(before: HealthReport, after: HealthReport) -> HealthVerdict:
 
 
 def probe(
-    wp_cli: WpCli, stager: FileStager, *, log_from: int | None = None, connect: str | None = None
+    wp_cli: WpCli,
+    stager: FileStager,
+    *,
+    log_from: int | None = None,
+    connect: str | None = None,
+    fresh: tuple[str, ...] = (),
 ) -> HealthReport:
     """Run the probe on the site's server (`connect`: an address serving the site over plain HTTP, for
-    the sandbox). A probe that does not run at all is itself the finding: WP-CLI cannot load WordPress."""
+    the sandbox; `fresh`: the kinds of code just changed, "plugins" "themes" "core"). A probe that does
+    not run at all is itself the finding: WP-CLI cannot load WordPress."""
+    request = {"connect": connect, "log_from": log_from, "fresh": list(fresh)}
     try:
-        result = run_staged_script(wp_cli, stager, PROBE, {"connect": connect, "log_from": log_from})
+        result = run_staged_script(wp_cli, stager, PROBE, request)
     except WpAgentError as exc:
         return HealthReport((Probed("wpcli", False, "応答がありません", exc.message_ja),))
     errors = _PHP_ERROR.search(result.stderr)
@@ -150,7 +165,23 @@ def probe(
             Probed("log", True, "エラーログはありません（WordPress がログを記録する設定ではありません）")
         )
     size = log.get("size")
-    return HealthReport(tuple(probed), size if isinstance(size, int) else None, lines)
+    notes = _fresh_notes(answer.get("fresh"))
+    return HealthReport(tuple(probed), size if isinstance(size, int) else None, lines, notes)
+
+
+def _fresh_notes(fresh: Any) -> tuple[str, ...]:
+    """What the probe could not do to see the new code at once (nothing when the server's cache was told)."""
+    if not isinstance(fresh, dict) or (fresh.get("reached") and not fresh.get("restricted")):
+        return ()
+    waited = int(fresh.get("waited") or 0)
+    if waited:
+        return (
+            f"Webサーバーの PHP キャッシュ（opcache）に変更を直接伝えられなかったため、{waited}秒待ってから確認しました。",
+        )
+    return (
+        "Webサーバーの PHP キャッシュ（opcache）がファイルの変更を確かめない設定のため、"
+        "PHP を再起動するまでページが変更前のコードで動いている可能性があります。",
+    )
 
 
 def _page(page: dict[str, Any]) -> Probed:

@@ -1,0 +1,129 @@
+"""Guarded updates on a real WordPress, from a real update server: WordPress's own update check and download
+(routed to the sandbox's loopback update server by a must-use plugin), WP-CLI's own `plugin update`,
+`theme update` and `core update`, the site served over loopback HTTP with PHP's opcache on, as a web
+server runs it.
+
+Each broken newer version is taken back by itself and the site ends as it was; the good one is kept; the
+report says which. The site is read directly afterwards (versions on disk, active plugins, the database).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from tests.fakes.wordpress import TestWordPress
+from wp_agent.executors.code_guard import GuardedWpCli, fixed
+from wp_agent.executors.sandbox import SandboxWpCli
+from wp_agent.sandbox import sample_updates
+from wp_agent.sandbox.http_front import HttpFront
+from wp_agent.sandbox.sample_updates import INSTALLED, OFFERED, SAMPLE_THEME, plugin
+from wp_agent.sandbox.update_server import CoreRelease, UpdateServer
+
+pytestmark = pytest.mark.timeout(300)
+# Not among the sample breakages: a newer version that does not even parse, so WordPress (and WP-CLI,
+# and the guard's own PHP) cannot load while it is active.
+UNPARSABLE = "wpa-unlisted-parse-error"
+_FOOTER = "add_action( 'wp_footer', static function () { echo '<!-- %s 1.0.0 -->'; } );"
+
+
+@dataclass
+class Rig:
+    wp: SandboxWpCli
+    guard: GuardedWpCli
+    updates: UpdateServer
+    front: HttpFront
+
+    def version(self, kind: str, slug: str) -> str:
+        return self.wp.run([kind, "get", slug, "--field=version"]).stdout.strip()
+
+
+@pytest.fixture
+def rig(fresh_wordpress: TestWordPress) -> Iterator[Rig]:
+    site = fresh_wordpress.site
+    offers = [*sample_updates.offered(), plugin(UNPARSABLE, OFFERED, "function (")]
+    with UpdateServer(site, offers) as updates, HttpFront(site, workers=2) as front:
+        for extension in [*sample_updates.installed(), plugin(UNPARSABLE, INSTALLED, _FOOTER % UNPARSABLE)]:
+            updates.install(extension)
+        wp = SandboxWpCli(site)
+        yield Rig(wp, GuardedWpCli(wp, wp, connect=fixed(f"127.0.0.1:{front.port}")), updates, front)
+
+
+def test_each_broken_plugin_update_is_taken_back_and_the_good_one_kept(rig: Rig) -> None:
+    assert rig.wp.run(["plugin", "activate", "--all"]).exit_code == 0
+    for slug, broken in (
+        ("wpa-sample-front-fatal", "トップページ"),
+        ("wpa-sample-admin-fatal", "管理画面"),
+        ("wpa-sample-rest-fatal", "REST API"),
+        ("wpa-sample-empty-page", "トップページ"),
+        (UNPARSABLE, "WP-CLI の起動"),
+    ):
+        done = rig.guard.run(["plugin", "update", slug])
+        assert done.exit_code == 1, (slug, done)
+        said = done.stderr.splitlines()[0]
+        assert all(part in said for part in (broken, "戻しました", "サイトは変更前と同じく動いています")), (
+            said
+        )
+        assert rig.version("plugin", slug) == INSTALLED  # read on the site itself
+        assert rig.wp.run(["plugin", "is-active", slug]).exit_code == 0
+        assert f"<!-- {slug} 1.0.0 -->" in rig.front.get("/").body  # running again, for visitors too
+    done = rig.guard.run(["plugin", "update", "wpa-sample-good"])
+    assert done.exit_code == 0, done
+    assert "サイトは正常です" in done.stdout
+    assert rig.version("plugin", "wpa-sample-good") == OFFERED
+    assert "wpa-sample-good 1.1.0" in rig.front.get("/").body  # the new code is what visitors get
+    served = rig.updates.requests
+    assert "/api.wordpress.org/plugins/update-check/1.1/" in served
+    assert "/downloads.wordpress.org/plugin/wpa-sample-good.1.1.0.zip" in served
+
+
+def test_a_broken_update_of_the_active_theme_is_taken_back(rig: Rig) -> None:
+    assert rig.wp.run(["theme", "activate", SAMPLE_THEME]).exit_code == 0
+    assert rig.front.get("/").status == 200
+    done = rig.guard.run(["theme", "update", SAMPLE_THEME])
+    assert done.exit_code == 1, done
+    assert "トップページ" in done.stderr.splitlines()[0]
+    assert rig.version("theme", SAMPLE_THEME) == INSTALLED
+    assert rig.wp.run(["option", "get", "stylesheet"]).stdout.strip() == SAMPLE_THEME
+    assert rig.front.get("/").status == 200
+
+
+def test_core_updates_a_broken_major_one_taken_back_files_and_database_a_good_minor_one_kept(
+    fresh_wordpress: TestWordPress,
+) -> None:
+    site = fresh_wordpress.site
+    wp = SandboxWpCli(site)
+    version = wp.run(["core", "version"]).stdout.strip()
+    db_version = wp.run(["option", "get", "db_version"]).stdout.strip()
+    major, minor = version.split(".")[:2]
+    broken = CoreRelease(
+        f"{major}.{int(minor) + 1}.0", db_version=int(db_version) + 100, broken="wpa_core_missing();"
+    )
+    with UpdateServer(site, core=broken), HttpFront(site, workers=2) as front:
+        guard = GuardedWpCli(wp, wp, connect=fixed(f"127.0.0.1:{front.port}"))
+        done = guard.run(["core", "update"])
+        assert done.exit_code == 1, done
+        said = done.stderr.splitlines()[0]
+        assert all(part in said for part in (f"WordPress {version}", "データベース", "同じく動いています")), (
+            said
+        )
+        assert wp.run(["core", "version"]).stdout.strip() == version
+        assert wp.run(["option", "get", "db_version"]).stdout.strip() == db_version
+        assert not [row for row in site.sql("SHOW TABLES LIKE 'wpagentbak%'") if row != [""]]
+        assert front.get("/").status == 200
+    # WordPress asks for offers at most once a minute: the broken offer is forgotten as a day later.
+    assert wp.run(["transient", "delete", "update_core", "--network"]).exit_code == 0
+    good = CoreRelease(f"{version}.1" if version.count(".") == 1 else _next_patch(version))
+    with UpdateServer(site, core=good), HttpFront(site, workers=2) as front:
+        guard = GuardedWpCli(wp, wp, connect=fixed(f"127.0.0.1:{front.port}"))
+        done = guard.run(["core", "update", "--minor"])
+        assert "サイトは正常です" in done.stdout, done
+        assert wp.run(["core", "version"]).stdout.strip() == good.version
+        assert front.get("/").status == 200
+
+
+def _next_patch(version: str) -> str:
+    major, minor, patch = version.split(".")[:3]
+    return f"{major}.{minor}.{int(patch) + 1}"
