@@ -35,6 +35,8 @@ def base_command(path: tuple[str, ...]) -> list[str]:
         words = [SAMPLES.get(synopses()[path].arguments[0].name, "x")]
     if path == ("option", "patch"):
         words = ["insert", "my_plugin_settings", "a", "1"]
+    if path == ("core", "update"):
+        words = []  # (its optional `[<zip>]` is refused: a core update comes from WordPress.org only)
     if path == ("search-replace",):
         words = [*words, "wp_posts", "--include-columns=post_content"]
     return [*path, *words]

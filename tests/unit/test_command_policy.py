@@ -38,7 +38,8 @@ FR_5_1_BLOCKED = [
     ("config get DB_PASSWORD", "blocked.secret_config", "DB_PASSWORD"),
     ("config list", "blocked.config", "config"),
     ("config set WP_DEBUG true", "blocked.config", "config"),
-    ("core update", "blocked.core", "core update"),
+    # (the spec's `core update` itself now waits for approval and runs guarded: issue #41)
+    ("core update /tmp/wordpress.zip", "blocked.core_update_package", "/tmp/wordpress.zip"),
     ("post list ; post delete 1", "blocked.shell_operator", ";"),
     ("post list && db drop", "blocked.shell_operator", "&&"),
     ("post list || db drop", "blocked.shell_operator", "||"),

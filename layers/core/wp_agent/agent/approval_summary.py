@@ -33,6 +33,12 @@ GUARD_PLAN_JA = (
     "対象のファイルと有効なプラグイン・テーマを控えてから変更します。変更後に同じ確認をして、悪くなっていれば"
     "自動で変更前の状態に戻し、結果を報告します。"
 )
+# A core update's plan: its database is backed up only for another branch (a minor one changes files).
+CORE_GUARD_PLAN_JA = (
+    "実行の手順: 変更前にサイト（トップページ・最新の投稿・ログイン後の管理画面・REST API・PHPのエラーログ）を確認し、"
+    "WordPress本体のファイル{database}をサーバー上に控えてから更新し、データベースの更新（core update-db）まで行います。"
+    "変更後に同じ確認をして、悪くなっていれば自動で{back}を変更前の版に戻し、結果を報告します。"
+)
 # What undo can do for a post deleted for good (`post delete --force`, or from the trash): make it
 # again from its before-image. WordPress deleted its comments and revisions with it (tried on the
 # sandbox), and its ID is kept only when still free.
@@ -212,7 +218,9 @@ def describe(decision: PolicyDecision, read: StateReader | None = None) -> tuple
     notes = _flag_notes(parsed, path) + _active_content_notes(parsed, path, impact)
     if notes:
         impact = " ".join([impact, *notes]).strip()
-    if path in CODE_CHANGES:
+    if path == ("core", "update"):
+        impact = f"{impact} {_core_guard_plan(parsed, on_site)}".strip()
+    elif path in CODE_CHANGES:
         impact = f"{impact} {GUARD_PLAN_JA}".strip()
     urls = parsed.option_values("url")
     if urls:
@@ -885,6 +893,39 @@ def _extension(
     return None
 
 
+def _core_update(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str]:
+    """Which release WordPress goes to: the one named, the newest fix of its branch, or the newest."""
+    current = (read(["core", "version"]) or "").strip() if read else ""
+    was = f"（現在 {current}）" if current else ""
+    versions = parsed.option_values("version")
+    if versions:
+        to = f"バージョン {versions[-1]} に"
+    elif parsed.has_flag("minor"):
+        branch = ".".join(current.split(".")[:2]) if current else ""
+        to = f"同じ系列{f'（{branch}.x）' if branch else ''}の最新の修正版に"
+    else:
+        to = "WordPress.org が提供している最新版に"
+    return (
+        f"WordPress本体{was}を{to}更新します",
+        "WordPress本体のPHPファイルが新しい版に置き換わり、新しい系列への更新ではデータベースの構造も更新されます。",
+    )
+
+
+def _core_guard_plan(parsed: ParsedCommand, read: StateReader | None) -> str:
+    versions = parsed.option_values("version")
+    current = (read(["core", "version"]) or "").strip() if read else ""
+    same_branch = parsed.has_flag("minor") or bool(
+        versions and current and versions[-1].split(".")[:2] == current.split(".")[:2]
+    )
+    if same_branch:
+        return CORE_GUARD_PLAN_JA.format(database="", back="ファイル")
+    return CORE_GUARD_PLAN_JA.format(
+        database="（新しい系列への更新ではデータベースの全テーブルも）", back="ファイルとデータベース"
+    )
+
+
 def _spelled_out(
     parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
 ) -> tuple[str, str] | None:
@@ -999,6 +1040,7 @@ _HANDLERS: tuple[tuple[Callable[[tuple[str, ...], ParsedCommand], bool], Handler
     (lambda p, c: p == ("user", "create"), _user_create),
     (lambda p, c: p == ("site", "create"), _site_create),
     (lambda p, c: p in {("plugin", "activate"), ("plugin", "install")}, _extension),
+    (lambda p, c: p == ("core", "update"), _core_update),
     (lambda p, c: p == ("user", "delete"), _user_delete),
     (lambda p, c: p == ("site", "delete"), _site_delete),
     (lambda p, c: len(p) == 2 and p[0] == "site" and p[1] in _SITE_FLAG_EFFECTS, _site_flag),

@@ -43,6 +43,7 @@ DESCRIBED_FLAGS: dict[tuple[str, ...], frozenset[str]] = {
         "plugin update": "all exclude minor patch dry-run version auto-update-indicated",
         "theme update": "all exclude minor patch dry-run version auto-update-indicated",
         "theme enable": "network activate",
+        "core update": "minor version",
         "language core install": "activate",
         "language core update": "dry-run",
         "language plugin install": "all",

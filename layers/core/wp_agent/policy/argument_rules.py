@@ -409,6 +409,53 @@ def _activation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     return None
 
 
+_CORE_VERSION = whole(r"\d+\.\d+(?:\.\d+)?", "7.1", "7.1.5")
+_CORE_UPDATE_OPTIONS = frozenset({"minor", "version"})
+
+
+@argument_rule(
+    match=(
+        "core update /tmp/wordpress.zip",
+        "core update https://example.com/wordpress.zip",
+        "core update --version=nightly",
+        "core update --version=6.8 --force",
+        "core update --insecure",
+        "core update --locale=en_US",
+    ),
+    not_match=("core update", "core update --minor", "core update --version=7.1.5"),
+)
+def _core_update_forms(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """A core update only from WordPress.org's own offers, to a release by its number: never a package
+    from a path or URL (code from anywhere), a nightly build, a forced downgrade (files older than the
+    database), TLS checks turned off, or another language's package."""
+    if path != ("core", "update"):
+        return None
+    for value in cmd.args_after(path):
+        return Verdict(
+            B,
+            "blocked.core_update_package",
+            "WordPress本体は WordPress.org の公開版からのみ更新できます（ファイルやURLのパッケージは指定できません）",
+            value,
+        )
+    for option in cmd.options:
+        if option.name not in _CORE_UPDATE_OPTIONS and option.name not in GLOBAL_OPTIONS:
+            return Verdict(
+                B,
+                "blocked.core_update_option",
+                f"core update のオプション --{option.name} は使用できません（使えるのは --minor と --version=番号 です）",
+                f"--{option.name}",
+            )
+    for version in cmd.option_values("version"):
+        if not _CORE_VERSION.fits(version):
+            return Verdict(
+                B,
+                "blocked.core_update_option",
+                f"--version には公開版の番号（例: 7.1.5）を指定してください: {version[:40]}",
+                f"--version={version[:40]}",
+            )
+    return None
+
+
 @argument_rule(
     match=("post block export 5 --format=html", "post block export 5 --format=HTML"),
     not_match=("post block export 5 --format=json", "post block export 5"),
@@ -500,6 +547,7 @@ ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     _important_option,
     account_grants,
     _activation,
+    _core_update_forms,
     placement_and_hooks,
     update_offers,
     widget_storage,

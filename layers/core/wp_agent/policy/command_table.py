@@ -365,6 +365,9 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
         "cron schedule list": (R, "予約スケジュールの一覧取得"),
         "core version": (R, "WordPressバージョンの取得"),
         "core check-update": (W, "WordPress更新の確認（確認結果を保存します）"),
+        # Guarded (executors/code_guard.py): files and, for a new branch, the database backed up on the
+        # server; the database step run inside the guard; both put back when the site got worse.
+        "core update": (D, "WordPress本体の更新（新しいコードに置き換わります）"),
         "core is-installed": (R, "WordPressのインストール確認"),
         "core verify-checksums": (R, "WordPressコアの改ざん確認"),
         "language core list": (R, "言語の一覧取得"),
@@ -542,11 +545,6 @@ HARD_BLOCKS: tuple[HardBlock, ...] = (
         ("config",),
         "blocked.config",
         "wp-config.php を操作するコマンド（config）は実行できません（認証情報以外の config get・has・is-true・path は実行できます）",
-    ),
-    HardBlock(
-        ("core", "update"),
-        "blocked.core",
-        "WordPressコアの更新（core update）は意図しない破壊の恐れがあるため実行できません",
     ),
     HardBlock(
         ("core", "update-db"), "blocked.core", "データベース構造の更新（core update-db）は実行できません"
