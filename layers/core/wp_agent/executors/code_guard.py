@@ -94,7 +94,13 @@ class GuardedWpCli:
         if change is None:
             return self._inner.run(argv)
         with self._connect() as connect:
-            return self._guarded(argv, change, connect)
+            each = self._one_by_one(argv, change)
+            if each is None:
+                return self._guarded(argv, change, connect)
+            # Updating all: one guarded update per plugin or theme, so one that breaks the site is
+            # taken back alone and the others are kept (the same updates as the command, no other).
+            results = [self._guarded(one, Guarded.of(one) or change, connect) for one in each]
+            return _combined(results, argv)
 
     @property
     def inner(self) -> WpCli:
@@ -107,6 +113,21 @@ class GuardedWpCli:
         return getattr(self._inner, name)
 
     # -- the guard ---------------------------------------------------------------------------------
+
+    def _one_by_one(self, argv: Sequence[str], change: Guarded) -> list[list[str]] | None:
+        """`plugin|theme update --all`: the same update of each plugin or theme WordPress offers one for
+        (less those `--exclude` names), as its own command; None for any other change."""
+        parsed = ParsedCommand.from_argv(canonical_argv(tuple(argv)))
+        if change.path[1] != "update" or change.core is not None or not parsed.has_flag("all"):
+            return None
+        kind = change.path[0]
+        offered = self._inner.run([kind, "list", "--update=available", "--field=name", *parsed.url_tokens()])
+        if offered.exit_code != 0:
+            return None  # WP-CLI says why when the command itself runs
+        excluded = {name for value in parsed.option_values("exclude") for name in value.split(",")}
+        flags = [o.token for o in parsed.options if o.name not in {"all", "exclude"}]
+        names = [name for name in offered.stdout.split() if name not in excluded]
+        return [[kind, "update", name, *flags] for name in names] or None
 
     def _guarded(self, argv: Sequence[str], change: Guarded, connect: str | None) -> CommandResult:
         before = probe(self._inner, self._stager, connect=connect)
@@ -172,6 +193,20 @@ class GuardedWpCli:
         """code_guard.php's answer to `request` (snapshot, restore_files, restore_state, discard, leftovers)
         on the site's server; `flags` for `wp eval-file` (--skip-wordpress …)."""
         return json_answer(run_staged_script(self._inner, self._stager, GUARD, request, flags))
+
+
+def _combined(results: list[CommandResult], argv: Sequence[str]) -> CommandResult:
+    """One answer for the updates of `--all`: each one's output and report, failed when any was taken
+    back (what was kept is kept)."""
+    taken_back = sum(1 for r in results if r.exit_code != 0)
+    summary = f"{len(results)}件を1件ずつ確認しながら更新しました" + (
+        f"（{taken_back}件はサイトが悪くなったため戻しました）。" if taken_back else "。"
+    )
+    stdout = "\n".join([*(r.stdout.rstrip() for r in results), summary]).strip() + "\n"
+    stderr = "\n".join(r.stderr.rstrip() for r in results if r.stderr.strip())
+    return CommandResult(
+        stdout, stderr + "\n" if stderr else "", 1 if taken_back else 0, sum(r.duration_ms for r in results)
+    )
 
 
 def unguarded(wp_cli: WpCli) -> WpCli:

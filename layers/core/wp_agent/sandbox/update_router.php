@@ -51,3 +51,35 @@ add_filter(
 	10,
 	2
 );
+
+// WP-CLI asks WordPress.org some things itself, not through WordPress's HTTP API (the versions behind
+// `plugin update --minor`, core's checksums after `core update`): its HTTP library gets a transport
+// that sends those requests to the update server too, and every other one as before (curl).
+if ( interface_exists( '\WpOrg\Requests\Transport' ) && class_exists( '\WpOrg\Requests\Transport\Curl' ) ) {
+	final class WP_Agent_Update_Server_Transport implements \WpOrg\Requests\Transport {
+		private $curl;
+
+		public function __construct() {
+			$this->curl = new \WpOrg\Requests\Transport\Curl();
+		}
+
+		public function request( $url, $headers = array(), $data = array(), $options = array() ) {
+			return $this->curl->request( wp_agent_update_server_url( (string) $url ) ?? $url, $headers, $data, $options );
+		}
+
+		public function request_multiple( $requests, $options ) {
+			foreach ( $requests as $id => $request ) {
+				$requests[ $id ]['url'] = wp_agent_update_server_url( (string) $request['url'] ) ?? $request['url'];
+			}
+			return $this->curl->request_multiple( $requests, $options );
+		}
+
+		public static function test( $capabilities = array() ) {
+			return \WpOrg\Requests\Transport\Curl::test( $capabilities );
+		}
+	}
+	$wp_agent_transports = new ReflectionProperty( \WpOrg\Requests\Requests::class, 'transports' );
+	$wp_agent_transports->setAccessible( true );
+	$wp_agent_transports->setValue( null, array( WP_Agent_Update_Server_Transport::class => WP_Agent_Update_Server_Transport::class ) );
+	\WpOrg\Requests\Requests::$transport = array();
+}

@@ -259,6 +259,7 @@ def _information(offer: Extension) -> dict[str, Any]:
         "slug": offer.slug,
         "version": offer.version,
         "download_link": offer.package_url,
+        "versions": {offer.version: offer.package_url},  # what `update --minor|--patch` chooses from
         "requires": "6.0",
         "requires_php": "7.4",
     }
