@@ -28,7 +28,7 @@ from wp_agent.errors import (
 )
 from wp_agent.masking import mask_text
 from wp_agent.models.agent_io import AgentInput
-from wp_agent.models.target import Role
+from wp_agent.models.target import Role, UpdateAllowance
 
 # -- a run starts ---------------------------------------------------------------------------------
 
@@ -134,6 +134,7 @@ def start_run(
     site_url: str | None,
     network_admin: bool,
     role: Role | None,
+    update_allowance: UpdateAllowance | None = None,
     reverts_run_id: str | None = None,
     execution_arn: str | None = None,
 ) -> None:
@@ -143,13 +144,20 @@ def start_run(
     state.site_url = site_url
     state.network_admin = network_admin
     state.role = role
+    state.update_allowance = update_allowance
     state.reverts_run_id = reverts_run_id
     state.runs[state.run_id] = reverts_run_id  # which run each undo reverts (an undo of an undo too)
     state.execution_arn = execution_arn
     state.status = SessionStatus.PLANNING
 
 
-def refresh_rights(state: SessionState, *, role: Role | None, network_admin: bool) -> bool:
+def refresh_rights(
+    state: SessionState,
+    *,
+    role: Role | None,
+    network_admin: bool,
+    update_allowance: UpdateAllowance | None = None,
+) -> bool:
     """Rights as the registry says now, every turn: a removed owner's or member's run ends (role None),
     a removed network administrator loses network-level commands, a member whose role changed gets
     the new role's commands only (the turn's policy and the approval re-check apply it). False: the
@@ -159,6 +167,7 @@ def refresh_rights(state: SessionState, *, role: Role | None, network_admin: boo
         return False
     state.network_admin = network_admin
     state.role = role
+    state.update_allowance = update_allowance
     return True
 
 

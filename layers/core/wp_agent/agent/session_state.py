@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from wp_agent.agent.audit_events import AuditEvent
 from wp_agent.errors import AgentErrorCode
 from wp_agent.models.agent_io import AgentInput, AgentOutput
-from wp_agent.models.target import Role
+from wp_agent.models.target import Role, UpdateAllowance
 from wp_agent.models.undo import UndoCapture
 from wp_agent.policy.categories import PolicyCategory
 
@@ -156,6 +156,9 @@ class SessionState(StateModel):
     # The requester's role on the target (wp_agent/policy/roles.py), refreshed from the registry every
     # turn as network_admin is; None (not a member, or a session stored before roles) refuses everything.
     role: Role | None = None
+    # Updates the target's owner allows without a per-change approval (policy/update_allowance.py),
+    # refreshed from the registry every turn as the role is.
+    update_allowance: UpdateAllowance | None = None
     # Set on an undo run: the run whose changes it reverts (wp_agent/undo/agent_turn.py plans it).
     reverts_run_id: str | None = None
     # An undo run's steps its plan approved itself (tool-use id -> exact argv; see ports.Opening),

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from wp_agent.agent.session_state import SessionState
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.models.agent_io import MultisiteOptions
-from wp_agent.models.target import Role
+from wp_agent.models.target import Role, UpdateAllowance
 from wp_agent.policy import PolicyCategory, PolicyDecision
 from wp_agent.policy.network_scope import is_network_command
 from wp_agent.policy.roles import apply_role
@@ -47,11 +47,12 @@ class SiteScope:
     site_url: str | None
     network_allowed: bool
     role: Role | None
+    update_allowance: UpdateAllowance | None = None  # what the owner allows without approval
 
     @classmethod
     def of(cls, state: SessionState) -> SiteScope:
         network = network_commands_allowed(state.input.multisite, state.network_admin)
-        return cls(state.site_url, network, state.role)
+        return cls(state.site_url, network, state.role, state.update_allowance)
 
 
 def _blocked(decision: PolicyDecision, rule: str, reason: str) -> PolicyDecision:

@@ -31,6 +31,8 @@ from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.config import AgentSettings
 from wp_agent.masking import mask_command
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
+from wp_agent.policy.update_allowance import APPROVER as UPDATE_ALLOWANCE_APPROVER
+from wp_agent.policy.update_allowance import allowed_in_advance
 
 MAX_TOOL_CALLS_PER_RESPONSE = 10
 REPEAT_LIMIT = 2  # the same argv may run twice (e.g. check before and after); a third time is a loop
@@ -182,6 +184,9 @@ class ToolCallPipeline:
         if run.plan_approved.get(tool_use_id) == list(decision.argv) and plan_may_approve(decision.argv):
             record = new_record(run, tool_use_id, tool_input, decision, CommandStatus.QUEUED)
             return Run(record, approved_by=PLAN_APPROVER)
+        if allowed_in_advance(decision, run.scope.update_allowance):
+            record = new_record(run, tool_use_id, tool_input, decision, CommandStatus.QUEUED)
+            return Run(record, approved_by=UPDATE_ALLOWANCE_APPROVER)
         if not run.skip_confirmation:
             return Hold(new_record(run, tool_use_id, tool_input, decision, CommandStatus.HELD))
         record = new_record(run, tool_use_id, tool_input, decision, CommandStatus.QUEUED)

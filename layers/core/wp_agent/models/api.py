@@ -13,7 +13,7 @@ from wp_agent.models.agent_io import AgentInput, AgentOutput, ExecutedCommand
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput
 from wp_agent.models.base import CamelModel, RequestModel
 from wp_agent.models.run_status import CommandDecision, CommandOrigin, CommandOutcome, RunStatus
-from wp_agent.models.target import Role, Target, UserId
+from wp_agent.models.target import Role, Target, UpdateAllowance, UserId
 
 # Documented limits (README): request bodies, and how much command output a view carries.
 MAX_BODY_BYTES = 1_048_576
@@ -161,6 +161,8 @@ class TargetUpdate(RequestModel):
     owners: Annotated[list[UserId], Field(min_length=1, max_length=1_000)] | SkipJsonSchema[None] = None
     network_admins: Annotated[list[UserId], Field(max_length=1_000)] | SkipJsonSchema[None] = None
     description: str | None = Field(default=None, max_length=500, pattern=field_rules.NO_NUL)
+    # Updates that run without a per-change approval, always guarded (null: none allowed any more).
+    update_allowance: UpdateAllowance | None = None
     ssh_key: SshKeyRotation | SkipJsonSchema[None] = None
     host_key: (
         Annotated[

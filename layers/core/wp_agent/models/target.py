@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, Strict, field_validator
 
@@ -41,6 +41,32 @@ _ROLE_LABEL_JA = {
 }
 
 
+class UpdateLevel(StrEnum):
+    """How large an update an owner allows in advance: none, patch releases (1.3 → 1.3.3), or minor ones
+    too (1.3 → 1.4). For core, "minor" is WordPress's own word for fixes within a branch (7.1 → 7.1.5)."""
+
+    NONE = "none"
+    PATCH = "patch"
+    MINOR = "minor"
+
+    @property
+    def rank(self) -> int:
+        return {UpdateLevel.NONE: 0, UpdateLevel.PATCH: 1, UpdateLevel.MINOR: 2}[self]
+
+
+class UpdateAllowance(RequestModel):
+    """Updates of this target that run without a per-change approval, always guarded (set by an owner).
+    Core knows "minor" only: WordPress's fixes within a branch (`core update --minor`)."""
+
+    core: Literal["none", "minor"] = "none"
+    plugins: Annotated[UpdateLevel, Strict(False)] = UpdateLevel.NONE
+    themes: Annotated[UpdateLevel, Strict(False)] = UpdateLevel.NONE
+
+    @property
+    def core_level(self) -> UpdateLevel:
+        return UpdateLevel(self.core)
+
+
 def validate_wp_user(value: str | None) -> str | None:
     if value is not None and not field_rules.matches(field_rules.WP_USER, value):
         raise ValueError("the WordPress user is a login, email or ID (1-100 printable characters)")
@@ -74,6 +100,8 @@ class Target(RequestModel):
     # The WordPress user every command runs as (WP-CLI --user); the model can never choose it.
     wp_user: str | None = Field(default=None, pattern=field_rules.WP_USER)
     description: str | None = Field(default=None, max_length=500)
+    # Updates an owner allows to run without a per-change approval (policy/update_allowance.py).
+    update_allowance: UpdateAllowance | None = None
     created_by: str | None = None
     created_at: str | None = None
 

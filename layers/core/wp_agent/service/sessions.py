@@ -119,6 +119,7 @@ class SessionService:
             site_url=site_url,
             network_admin=network_admin,
             role=target.role_of(user_id),
+            update_allowance=target.update_allowance,
             reverts_run_id=reverts_run_id,
             execution_arn=self._rt.workflow.execution_arn(state.run_id),
         )

@@ -30,7 +30,7 @@ from wp_agent.models.api import (
     TargetUpdate,
     TargetUpdated,
 )
-from wp_agent.models.target import Target
+from wp_agent.models.target import Target, UpdateAllowance
 from wp_agent.service.api_errors import ApiError, ApiErrorCode
 from wp_agent.service.runtime import (
     AwsRuntime,
@@ -240,7 +240,13 @@ def disable_schedules_of(runtime: AwsRuntime, target_id: str, users: set[str]) -
 
 def _apply(target: Target, body: TargetUpdate) -> tuple[Target, list[TargetChange]]:
     """The target with the body's plain fields applied, and what they changed."""
-    fields = body.model_fields_set & {"wp_user", "owners", "network_admins", "description"}
+    fields = body.model_fields_set & {
+        "wp_user",
+        "owners",
+        "network_admins",
+        "description",
+        "update_allowance",
+    }
     update = {name: getattr(body, name) for name in fields}
     changed = target.model_copy(update=update)
     changed = Target.model_validate(changed.model_dump())  # owners/admins de-duplicated as on create
@@ -255,6 +261,8 @@ def _apply(target: Target, body: TargetUpdate) -> tuple[Target, list[TargetChang
 def _shown(value: object) -> str | None:
     if value is None:
         return None
+    if isinstance(value, UpdateAllowance):
+        return ",".join(f"{name}={level}" for name, level in value)
     return ",".join(value) if isinstance(value, list) else str(value)
 
 

@@ -63,6 +63,7 @@ def refresh_rights(state: SessionState, target: Target) -> bool:
         state,
         role=target.role_of(state.user_id),
         network_admin=target.multisite and target.network_admin(state.user_id),
+        update_allowance=target.update_allowance,
     )
 
 
