@@ -81,3 +81,4 @@ def test_an_approved_major_core_update_that_breaks_wordpress_is_taken_back_files
     assert any(path.startswith("/downloads.wordpress.org/release/") for path in server.requests)
     assert wp(site, "core", "version") == version  # read on the site itself
     assert wp(site, "option", "get", "db_version") == db_version
+    assert not [row for row in site.sql("SHOW TABLES LIKE 'wpagentbak%'") if row != [""]]  # no copy left

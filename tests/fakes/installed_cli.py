@@ -60,10 +60,12 @@ def _link_distributions(distributions: dict[str, metadata.Distribution], target:
 
 
 def build_wheel(out: Path) -> Path:
-    subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", str(out), str(REPO)],
-        check=True, capture_output=True, timeout=_PIP_TIMEOUT_SECONDS,
+        check=False, capture_output=True, text=True, timeout=_PIP_TIMEOUT_SECONDS,
     )  # fmt: skip
+    # pip's own words when it fails (it fetches the build backend from the package index).
+    assert done.returncode == 0, f"pip wheel failed:\n{done.stderr[-3000:]}{done.stdout[-1000:]}"
     [wheel] = out.glob("wp_agent-*.whl")
     return wheel
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -20,7 +21,7 @@ from wp_agent.executors.sandbox import SandboxWpCli
 from wp_agent.sandbox import sample_updates
 from wp_agent.sandbox.http_front import HttpFront
 from wp_agent.sandbox.sample_updates import INSTALLED, OFFERED, SAMPLE_THEME, plugin
-from wp_agent.sandbox.update_server import CoreRelease, UpdateServer
+from wp_agent.sandbox.update_server import CoreRelease, Translation, UpdateServer
 
 pytestmark = pytest.mark.timeout(300)
 # Not among the sample breakages: a newer version that does not even parse, so WordPress (and WP-CLI,
@@ -89,31 +90,11 @@ def test_a_broken_update_of_the_active_theme_is_taken_back(rig: Rig) -> None:
     assert rig.front.get("/").status == 200
 
 
-def test_core_updates_a_broken_major_one_taken_back_files_and_database_a_good_minor_one_kept(
-    fresh_wordpress: TestWordPress,
-) -> None:
+def test_a_good_minor_core_update_is_kept_and_reported(fresh_wordpress: TestWordPress) -> None:
+    """(A broken major one, files and database taken back: tests/e2e/test_guarded_changes.py, through ask.)"""
     site = fresh_wordpress.site
     wp = SandboxWpCli(site)
     version = wp.run(["core", "version"]).stdout.strip()
-    db_version = wp.run(["option", "get", "db_version"]).stdout.strip()
-    major, minor = version.split(".")[:2]
-    broken = CoreRelease(
-        f"{major}.{int(minor) + 1}.0", db_version=int(db_version) + 100, broken="wpa_core_missing();"
-    )
-    with UpdateServer(site, core=broken), HttpFront(site, workers=2) as front:
-        guard = GuardedWpCli(wp, wp, connect=fixed(f"127.0.0.1:{front.port}"))
-        done = guard.run(["core", "update"])
-        assert done.exit_code == 1, done
-        said = done.stderr.splitlines()[0]
-        assert all(part in said for part in (f"WordPress {version}", "データベース", "同じく動いています")), (
-            said
-        )
-        assert wp.run(["core", "version"]).stdout.strip() == version
-        assert wp.run(["option", "get", "db_version"]).stdout.strip() == db_version
-        assert not [row for row in site.sql("SHOW TABLES LIKE 'wpagentbak%'") if row != [""]]
-        assert front.get("/").status == 200
-    # WordPress asks for offers at most once a minute: the broken offer is forgotten as a day later.
-    assert wp.run(["transient", "delete", "update_core", "--network"]).exit_code == 0
     good = CoreRelease(f"{version}.1" if version.count(".") == 1 else _next_patch(version))
     with UpdateServer(site, core=good), HttpFront(site, workers=2) as front:
         guard = GuardedWpCli(wp, wp, connect=fixed(f"127.0.0.1:{front.port}"))
@@ -127,3 +108,23 @@ def test_core_updates_a_broken_major_one_taken_back_files_and_database_a_good_mi
 def _next_patch(version: str) -> str:
     major, minor, patch = version.split(".")[:3]
     return f"{major}.{minor}.{int(patch) + 1}"
+
+
+def test_an_update_of_the_sites_language_pack_that_breaks_every_page_is_taken_back(
+    fresh_wordpress: TestWordPress,
+) -> None:
+    """Translations load as PHP (`.l10n.php`): a newer pack of the site's own language that fatals."""
+    site = fresh_wordpress.site
+    wp = SandboxWpCli(site)
+    language = wp.run(["option", "get", "WPLANG"]).stdout.strip()
+    folder = Path(site.wordpress) / "wp-content" / "languages"
+    before = {path.name: path.read_bytes() for path in folder.glob(f"{language}.*")}
+    broken = Translation(language, {f"{language}.l10n.php": "<?php wpa_translation_missing();\n"})
+    with UpdateServer(site, translations=[broken]) as server, HttpFront(site, workers=2) as front:
+        guard = GuardedWpCli(wp, wp, connect=fixed(f"127.0.0.1:{front.port}"))
+        done = guard.run(["language", "core", "update"])
+        assert done.exit_code == 1, done
+        assert "戻しました" in done.stderr.splitlines()[0], done
+        assert "/downloads.wordpress.org/translation/core/" in " ".join(server.requests)  # really updated
+        assert {path.name: path.read_bytes() for path in folder.glob(f"{language}.*")} == before
+        assert front.get("/").status == 200

@@ -2,7 +2,8 @@
 (PATCH /v1/targets/{id}), and a scheduled run (EventBridge Scheduler's input to the synthesized state
 machine, moto) updates every plugin's minor release with nobody asked — guarded on the real WordPress
 behind the real sshd: the good update kept, the broken one taken back, the audit naming the allowance as
-what approved it. Without the allowance the same run waits for a person."""
+what approved it. (Without the allowance a scheduled run waits for a person and expires:
+test_serverless_flow.py's scheduled run; tests/unit/test_update_allowance.py for what it allows.)"""
 
 from __future__ import annotations
 
@@ -79,12 +80,3 @@ def test_a_scheduled_run_updates_what_the_owner_allowed_guarded_and_without_aski
         "plugin update --all --minor" in json.dumps(r, ensure_ascii=False, default=str) for r in executed
     ), executed
     assert view["status"] == "Completed"
-
-
-def test_without_the_allowance_the_same_scheduled_run_waits_for_a_person(updates: ServerlessStack) -> None:
-    stack = updates
-    execution, session = scheduled_run(stack, "sch_000000000000000000a2", stack.short_wait_machine_arn)
-    assert stack.wait_for_execution(execution) == "FAILED"  # waited, nobody answered, expired
-    assert stack.wait_for(session, "Failed")["result"]["error"]["code"] == "APPROVAL_EXPIRED"
-    site = stack.site.site
-    assert site.wp("plugin", "get", GOOD, "--field=version").stdout.strip() == sample_updates.INSTALLED

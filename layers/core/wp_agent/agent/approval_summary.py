@@ -30,9 +30,11 @@ IRREVERSIBLE = "元に戻せません。"
 # What the executors do around a change of code (executors/code_guard.py), told before it is approved.
 GUARD_PLAN_JA = (
     "実行の手順: 変更前にサイト（トップページ・最新の投稿・ログイン後の管理画面・REST API・PHPのエラーログ）を確認し、"
-    "対象のファイルと有効なプラグイン・テーマを控えてから変更します。変更後に同じ確認をして、悪くなっていれば"
+    "{kept}を控えてから変更します。変更後に同じ確認をして、悪くなっていれば"
     "自動で変更前の状態に戻し、結果を報告します。"
 )
+_EXTENSIONS_KEPT = "対象のファイルと有効なプラグイン・テーマ"
+_LANGUAGES_KEPT = "言語ファイル（languages フォルダ全体）とサイトの言語"
 # A core update's plan: its database is backed up only for another branch (a minor one changes files).
 CORE_GUARD_PLAN_JA = (
     "実行の手順: 変更前にサイト（トップページ・最新の投稿・ログイン後の管理画面・REST API・PHPのエラーログ）を確認し、"
@@ -221,7 +223,8 @@ def describe(decision: PolicyDecision, read: StateReader | None = None) -> tuple
     if path == ("core", "update"):
         impact = f"{impact} {_core_guard_plan(parsed, on_site)}".strip()
     elif path in CODE_CHANGES:
-        impact = f"{impact} {GUARD_PLAN_JA}".strip()
+        kept = _LANGUAGES_KEPT if path[0] in {"language", "site"} else _EXTENSIONS_KEPT
+        impact = f"{impact} {GUARD_PLAN_JA.format(kept=kept)}".strip()
     urls = parsed.option_values("url")
     if urls:
         text = f"{text}（対象サイト: {urls[-1]}）"

@@ -11,4 +11,11 @@ CODE_CHANGES: frozenset[tuple[str, ...]] = frozenset(
     }
     | {("theme", verb) for verb in ("activate", "install", "update", "delete", "enable")}
     | {("core", "update")}
+    # Translations load as PHP (`.l10n.php`) on every page: installing, updating or switching to one.
+    | {
+        ("language", kind, verb)
+        for kind in ("core", "plugin", "theme")
+        for verb in ("install", "update", "uninstall")
+    }
+    | {("language", "core", "activate"), ("site", "switch-language")}
 )

@@ -12,6 +12,7 @@
  *   (another branch: it changes the database), a copy of every table of the site, made inside its own
  *   database. What the backup holds is written in it (state.json): a backup left by a change that never
  *   finished still says what it is.
+ *   With "languages": true, the whole languages folder (translations load as PHP) and the site's language.
  * restore_files {"backup": dir}: puts the files back exactly (a plugin or theme absent before is removed,
  *   core's folders replaced whole). Needs no WordPress: run with --skip-wordpress, it works when the change
  *   left WordPress unable to load at all.
@@ -85,7 +86,9 @@ $wp_agent_guard = static function ( array $request ): array {
 		$restored = array();
 		foreach ( (array) ( $state['files'] ?? array() ) as $file ) {
 			$path   = (string) ( $file['path'] ?? '' );
-			$inside = array_filter( $roots, static fn( $root ) => '/' !== $root && 0 === strpos( $path, $root ) && false === strpos( $path, '..' ) );
+			// Inside the plugins' or themes' folder; the languages folder is put back whole.
+			$whole  = 'languages' === ( $file['kind'] ?? '' ) ? rtrim( $path, '/' ) . '/' : $path;
+			$inside = array_filter( $roots, static fn( $root ) => '/' !== $root && 0 === strpos( $whole, $root ) && false === strpos( $path, '..' ) );
 			if ( ! $inside ) {
 				continue;
 			}
@@ -142,7 +145,8 @@ $wp_agent_guard = static function ( array $request ): array {
 			'stylesheet'              => get_option( 'stylesheet' ),
 			'template'                => get_option( 'template' ),
 			'multisite'               => is_multisite(),
-			'roots'                   => array( WP_PLUGIN_DIR, get_theme_root() ),
+			'roots'                   => array( WP_PLUGIN_DIR, get_theme_root(), WP_LANG_DIR ),
+			'wplang'                  => get_option( 'WPLANG' ),
 			'files'                   => array(),
 			'core'                    => null,
 		);
@@ -163,6 +167,9 @@ $wp_agent_guard = static function ( array $request ): array {
 			if ( 1 === preg_match( '/^[a-z0-9][a-z0-9_\-]*$/', $slug ) ) {
 				$found[] = array( 'themes', $slug, get_theme_root( $slug ) . "/$slug" );
 			}
+		}
+		if ( ! empty( $request['languages'] ) ) {
+			$found[] = array( 'languages', 'all', WP_LANG_DIR );
 		}
 		foreach ( $found as list( $kind, $slug, $path ) ) {
 			$present = file_exists( $path );
@@ -255,6 +262,9 @@ $wp_agent_guard = static function ( array $request ): array {
 			$restored[]              = 'database';
 			$state['core']['tables'] = array(); // renamed back: nothing left to drop
 			file_put_contents( "$dir/state.json", wp_json_encode( $state ) );
+		}
+		if ( array_key_exists( 'wplang', $state ) && get_option( 'WPLANG' ) !== $state['wplang'] ) {
+			update_option( 'WPLANG', (string) $state['wplang'] );
 		}
 		update_option( 'active_plugins', $state['active_plugins'] ?? array() );
 		if ( is_multisite() && is_array( $state['active_sitewide_plugins'] ?? null ) ) {

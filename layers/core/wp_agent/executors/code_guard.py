@@ -58,9 +58,11 @@ class Guarded:
     @classmethod
     def of(cls, argv: Sequence[str]) -> Guarded | None:
         parsed = ParsedCommand.from_argv(canonical_argv(tuple(argv)))
-        path = parsed.positionals[:2]
-        if path not in CODE_CHANGES:  # (the words after the path name the plugins or themes)
+        path = next((parsed.positionals[:n] for n in (3, 2) if parsed.positionals[:n] in CODE_CHANGES), None)
+        if path is None:  # (the words after the path name the plugins or themes)
             return None
+        if path[0] == "language" or path == ("site", "switch-language"):
+            return cls(path, (), False)
         if path == ("core", "update"):
             versions = parsed.option_values("version")
             core = {"minor": parsed.has_flag("minor"), "version": versions[-1] if versions else None}
@@ -71,11 +73,17 @@ class Guarded:
     @property
     def fresh(self) -> tuple[str, ...]:
         """The code the change replaced, whose cached copies the web server must forget."""
-        return ({"plugin": "plugins", "theme": "themes"}.get(self.path[0], "core"),)
+        return ({"plugin": "plugins", "theme": "themes", "core": "core"}.get(self.path[0], "languages"),)
+
+    @property
+    def languages(self) -> bool:
+        return self.path[0] == "language" or self.path == ("site", "switch-language")
 
     def request(self) -> dict[str, Any]:
         if self.core is not None:
             return {"op": "snapshot", "core": self.core}
+        if self.languages:  # every translation file and the site's language
+            return {"op": "snapshot", "languages": True}
         kind = "plugins" if self.path[0] == "plugin" else "themes"
         # a theme switch also needs the theme that was active: the options record it
         return {"op": "snapshot", kind: list(self.names), "all_plugins": self.all_plugins}

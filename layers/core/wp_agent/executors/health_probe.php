@@ -75,7 +75,7 @@ $wp_agent_probe = static function ( array $request ): array {
 	// its token, removed at once — invalidates the changed folders' scripts in the web server's own cache.
 	$dirs = array();
 	foreach ( (array) ( $request['fresh'] ?? array() ) as $kind ) {
-		$found = array( 'plugins' => array( WP_PLUGIN_DIR, WPMU_PLUGIN_DIR ), 'themes' => array( get_theme_root() ), 'core' => array( ABSPATH ) )[ $kind ] ?? array();
+		$found = array( 'plugins' => array( WP_PLUGIN_DIR, WPMU_PLUGIN_DIR ), 'themes' => array( get_theme_root() ), 'core' => array( ABSPATH ), 'languages' => array( WP_LANG_DIR ) )[ $kind ] ?? array();
 		foreach ( $found as $dir ) {
 			$dirs[] = rtrim( $dir, '/' ) . '/';
 			$real   = realpath( $dir );

@@ -74,11 +74,27 @@ class CoreRelease:
         return f"{DOWNLOADS}/release/wordpress-{self.version}-no-content.zip"
 
 
+@dataclass(frozen=True)
+class Translation:
+    """A language pack of WordPress itself: its files in the languages folder (`de_DE.mo`, `de_DE.l10n.php`…)."""
+
+    language: str
+    files: Mapping[str, str]
+
+    def zipped(self) -> bytes:
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, text in sorted(self.files.items()):
+                archive.writestr(name, text)
+        return buffer.getvalue()
+
+
 @dataclass
 class _Served:
     offers: dict[tuple[str, str], Extension]
     core: CoreRelease | None
     wordpress: Path
+    translations: dict[str, Translation] = field(default_factory=dict)
     requests: list[str] = field(default_factory=list)
     packages: dict[str, bytes] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -88,10 +104,20 @@ class UpdateServer:
     """WordPress.org's update API and downloads for one sandbox, while the `with` block lasts."""
 
     def __init__(
-        self, site: SandboxSite, offers: Iterable[Extension] = (), *, core: CoreRelease | None = None
+        self,
+        site: SandboxSite,
+        offers: Iterable[Extension] = (),
+        *,
+        core: CoreRelease | None = None,
+        translations: Iterable[Translation] = (),
     ) -> None:
         self.site = site
-        self._served = _Served({(e.kind, e.slug): e for e in offers}, core, Path(site.wordpress))
+        self._served = _Served(
+            {(e.kind, e.slug): e for e in offers},
+            core,
+            Path(site.wordpress),
+            {t.language: t for t in translations},
+        )
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -182,6 +208,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 _PACKAGE = re.compile(r"^/downloads\.wordpress\.org/(plugin|theme)/([a-z0-9-]+)\.([0-9][0-9a-z.\-]*)\.zip$")
+_TRANSLATION = re.compile(r"^/downloads\.wordpress\.org/translation/core/[0-9.]+/([a-zA-Z_]+)\.zip$")
 _CORE_PACKAGE = re.compile(r"^/downloads\.wordpress\.org/release/wordpress-([0-9.]+)-no-content\.zip$")
 
 
@@ -192,9 +219,16 @@ def _route(served: _Served, path: str, fields: dict[str, str]) -> dict[str, Any]
     if path == f"{api}/themes/update-check/1.1/":
         return _theme_updates(served, _json_field(fields, "themes"))
     if path == f"{api}/core/version-check/1.7/":
-        return _core_offers(served, fields.get("version", ""))
+        return {
+            **_core_offers(served, fields.get("version", "")),
+            "translations": _translation_updates(served, fields.get("version", "")),
+        }
     if path.startswith(f"{api}/core/checksums/"):
         return {"checksums": False}
+    if path == f"{api}/translations/core/1.0/":
+        return _core_translations(served, fields.get("version", ""))
+    if (language := _TRANSLATION.match(path)) is not None and language[1] in served.translations:
+        return served.translations[language[1]].zipped()
     for kind in ("plugin", "theme"):
         if path == f"{api}/{kind}s/info/1.2/":
             offer = served.offers.get((kind, fields.get("request[slug]", "")))
@@ -263,6 +297,39 @@ def _information(offer: Extension) -> dict[str, Any]:
         "requires": "6.0",
         "requires_php": "7.4",
     }
+
+
+def _core_translations(served: _Served, version: str) -> dict[str, Any]:
+    listed = [
+        {
+            "language": language,
+            "version": version,
+            "updated": "2026-12-01 00:00:00",
+            "english_name": language,
+            "native_name": language,
+            "package": f"{DOWNLOADS}/translation/core/{version}/{language}.zip",
+            "iso": {"1": language[:2]},
+            "strings": {"continue": "Continue"},
+        }
+        for language in served.translations
+    ]
+    return {"translations": listed}
+
+
+def _translation_updates(served: _Served, version: str) -> list[dict[str, Any]]:
+    """Newer language packs of WordPress itself (what `language core update` installs)."""
+    return [
+        {
+            "type": "core",
+            "slug": "default",
+            "language": language,
+            "version": version,
+            "updated": "2030-01-01 00:00:00",  # newer than any pack a site has
+            "package": f"{DOWNLOADS}/translation/core/{version}/{language}.zip",
+            "autoupdate": False,
+        }
+        for language in served.translations
+    ]
 
 
 def _core_offers(served: _Served, installed: str) -> dict[str, Any]:
