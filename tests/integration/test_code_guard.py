@@ -114,3 +114,26 @@ def test_the_files_come_back_exactly(guarded: tuple[TestWordPress, GuardedWpCli,
     assert not Path(backup).exists()
     assert "error" in guard.on_server({"op": "discard", "backup": "/etc"})  # only its own backups
     assert "error" in guard.on_server({"op": "restore_files", "backup": "/tmp"}, "--skip-wordpress")
+
+
+def test_a_backup_left_by_a_change_stopped_midway_is_reported_by_the_probe(
+    guarded: tuple[TestWordPress, GuardedWpCli, SandboxWpCli],
+) -> None:
+    """Killed between the backup and the change's end: the backup stays (it is the way back) and every
+    later probe — the doctor's, the next guarded change's — names it after an hour."""
+    import os
+
+    from tests.fakes.clock import site_now
+    from wp_agent.executors.site_health import probe
+
+    site, guard, wp = guarded
+    backup = guard.on_server({"op": "snapshot", "plugins": ["wp-agent-fine"]})["backup"]
+    try:
+        assert not probe(wp, wp).leftovers  # a change under way is not a leftover
+        two_hours_ago = site_now(site.site).timestamp() - 7200  # by the server's clock, as PHP judges it
+        os.utime(backup, (two_hours_ago, two_hours_ago))
+        [left] = probe(wp, wp).leftovers
+        assert backup in left
+        assert "plugins:wp-agent-fine" in left
+    finally:
+        assert guard.on_server({"op": "discard", "backup": backup}) == {"discarded": True}

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from wp_agent.diagnostics.health import health_checks
 from wp_agent.executors.port import CommandResult
 from wp_agent.executors.site_health import HealthReport, Probed, compare, probe
 
@@ -97,3 +98,32 @@ def test_the_verdict_blames_a_change_only_for_what_it_broke() -> None:
     assert already.already_broken == ("front",)
     assert "変更前から" in already.text_ja()
     assert compare(report("front"), report()).text_ja() == "サイトは正常です。"
+
+
+def probed(answer: dict[str, Any]) -> HealthReport:
+    wp = Answering(answer)
+    return probe(wp, wp)  # type: ignore[arg-type]
+
+
+def test_a_backup_left_by_a_change_stopped_midway_is_shown_as_a_warning_not_a_failure() -> None:
+    left = {
+        "backup": "/tmp/wp-agent-guard-" + "0" * 32,
+        "made": "2026-12-01 03:00 UTC",
+        "holds": ["plugins:akismet"],
+    }
+    report = probed({**HEALTHY, "leftovers": [left]})
+    assert report.healthy  # the site itself is fine
+    [check] = [c for c in health_checks(report) if c.name == "health.leftover_backups"]
+    assert check.ok
+    assert "plugins:akismet" in check.detail
+    assert "2026-12-01 03:00 UTC" in check.detail
+    assert "削除" in check.warning
+    assert not [c for c in health_checks(probed(HEALTHY)) if "leftover" in c.name]
+
+
+def test_the_fresh_step_is_said_only_when_the_web_servers_cache_could_not_be_told() -> None:
+    told = {"reached": True, "enabled": True, "invalidated": 3, "restricted": False}
+    assert probed({**HEALTHY, "fresh": told}).notes == ()
+    assert "3秒待って" in probed({**HEALTHY, "fresh": {"reached": False, "waited": 3}}).notes[0]
+    never = {"reached": True, "restricted": True, "validate_timestamps": False, "waited": 0}
+    assert "PHP を再起動するまで" in probed({**HEALTHY, "fresh": never}).notes[0]

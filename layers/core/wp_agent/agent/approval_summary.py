@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from wp_agent.agent.site_reads import StateReader
-from wp_agent.command_line.code_changes import CODE_CHANGES
+from wp_agent.command_line.code_changes import CODE_CHANGES, LANGUAGE_CHANGES
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking import is_secret_name, mask_argv
 from wp_agent.policy.active_content import active_parts
@@ -34,7 +34,7 @@ GUARD_PLAN_JA = (
     "自動で変更前の状態に戻し、結果を報告します。"
 )
 _EXTENSIONS_KEPT = "対象のファイルと有効なプラグイン・テーマ"
-_LANGUAGES_KEPT = "言語ファイル（languages フォルダ全体）とサイトの言語"
+_LANGUAGE_KEPT = "言語ファイル（languages フォルダ全体）とサイトの言語"
 # A core update's plan: its database is backed up only for another branch (a minor one changes files).
 CORE_GUARD_PLAN_JA = (
     "実行の手順: 変更前にサイト（トップページ・最新の投稿・ログイン後の管理画面・REST API・PHPのエラーログ）を確認し、"
@@ -223,7 +223,7 @@ def describe(decision: PolicyDecision, read: StateReader | None = None) -> tuple
     if path == ("core", "update"):
         impact = f"{impact} {_core_guard_plan(parsed, on_site)}".strip()
     elif path in CODE_CHANGES:
-        kept = _LANGUAGES_KEPT if path[0] in {"language", "site"} else _EXTENSIONS_KEPT
+        kept = _LANGUAGE_KEPT if path in LANGUAGE_CHANGES else _EXTENSIONS_KEPT
         impact = f"{impact} {GUARD_PLAN_JA.format(kept=kept)}".strip()
     urls = parsed.option_values("url")
     if urls:

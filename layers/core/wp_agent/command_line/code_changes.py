@@ -4,6 +4,16 @@ approval of one says so (agent/approval_summary.py). Only the words of the comma
 
 from __future__ import annotations
 
+# Translations load as PHP (`.l10n.php`) on every page: installing, updating or switching to one. The
+# guard keeps the whole languages folder and the site's language for these.
+LANGUAGE_CHANGES: frozenset[tuple[str, ...]] = frozenset(
+    {
+        ("language", kind, verb)
+        for kind in ("core", "plugin", "theme")
+        for verb in ("install", "update", "uninstall")
+    }
+    | {("language", "core", "activate"), ("site", "switch-language")}
+)
 CODE_CHANGES: frozenset[tuple[str, ...]] = frozenset(
     {
         ("plugin", verb)
@@ -11,11 +21,5 @@ CODE_CHANGES: frozenset[tuple[str, ...]] = frozenset(
     }
     | {("theme", verb) for verb in ("activate", "install", "update", "delete", "enable")}
     | {("core", "update")}
-    # Translations load as PHP (`.l10n.php`) on every page: installing, updating or switching to one.
-    | {
-        ("language", kind, verb)
-        for kind in ("core", "plugin", "theme")
-        for verb in ("install", "update", "uninstall")
-    }
-    | {("language", "core", "activate"), ("site", "switch-language")}
+    | LANGUAGE_CHANGES
 )

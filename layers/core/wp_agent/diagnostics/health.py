@@ -13,9 +13,23 @@ __all__ = ["HealthReport", "HealthVerdict", "Probed", "compare", "health_checks"
 
 
 def health_checks(report: HealthReport) -> list[Check]:
-    return [
+    checks = [
         passed(f"health.{p.name}", p.label, p.detail)
         if p.ok
         else failed(f"health.{p.name}", p.label, p.detail, p.problem)
         for p in report.probed
     ]
+    if report.leftovers:
+        checks.append(
+            Check(
+                "health.leftover_backups",
+                "途中で止まった変更のバックアップ",
+                True,
+                f"{len(report.leftovers)}件: " + " / ".join(report.leftovers),
+                warning=(
+                    "変更が途中で止まったときの、変更前のファイル（とデータベースの複製）です。サイトが正常なら"
+                    "サーバー上のこのフォルダを削除してください（wp-agent は自分では削除しません）。"
+                ),
+            )
+        )
+    return checks

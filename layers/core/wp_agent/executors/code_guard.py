@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from wp_agent.command_line.aliases import canonical_argv
-from wp_agent.command_line.code_changes import CODE_CHANGES
+from wp_agent.command_line.code_changes import CODE_CHANGES, LANGUAGE_CHANGES
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.executors.media_staging import FileStager, json_answer, run_staged_script
 from wp_agent.executors.port import CommandResult, WpCli
@@ -61,7 +61,7 @@ class Guarded:
         path = next((parsed.positionals[:n] for n in (3, 2) if parsed.positionals[:n] in CODE_CHANGES), None)
         if path is None:  # (the words after the path name the plugins or themes)
             return None
-        if path[0] == "language" or path == ("site", "switch-language"):
+        if path in LANGUAGE_CHANGES:
             return cls(path, (), False)
         if path == ("core", "update"):
             versions = parsed.option_values("version")
@@ -75,14 +75,10 @@ class Guarded:
         """The code the change replaced, whose cached copies the web server must forget."""
         return ({"plugin": "plugins", "theme": "themes", "core": "core"}.get(self.path[0], "languages"),)
 
-    @property
-    def languages(self) -> bool:
-        return self.path[0] == "language" or self.path == ("site", "switch-language")
-
     def request(self) -> dict[str, Any]:
         if self.core is not None:
             return {"op": "snapshot", "core": self.core}
-        if self.languages:  # every translation file and the site's language
+        if self.path in LANGUAGE_CHANGES:  # every translation file and the site's language
             return {"op": "snapshot", "languages": True}
         kind = "plugins" if self.path[0] == "plugin" else "themes"
         # a theme switch also needs the theme that was active: the options record it

@@ -191,7 +191,21 @@ PHP;
 			}
 		}
 	}
-	return array( 'pages' => $pages, 'log' => $log, 'fresh' => $fresh );
+	// Backups the code guard made for a change that never finished (stopped midway): never removed by
+	// themselves (they are the way back), so the person is told.
+	$leftovers = array();
+	foreach ( (array) glob( rtrim( sys_get_temp_dir(), '/' ) . '/wp-agent-guard-*', GLOB_ONLYDIR ) as $dir ) {
+		if ( 1 === preg_match( '#/wp-agent-guard-[0-9a-f]{32}$#', $dir ) && filemtime( $dir ) < time() - HOUR_IN_SECONDS ) {
+			$state       = is_readable( "$dir/state.json" ) ? (array) json_decode( (string) file_get_contents( "$dir/state.json" ), true ) : array();
+			$what        = array_map( static fn( $file ) => ( $file['kind'] ?? '' ) . ':' . ( $file['slug'] ?? '' ), (array) ( $state['files'] ?? array() ) );
+			$leftovers[] = array(
+				'backup' => $dir,
+				'made'   => gmdate( 'Y-m-d H:i', (int) filemtime( $dir ) ) . ' UTC',
+				'holds'  => array_merge( $what, isset( $state['core']['version'] ) ? array( 'core:' . $state['core']['version'] ) : array() ),
+			);
+		}
+	}
+	return array( 'pages' => $pages, 'log' => $log, 'fresh' => $fresh, 'leftovers' => $leftovers );
 };
 
 echo wp_json_encode( $wp_agent_probe( (array) json_decode( $args[0] ?? '{}', true ) ) );

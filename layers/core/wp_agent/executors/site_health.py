@@ -69,6 +69,7 @@ class HealthReport:
     log_size: int | None = None
     new_log_lines: tuple[str, ...] = field(default=())
     notes: tuple[str, ...] = field(default=())  # how the probe saw the change (not part of the verdict)
+    leftovers: tuple[str, ...] = field(default=())  # guard backups of changes stopped midway (Japanese)
 
     @property
     def healthy(self) -> bool:
@@ -166,7 +167,12 @@ def probe(
         )
     size = log.get("size")
     notes = _fresh_notes(answer.get("fresh"))
-    return HealthReport(tuple(probed), size if isinstance(size, int) else None, lines, notes)
+    leftovers = tuple(
+        f"{item.get('backup')}（{item.get('made')} 作成: {', '.join(map(str, item.get('holds') or [])) or '内容不明'}）"
+        for item in answer.get("leftovers") or []
+        if isinstance(item, dict)
+    )
+    return HealthReport(tuple(probed), size if isinstance(size, int) else None, lines, notes, leftovers)
 
 
 def _fresh_notes(fresh: Any) -> tuple[str, ...]:

@@ -1,0 +1,35 @@
+"""Every guarded change's approval says the guard's plan, and what it keeps to go back: the files and
+active extensions, the languages folder and the site's language, or core's files (and the database for
+another branch)."""
+
+from __future__ import annotations
+
+import pytest
+
+from wp_agent.agent.approval_summary import describe
+from wp_agent.command_line.code_changes import CODE_CHANGES, LANGUAGE_CHANGES
+from wp_agent.policy import CommandPolicy
+
+POLICY = CommandPolicy()
+SAMPLES = {
+    "plugin update akismet": "対象のファイルと有効なプラグイン・テーマ",
+    "theme activate twentytwentyfour": "対象のファイルと有効なプラグイン・テーマ",
+    "language core update": "languages フォルダ全体",
+    "language core install de_DE --activate": "languages フォルダ全体",
+    "site switch-language de_DE": "languages フォルダ全体",
+    "core update": "ファイルとデータベース",
+    "core update --minor": "自動でファイルを変更前の版に戻し",
+}
+
+
+@pytest.mark.parametrize("command", list(SAMPLES))
+def test_the_approval_says_what_the_guard_keeps(command: str) -> None:
+    decision = POLICY.classify(command)
+    assert decision.needs_approval, decision
+    _, impact = describe(decision, None)
+    assert "実行の手順" in impact
+    assert SAMPLES[command] in impact
+
+
+def test_every_language_change_is_a_guarded_code_change() -> None:
+    assert LANGUAGE_CHANGES <= CODE_CHANGES
