@@ -51,11 +51,7 @@ class Extension:
         return f"{DOWNLOADS}/{self.kind}/{self.slug}.{self.version}.zip"
 
     def zipped(self) -> bytes:
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-            for relative, text in sorted(self.files.items()):
-                archive.writestr(f"{self.slug}/{relative}", text)
-        return buffer.getvalue()
+        return _zipped(self.files, folder=f"{self.slug}/")  # a package unpacks to its own folder
 
     def folder(self, wordpress: Path) -> Path:
         return wordpress / "wp-content" / f"{self.kind}s" / self.slug
@@ -82,11 +78,7 @@ class Translation:
     files: Mapping[str, str]
 
     def zipped(self) -> bytes:
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-            for name, text in sorted(self.files.items()):
-                archive.writestr(name, text)
-        return buffer.getvalue()
+        return _zipped(self.files, folder="")  # a language pack unpacks into the languages folder
 
 
 @dataclass
@@ -396,6 +388,14 @@ def _versioned(text: str, core: CoreRelease) -> str:
     if core.db_version is not None:
         text = re.sub(r"\$wp_db_version = \d+;", f"$wp_db_version = {core.db_version};", text, count=1)
     return text
+
+
+def _zipped(files: Mapping[str, str], *, folder: str) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for relative, text in sorted(files.items()):
+            archive.writestr(folder + relative, text)
+    return buffer.getvalue()
 
 
 def _write_owned(path: Path, text: str, owner: str, *, stop: Path) -> None:
