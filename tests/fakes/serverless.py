@@ -14,6 +14,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,10 +65,9 @@ ANTHROPIC_TEST_KEY = "sk-ant-api03-TESTONLY-0123456789abcdefghijklmnopqrstuvwxyz
 OWNER = "user-1"
 
 
-@pytest.fixture(scope="session")
-def synthesized_template(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def synthesized_once(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The CDK app's template, synthesised once per test run and shared by the workers (stand-in
-    dependency layer)."""
+    dependency layer). (The `synthesized_template` fixture, tests/integration/conftest.py.)"""
 
     def synthesize() -> dict[str, Any]:
         root = tmp_path_factory.mktemp("serverless-synth")
@@ -232,8 +232,8 @@ def _reset_handlers() -> None:
     close_pooled_connections()
 
 
-@pytest.fixture
-def serverless(
+@contextmanager
+def running_stack(
     sshd_server: SshdRig,
     rig_site: TestWordPress,
     scripted_anthropic: ScriptedAnthropicServer,
@@ -324,8 +324,12 @@ def serverless(
             queue_url=queue_url,
             site=site,
         )
-        yield stack
-        stack.settle()
-        for function in dispatcher.functions.values():
-            function.close()
-    _reset_handlers()
+        try:
+            yield stack
+        finally:  # (as a fixture's teardown: also after a failed test)
+            try:
+                stack.settle()
+                for function in dispatcher.functions.values():
+                    function.close()
+            finally:
+                _reset_handlers()

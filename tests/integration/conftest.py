@@ -3,14 +3,44 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from jsonschema import Draft4Validator
 
-from tests.fakes.serverless import serverless, synthesized_template  # noqa: F401 - fixtures (imports the CDK app)
 from wp_agent.adapters.aws.events import EventPublisher
 from wp_agent.models import events
+
+if TYPE_CHECKING:
+    from tests.fakes.anthropic_server import ScriptedAnthropicServer
+    from tests.fakes.serverless import ServerlessStack
+    from tests.fakes.sshd import SshdRig
+    from tests.fakes.wordpress import TestWordPress
+
+
+# The serverless stack's fixtures import the CDK app, moto's state machines and every handler (~4 s): only
+# when a test asks for them, not in every pytest process that collects an integration test (the date
+# runs, the contract run).
+@pytest.fixture(scope="session")
+def synthesized_template(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    from tests.fakes.serverless import synthesized_once
+
+    return synthesized_once(tmp_path_factory)
+
+
+@pytest.fixture
+def serverless(
+    sshd_server: SshdRig,
+    rig_site: TestWordPress,
+    scripted_anthropic: ScriptedAnthropicServer,
+    monkeypatch: pytest.MonkeyPatch,
+    synthesized_template: dict[str, Any],
+) -> Iterator[ServerlessStack]:
+    from tests.fakes.serverless import running_stack
+
+    with running_stack(sshd_server, rig_site, scripted_anthropic, monkeypatch, synthesized_template) as stack:
+        yield stack
 
 
 @pytest.fixture(autouse=True)
