@@ -138,7 +138,9 @@ $wp_agent_guard = static function ( array $request ): array {
 			require_once ABSPATH . 'wp-admin/includes/plugin.php';
 		}
 		$dir = $base . '/wp-agent-guard-' . bin2hex( random_bytes( 16 ) );
-		mkdir( $dir, 0700 );
+		if ( ! mkdir( $dir, 0700 ) || is_link( $dir ) ) { // a new folder of ours, never one found there
+			return array( 'error' => 'the backup folder could not be made' );
+		}
 		$state = array(
 			'active_plugins'          => get_option( 'active_plugins', array() ),
 			'active_sitewide_plugins' => is_multisite() ? get_site_option( 'active_sitewide_plugins', array() ) : null,
