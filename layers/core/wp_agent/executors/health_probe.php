@@ -11,12 +11,14 @@
  * The dashboard is fetched with a session made for this probe alone (WP_Session_Tokens, as a login makes
  * one), valid two minutes, destroyed before the probe ends; its cookies are never printed.
  *
- * Request: {"connect": "127.0.0.1:8080" | null, "log_from": <bytes> | null}. `connect` (tests and the
- * sandbox) sends each request to that address over plain HTTP with the site's host name, as curl's
- * --connect-to would; the site answers as itself.
+ * Request: {"connect": "127.0.0.1:8080" | null, "log_from": <bytes> | null, "fresh": ["plugins" |
+ * "themes" | "core" | "languages"]}. `connect` (tests and the sandbox) sends each request to that address
+ * over plain HTTP with the site's host name, as curl's --connect-to would; the site answers as itself.
+ * `fresh` names the code a change just replaced: the web server's opcache is told to forget it first.
  *
  * Prints one JSON object: {"pages": [{"name", "url", "status", "bytes", "fatal", "ms", "redirect"}],
- * "log": {"found", "size", "lines"}}.
+ * "log": {"found", "size", "lines"}, "fresh": null | {"reached", "enabled", "invalidated", "restricted",
+ * "validate_timestamps", "revalidate_freq", "waited"}, "leftovers": [{"backup", "made", "holds"}]}.
  */
 
 $wp_agent_probe = static function ( array $request ): array {
