@@ -20,8 +20,7 @@
  *   active plugins and theme — the options themselves, so no hook of the broken code runs on the way back
  *   (run with --skip-plugins --skip-themes).
  * discard {"backup": dir}: removes the backup (its table copies too).
- * leftovers {}: backups more than an hour old that no change removed (one stopped midway), with what
- *   each holds.
+ * (A backup a change stopped midway left behind is named by the health probe, health_probe.php.)
  *
  * Prints one JSON object. Only directories this script made (wp-agent-guard-<32 hex>) and tables it made
  * (wpagentbak_<8 hex>_<n>) are ever removed.
@@ -75,7 +74,7 @@ $wp_agent_guard = static function ( array $request ): array {
 	$core_entry = '/^(wp-admin|wp-includes|wp-[a-z-]+\.php|index\.php|xmlrpc\.php|license\.txt|readme\.html)$/';
 
 	$op = $request['op'] ?? '';
-	if ( 'snapshot' !== $op && 'leftovers' !== $op && ! $ours( $request['backup'] ?? null ) ) {
+	if ( 'snapshot' !== $op && ! $ours( $request['backup'] ?? null ) ) {
 		return array( 'error' => 'not a backup of ours' );
 	}
 	$dir = (string) ( $request['backup'] ?? '' );
@@ -234,15 +233,6 @@ $wp_agent_guard = static function ( array $request ): array {
 		}
 		file_put_contents( "$dir/state.json", wp_json_encode( $state ) );
 		return array( 'backup' => $dir, 'state' => $state );
-	}
-	if ( 'leftovers' === $op ) {
-		$found = array();
-		foreach ( (array) glob( "$base/wp-agent-guard-*" ) as $old ) {
-			if ( $ours( $old ) && filemtime( $old ) < time() - HOUR_IN_SECONDS ) {
-				$found[] = array( 'backup' => $old, 'made' => gmdate( 'c', (int) filemtime( $old ) ), 'state' => $state_of( $old ) );
-			}
-		}
-		return array( 'leftovers' => $found );
 	}
 	if ( 'restore_state' === $op ) {
 		$state    = $state_of( $dir );

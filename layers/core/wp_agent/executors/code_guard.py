@@ -18,7 +18,7 @@ else; which commands reach an executor is the policy's decision.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,11 +100,10 @@ class GuardedWpCli:
         with self._connect() as connect:
             each = self._one_by_one(argv, change)
             if each is None:
-                return self._guarded(argv, change, connect)
+                return self._guarded(argv, change, connect)[0]
             # Updating all: one guarded update per plugin or theme, so one that breaks the site is
             # taken back alone and the others are kept (the same updates as the command, no other).
-            results = [self._guarded(one, Guarded.of(one) or change, connect) for one in each]
-            return _combined(results, argv)
+            return _combined([self._guarded(one, Guarded.of(one) or change, connect) for one in each])
 
     @property
     def inner(self) -> WpCli:
@@ -133,11 +132,14 @@ class GuardedWpCli:
         names = [name for name in offered.stdout.split() if name not in excluded]
         return [[kind, "update", name, *flags] for name in names] or None
 
-    def _guarded(self, argv: Sequence[str], change: Guarded, connect: str | None) -> CommandResult:
+    def _guarded(
+        self, argv: Sequence[str], change: Guarded, connect: str | None
+    ) -> tuple[CommandResult, bool]:
+        """The change run guarded, and whether it was taken back."""
         before = probe(self._inner, self._stager, connect=connect)
         snapshot = self.on_server(change.request())
         if "backup" not in snapshot:
-            return _refused("変更前の状態を保存できなかったため、変更を実行しませんでした。", snapshot)
+            return _refused("変更前の状態を保存できなかったため、変更を実行しませんでした。", snapshot), False
         backup = snapshot["backup"]
         result = self._inner.run(argv)
         if change.core is not None:  # (WP-CLI may end in an error after it replaced the files)
@@ -149,7 +151,7 @@ class GuardedWpCli:
         if not verdict.got_worse:
             self.on_server({"op": "discard", "backup": backup})
             report = ["変更後にサイトを確認しました: " + verdict.text_ja(), *_lines(after)]
-            return _with_report(result, report)
+            return _with_report(result, report), False
         # Back: the files first, without loading WordPress (the change may keep it from loading at
         # all), then the database and the active plugins and theme, without loading any of them.
         files = self.on_server({"op": "restore_files", "backup": backup}, "--skip-wordpress")
@@ -179,37 +181,42 @@ class GuardedWpCli:
             "戻した後の確認:",
             *_lines(again),
         ]
-        return CommandResult(
-            result.stdout, "\n".join([*report, result.stderr.strip()]).strip() + "\n", 1, result.duration_ms
-        )
+        return CommandResult(result.stdout, _text([*report, result.stderr]), 1, result.duration_ms), True
 
     def _update_database(self, result: CommandResult, state: dict[str, Any]) -> CommandResult:
         """A core update's database step, inside the guard (WordPress would run it on the next admin
         visit): `core update-db`, for every site of a network."""
         network = ["--network"] if state.get("multisite") else []
         done = self._inner.run(["core", "update-db", *network])
-        stdout = "\n".join([result.stdout.rstrip(), done.stdout.strip()]).strip() + "\n"
-        stderr = "\n".join([result.stderr.rstrip(), done.stderr.strip()]).strip()
-        code = result.exit_code or done.exit_code
-        return CommandResult(stdout, stderr + "\n" if stderr else "", code, result.duration_ms)
+        return CommandResult(
+            _text([result.stdout, done.stdout]),
+            _text([result.stderr, done.stderr]),
+            result.exit_code or done.exit_code,
+            result.duration_ms + done.duration_ms,
+        )
 
     def on_server(self, request: dict[str, Any], *flags: str) -> dict[str, Any]:
-        """code_guard.php's answer to `request` (snapshot, restore_files, restore_state, discard, leftovers)
-        on the site's server; `flags` for `wp eval-file` (--skip-wordpress …)."""
+        """code_guard.php's answer to `request` (snapshot, restore_files, restore_state, discard) on the
+        site's server; `flags` for `wp eval-file` (--skip-wordpress …)."""
         return json_answer(run_staged_script(self._inner, self._stager, GUARD, request, flags))
 
 
-def _combined(results: list[CommandResult], argv: Sequence[str]) -> CommandResult:
+def _combined(outcomes: list[tuple[CommandResult, bool]]) -> CommandResult:
     """One answer for the updates of `--all`: each one's output and report, failed when any was taken
-    back (what was kept is kept)."""
-    taken_back = sum(1 for r in results if r.exit_code != 0)
+    back or failed by itself (what was kept is kept)."""
+    results = [result for result, _ in outcomes]
+    taken_back = sum(1 for _, back in outcomes if back)
+    failed = sum(1 for result, back in outcomes if result.exit_code != 0 and not back)
+    said = [f"{taken_back}件はサイトが悪くなったため戻しました"] if taken_back else []
+    said += [f"{failed}件は更新できませんでした"] if failed else []
     summary = f"{len(results)}件を1件ずつ確認しながら更新しました" + (
-        f"（{taken_back}件はサイトが悪くなったため戻しました）。" if taken_back else "。"
+        f"（{'、'.join(said)}）。" if said else "。"
     )
-    stdout = "\n".join([*(r.stdout.rstrip() for r in results), summary]).strip() + "\n"
-    stderr = "\n".join(r.stderr.rstrip() for r in results if r.stderr.strip())
     return CommandResult(
-        stdout, stderr + "\n" if stderr else "", 1 if taken_back else 0, sum(r.duration_ms for r in results)
+        _text([*(r.stdout for r in results), summary]),
+        _text(r.stderr for r in results),
+        1 if taken_back or failed else 0,
+        sum(r.duration_ms for r in results),
     )
 
 
@@ -223,8 +230,13 @@ def _lines(report: HealthReport) -> list[str]:
 
 
 def _with_report(result: CommandResult, report: list[str]) -> CommandResult:
-    stdout = "\n".join([result.stdout.rstrip(), *report]).strip() + "\n"
-    return CommandResult(stdout, result.stderr, result.exit_code, result.duration_ms)
+    return CommandResult(_text([result.stdout, *report]), result.stderr, result.exit_code, result.duration_ms)
+
+
+def _text(parts: Iterable[str]) -> str:
+    """Outputs and report lines as one text ending in a newline (empty when there is nothing)."""
+    text = "\n".join(part.rstrip() for part in parts if part.strip()).strip()
+    return f"{text}\n" if text else ""
 
 
 def _refused(message_ja: str, answer: dict[str, Any]) -> CommandResult:
