@@ -172,6 +172,7 @@ _HANDLED: dict[tuple[str, ...], frozenset[str]] = {
     ("user", "delete"): frozenset({"network", "reassign"}),
     ("site", "delete"): frozenset({"slug", "keep-tables"}),
     ("plugin", "install"): frozenset({"activate", "activate-network"}),
+    ("core", "update"): frozenset({"minor", "version"}),  # (the release it goes to is the summary)
     ("theme", "install"): frozenset({"activate"}),
     ("user", "create"): frozenset({"role"}),
     ("post", "meta", "delete"): frozenset({"all"}),
@@ -252,10 +253,19 @@ def _active_content_notes(parsed: ParsedCommand, path: tuple[str, ...], said: st
 
 def _on_site(read: StateReader | None, url_tokens: tuple[str, ...]) -> StateReader | None:
     """`read` on the command's own site: every read carries the command's `--url` (on a network,
-    post 5 of /en/ is not post 5 of the main site)."""
-    if read is None or not url_tokens:
-        return read
-    return lambda argv: read([*argv, *url_tokens])
+    post 5 of /en/ is not post 5 of the main site). One description asks the site each thing once
+    (its handler and the plan may both need the same fact)."""
+    if read is None:
+        return None
+    answers: dict[tuple[str, ...], str | None] = {}
+
+    def on_site(argv: list[str]) -> str | None:
+        key = (*argv, *url_tokens)
+        if key not in answers:
+            answers[key] = read(list(key))
+        return answers[key]
+
+    return on_site
 
 
 def _flag_notes(parsed: ParsedCommand, path: tuple[str, ...]) -> list[str]:
