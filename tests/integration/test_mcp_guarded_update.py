@@ -9,10 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp.client.context import ClientRequestContext
-from mcp.types import CallToolResult, ElicitRequestParams, ElicitResult
+from mcp.types import CallToolResult
 
-from tests.integration.test_mcp_server import mcp_client, run, server_environment, text_of
+from tests.integration.test_mcp_server import Person, approving, mcp_client, run, server_environment, text_of
 from wp_agent.sandbox import SandboxSite, sample_updates
 from wp_agent.sandbox.http_front import HttpFront
 from wp_agent.sandbox.update_server import UpdateServer
@@ -25,12 +24,8 @@ def test_an_update_approved_through_elicitation_is_taken_back_when_it_breaks_the
     tmp_path: Path, cli_sandbox: SandboxSite
 ) -> None:
     env = server_environment(tmp_path, cli_sandbox)
-    asked: list[str] = []
-
-    async def person(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
-        asked.append(params.message)
-        return ElicitResult(action="accept", content={"approve": True})
-
+    person = Person(approving(True))
+    asked = person.asked
     seen: dict[str, CallToolResult] = {}
 
     async def main() -> None:

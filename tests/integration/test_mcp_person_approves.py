@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp.client.context import ClientRequestContext
 from mcp.shared.exceptions import MCPError
-from mcp.types import CallToolResult, ElicitRequestParams, ElicitResult
+from mcp.types import CallToolResult, ElicitResult
 
 from tests.fakes.cli import run_cli, run_on_terminal
 from tests.integration.test_mcp_server import (
+    Person,
     audit_records,
     mcp_client,
     post_status,
@@ -205,12 +205,8 @@ def test_a_cancelled_elicitation_hands_the_hold_to_the_person(
     tmp_path: Path, cli_sandbox: SandboxSite
 ) -> None:
     env = server_environment(tmp_path, cli_sandbox)
-    asked: list[str] = []
-
-    async def person(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
-        asked.append(params.message)
-        return ElicitResult(action="cancel")
-
+    person = Person(ElicitResult(action="cancel"))
+    asked = person.asked
     seen: dict[str, CallToolResult] = {}
 
     async def main() -> None:

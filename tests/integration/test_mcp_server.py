@@ -85,6 +85,22 @@ def post_status(sandbox: SandboxSite, post_id: int) -> str:
     return result.stdout.strip() if result.returncode == 0 else "missing"
 
 
+class Person:
+    """The human an MCP client asks (elicitation): gives `answers` in turn and keeps what was asked."""
+
+    def __init__(self, *answers: ElicitResult) -> None:
+        self._answers = iter(answers)
+        self.asked: list[str] = []
+
+    async def __call__(self, context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
+        self.asked.append(params.message)
+        return next(self._answers)
+
+
+def approving(approve: bool) -> ElicitResult:
+    return ElicitResult(action="accept", content={"approve": approve})
+
+
 def run(main: Callable[[], Awaitable[None]]) -> None:
     async def bounded() -> None:
         with anyio.fail_after(180):
@@ -195,13 +211,8 @@ def test_an_elicitation_capable_client_is_asked_and_its_answer_decides(
     tmp_path: Path, cli_sandbox: SandboxSite
 ) -> None:
     env = server_environment(tmp_path, cli_sandbox)
-    asked: list[str] = []
-    answers = iter([True, False])
-
-    async def person(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
-        asked.append(params.message)
-        return ElicitResult(action="accept", content={"approve": next(answers)})
-
+    person = Person(approving(True), approving(False))
+    asked = person.asked
     seen: dict[str, CallToolResult] = {}
 
     async def main() -> None:

@@ -19,6 +19,7 @@ import json
 import os
 import pwd
 import re
+import shutil
 import threading
 import zipfile
 from collections.abc import Iterable, Mapping
@@ -126,8 +127,6 @@ class UpdateServer:
     def install(self, extension: Extension) -> None:
         """Put a version of a plugin or theme on the site (as if installed earlier), files owned by the
         site's owner; what was in its folder before is replaced."""
-        import shutil
-
         folder = extension.folder(Path(self.site.wordpress))
         shutil.rmtree(folder, ignore_errors=True)
         for relative, text in extension.files.items():
