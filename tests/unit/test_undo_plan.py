@@ -55,7 +55,10 @@ def _run(site: FakeOptions, command: str, change: tuple[str, object | None]) -> 
 def test_what_cannot_be_undone_is_known_before_anything_runs() -> None:
     assert assess(("post", "update"), ["post", "update", "45", "--post_title=x"]).revertible
     for path, argv in [
-        (("plugin", "install"), ["plugin", "install", "hello-dolly"]),
+        (("plugin", "uninstall"), ["plugin", "uninstall", "hello-dolly"]),
+        (("core", "update"), ["core", "update", "--minor"]),
+        (("language", "core", "install"), ["language", "core", "install", "de_DE"]),
+        (("plugin", "install"), ["plugin", "install", "hello", "--activate-network"]),
         (("term", "delete"), ["term", "delete", "category", "3"]),
         (("user", "update"), ["user", "update", "2", "--user_pass=secret-1"]),
         (("option", "update"), ["option", "update", "mailserver_pass", "x"]),
@@ -142,15 +145,18 @@ def test_a_before_image_holding_a_secret_is_not_kept() -> None:
 
 def test_commands_not_run_or_not_revertible_are_reported_not_planned() -> None:
     site = FakeOptions()
-    plugin = POLICY.classify("plugin install hello-dolly")
+    plugin = POLICY.classify("plugin uninstall hello-dolly")
     capture = capture_before(plugin.command_path, list(plugin.argv), site.read)
     plan = build_plan(
         "run_1",
-        [RunCommand("plugin install hello-dolly", capture), RunCommand("option update x 1", None, ran=False)],
+        [
+            RunCommand("plugin uninstall hello-dolly", capture),
+            RunCommand("option update x 1", None, ran=False),
+        ],
         site.read,
     )
     assert plan.steps == []
-    assert [s.entity_ja for s in plan.skipped] == ["wp plugin install hello-dolly"]
+    assert [s.entity_ja for s in plan.skipped] == ["wp plugin uninstall hello-dolly"]
     assert site.reads == []  # nothing to read for a command that cannot be undone
 
 

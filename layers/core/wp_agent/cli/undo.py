@@ -24,7 +24,7 @@ from wp_agent.config import CliSettings, LocalAgentSettings
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.factory import build_wp_cli
 from wp_agent.executors.port import WpCli
-from wp_agent.masking import mask_command, mask_text
+from wp_agent.masking import mask_command, mask_command_output, mask_text
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.target import Role
 from wp_agent.models.undo import UndoPlan
@@ -342,13 +342,17 @@ def _print_plan(checked: CheckedPlan, out: terminal.Stream) -> None:
         out.line(f"  ※ {note}")
 
 
+_WHY_LINES = 12  # of a failed step's reason (a guard's report names each page it checked)
+
+
 def _print_outcome(outcome: PlanOutcome, plan: UndoPlan, undo_run_id: str, out: terminal.Stream) -> None:
     for done in outcome.steps:
-        if done.result is None:
-            mark = "－（実行していません）"
-        else:
-            mark = "✓" if done.ok else f"✗ {done.result.stderr.strip()[:200]}"
+        mark = "－（実行していません）" if done.result is None else "✓" if done.ok else "✗"
         out.line(f"  {mark} wp {mask_command(shlex.join(done.argv))}")
+        if done.result is not None and not done.ok:  # why, as the command (or its guard) said it
+            why = mask_command_output(done.result.stderr).strip().splitlines()
+            for line in why[:_WHY_LINES]:
+                out.line(f"      {line.strip()[:200]}")
     for old, new in outcome.new_ids.items():
         again = f"同じID {new}" if old == new else f"新しいID {new}"
         out.line(f"  ※ 投稿 ID {old} は{again}で作り直しました（コメントとリビジョンは戻っていません）。")

@@ -84,13 +84,32 @@ class Translation:
 
 @dataclass
 class _Served:
-    offers: dict[tuple[str, str], Extension]
+    offers: dict[tuple[str, str], Extension]  # the newest version of each, offered as an update
     core: CoreRelease | None
     wordpress: Path
     translations: dict[str, Translation] = field(default_factory=dict)
     requests: list[str] = field(default_factory=list)
     packages: dict[str, bytes] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # Every version released, by (kind, slug, version): what `install|update --version=<v>` downloads
+    # (the offers, and the versions installed on the site through `install`, as on WordPress.org).
+    releases: dict[tuple[str, str, str], Extension] = field(default_factory=dict)
+
+    def release(self, extension: Extension) -> None:
+        with self.lock:
+            self.releases[(extension.kind, extension.slug, extension.version)] = extension
+
+    def newest(self, kind: str, slug: str) -> Extension | None:
+        """The plugin's or theme's information: its offer, else the version released last."""
+        with self.lock:
+            if (kind, slug) in self.offers:
+                return self.offers[(kind, slug)]
+            known = [e for (k, s, _), e in self.releases.items() if (k, s) == (kind, slug)]
+        return max(known, key=lambda e: _version_parts(e.version), default=None)
+
+    def versions(self, kind: str, slug: str) -> dict[str, str]:
+        with self.lock:
+            return {v: e.package_url for (k, s, v), e in self.releases.items() if (k, s) == (kind, slug)}
 
 
 class UpdateServer:
@@ -105,12 +124,15 @@ class UpdateServer:
         translations: Iterable[Translation] = (),
     ) -> None:
         self.site = site
+        offers_list = list(offers)
         self._served = _Served(
-            {(e.kind, e.slug): e for e in offers},
+            {(e.kind, e.slug): e for e in offers_list},
             core,
             Path(site.wordpress),
             {t.language: t for t in translations},
         )
+        for offer in offers_list:
+            self._served.release(offer)
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -124,9 +146,15 @@ class UpdateServer:
     def mu_plugin(self) -> Path:
         return Path(self.site.wordpress) / "wp-content" / "mu-plugins" / MU_PLUGIN
 
+    def publish(self, extension: Extension) -> None:
+        """Serve this version for download (`install|update --version=<v>`), replacing what was served as
+        that version; the site's files stay as they are."""
+        self._served.release(extension)
+
     def install(self, extension: Extension) -> None:
         """Put a version of a plugin or theme on the site (as if installed earlier), files owned by the
         site's owner; what was in its folder before is replaced."""
+        self.publish(extension)
         folder = extension.folder(Path(self.site.wordpress))
         shutil.rmtree(folder, ignore_errors=True)
         for relative, text in extension.files.items():
@@ -222,11 +250,13 @@ def _route(served: _Served, path: str, fields: dict[str, str]) -> dict[str, Any]
         return served.translations[language[1]].zipped()
     for kind in ("plugin", "theme"):
         if path == f"{api}/{kind}s/info/1.2/":
-            offer = served.offers.get((kind, fields.get("request[slug]", "")))
-            return None if offer is None else _information(offer)
+            slug = fields.get("request[slug]", "")
+            newest = served.newest(kind, slug)
+            return None if newest is None else _information(newest, served.versions(kind, slug))
     if (package := _PACKAGE.match(path)) is not None:
-        offer = served.offers.get((package[1], package[2]))
-        return offer.zipped() if offer is not None and offer.version == package[3] else None
+        with served.lock:
+            extension = served.releases.get((package[1], package[2], package[3]))
+        return None if extension is None else extension.zipped()
     if (release := _CORE_PACKAGE.match(path)) is not None and served.core is not None:
         return _core_package(served, served.core) if release[1] == served.core.version else None
     return None
@@ -240,11 +270,12 @@ def _json_field(fields: dict[str, str], name: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _newer(offered: str, installed: str) -> bool:
-    def parts(version: str) -> tuple[int, ...]:
-        return tuple(int(p) for p in re.findall(r"\d+", version))
+def _version_parts(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version))
 
-    return parts(offered) > parts(installed)
+
+def _newer(offered: str, installed: str) -> bool:
+    return _version_parts(offered) > _version_parts(installed)
 
 
 def _plugin_updates(served: _Served, sent: dict[str, Any]) -> dict[str, Any]:
@@ -278,13 +309,13 @@ def _theme_updates(served: _Served, sent: dict[str, Any]) -> dict[str, Any]:
     return {"themes": response, "translations": [], "no_update": {}}
 
 
-def _information(offer: Extension) -> dict[str, Any]:
+def _information(offer: Extension, versions: dict[str, str]) -> dict[str, Any]:
     return {
         "name": offer.slug,
         "slug": offer.slug,
         "version": offer.version,
         "download_link": offer.package_url,
-        "versions": {offer.version: offer.package_url},  # what `update --minor|--patch` chooses from
+        "versions": versions,  # what `update --minor|--patch` chooses from
         "requires": "6.0",
         "requires_php": "7.4",
     }

@@ -17,6 +17,7 @@ from typing import Any
 
 from wp_agent.agent import approval_steps
 from wp_agent.agent.approval_summary import IRREVERSIBLE, POST_RECREATED_ONLY
+from wp_agent.command_line.code_changes import LANGUAGE_CHANGES
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking import is_secret_name
 from wp_agent.models.undo import EntityRef, UndoCapture, UndoItem
@@ -67,6 +68,8 @@ class Spec:
     created_id: re.Pattern[str] | None = None
     # reason it cannot be undone, decided from the argv alone (None: it can)
     irreversible: Callable[[Command], str | None] = lambda cmd: None
+    # `--all` names what it changes by a read of the site (plugins with an update…): recorded, not refused
+    reads_all: bool = False
 
 
 def _never(reason: str) -> Spec:
@@ -243,6 +246,40 @@ def _menu_item_of(cmd: Command) -> list[EntityRef]:
     return [cmd.ref("menu_items", cmd.args[0])] if cmd.args else []
 
 
+def _extensions(cmd: Command) -> list[EntityRef]:
+    """Each plugin or theme whose code the command changes; `--all`: those the site names (all it has,
+    or for `update` those WordPress offers an update for), less `--exclude`."""
+    kind = cmd.path[0]
+    names = cmd.args
+    if cmd.parsed.has_flag("all"):
+        if cmd.read is None:
+            return []
+        # (which have an update is WordPress's update check: skipped only when all are wanted)
+        which = ["--update=available"] if cmd.path[1] == "update" else ["--skip-update-check"]
+        listed = cmd.read([kind, "list", *which, "--field=name"])
+        if not listed.ok:
+            raise CaptureError(
+                f"{'プラグイン' if kind == 'plugin' else 'テーマ'}の一覧を読み取れませんでした"
+            )
+        excluded = {n for value in cmd.parsed.option_values("exclude") for n in value.split(",")}
+        names = [name for name in listed.stdout.split() if name not in excluded]
+    refs = [cmd.ref("extension", kind, name) for name in names]
+    # deactivating a plugin again (the undo of an activation) stamps `recently_activated`: set back too
+    return (
+        [cmd.ref("option", "recently_activated", always=True), *refs] if kind == "plugin" and refs else refs
+    )
+
+
+def _network_install(cmd: Command) -> str | None:
+    if cmd.parsed.has_flag("activate-network"):
+        return "ネットワーク全体での有効化は元に戻せません。"
+    return None
+
+
+# Said where the guard already takes a change back by itself when the site got worse.
+_GUARDED_ONLY = "（変更した直後の確認で問題が見つかれば、その場で自動的に元に戻します。）"
+
+
 def _created(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.MULTILINE)
 
@@ -314,6 +351,26 @@ COMMANDS: dict[tuple[str, ...], Spec] = {
     ("plugin", "deactivate"): Spec(_plugins, irreversible=_network),
     ("plugin", "toggle"): Spec(_plugins, irreversible=_network),
     ("theme", "activate"): Spec(_theme_switch),
+    # Files of a plugin or theme: put back from WordPress.org's copy of the recorded version (undo/site_kinds.py).
+    **{(kind, "install"): Spec(_extensions, irreversible=_network_install) for kind in ("plugin", "theme")},
+    **{
+        (kind, verb): Spec(_extensions, reads_all=True)
+        for kind in ("plugin", "theme")
+        for verb in ("update", "delete")
+    },
+    ("plugin", "uninstall"): _never(
+        "アンインストールはプラグインが保存していたデータも削除するため、元に戻せません。"
+    ),
+    ("core", "update"): _never(
+        "WordPress本体の更新は、後から取り消す操作では元に戻せません。" + _GUARDED_ONLY
+    ),
+    **{
+        path: _never(
+            "翻訳ファイルの追加・更新・削除は、後から取り消す操作では元に戻せません。" + _GUARDED_ONLY
+        )
+        for path in LANGUAGE_CHANGES
+        if path[-1] in {"install", "update", "uninstall"}
+    },
     # the site's language is the WPLANG option; switched back by setting it again
     **{
         path: Spec(lambda cmd: [cmd.ref("option", "WPLANG", always=True)])
@@ -361,7 +418,13 @@ def assess(path: Sequence[str], argv: Sequence[str]) -> Assessment:
         return Assessment(False, NOT_RECORDED)
     cmd = _command(path, argv, None)
     reason = spec.irreversible(cmd)
-    if reason is None and cmd.parsed.has_flag("all") and spec.creates is None and not spec.targets(cmd):
+    if (
+        reason is None
+        and cmd.parsed.has_flag("all")
+        and spec.creates is None
+        and not spec.reads_all
+        and not spec.targets(cmd)
+    ):
         reason = "全件を対象にした操作は、変更内容を記録できないため元に戻せません。"
     return Assessment(reason is None, reason or "")
 

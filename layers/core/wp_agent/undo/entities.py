@@ -9,11 +9,35 @@ from __future__ import annotations
 
 from wp_agent.undo.content_kinds import COMMENT, POST, TERM, TERMS
 from wp_agent.undo.kind import CaptureError, Kind, Read, scoped, value_args
-from wp_agent.undo.site_kinds import MENU, MENU_ITEMS, META, OPTION, PLUGINS, SITE, THEME, USER
+from wp_agent.undo.site_kinds import (
+    EXTENSION,
+    MENU,
+    MENU_ITEMS,
+    META,
+    OPTION,
+    PLUGINS,
+    SITE,
+    THEME,
+    USER,
+)
 
 __all__ = ["KINDS", "CaptureError", "Kind", "Read", "scoped", "value_args"]
 
 KINDS: dict[str, Kind] = {
     kind.name: kind
-    for kind in (POST, COMMENT, TERM, TERMS, OPTION, USER, META, MENU, MENU_ITEMS, PLUGINS, THEME, SITE)
+    for kind in (
+        POST,
+        COMMENT,
+        TERM,
+        TERMS,
+        OPTION,
+        USER,
+        META,
+        MENU,
+        MENU_ITEMS,
+        PLUGINS,
+        THEME,
+        SITE,
+        EXTENSION,
+    )
 }

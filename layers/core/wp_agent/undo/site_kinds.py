@@ -1,5 +1,5 @@
-"""Options, users and their meta, menus, plugins, the theme and multisite sites, as kinds of changed
-things."""
+"""Options, users and their meta, menus, plugins (which are active, and each one's code), the theme and
+multisite sites, as kinds of changed things."""
 
 from __future__ import annotations
 
@@ -283,6 +283,69 @@ THEME = Kind(
         [step(["theme", "activate", before], f"テーマを「{before}」に戻す")] if before != current else []
     ),
     lambda key: "有効なテーマ",
+)
+
+
+# -- one plugin's or theme's code: key = (plugin|theme, name) -----------------------------------------
+#
+# Its version and whether it is active, None when it is not installed. A change of its files (install,
+# update, delete) is put back with the same WP-CLI commands a person would use, from WordPress.org's
+# copy of the recorded version; every one of them is a change of code, so it runs guarded like the
+# change it reverts (probed, taken back by itself when the site got worse).
+
+_EXTENSION_NAMES = {"plugin": "プラグイン", "theme": "テーマ"}
+
+
+def _extension_parse(key: list[str], parts: Parts, results: list[CommandResult]) -> Any:
+    if absent(EXTENSION, results):
+        return None
+    row = json_of(results[0], _extension_label(key))
+    return {"version": str(row.get("version") or ""), "status": str(row.get("status") or "")}
+
+
+def _extension_restore(key: list[str], before: Any, current: Any) -> list[PlanStep]:
+    kind, name = key
+    label = _extension_label(key)
+    if before is None and current is None:
+        return []
+    if before is None:  # installed by the run: removed again (a plugin deactivated first)
+        if current["status"] not in {"inactive", "active"}:
+            raise CaptureError(f"{label}（{current['status']}）は削除できないため、元に戻せません")
+        off = [step([kind, "deactivate", name], f"{label}を無効化")] if current["status"] == "active" else []
+        if kind == "theme" and off:
+            raise CaptureError(f"有効な{label}は削除できないため、元に戻せません")
+        return [*off, step([kind, "delete", name], f"インストールされた{label}を削除")]
+    if not before["version"]:
+        raise CaptureError(f"{label}のバージョンが記録されていないため、元のファイルを入れ直せません")
+    steps = []
+    if current is None:
+        steps.append(step([kind, "install", name, f"--version={before['version']}"],
+                          f"削除された{label}（{before['version']}）を入れ直す"))  # fmt: skip
+        current = {"version": before["version"], "status": "inactive"}
+    elif current["version"] != before["version"]:
+        steps.append(step([kind, "update", name, f"--version={before['version']}"],
+                          f"{label}を元のバージョン {before['version']} に戻す"))  # fmt: skip
+    if kind == "plugin" and before["status"] != current["status"]:  # (the active theme is THEME's)
+        if before["status"] == "active":
+            steps.append(step(["plugin", "activate", name], f"{label}を再び有効化"))
+        elif before["status"] == "inactive" and current["status"] == "active":
+            steps.append(step(["plugin", "deactivate", name], f"{label}を無効に戻す"))
+        else:
+            raise CaptureError(f"{label}の状態（{before['status']}）は元に戻せません")
+    return steps
+
+
+def _extension_label(key: list[str]) -> str:
+    return f"{_EXTENSION_NAMES[key[0]]}「{key[1]}」"
+
+
+EXTENSION = Kind(
+    "extension",
+    lambda key, parts: [[key[0], "get", key[1], "--fields=name,version,status", "--format=json"]],
+    _extension_parse,
+    _extension_restore,
+    _extension_label,
+    missing=re.compile(r"^Error: The '.*' (plugin|theme) could not be found\.", re.M),
 )
 
 
