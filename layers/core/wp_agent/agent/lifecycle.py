@@ -51,11 +51,13 @@ def new_session(
     run_id: str | None = None,
     network_admin: bool = False,
     role: Role = Role.ADMIN,
+    update_allowance: UpdateAllowance | None = None,
 ) -> SessionState:
     """Initial state: conversation history (text only) + the new instruction as the last user message.
     `network_admin`: may run network-level commands when no site is chosen (the target's network admins).
     `role`: the requester's role on the target (locally the operator is its administrator; a served
-    run takes it from the registry in `start_run` and every turn in `refresh_rights`)."""
+    run takes it from the registry in `start_run` and every turn in `refresh_rights`).
+    `update_allowance`: the updates the site's owner allows without a per-change approval (a named site's)."""
     messages: list[dict[str, Any]] = []
     for item in agent_input.conversation_history or []:
         content = (
@@ -93,6 +95,7 @@ def new_session(
         site_url=site_url,
         network_admin=network_admin,
         role=role,
+        update_allowance=update_allowance,
     )
     _record_start(state)
     return state

@@ -12,6 +12,7 @@ from wp_agent.agent.session_state import SessionState
 from wp_agent.agent.turn import AgentTurn
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.models.agent_io import AgentInput, AgentOutput
+from wp_agent.models.target import UpdateAllowance
 from wp_agent.models.workflow import Route
 
 
@@ -31,9 +32,10 @@ class AgentRunner:
         session_id: str | None = None,
         site_url: str | None = None,
         network_admin: bool = True,
+        update_allowance: UpdateAllowance | None = None,
     ) -> AgentOutput:
         """Run to the end; locally the operator is the site's administrator (network commands allowed
-        unless the input scopes the run to one site)."""
+        unless the input scopes the run to one site), with the updates its owner allows in advance."""
         state = new_session(
             agent_input,
             session_id=session_id or f"ses_{uuid.uuid4().hex[:20]}",
@@ -41,6 +43,7 @@ class AgentRunner:
             target_id=target_id,
             site_url=site_url,
             network_admin=network_admin,
+            update_allowance=update_allowance,
         )
         return self.resume(state)
 

@@ -159,7 +159,13 @@ def run(args: argparse.Namespace, settings: CliSettings) -> int:
         runner,
         deps,
         args,
-        lambda: runner.run(agent_input, user_id=args.user, target_id=target_of(settings), site_url=site_url),
+        lambda: runner.run(
+            agent_input,
+            user_id=args.user,
+            target_id=target_of(settings),
+            site_url=site_url,
+            update_allowance=choice.site.update_allowance if choice.site is not None else None,
+        ),
         settings=settings,
         keep_held=pending.keep if isinstance(approvals, NoApprovals) else None,
     )

@@ -23,6 +23,7 @@ from wp_agent.cli.local_files import write_private
 from wp_agent.config import CliSettings, LocalAgentSettings, WpCliMode
 from wp_agent.errors import ConfigurationError
 from wp_agent.models.base import CamelModel
+from wp_agent.models.target import UpdateAllowance
 from wp_agent.program import command_name
 from wp_agent.whole_values import whole
 
@@ -82,6 +83,9 @@ class NamedSite(CamelModel):
     wp_user: str | None = None
     wp_cli_bin: str | None = None
     added_at: str
+    # Updates the owner allows to run without asking each time, always guarded (`sites updates`); as a
+    # served target's `updateAllowance`. None: every update waits for approval.
+    update_allowance: UpdateAllowance | None = None
 
     @model_validator(mode="after")
     def _complete(self) -> NamedSite:

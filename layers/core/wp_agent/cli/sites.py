@@ -22,6 +22,7 @@ from wp_agent.cli.site_book import SITE_NAME, SITE_NAME_RULE, NamedSite
 from wp_agent.cli.site_reachability import wordpress_version
 from wp_agent.config import CliSettings
 from wp_agent.errors import WpAgentError
+from wp_agent.models.target import UpdateAllowance, UpdateLevel
 from wp_agent.program import command_name
 from wp_agent.whole_values import whole
 
@@ -96,11 +97,28 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="確認済みのホスト鍵（SHA256:… の指紋、'ssh-ed25519 AAAA…'、または known_hosts の行）",
     )
     trust.set_defaults(handler=run_trust)
+    updates = actions.add_parser(
+        "updates",
+        help="承認なしで実行してよい更新（いつも確認付き・問題があれば自動で元に戻す）を表示・設定します",
+        description="指定した範囲の更新（core update --minor、plugin/theme update --patch|--minor）は、このサイトでは"
+        "承認を待たずに実行します。どの更新も実行前後にサイトを確認し、悪くなれば自動で元に戻します。"
+        "範囲外の更新（メジャー版、--version 指定など）はこれまでどおり承認が必要です。オプションなし: 今の設定を表示。",
+    )
+    updates.add_argument("name", metavar="NAME")
+    updates.add_argument(
+        "--core", choices=["none", "minor"], help="WordPress本体: none（毎回承認）| minor（同じ系列の修正版）"
+    )
+    for kind, label in (("plugins", "プラグイン"), ("themes", "テーマ")):
+        updates.add_argument(
+            f"--{kind}", choices=[level.value for level in UpdateLevel],
+            help=f"{label}: none（毎回承認）| patch（1.3 → 1.3.3）| minor（1.3 → 1.4）",
+        )  # fmt: skip
+    updates.set_defaults(handler=run_updates)
     default = actions.add_parser("default", help="既定のサイトを表示・変更します")
     default.add_argument("name", metavar="NAME", nargs="?", help="既定にするサイト（省略: 今の既定を表示）")
     default.add_argument("--clear", action="store_true", help="既定のサイトをなくします")
     default.set_defaults(handler=run_default)
-    for sub in (add, listing, show, remove, trust, default):
+    for sub in (add, listing, show, remove, trust, updates, default):
         sub.add_argument("--json", action="store_true", help="結果を JSON で標準出力に出します")
 
 
@@ -348,6 +366,9 @@ def run_show(args: argparse.Namespace, settings: CliSettings) -> int:
               "wpPath": "WordPress のディレクトリ", "keyPath": "秘密鍵ファイル", "agentKey": "ssh-agent の鍵",
               "hostKeyFingerprint": "ホスト鍵（固定）", "wpUser": "WordPress ユーザー", "wpCliBin": "WP-CLI",
               "default": "既定", "addedAt": "登録日時"}  # fmt: skip
+    if site.update_allowance is not None:
+        document["updateAllowance"] = site.update_allowance.describe_ja()
+        labels["updateAllowance"] = "承認なしで実行する更新"
     for key, label in labels.items():
         if key in document:
             value = document[key]
@@ -404,6 +425,30 @@ def run_trust(args: argparse.Namespace, settings: CliSettings) -> int:
         )
     else:
         terminal.out.line(f"サイト「{site.name}」のホスト鍵は変わっていません（{after}）。")
+    return ExitCode.OK
+
+
+def run_updates(args: argparse.Namespace, settings: CliSettings) -> int:
+    """Show, or set, the updates the owner allows on a named site without asking each time."""
+    changes = {kind: getattr(args, kind) for kind in ("core", "plugins", "themes") if getattr(args, kind)}
+    if changes:
+        with site_book.changing() as book:
+            site = _find(book, args.name)
+            allowance = (site.update_allowance or UpdateAllowance()).model_copy(update=changes)
+            allowance = UpdateAllowance.model_validate(allowance.model_dump())  # the levels, checked
+            site = site.model_copy(update={"update_allowance": allowance if allowance.allows_any else None})
+            book.sites[site.name] = site
+    else:
+        site = _find(site_book.load(), args.name)
+    allowance = site.update_allowance or UpdateAllowance()
+    if args.json:
+        document = {"success": True, "site": site.name, "updateAllowance": allowance.model_dump(mode="json")}
+        terminal.out.json(json.dumps(document, ensure_ascii=False))
+        return ExitCode.OK
+    verb = "を設定しました" if changes else ""
+    terminal.out.line(f"サイト「{site.name}」で承認なしで実行する更新{verb}: {allowance.describe_ja()}")
+    if allowance.allows_any:
+        terminal.out.line("どの更新も実行前後にサイトを確認し、悪くなれば自動で元に戻します。")
     return ExitCode.OK
 
 

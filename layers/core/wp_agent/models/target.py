@@ -66,6 +66,20 @@ class UpdateAllowance(RequestModel):
     def core_level(self) -> UpdateLevel:
         return UpdateLevel(self.core)
 
+    @property
+    def allows_any(self) -> bool:
+        return any(level is not UpdateLevel.NONE for level in (self.core_level, self.plugins, self.themes))
+
+    def describe_ja(self) -> str:
+        """「本体: 同じ系列の修正版まで、プラグイン: パッチ版まで、テーマ: 承認が必要」."""
+        words = {
+            UpdateLevel.NONE: "毎回承認が必要",
+            UpdateLevel.PATCH: "パッチ版（1.3 → 1.3.3）まで",
+            UpdateLevel.MINOR: "マイナー版（1.3 → 1.4）まで",
+        }
+        core = "同じ系列の修正版（7.1 → 7.1.5）まで" if self.core == "minor" else words[UpdateLevel.NONE]
+        return f"WordPress本体: {core}、プラグイン: {words[self.plugins]}、テーマ: {words[self.themes]}"
+
 
 def validate_wp_user(value: str | None) -> str | None:
     if value is not None and not field_rules.matches(field_rules.WP_USER, value):
