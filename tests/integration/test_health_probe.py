@@ -2,7 +2,8 @@
 
 Each breakage is a must-use plugin of a few lines: a fatal only on the front end (`template_redirect`),
 only in the dashboard (`admin_init`), only on the REST API (`rest_api_init`), a 200 with an empty page, a
-fatal while WordPress loads (WP-CLI itself cannot start). The probe runs as it runs on a server (staged,
+fatal while WordPress loads (WP-CLI itself cannot start), only on the login page, every visitor sent to
+another site, the site's address moved. The probe runs as it runs on a server (staged,
 `wp eval-file`), the server fetching its own site; `compare` names what got worse than the baseline, and
 what was already broken before is not blamed on the change.
 """
@@ -26,6 +27,9 @@ BREAKAGES = {
     "rest": "add_action( 'rest_api_init', static function () { wp_agent_no_such_function(); } );",
     "empty": "add_action( 'template_redirect', static function () { status_header( 200 ); exit; } );",
     "load": "wp_agent_no_such_function();",
+    "login": "add_action( 'login_init', static function () { wp_agent_no_such_function(); } );",
+    "elsewhere": "add_action( 'template_redirect', static function () { wp_redirect( 'https://elsewhere.example/' ); exit; } );",
+    "moved": "add_filter( 'option_home', static fn () => 'https://moved.example' );",
 }
 LOGGING = "ini_set( 'log_errors', '1' ); ini_set( 'error_log', WP_CONTENT_DIR . '/wp-agent-probe-test.log' );"
 
@@ -54,22 +58,35 @@ def test_each_breakage_is_named_and_the_healthy_site_passes(
 ) -> None:
     site, wp, connect = served
 
-    def now(log_from: int | None = None) -> HealthReport:
-        return probe(wp, wp, connect=connect, log_from=log_from)
+    def now(log_from: int | None = None, baseline: HealthReport | None = None) -> HealthReport:
+        address = baseline.address if baseline is not None else None
+        return probe(wp, wp, connect=connect, log_from=log_from, address=address)
 
     baseline = now()
     assert baseline.healthy, baseline.lines_ja()
-    assert {p.name for p in baseline.probed} == {"front", "post", "admin", "rest", "wpcli", "log"}
+    assert {p.name for p in baseline.probed} == {
+        "front",
+        "post",
+        "admin",
+        "rest",
+        "login",
+        "address",
+        "wpcli",
+        "log",
+    }
     expected = {
         "front": ("front", "post"),
         "admin": ("admin",),
         "rest": ("rest",),
         "empty": ("front", "post"),
         "load": ("wpcli",),
+        "login": ("login",),
+        "elsewhere": ("front", "post"),
+        "moved": ("address",),
     }
     for name, code in BREAKAGES.items():
         with must_use(site, name, code):
-            after = now()
+            after = now(baseline=baseline)
         assert compare(baseline, after).worse == expected[name], (name, after.lines_ja())
     assert now().healthy  # each plugin removed: the site works again
 

@@ -54,6 +54,8 @@ def test_a_healthy_target_passes_every_check(serverless: ServerlessStack) -> Non
         "health.post": True,
         "health.admin": True,
         "health.rest": True,
+        "health.login": True,
+        "health.address": True,
         "health.wpcli": True,
         "health.log": True,
     }

@@ -1,6 +1,6 @@
 """Every guarded change's approval says the guard's plan, and what it keeps to go back: the files and
-active extensions, the languages folder and the site's language, or core's files (and the database for
-another branch)."""
+active extensions, the languages folder and the site's language, or core's files; the site's options (the
+whole database for another branch of core)."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from wp_agent.policy import CommandPolicy
 
 POLICY = CommandPolicy()
 SAMPLES = {
-    "plugin update akismet": "対象のファイルと有効なプラグイン・テーマ",
-    "theme activate twentytwentyfour": "対象のファイルと有効なプラグイン・テーマ",
+    "plugin update akismet": "対象のファイル・サイトの設定（オプション）・有効なプラグインとテーマ",
+    "theme activate twentytwentyfour": "対象のファイル・サイトの設定（オプション）・有効なプラグインとテーマ",
     "language core update": "languages フォルダ全体",
     "language core install de_DE --activate": "languages フォルダ全体",
     "site switch-language de_DE": "languages フォルダ全体",
     "core update": "ファイルとデータベース",
-    "core update --minor": "自動でファイルを変更前の版に戻し",
+    "core update --minor": "自動でファイルと設定を変更前の版に戻し",
 }
 
 

@@ -35,14 +35,15 @@ class Answering:
 
 def page(name: str, status: int | None = 200, **more: Any) -> dict[str, Any]:
     return {"name": name, "url": "https://example.test/", "status": status, "bytes": 1000, "fatal": [],
-            "rest": name == "rest" or None, "admin": name == "admin" or None, "ms": 30, **more}  # fmt: skip
+            "rest": name == "rest" or None, "admin": name == "admin" or None, "login": name == "login" or None,
+            "site": "example.test", "ms": 30, **more}  # fmt: skip
 
 
 def answer(*pages: dict[str, Any], log: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"pages": list(pages), "log": log or {"found": False, "size": None, "lines": []}}
 
 
-HEALTHY = answer(page("front"), page("post"), page("admin"), page("rest"))
+HEALTHY = answer(page("front"), page("post"), page("admin"), page("rest"), page("login"))
 
 
 def test_a_healthy_answer_passes_every_check_and_runs_the_staged_probe() -> None:
@@ -127,3 +128,44 @@ def test_the_fresh_step_is_said_only_when_the_web_servers_cache_could_not_be_tol
     assert "3秒待って" in probed({**HEALTHY, "fresh": {"reached": False, "waited": 3}}).notes[0]
     never = {"reached": True, "restricted": True, "validate_timestamps": False, "waited": 0}
     assert "PHP を再起動するまで" in probed({**HEALTHY, "fresh": never}).notes[0]
+
+
+def checked(*pages: dict[str, Any]) -> dict[str, Probed]:
+    wp = Answering(answer(*pages))
+    return {p.name: p for p in probe(wp, wp).probed}  # type: ignore[arg-type]
+
+
+def test_a_page_sent_to_another_site_or_visitors_sent_to_the_login_is_broken() -> None:
+    found = checked(
+        page("front", 302, redirect="https://evil.example/landing"),
+        page("post", 302, redirect="/wp-login.php?redirect_to=%2F"),
+        page("rest", 301, redirect="https://example.test/wp-json/"),  # within the site: fine
+    )
+    assert not found["front"].ok
+    assert "別のサイト（evil.example）" in found["front"].detail
+    assert not found["post"].ok
+    assert "ログイン画面へ転送" in found["post"].detail
+    assert found["rest"].ok
+
+
+def test_a_login_page_without_its_form_is_broken() -> None:
+    found = checked(page("login", 200, login=False), page("front", 200))
+    assert not found["login"].ok
+    assert "ログインフォーム" in found["login"].detail
+
+
+def test_a_probe_drowned_by_output_of_wordpress_says_what_was_printed() -> None:
+    class Printing(Answering):
+        def run(self, argv: Sequence[str]) -> CommandResult:
+            return CommandResult('garbage before headers{"pages": []}', "", 0, 5)
+
+    wp = Printing(None)
+    [found] = probe(wp, wp).probed  # type: ignore[arg-type]
+    assert not found.ok
+    assert "余計な出力があります: garbage before headers" in found.detail
+
+
+def test_a_change_on_a_site_of_the_network_is_probed_there() -> None:
+    wp = Answering(HEALTHY)
+    probe(wp, wp, site=("--url=https://example.test/shop/",))  # type: ignore[arg-type]
+    assert wp.argv[-1] == "--url=https://example.test/shop/"

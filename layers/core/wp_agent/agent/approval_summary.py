@@ -29,15 +29,15 @@ from wp_agent.policy.effects.table import site_checks
 IRREVERSIBLE = "元に戻せません。"
 # What the executors do around a change of code (executors/code_guard.py), told before it is approved.
 GUARD_PLAN_JA = (
-    "実行の手順: 変更前にサイト（トップページ・最新の投稿・ログイン後の管理画面・REST API・PHPのエラーログ）を確認し、"
+    "実行の手順: 変更前にサイト（トップページ・最新の投稿・ログイン後の管理画面・REST API・ログイン画面・PHPのエラーログ）を確認し、"
     "{kept}を控えてから変更します。変更後に同じ確認をして、悪くなっていれば"
     "自動で変更前の状態に戻し、結果を報告します。"
 )
-_EXTENSIONS_KEPT = "対象のファイルと有効なプラグイン・テーマ"
-_LANGUAGE_KEPT = "言語ファイル（languages フォルダ全体）とサイトの言語"
+_EXTENSIONS_KEPT = "対象のファイル・サイトの設定（オプション）・有効なプラグインとテーマ"
+_LANGUAGE_KEPT = "言語ファイル（languages フォルダ全体）・サイトの設定（オプション）とサイトの言語"
 # A core update's plan: its database is backed up only for another branch (a minor one changes files).
 CORE_GUARD_PLAN_JA = (
-    "実行の手順: 変更前にサイト（トップページ・最新の投稿・ログイン後の管理画面・REST API・PHPのエラーログ）を確認し、"
+    "実行の手順: 変更前にサイト（トップページ・最新の投稿・ログイン後の管理画面・REST API・ログイン画面・PHPのエラーログ）を確認し、"
     "WordPress本体のファイル{database}をサーバー上に控えてから更新し、データベースの更新（core update-db）まで行います。"
     "変更後に同じ確認をして、悪くなっていれば自動で{back}を変更前の版に戻し、結果を報告します。"
 )
@@ -933,7 +933,7 @@ def _core_guard_plan(parsed: ParsedCommand, read: StateReader | None) -> str:
         versions and current and versions[-1].split(".")[:2] == current.split(".")[:2]
     )
     if same_branch:
-        return CORE_GUARD_PLAN_JA.format(database="", back="ファイル")
+        return CORE_GUARD_PLAN_JA.format(database="とサイトの設定（オプション）", back="ファイルと設定")
     return CORE_GUARD_PLAN_JA.format(
         database="（新しい系列への更新ではデータベースの全テーブルも）", back="ファイルとデータベース"
     )

@@ -8,9 +8,10 @@
  *   outside the web root (0700, below the system's temporary directory: a backup of PHP files under the
  *   web root would be code reachable by URL) and records what was installed, which plugins were active
  *   (on the site and the network) and the theme. For core: WordPress's own files (wp-admin, wp-includes
- *   and the files beside them, never wp-config.php) and the version; when the update may be a major one
- *   (another branch: it changes the database), a copy of every table of the site, made inside its own
- *   database. What the backup holds is written in it (state.json): a backup left by a change that never
+ *   and the files beside them, never wp-config.php) and the version. The database the change may write is
+ *   copied inside its own database: every table when a core update may be a major one (another branch: it
+ *   changes the database), else the options tables; the names of all tables are recorded (those the change
+ *   adds are dropped on the way back). What the backup holds is written in it (state.json): a backup left by a change that never
  *   finished still says what it is.
  *   With "languages": true, the whole languages folder (translations load as PHP) and the site's language.
  * restore_files {"backup": dir}: puts the files back exactly (a plugin or theme absent before is removed,
@@ -125,7 +126,7 @@ $wp_agent_guard = static function ( array $request ): array {
 	};
 	$quoted      = static fn( string $name ): string => '`' . str_replace( '`', '``', $name ) . '`';
 	$drop_copies = static function ( array $state ) use ( $wpdb, $table_copy ): void {
-		foreach ( (array) ( $state['core']['tables'] ?? array() ) as $made ) {
+		foreach ( (array) ( $state['db']['copies'] ?? array() ) as $made ) {
 			if ( 1 === preg_match( $table_copy, (string) $made ) ) {
 				$wpdb->query( "DROP TABLE IF EXISTS `$made`" );
 			}
@@ -203,7 +204,6 @@ $wp_agent_guard = static function ( array $request ): array {
 				'abspath'     => ABSPATH,
 				'files'       => array(),
 				'maintenance' => file_exists( ABSPATH . '.maintenance' ),
-				'tables'      => null,
 			);
 			mkdir( "$dir/core", 0700 );
 			foreach ( scandir( ABSPATH ) as $entry ) {
@@ -212,23 +212,26 @@ $wp_agent_guard = static function ( array $request ): array {
 					$state['core']['files'][] = $entry;
 				}
 			}
-			if ( $major ) {
-				// Every table copied beside itself, in the same database: no dump leaves the server, and
-				// going back is a rename per table.
-				$tag                     = substr( basename( $dir ), -8 );
-				$state['core']['tables'] = array();
-				foreach ( $tables() as $i => $table ) {
-					$made                              = "wpagentbak_{$tag}_{$i}";
-					$state['core']['tables'][ $table ] = $made;
-					$done = false !== $wpdb->query( "CREATE TABLE `$made` LIKE " . $quoted( $table ) )
-						&& false !== $wpdb->query( "INSERT INTO `$made` SELECT * FROM " . $quoted( $table ) );
-					if ( ! $done ) {
-						$error = $wpdb->last_error;
-						$drop_copies( $state );
-						$remove( $dir );
-						return array( 'error' => 'the database could not be copied: ' . $error );
-					}
-				}
+		}
+		// The database the change may write, copied beside itself in the same database (no dump leaves the
+		// server; going back is a rename per table): every table for a major core update; for any other
+		// change the options (the site's, and the network's), where activation hooks, upgrade routines and
+		// theme switches write — a plugin that moves the site's address on activation is taken back with
+		// it. Tables the change adds are dropped on the way back (every table's name is recorded).
+		$all         = $tables();
+		$copied      = ! empty( $state['core']['major'] ) ? $all : array_values( array_intersect( $all, array_filter( array( $wpdb->options, is_multisite() ? $wpdb->sitemeta : null ) ) ) );
+		$tag         = substr( basename( $dir ), -8 );
+		$state['db'] = array( 'tables' => $all, 'copies' => array() );
+		foreach ( $copied as $i => $table ) {
+			$made                             = "wpagentbak_{$tag}_{$i}";
+			$state['db']['copies'][ $table ] = $made;
+			$done = false !== $wpdb->query( "CREATE TABLE `$made` LIKE " . $quoted( $table ) )
+				&& false !== $wpdb->query( "INSERT INTO `$made` SELECT * FROM " . $quoted( $table ) );
+			if ( ! $done ) {
+				$error = $wpdb->last_error;
+				$drop_copies( $state );
+				$remove( $dir );
+				return array( 'error' => 'the database could not be copied: ' . $error );
 			}
 		}
 		file_put_contents( "$dir/state.json", wp_json_encode( $state ) );
@@ -237,22 +240,21 @@ $wp_agent_guard = static function ( array $request ): array {
 	if ( 'restore_state' === $op ) {
 		$state    = $state_of( $dir );
 		$restored = array();
-		if ( is_array( $state['core']['tables'] ?? null ) && $state['core']['tables'] ) {
-			$saved = $state['core']['tables'];
+		if ( is_array( $state['db']['tables'] ?? null ) && $state['db']['tables'] ) {
 			foreach ( $tables() as $table ) {
-				if ( ! isset( $saved[ $table ] ) ) {
+				if ( ! in_array( $table, $state['db']['tables'], true ) ) {
 					$wpdb->query( 'DROP TABLE ' . $quoted( $table ) ); // made by the change
 				}
 			}
-			foreach ( $saved as $table => $made ) {
+			foreach ( (array) ( $state['db']['copies'] ?? array() ) as $table => $made ) {
 				if ( 1 === preg_match( $table_copy, (string) $made ) ) {
 					$wpdb->query( 'DROP TABLE IF EXISTS ' . $quoted( (string) $table ) );
 					$wpdb->query( "RENAME TABLE `$made` TO " . $quoted( (string) $table ) );
 				}
 			}
 			wp_cache_flush();
-			$restored[]              = 'database';
-			$state['core']['tables'] = array(); // renamed back: nothing left to drop
+			$restored[]            = 'database';
+			$state['db']['copies'] = array(); // renamed back: nothing left to drop
 			file_put_contents( "$dir/state.json", wp_json_encode( $state ) );
 		}
 		if ( array_key_exists( 'wplang', $state ) && get_option( 'WPLANG' ) !== $state['wplang'] ) {

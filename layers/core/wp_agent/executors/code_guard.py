@@ -54,6 +54,9 @@ class Guarded:
     names: tuple[str, ...]
     all_plugins: bool
     core: dict[str, Any] | None = None  # a core update: {"minor": bool, "version": str | None}
+    # The command's `--url=` (a site of a network): the guard's own reads and writes and the probe go
+    # there too — its active plugins and theme are that site's, and so are the pages that may break.
+    site: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, argv: Sequence[str]) -> Guarded | None:
@@ -61,14 +64,15 @@ class Guarded:
         path = next((parsed.positionals[:n] for n in (3, 2) if parsed.positionals[:n] in CODE_CHANGES), None)
         if path is None:  # (the words after the path name the plugins or themes)
             return None
+        site = parsed.url_tokens()
         if path in LANGUAGE_CHANGES:
-            return cls(path, (), False)
+            return cls(path, (), False, site=site)
         if path == ("core", "update"):
             versions = parsed.option_values("version")
             core = {"minor": parsed.has_flag("minor"), "version": versions[-1] if versions else None}
-            return cls(path, (), False, core)
+            return cls(path, (), False, core, site)
         names = tuple(parsed.args_after(path))
-        return cls(path, names, path[0] == "plugin" and (parsed.has_flag("all") or not names))
+        return cls(path, names, path[0] == "plugin" and (parsed.has_flag("all") or not names), site=site)
 
     @property
     def fresh(self) -> tuple[str, ...]:
@@ -136,36 +140,45 @@ class GuardedWpCli:
         self, argv: Sequence[str], change: Guarded, connect: str | None
     ) -> tuple[CommandResult, bool]:
         """The change run guarded, and whether it was taken back."""
-        before = probe(self._inner, self._stager, connect=connect)
-        snapshot = self.on_server(change.request())
+        site = change.site
+
+        def look(since: HealthReport | None = None) -> HealthReport:
+            """The probe on the change's site; after the change: its new log lines, the changed code
+            fresh, the addresses as they were before."""
+            if since is None:
+                return probe(self._inner, self._stager, connect=connect, site=site)
+            return probe(self._inner, self._stager, connect=connect, site=site, log_from=since.log_size,
+                         fresh=change.fresh, address=before.address)  # fmt: skip
+
+        before = look()
+        snapshot = self.on_server(change.request(), *site)
         if "backup" not in snapshot:
             return _refused("変更前の状態を保存できなかったため、変更を実行しませんでした。", snapshot), False
         backup = snapshot["backup"]
         result = self._inner.run(argv)
         if change.core is not None:  # (WP-CLI may end in an error after it replaced the files)
             result = self._update_database(result, snapshot["state"])
-        after = probe(
-            self._inner, self._stager, connect=connect, log_from=before.log_size, fresh=change.fresh
-        )
+        after = look(before)
         verdict = compare(before, after)
         if not verdict.got_worse:
-            self.on_server({"op": "discard", "backup": backup})
+            self.on_server({"op": "discard", "backup": backup}, *site)
             report = ["変更後にサイトを確認しました: " + verdict.text_ja(), *_lines(after)]
             return _with_report(result, report), False
         # Back: the files first, without loading WordPress (the change may keep it from loading at
         # all), then the database and the active plugins and theme, without loading any of them.
         files = self.on_server({"op": "restore_files", "backup": backup}, "--skip-wordpress")
-        state = self.on_server({"op": "restore_state", "backup": backup}, "--skip-plugins", "--skip-themes")
-        again = probe(self._inner, self._stager, connect=connect, log_from=after.log_size, fresh=change.fresh)
+        state = self.on_server(
+            {"op": "restore_state", "backup": backup}, "--skip-plugins", "--skip-themes", *site
+        )
+        again = look(after)
         back = "restored" in files and "restored" in state
         if back:
-            self.on_server({"op": "discard", "backup": backup})
+            self.on_server({"op": "discard", "backup": backup}, *site)
         fine = back and not compare(before, again).got_worse
-        what = (
-            "ファイル・データベース・有効なプラグイン・テーマ"
-            if change.core
-            else "ファイル・有効なプラグイン・テーマ"
+        every_table = set(snapshot["state"].get("db", {}).get("copies") or {}) >= set(
+            snapshot["state"].get("db", {}).get("tables") or []
         )
+        what = f"ファイル・{'データベース' if every_table else 'サイトの設定'}・有効なプラグイン・テーマ"
         version = f"（WordPress {snapshot['state']['core']['version']}）" if change.core else ""
         report = [
             f"{verdict.text_ja()}そのため変更前の状態{version}（{what}）に戻しました。"

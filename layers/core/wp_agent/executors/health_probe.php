@@ -4,7 +4,7 @@
  * (staged for the one command and removed after it, like the Abilities reader).
  *
  * The server fetches its own site — the front page, its newest published post, the dashboard logged in,
- * the REST API index — and reports what each answered; and it reports the PHP error log's size and the
+ * the REST API index, the login page — and reports what each answered; and it reports the PHP error log's size and the
  * lines written after a given offset (the baseline's size). Nothing here is an address the model chose:
  * the pages are WordPress's own URLs.
  *
@@ -16,9 +16,10 @@
  * over plain HTTP with the site's host name, as curl's --connect-to would; the site answers as itself.
  * `fresh` names the code a change just replaced: the web server's opcache is told to forget it first.
  *
- * Prints one JSON object: {"pages": [{"name", "url", "status", "bytes", "fatal", "ms", "redirect"}],
+ * Prints one JSON object: {"pages": [{"name", "url", "status", "bytes", "fatal", "ms", "redirect", "site"}],
  * "log": {"found", "size", "lines"}, "fresh": null | {"reached", "enabled", "invalidated", "restricted",
- * "validate_timestamps", "revalidate_freq", "waited"}, "leftovers": [{"backup", "made", "holds"}]}.
+ * "validate_timestamps", "revalidate_freq", "waited"}, "leftovers": [{"backup", "made", "holds"}],
+ * "address": {"home", "siteurl"}}.
  */
 
 $wp_agent_probe = static function ( array $request ): array {
@@ -65,7 +66,9 @@ $wp_agent_probe = static function ( array $request ): array {
 			'fatal'    => $fatal,
 			'rest'     => 'rest' === $name ? is_array( json_decode( $body, true )['namespaces'] ?? null ) : null,
 			'admin'    => 'admin' === $name ? false !== strpos( $body, 'id="wpbody"' ) : null,
+			'login'    => 'login' === $name ? false !== strpos( $body, 'id="loginform"' ) : null,
 			'redirect' => (string) wp_remote_retrieve_header( $response, 'location' ),
+			'site'     => wp_parse_url( home_url( '/' ), PHP_URL_HOST ),
 			'ms'       => $ms,
 		);
 	};
@@ -171,6 +174,9 @@ PHP;
 		$pages[] = array( 'name' => 'admin', 'url' => admin_url( '/' ), 'status' => null, 'absent' => true );
 	}
 	$pages[] = $fetch( 'rest', get_rest_url() );
+	// The login page as the site names it (a plugin that moves it filters this URL): a change that breaks
+	// only wp-login.php leaves every page working and locks the administrators out.
+	$pages[] = $fetch( 'login', wp_login_url() );
 
 	// WordPress points PHP's error_log at wp-content/debug.log (or WP_DEBUG_LOG's path) when it logs.
 	// A log file not written yet counts as an empty one; syslog and devices are no file to read.
@@ -203,11 +209,22 @@ PHP;
 			$leftovers[] = array(
 				'backup' => $dir,
 				'made'   => gmdate( 'Y-m-d H:i', (int) filemtime( $dir ) ) . ' UTC',
-				'holds'  => array_merge( $what, isset( $state['core']['version'] ) ? array( 'core:' . $state['core']['version'] ) : array() ),
+				'holds'  => array_merge(
+					$what,
+					isset( $state['core']['version'] ) ? array( 'core:' . $state['core']['version'] ) : array(),
+					// its copies of tables, in the site's own database (drop them with the folder)
+					array_map( static fn( $made ) => 'table:' . $made, array_values( (array) ( $state['db']['copies'] ?? array() ) ) )
+				),
 			);
 		}
 	}
-	return array( 'pages' => $pages, 'log' => $log, 'fresh' => $fresh, 'leftovers' => $leftovers );
+	return array(
+		'pages'     => $pages,
+		'log'       => $log,
+		'fresh'     => $fresh,
+		'leftovers' => $leftovers,
+		'address'   => array( 'home' => home_url( '/' ), 'siteurl' => site_url( '/' ) ),
+	);
 };
 
 echo wp_json_encode( $wp_agent_probe( (array) json_decode( $args[0] ?? '{}', true ) ) );

@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.media_staging import FileStager, json_answer, run_staged_script
@@ -41,6 +42,8 @@ _LABELS = {
     "post": "最新の投稿",
     "admin": "管理画面（ログイン後）",
     "rest": "REST API",
+    "login": "ログイン画面",
+    "address": "サイトのアドレス",
     "wpcli": "WP-CLI の起動",
     "log": "PHP のエラーログ",
 }
@@ -70,6 +73,8 @@ class HealthReport:
     new_log_lines: tuple[str, ...] = field(default=())
     notes: tuple[str, ...] = field(default=())  # how the probe saw the change (not part of the verdict)
     leftovers: tuple[str, ...] = field(default=())  # guard backups of changes stopped midway (Japanese)
+    # The site's own addresses as WordPress gave them ({"home", "siteurl"}): a later probe checks them.
+    address: dict[str, str] | None = None
 
     @property
     def healthy(self) -> bool:
@@ -121,19 +126,31 @@ def probe(
     log_from: int | None = None,
     connect: str | None = None,
     fresh: tuple[str, ...] = (),
+    site: tuple[str, ...] = (),
+    address: dict[str, str] | None = None,
 ) -> HealthReport:
     """Run the probe on the site's server (`connect`: an address serving the site over plain HTTP, for
-    the sandbox; `fresh`: the kinds of code just changed, "plugins" "themes" "core"). A probe that does
-    not run at all is itself the finding: WP-CLI cannot load WordPress."""
+    the sandbox; `fresh`: the kinds of code just changed, "plugins" "themes" "core"; `site`: the `--url=`
+    of the network's site a change went to, whose pages are then the ones looked at; `address`: the
+    addresses an earlier probe found, which must not have changed — a change that moves the site's
+    address leaves its visitors at the old one, whatever the new one answers). A probe that does not run
+    at all is itself the finding: WP-CLI cannot load WordPress."""
     request = {"connect": connect, "log_from": log_from, "fresh": list(fresh)}
     try:
-        result = run_staged_script(wp_cli, stager, PROBE, request)
+        result = run_staged_script(wp_cli, stager, PROBE, request, site)
     except WpAgentError as exc:
         return HealthReport((Probed("wpcli", False, "応答がありません", exc.message_ja),))
     errors = _PHP_ERROR.search(result.stderr)
     answer = json_answer(result)
     if not answer:
-        detail = mask_command_output(first_line(result.stderr)) or f"終了コード {result.exit_code}"
+        # Exit 0 without the probe's answer: WordPress wrote something of its own first (a plugin that
+        # prints while loading breaks every page's headers, and WP-CLI's output).
+        printed = first_line(result.stdout.partition('{"pages"')[0])
+        detail = mask_command_output(first_line(result.stderr)) or (
+            f"読み込み中に余計な出力があります: {mask_command_output(printed)[:100]}"
+            if printed
+            else f"終了コード {result.exit_code}"
+        )
         return HealthReport(
             (
                 Probed(
@@ -145,6 +162,15 @@ def probe(
             )
         )
     probed = [_page(page) for page in answer.get("pages", [])]
+    now = {key: str(value) for key, value in dict(answer.get("address") or {}).items()}
+    if address is not None and now != address:
+        moved = "、".join(
+            f"{address.get(k)} → {now.get(k)}" for k in ("home", "siteurl") if address.get(k) != now.get(k)
+        )
+        probed.append(Probed("address", False, f"変わりました（{moved[:300]}）",
+                             "サイトのアドレスが変わり、訪問者が元のアドレスでサイトを見られません。"))  # fmt: skip
+    elif now:
+        probed.append(Probed("address", True, now.get("home", "")))
     probed.append(
         Probed("wpcli", False, mask_command_output(first_line(result.stderr[errors.start() :]))[:300],
                "WordPress の読み込み中に PHP のエラーが出ています。")
@@ -172,7 +198,9 @@ def probe(
         for item in answer.get("leftovers") or []
         if isinstance(item, dict)
     )
-    return HealthReport(tuple(probed), size if isinstance(size, int) else None, lines, notes, leftovers)
+    return HealthReport(
+        tuple(probed), size if isinstance(size, int) else None, lines, notes, leftovers, now or None
+    )
 
 
 def _fresh_notes(fresh: Any) -> tuple[str, ...]:
@@ -188,6 +216,21 @@ def _fresh_notes(fresh: Any) -> tuple[str, ...]:
         "Webサーバーの PHP キャッシュ（opcache）がファイルの変更を確かめない設定のため、"
         "PHP を再起動するまでページが変更前のコードで動いている可能性があります。",
     )
+
+
+def _redirected(name: str, page: dict[str, Any], said: str, ms: int) -> Probed:
+    """A page that sends the visitor on: fine within the site (a canonical address, https), not to another
+    site, nor a page everyone may see to the login (the site is closed to its visitors)."""
+    location = str(page.get("redirect") or "")
+    target = urlsplit(location)
+    host = (target.hostname or "").lower()
+    if host and host != str(page.get("site") or "").lower():
+        return Probed(name, False, f"{said} 別のサイト（{host[:100]}）へ転送されます",
+                      "訪問者が別のサイトへ転送されています。", ms)  # fmt: skip
+    if name in {"front", "post"} and target.path.endswith("/wp-login.php"):
+        return Probed(name, False, f"{said} ログイン画面へ転送されます",
+                      "訪問者がページを見られず、ログイン画面へ転送されています。", ms)  # fmt: skip
+    return Probed(name, True, f"{said} → {target.path[:100] or '/'}", ms=ms)
 
 
 def _page(page: dict[str, Any]) -> Probed:
@@ -209,6 +252,8 @@ def _page(page: dict[str, Any]) -> Probed:
     if name == "admin" and status in {301, 302}:
         return Probed(name, False, f"{said} ログイン画面へ転送されました",
                       "管理画面にログインした状態で表示できません。", ms)  # fmt: skip
+    if 300 <= status < 400:
+        return _redirected(name, page, said, ms)
     if status >= 400:
         return Probed(name, False, f"{said} エラー", "ページがエラーを返しています。", ms)
     if status == 200 and not page.get("bytes"):
@@ -218,6 +263,10 @@ def _page(page: dict[str, Any]) -> Probed:
     if name == "rest" and status == 200 and not page.get("rest"):
         return Probed(
             name, False, f"{said} REST API の応答ではありません", "REST API が正しく応答していません。", ms
+        )
+    if name == "login" and status == 200 and not page.get("login"):
+        return Probed(
+            name, False, f"{said} ログインフォームがありません", "ログイン画面からログインできません。", ms
         )
     if name == "admin" and status == 200 and not page.get("admin"):
         return Probed(
