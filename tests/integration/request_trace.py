@@ -132,9 +132,10 @@ class RequestTrace:
     def writers(self) -> list[str]:
         return sorted({w.file for w in self.writes})
 
-    def returns(self, *, calls_only: bool = False) -> dict[int, int]:
+    def returns(self, *, calls_only: bool = False, home: str | None = None) -> dict[int, int]:
         """Per turn: how often the session comes back to a file it had left (every thread), by a call
-        or by a call returning to it (`calls_only`: by calls alone)."""
+        or by a call returning to it (`calls_only`: by calls alone). Calls into `home` are not counted:
+        the one file every change of the session goes to (each of its moments is a call there)."""
         per_turn: dict[int, int] = {}
         for (turn, _thread), steps in self.paths.items():
             seen: set[str] = set()
@@ -143,7 +144,7 @@ class RequestTrace:
             for kind, file in steps:
                 if file == previous:
                     continue
-                if file in seen and (kind == "call" or not calls_only):
+                if file in seen and file != home and (kind == "call" or not calls_only):
                     count += 1
                 seen.add(file)
                 previous = file

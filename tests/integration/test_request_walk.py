@@ -36,6 +36,7 @@ pytestmark = pytest.mark.sshd
 README = ROOT / "README.md"
 MAX_SESSION_WRITERS = 6
 MAX_RETURNS_PER_TURN = 10
+LEDGER = "agent/ledger.py"  # where every session change goes: the turn calls it at each moment
 TRACE_TIMEOUT = 300.0  # the profiler slows every call (paramiko's key exchange most)
 
 # Deciding modules return values (a decision, a plan of reads, a hold); they never do I/O.
@@ -99,7 +100,7 @@ def check_structure(trace: RequestTrace, *, returns: bool) -> None:
     assert len(trace.writers) <= MAX_SESSION_WRITERS, trace.writers
     paths = {f"turn {turn} {thread}": steps for (turn, thread), steps in trace.paths.items()}
     if returns:
-        returned = trace.returns(calls_only=True)
+        returned = trace.returns(calls_only=True, home=LEDGER)
         assert all(n <= MAX_RETURNS_PER_TURN for n in returned.values()), json.dumps(paths, indent=1)
     assert trace.deciding_io() == []
     assert upward_edges(trace) == {}
