@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from wp_agent import clock
 from wp_agent.agent import audit_outbox, lifecycle, site_facts
 from wp_agent.agent.audit_events import AuditEventType
-from wp_agent.agent.ports import AgentDeps, ProgressEvent
+from wp_agent.agent.ports import AgentDeps, AuditLog, ProgressEvent, SessionStore
 from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionState, SessionStatus
 from wp_agent.agent.site_commands import SiteCommands
 from wp_agent.agent.site_reads import SiteReads
@@ -47,6 +47,20 @@ class Moment(StrEnum):
     INTENT = "intent"  # a command about to run
     RESULT = "result"  # a command's result and its audit record: what ran on the site
     REFUSED = "refused"  # a command over the user's quota, refused and audited
+    # Outside a turn (the services: commit)
+    RUN_STARTED = "run_started"  # a new or follow-up run, with its site and the requester's rights
+    RUN_ENDED = "run_ended"  # ended by a service (its workflow did not start, its target is gone…)
+    RIGHTS_CHECKED = "rights_checked"  # the requester's rights read from the registry (maybe ended)
+    APPROVAL_WAITING = "approval_waiting"  # the workflow's wait for the answer began (its token kept)
+    UPDATED = "updated"  # a read-change-write of a session another writer may change (session_updates)
+
+
+def commit(store: SessionStore, log: AuditLog, state: SessionState, moment: Moment) -> bool:
+    """Save a session, then deliver the audit records it holds (audit_outbox.save_and_deliver): the one
+    save of the turn (Ledger.save) and of the services, each naming its moment. False when some audit
+    record still waits in the session; StaleSessionError when another writer saved first."""
+    logger.debug("checkpoint", extra={"session_id": state.session_id, "moment": moment.value})
+    return audit_outbox.save_and_deliver(store, log, state)
 
 
 class Ledger:
@@ -66,9 +80,8 @@ class Ledger:
         when the session could not be saved (e.g. a cancel changed it meanwhile)."""
         said_ran = moment is Moment.RESULT if ran is None else ran
         with self._lock:
-            logger.debug("checkpoint", extra={"session_id": state.session_id, "moment": moment.value})
             try:
-                audit_outbox.save_and_deliver(self._deps.store, self._deps.audit, state)
+                commit(self._deps.store, self._deps.audit, state, moment)
             except Exception:
                 if said_ran:
                     audit_outbox.deliver(state, self._deps.audit)

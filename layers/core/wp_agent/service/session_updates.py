@@ -3,7 +3,7 @@ at the same time: the session store's version check refuses a stale save, so the
 again to a fresh load. The audit records a change makes go into the session's outbox and are
 delivered after the save that makes them true: a retried change leaves its trail once, a refused
 one none, and a record the audit log could not take waits in the session for the next delivery
-(audit_outbox.save_and_deliver, the same checkpoint the turn makes)."""
+(agent/ledger.commit, the same save the turn makes)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from wp_agent.agent import audit_outbox
-from wp_agent.agent.audit_outbox import save_and_deliver
+from wp_agent.agent.ledger import Moment, commit
 from wp_agent.agent.ports import AuditLog, SessionStore
 from wp_agent.agent.session_state import SessionState
 from wp_agent.errors import StaleSessionError
@@ -40,7 +40,7 @@ def update_session(
             audit_outbox.deliver(state, audit)
             return state, result
         try:
-            save_and_deliver(store, audit, state)
+            commit(store, audit, state, Moment.UPDATED)
         except StaleSessionError:
             if attempt + 1 < attempts:
                 continue

@@ -8,7 +8,7 @@ from typing import TypeVar
 
 from wp_agent.agent import approval_protocol, lifecycle
 from wp_agent.agent.approval_protocol import ApprovalRefusedError, Refusal, ResumeOutcome
-from wp_agent.agent.audit_outbox import save_and_deliver
+from wp_agent.agent.ledger import Moment, commit
 from wp_agent.agent.lifecycle import continue_session, new_session
 from wp_agent.agent.session_state import ApprovalStatus, SessionState
 from wp_agent.errors import StaleSessionError
@@ -125,7 +125,7 @@ class SessionService:
         )
         try:
             # conditional: only one run can become active
-            save_and_deliver(self._rt.sessions, self._rt.audit, state)
+            commit(self._rt.sessions, self._rt.audit, state, Moment.RUN_STARTED)
         except StaleSessionError as exc:
             raise ApiError(
                 ApiErrorCode.SESSION_BUSY, "このセッションには同時に別のメッセージが送信されました。"
@@ -137,7 +137,7 @@ class SessionService:
                 "could not start the run", extra={"session_id": session_id, "run_id": state.run_id}
             )
             lifecycle.fail_run(state, "workflow_start_failed")
-            save_and_deliver(self._rt.sessions, self._rt.audit, state)
+            commit(self._rt.sessions, self._rt.audit, state, Moment.RUN_ENDED)
             raise ApiError(
                 ApiErrorCode.WORKFLOW_UNAVAILABLE,
             ) from exc

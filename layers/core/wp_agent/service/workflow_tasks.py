@@ -6,7 +6,7 @@ import logging
 from typing import Any
 
 from wp_agent.agent import approval_protocol, audit_outbox, lifecycle
-from wp_agent.agent.audit_outbox import save_and_deliver
+from wp_agent.agent.ledger import Moment, commit
 from wp_agent.agent.session_state import SessionState, SessionStatus
 from wp_agent.errors import StaleSessionError
 from wp_agent.models.target import Target
@@ -78,11 +78,11 @@ def run_turn(runtime: AwsRuntime, session_id: str, run_id: str) -> dict[str, Any
         target = runtime.registry.get(state.target_id)
         if target is None:
             lifecycle.fail_run(state, "target_missing")
-            save_and_deliver(runtime.sessions, runtime.audit, state)
+            commit(runtime.sessions, runtime.audit, state, Moment.RUN_ENDED)
             notifications.run_finished(runtime.events, state, runtime.telemetry)
             return _route(state, Route.FAILED)
         if not refresh_rights(state, target):
-            save_and_deliver(runtime.sessions, runtime.audit, state)
+            commit(runtime.sessions, runtime.audit, state, Moment.RIGHTS_CHECKED)
             notifications.run_finished(runtime.events, state, runtime.telemetry)
             return _route(state, Route.FAILED)
         try:
@@ -120,7 +120,7 @@ def wait_for_approval(
             runtime.approval_waits.resume(task_token, came_first)
             return
         try:
-            save_and_deliver(runtime.sessions, runtime.audit, state)
+            commit(runtime.sessions, runtime.audit, state, Moment.APPROVAL_WAITING)
         except StaleSessionError:
             continue  # the decision may have landed meanwhile; look again
         notifications.approval_requested(runtime.events, state)
@@ -200,6 +200,6 @@ def start_scheduled_run(runtime: AwsRuntime, payload: dict[str, Any]) -> dict[st
         network_admin=target.multisite and target.network_admin(run.owner_id),
         role=target.role_of(run.owner_id),
     )
-    save_and_deliver(runtime.sessions, runtime.audit, state)
+    commit(runtime.sessions, runtime.audit, state, Moment.RUN_STARTED)
     runtime.telemetry.count(REQUESTS_TOTAL)
     return {"sessionId": state.session_id, "runId": state.run_id}
