@@ -32,12 +32,12 @@ from wp_agent.agent.ports import AgentDeps, InMemorySessionStore, MemoryAuditLog
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.site_commands import SiteCommands
 from wp_agent.agent.site_facts_cache import SiteFactsCache
-from wp_agent.agent.site_scope import SiteScope
 from wp_agent.config import CliSettings
 from wp_agent.executors.sandbox import SandboxWpCli
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.target import Role
 from wp_agent.policy import CommandPolicy
+from wp_agent.policy.site_scope import SiteScope
 from wp_agent.telemetry import NoTelemetry
 
 ROUNDS = 9

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.wordpress_fixtures import asked_on_the_sandbox, sandbox_settings
-from wp_agent.agent.meta_spelling import SPELLING_RULE
+from wp_agent.policy.meta_spelling import SPELLING_RULE
 from wp_agent.sandbox import SandboxSite
 
 

@@ -196,7 +196,7 @@ def test_an_undo_never_deletes_a_key_the_database_takes_for_another(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """The run adds `Views`; someone keeps `views` on the same post afterwards (the agent itself refuses to
-    write another spelling of a kept key: agent/meta_spelling.py). Under WordPress's case-insensitive
+    write another spelling of a kept key: policy/meta_spelling.py). Under WordPress's case-insensitive
     collation deleting `Views` deletes `views` too, so the undo leaves it and says why (never asks)."""
     settings = sandbox_settings(cli_sandbox, tmp_path, monkeypatch)
     views = cli_sandbox.wp("post", "meta", "get", "10", "views").stdout

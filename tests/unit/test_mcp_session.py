@@ -220,7 +220,7 @@ def test_a_hold_that_cannot_be_kept_expires_at_once() -> None:
 
 def test_changes_called_at_once_run_one_at_a_time_and_reads_side_by_side() -> None:
     """A client may call wp_cli several times at once. Its changes are decided and run one after the
-    other (each decided on the site the one before left: agent/post_targets.py; the reads one decision
+    other (each decided on the site the one before left: policy/post_targets.py; the reads one decision
     makes may run side by side, never beside a change); reads overlap."""
 
     def calls_at_once(commands: list[str]) -> RecordingWpCli:

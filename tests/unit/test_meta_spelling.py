@@ -1,13 +1,13 @@
 """A meta write whose key the database takes for a differently spelled key of the object is refused,
-naming the kept spelling (agent/meta_spelling.py); on the real site: tests/integration/test_undo_cli.py."""
+naming the kept spelling (policy/meta_spelling.py); on the real site: tests/integration/test_undo_cli.py."""
 
 from __future__ import annotations
 
 import json
 
-from wp_agent.agent.meta_spelling import SPELLING_RULE, guard_meta_spelling
-from wp_agent.agent.site_reads import SiteReads
 from wp_agent.policy import CommandPolicy
+from wp_agent.policy.meta_spelling import SPELLING_RULE, guard_meta_spelling
+from wp_agent.policy.site_reads import SiteReads
 
 POLICY = CommandPolicy()
 LIST_10: tuple[str, ...] = ("post", "meta", "list", "10", "--fields=meta_key", "--format=json")

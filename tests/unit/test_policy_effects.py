@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-from wp_agent.agent.post_targets import guard_post_targets
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy import CommandPolicy, PolicyCategory
 from wp_agent.policy.command_table import ALLOWED_COMMANDS
@@ -15,6 +14,7 @@ from wp_agent.policy.effects.declaration import Names, Rows
 from wp_agent.policy.effects.media_files import stored_names_confined
 from wp_agent.policy.effects.meta_keys import holds_file_path
 from wp_agent.policy.effects.table import WRITE_EFFECTS, check_declarations
+from wp_agent.policy.post_targets import guard_post_targets
 
 POLICY = CommandPolicy()
 R, W, D, B = PolicyCategory.READ, PolicyCategory.WRITE, PolicyCategory.DESTRUCTIVE, PolicyCategory.BLOCKED
@@ -183,7 +183,7 @@ def _reader(answers: dict[str, str | None]) -> tuple[list[list[str]], object]:
             return answers.get("pages", "")
         if argv[:2] == ["post", "get"]:
             return answers.get(f"type of {argv[2]}", "post")
-        if "--orderby=ID" in argv:  # the newest post's ID (agent/post_targets.py newest_post_read)
+        if "--orderby=ID" in argv:  # the newest post's ID (policy/post_targets.py newest_post_read)
             return answers.get("newest")
         return answers.get("types", "")
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import pytest
 
 from wp_agent.agent.lifecycle import new_session
-from wp_agent.agent.site_scope import SiteScope, apply_site_scope
 from wp_agent.config import LambdaSettings
 from wp_agent.executors.code_guard import unguarded
 from wp_agent.executors.ssh import SshWpCli
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.target import Target
 from wp_agent.policy import CommandPolicy
+from wp_agent.policy.site_scope import apply_site_scope
 from wp_agent.service.runtime import AwsRuntime
 
 POLICY = CommandPolicy()
@@ -51,7 +51,7 @@ def test_a_pinned_session_cannot_escape_by_blog() -> None:
         site_url="http://ms.test/en/",
     )
     decision = apply_site_scope(
-        POLICY.classify("post create --post_title=x --blog=http://ms.test/shop/"), SiteScope.of(state)
+        POLICY.classify("post create --post_title=x --blog=http://ms.test/shop/"), state.site_scope()
     )
     assert decision.blocked
 

@@ -1,4 +1,4 @@
-"""The agent's check of posts addressed by ID (agent/post_targets.py): an update of an internal post
+"""The agent's check of posts addressed by ID (policy/post_targets.py): an update of an internal post
 type such as a draft customizer changeset is refused; the real-WordPress proof is in
 tests/e2e/test_redteam_real_site.py."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from wp_agent.agent.post_targets import RULE, guard_post_targets
-from wp_agent.agent.site_reads import SiteReads
 from wp_agent.policy import CommandPolicy, PolicyCategory
+from wp_agent.policy.post_targets import RULE, guard_post_targets
+from wp_agent.policy.site_reads import SiteReads
 
 
 def reader(answer: str | None, seen: list[list[str]], types: dict[str, str | None] | None = None) -> object:

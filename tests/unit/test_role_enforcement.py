@@ -19,12 +19,12 @@ from wp_agent.agent.lifecycle import new_session
 from wp_agent.agent.ports import AgentDeps, ApprovalDecision, AutoApprove, MemoryAuditLog, NoApprovals
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import CommandStatus, SessionState, SessionStatus
-from wp_agent.agent.site_scope import SiteScope, apply_site_scope
 from wp_agent.executors.port import CommandResult
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.target import Role
 from wp_agent.policy import CommandPolicy, PolicyCategory
 from wp_agent.policy.roles import ROLE_RULE
+from wp_agent.policy.site_scope import apply_site_scope
 
 POLICY = CommandPolicy()
 EDITOR_REFUSAL = "この操作には管理者（admin）の権限が必要です。あなたの権限は編集者（editor）です。"
@@ -119,7 +119,7 @@ def test_refresh_rights_follows_the_registry() -> None:
     state.status = SessionStatus.PLANNING
     assert lifecycle.refresh_rights(state, role=Role.EDITOR, network_admin=False)
     assert state.role is Role.EDITOR
-    assert apply_site_scope(POLICY.classify("option update posts_per_page 10"), SiteScope.of(state)).rule == (
+    assert apply_site_scope(POLICY.classify("option update posts_per_page 10"), state.site_scope()).rule == (
         ROLE_RULE
     )
     assert not lifecycle.refresh_rights(state, role=None, network_admin=False)  # removed: the run ends
@@ -128,11 +128,11 @@ def test_refresh_rights_follows_the_registry() -> None:
 
 def test_network_commands_still_need_a_network_admin() -> None:
     state = session(Role.ADMIN)
-    decided = apply_site_scope(POLICY.classify("site create --slug=tokyo"), SiteScope.of(state))
+    decided = apply_site_scope(POLICY.classify("site create --slug=tokyo"), state.site_scope())
     assert decided.rule == "scope.network_admin_required"
     state.network_admin = True
-    decided = apply_site_scope(POLICY.classify("site create --slug=tokyo"), SiteScope.of(state))
+    decided = apply_site_scope(POLICY.classify("site create --slug=tokyo"), state.site_scope())
     assert decided.category is not PolicyCategory.BLOCKED
     state.role = Role.EDITOR  # a network administrator who is an editor of this target: the role first
-    decided = apply_site_scope(POLICY.classify("site create --slug=tokyo"), SiteScope.of(state))
+    decided = apply_site_scope(POLICY.classify("site create --slug=tokyo"), state.site_scope())
     assert decided.rule == ROLE_RULE

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from wp_agent.agent.role_targets import guard_role_targets
-from wp_agent.agent.site_reads import SiteReads
 from wp_agent.models.target import Role
 from wp_agent.policy import CommandPolicy, PolicyCategory
+from wp_agent.policy.role_targets import guard_role_targets
 from wp_agent.policy.roles import ROLE_RULE
+from wp_agent.policy.site_reads import SiteReads
 
 POLICY = CommandPolicy()
 TERMS = ("term", "list", "category", "post_tag", "--field=term_id")

@@ -149,8 +149,8 @@ def test_publishing_a_stored_draft_reads_its_links_first(
     stored: str | None, expected: PolicyCategory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A draft a person wrote is not judged as a value: publishing it makes the server ping its links."""
-    from wp_agent.agent.post_targets import guard_post_targets
     from wp_agent.policy import host_resolution
+    from wp_agent.policy.post_targets import guard_post_targets
 
     monkeypatch.setattr(host_resolution, "system_resolver", static_resolver(ZONE))
 

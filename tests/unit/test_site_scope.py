@@ -10,11 +10,11 @@ from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel, text_reply,
 from wp_agent.agent.lifecycle import new_session
 from wp_agent.agent.ports import AgentDeps, InMemorySessionStore, MemoryAuditLog, NoApprovals, NoRateLimits
 from wp_agent.agent.runner import AgentRunner
-from wp_agent.agent.site_scope import SiteScope, apply_site_scope, normalise_site_url
 from wp_agent.config import CliSettings
 from wp_agent.executors.port import CommandResult
 from wp_agent.models.agent_io import AgentInput, MultisiteOptions
 from wp_agent.policy import CommandPolicy, PolicyCategory
+from wp_agent.policy.site_scope import apply_site_scope, normalise_site_url
 
 POLICY = CommandPolicy()
 EN = "https://example.test/en/"
@@ -35,7 +35,7 @@ def state(
 
 
 def scoped(command: str, session: Any) -> Any:
-    return apply_site_scope(POLICY.classify(command), SiteScope.of(session))
+    return apply_site_scope(POLICY.classify(command), session.site_scope())
 
 
 def test_commands_get_the_session_site_url() -> None:

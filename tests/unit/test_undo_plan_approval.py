@@ -12,8 +12,6 @@ from hypothesis import strategies as st
 
 from wp_agent.agent.messages import ToolUseBlock
 from wp_agent.agent.session_state import SessionState
-from wp_agent.agent.site_reads import SiteReads
-from wp_agent.agent.site_scope import SiteScope
 from wp_agent.agent.tool_pipeline import (
     PLAN_APPROVER,
     Hold,
@@ -26,6 +24,7 @@ from wp_agent.config import AgentSettings
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.target import Role
 from wp_agent.policy import CommandPolicy
+from wp_agent.policy.site_reads import SiteReads
 from wp_agent.undo.kind import CaptureError, meta_steps, value_args
 from wp_agent.undo.revert_run import approved_by_plan
 
@@ -82,7 +81,7 @@ def _state(**fields: Any) -> SessionState:
 def _decide(state: SessionState, tool_use_id: str, command: str) -> object:
     pipeline = ToolCallPipeline(POLICY, AgentSettings())
     call = ToolUseBlock(tool_use_id, "wp_cli", {"command": command, "reason": "元に戻す"})
-    run = RunSoFar.of(state, SiteScope.of(state), skip_allowed=False)
+    run = RunSoFar.of(state, state.site_scope(), skip_allowed=False)
     return pipeline.decide(call, 0, None, run, SiteReads())
 
 

@@ -13,11 +13,11 @@ from tests.fakes.wordpress import TestWordPress
 from tests.integration.conformance.command_grammar import Grammar, synopses_of
 from tests.integration.conformance.effect_check import EffectCheck
 from tests.integration.conformance.site_diff import SiteBaseline
-from wp_agent.agent.post_targets import guard_post_targets
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
 from wp_agent.policy.effects.declaration import Effect
 from wp_agent.policy.effects.table import WRITE_EFFECTS
+from wp_agent.policy.post_targets import guard_post_targets
 
 # A read's declared effect: nothing at all (not even WordPress's caches: tests/integration/
 # test_read_means_read.py shows the reads of the table leave every transient alone).

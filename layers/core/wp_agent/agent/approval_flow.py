@@ -18,7 +18,6 @@ from wp_agent.agent.session_state import (
     PendingApproval,
     SessionState,
 )
-from wp_agent.agent.site_scope import SiteScope
 from wp_agent.agent.tool_results import last_tool_use_ids, tool_result
 from wp_agent.policy import PolicyCategory
 from wp_agent.telemetry import APPROVALS_REQUESTED_TOTAL
@@ -61,7 +60,7 @@ class ApprovalFlow:
         ledger = self._ledger
         results = {r["tool_use_id"]: r for r in state.held_results}
         runnable: list[CommandRecord] = []
-        for verdict in approval_steps.verdicts(pending, held, self._deps.policy, SiteScope.of(state)):
+        for verdict in approval_steps.verdicts(pending, held, self._deps.policy, state.site_scope()):
             record = verdict.record
             match verdict.action:
                 case "run":

@@ -26,10 +26,10 @@ from wp_agent.agent.session_state import (
     CommandStatus,
     PendingApproval,
 )
-from wp_agent.agent.site_reads import SiteReads
-from wp_agent.agent.site_scope import SiteScope, apply_site_scope
 from wp_agent.masking import mask_text
 from wp_agent.policy import CommandPolicy, PolicyDecision
+from wp_agent.policy.site_reads import SiteReads
+from wp_agent.policy.site_scope import SiteScope, apply_site_scope
 
 READ_REASON = "承認の要約のために現在の状態を確認（読み取りのみ）"  # the audit reason of the summary's reads
 # The same reads again when the person approves (a record of its own: the site may have changed since).

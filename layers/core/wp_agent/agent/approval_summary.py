@@ -13,7 +13,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from wp_agent.agent.site_reads import StateReader
 from wp_agent.command_line.code_changes import CODE_CHANGES, LANGUAGE_CHANGES
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking import is_secret_name, mask_argv
@@ -25,6 +24,7 @@ from wp_agent.policy.command_table import ALLOWED_COMMANDS, NEWER_THAN_PINNED, S
 from wp_agent.policy.effects.meta_keys import stored_texts
 from wp_agent.policy.effects.site_address import RESERVED_SITE_NAMES, address_name
 from wp_agent.policy.effects.table import site_checks
+from wp_agent.policy.site_reads import StateReader
 
 IRREVERSIBLE = "元に戻せません。"
 # What the executors do around a change of code (executors/code_guard.py), told before it is approved.

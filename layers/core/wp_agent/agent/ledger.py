@@ -23,11 +23,10 @@ from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.ports import AgentDeps, AuditLog, ProgressEvent, SessionStore
 from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionState, SessionStatus
 from wp_agent.agent.site_commands import SiteCommands
-from wp_agent.agent.site_reads import SiteReads
-from wp_agent.agent.site_scope import SiteScope
 from wp_agent.agent.tool_results import outcome_fields, result_for
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.policy import PolicyCategory
+from wp_agent.policy.site_reads import SiteReads
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -136,7 +135,7 @@ class Ledger:
     def add_site_facts(self, state: SessionState) -> None:
         """The site's facts (site_facts.py) head the run's first message, saved before the model sees them."""
         plan = site_facts.FactsPlan(state.site_url, self._deps.wp_user)
-        answers, audited = self._site.facts(SiteScope.of(state), state.target_id, plan)
+        answers, audited = self._site.facts(state.site_scope(), state.target_id, plan)
         for fields in audited:
             self.audit(state, AuditEventType.COMMAND_EXECUTED, **fields)
         facts = site_facts.describe(plan, answers, now=self._deps.clock())
@@ -148,7 +147,7 @@ class Ledger:
 
     def decided(self, state: SessionState, reason: str, decide: Callable[[SiteReads], T]) -> T:
         """What `decide` decides once the site has answered the reads it asks for (audited)."""
-        decided, audited = self._site.decided(SiteScope.of(state), state.target_id, reason, decide)
+        decided, audited = self._site.decided(state.site_scope(), state.target_id, reason, decide)
         for fields in audited:
             self.audit(state, AuditEventType.COMMAND_EXECUTED, **fields)
         return decided
@@ -180,7 +179,7 @@ class Ledger:
         if not records:
             return
         by_id = {r.tool_use_id: r for r in records}
-        scope = SiteScope.of(state)
+        scope = state.site_scope()
         for tool_use_id, capture in self._deps.changes.before(records, scope, state.target_id).items():
             by_id[tool_use_id].undo = capture
         for batch in side_by_side(records):

@@ -13,12 +13,12 @@ from wp_agent.agent.audit_events import AuditEvent
 from wp_agent.agent.model_client import ModelClient
 from wp_agent.agent.session_state import CommandRecord, PendingApproval, SessionState
 from wp_agent.agent.site_facts_cache import SiteFactsCache
-from wp_agent.agent.site_scope import SiteScope
 from wp_agent.clock import now as utc_now
 from wp_agent.config import AgentSettings
 from wp_agent.executors.port import WpCli
 from wp_agent.models.undo import UndoCapture
 from wp_agent.policy import CommandPolicy, PolicyDecision
+from wp_agent.policy.site_scope import SiteScope
 from wp_agent.telemetry import NoTelemetry, Telemetry
 
 

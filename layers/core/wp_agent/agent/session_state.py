@@ -13,6 +13,7 @@ from wp_agent.models.agent_io import AgentInput, AgentOutput
 from wp_agent.models.target import Role, UpdateAllowance
 from wp_agent.models.undo import UndoCapture
 from wp_agent.policy.categories import PolicyCategory
+from wp_agent.policy.site_scope import SiteScope, network_commands_allowed
 
 
 class SessionStatus(StrEnum):
@@ -190,6 +191,11 @@ class SessionState(StateModel):
         if self.pending_approval is not None and self.pending_approval.approval_id == approval_id:
             return self.pending_approval
         return next((a for a in self.approval_history if a.approval_id == approval_id), None)
+
+    def site_scope(self) -> SiteScope:
+        """Where this run's commands may go and the requester's rights, as the policy reads them."""
+        network = network_commands_allowed(self.input.multisite, self.network_admin)
+        return SiteScope(self.site_url, network, self.role, self.update_allowance)
 
     def audit_about(self) -> dict[str, Any]:
         """Whom and which run an audit record about the current run names."""

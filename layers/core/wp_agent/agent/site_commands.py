@@ -1,4 +1,4 @@
-"""WP-CLI on a session's site, for the turn: the reads its decisions ask for (agent/site_reads.py), the
+"""WP-CLI on a session's site, for the turn: the reads its decisions ask for (policy/site_reads.py), the
 site's facts for a run's first model request (agent/site_facts.py, cached per target) and the commands it
 runs, each in one of the target's SSH slots, and the log line and metrics of a command that ran. Nothing
 here changes the session: the turn records what these return (the audit fields of every read that ran)."""
@@ -15,12 +15,12 @@ from wp_agent.agent.command_outcomes import SYSTEM
 from wp_agent.agent.ports import RateLimiter
 from wp_agent.agent.session_state import CommandRecord
 from wp_agent.agent.site_facts_cache import SiteFactsCache
-from wp_agent.agent.site_reads import Argv, SiteReads
-from wp_agent.agent.site_scope import SiteScope, apply_site_scope
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
 from wp_agent.masking import mask_command
 from wp_agent.policy import CommandPolicy, PolicyCategory
+from wp_agent.policy.site_reads import Argv, SiteReads
+from wp_agent.policy.site_scope import SiteScope, apply_site_scope
 from wp_agent.telemetry import (
     COMMANDS_BLOCKED_TOTAL,
     COMMANDS_EXECUTED_TOTAL,

@@ -1,5 +1,5 @@
-"""One tool call of the model, decided: validate → policy → site scope and role → post-type guard →
-the role's objects on the site → loop guard → hold or run.
+"""One tool call of the model, decided: validate → the policy (policy/decide.py: the command table, the
+role and site scope, the checks that read the site) → loop guard → hold or run.
 
 `ToolCallPipeline.decide` returns a typed outcome and changes nothing: the record it builds is new
 (the turn adds it to the session), and what the site must be asked first is requested on the
@@ -19,18 +19,16 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from wp_agent.agent.messages import ToolUseBlock
-from wp_agent.agent.meta_spelling import guard_meta_spelling
-from wp_agent.agent.post_targets import guard_post_targets
 from wp_agent.agent.prompt import TOOL_NAME, WpCliToolInput
-from wp_agent.agent.role_targets import guard_role_targets
 from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionState
-from wp_agent.agent.site_reads import SiteReads
-from wp_agent.agent.site_scope import SiteScope, apply_site_scope, as_run
 from wp_agent.agent.tool_results import tool_result
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.config import AgentSettings
 from wp_agent.masking import mask_command
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
+from wp_agent.policy.decide import decide
+from wp_agent.policy.site_reads import SiteReads
+from wp_agent.policy.site_scope import SiteScope, as_run
 from wp_agent.policy.update_allowance import APPROVER as UPDATE_ALLOWANCE_APPROVER
 from wp_agent.policy.update_allowance import allowed_in_advance
 
@@ -165,10 +163,9 @@ class ToolCallPipeline:
                     tool_use_id, "wp_cli の入力が不正です。command（文字列）と reason を指定してください。"
                 )
             )
-        decision = apply_site_scope(self._policy.classify(tool_input.command), run.scope)
-        decision = guard_post_targets(decision, site, alone_in_reply=run.alone_in_reply)
-        decision = guard_role_targets(decision, run.scope.role, site)
-        decision = guard_meta_spelling(decision, site)
+        decision = decide(
+            self._policy, tool_input.command, run.scope, site, alone_in_reply=run.alone_in_reply
+        )
         if decision.blocked:
             record = new_record(run, tool_use_id, tool_input, decision, CommandStatus.BLOCKED)
             message = f"このコマンドはブロックされました（実行していません）: {decision.reason_ja}"

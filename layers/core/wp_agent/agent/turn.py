@@ -2,7 +2,7 @@
 
 The parts that decide — the tool pipeline (validate → policy → site scope → post-type guard → loop
 guard), the approval steps and summaries, the site lookup — return values and touch nothing; a decision
-that needs the site's state asks for reads as data (agent/site_reads.py). The turn is the loop over them;
+that needs the site's state asks for reads as data (policy/site_reads.py). The turn is the loop over them;
 every change of the session is the ledger's (ledger.py: commands, quota, audit, the run's end, and each
 save by its moment), approvals are the approval flow's (approval_flow.py).
 
@@ -46,7 +46,6 @@ from wp_agent.agent.session_state import (
     SessionStatus,
 )
 from wp_agent.agent.site_commands import SiteCommands
-from wp_agent.agent.site_scope import SiteScope
 from wp_agent.agent.tool_pipeline import (
     READ_REASON,
     Answer,
@@ -63,6 +62,7 @@ from wp_agent.agent.tool_pipeline import (
 from wp_agent.errors import StaleSessionError, WpAgentError
 from wp_agent.models.workflow import Route
 from wp_agent.policy import PolicyCategory
+from wp_agent.policy.site_scope import SiteScope
 from wp_agent.telemetry import API_CALLS_TOTAL, COMMANDS_BLOCKED_TOTAL, TURN_DURATION_SECONDS
 
 logger = logging.getLogger(__name__)
@@ -215,7 +215,7 @@ class AgentTurn:
         to_run: list[CommandRecord] = []
         held: list[CommandRecord] = []
         approved_up_front: dict[str, str] = {}  # tool-use id -> who approved it before it was asked
-        scope = SiteScope.of(state)
+        scope = state.site_scope()
         changing = self._pipeline.changing_calls(calls)
         for index, call in enumerate(calls):
             existing = state.record(call.id)

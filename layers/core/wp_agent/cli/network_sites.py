@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from wp_agent.agent.site_scope import normalise_site_url
 from wp_agent.executors.port import WpCli
 from wp_agent.policy import CommandPolicy, PolicyCategory
+from wp_agent.policy.site_scope import normalise_site_url
 
 SITE_LIST = ["site", "list", "--fields=blog_id,url", "--format=json"]
 

@@ -20,7 +20,6 @@ from wp_agent import __version__
 from wp_agent.agent.audit_events import AuditEvent
 from wp_agent.agent.model_client import ModelReply
 from wp_agent.agent.ports import AgentDeps, AuditLog
-from wp_agent.agent.site_scope import normalise_site_url
 from wp_agent.config import McpSettings
 from wp_agent.errors import InternalStateError
 from wp_agent.mcp_server.approvals import (
@@ -36,6 +35,7 @@ from wp_agent.mcp_server.session import CallOutcome, McpSession
 from wp_agent.models.article import PublishArticleInput
 from wp_agent.policy import PolicyCategory
 from wp_agent.policy.command_table import ALLOWED_COMMANDS
+from wp_agent.policy.site_scope import normalise_site_url
 from wp_agent.publishing import ArticlePublisher, InputProblem, input_problems, validation_output
 
 SITE_RESOURCE = "wp-agent://site"

@@ -21,12 +21,12 @@ from wp_agent.agent.model_client import ModelReply
 from wp_agent.agent.ports import AgentDeps, ApprovalDecision
 from wp_agent.agent.prompt import TOOL_NAME
 from wp_agent.agent.session_state import CommandRecord, PendingApproval, SessionState
-from wp_agent.agent.site_scope import SiteScope, apply_site_scope
 from wp_agent.agent.turn import AgentTurn
 from wp_agent.masking import mask_command
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.workflow import Route
 from wp_agent.policy import PolicyCategory, PolicyDecision
+from wp_agent.policy.site_scope import apply_site_scope
 
 # Held approvals one connection may keep open; past it the oldest one expires (audited, never run).
 MAX_HELD_APPROVALS = 20
@@ -112,7 +112,7 @@ class McpSession:
         self._lock = threading.Lock()
         # A client may call wp_cli several times at once; its changes run one at a time, so each one
         # is decided on the site as the one before left it (a post an update just saved a revision
-        # as is seen, not taken for a missing ID: agent/post_targets.py).
+        # as is seen, not taken for a missing ID: policy/post_targets.py).
         self._one_change_at_a_time = threading.Lock()
 
     @property
@@ -208,7 +208,7 @@ class McpSession:
 
     def check(self, command: str) -> PolicyDecision:
         """The decision wp_cli would meet in this session (policy, then the session's site scope)."""
-        return apply_site_scope(self._deps.policy.classify(command), SiteScope.of(self._new_state()))
+        return apply_site_scope(self._deps.policy.classify(command), self._new_state().site_scope())
 
     def read(self, command: str, reason: str) -> str | None:
         """Masked stdout of a read-only command run through the same pipeline; None when the policy

@@ -2,7 +2,7 @@
 
 Two consequences: the policy holds every network-wide write for approval (`--network`,
 `--activate-network`; the site activate/unarchive/unspam/public paths are destructive in the
-command table), and the agent's site scope (agent/site_scope.py) lets only the network's
+command table), and the agent's site scope (policy/site_scope.py) lets only the network's
 administrators ask for any network command, reads included.
 """
 

@@ -5,7 +5,7 @@ whose members may ask for its writes. A read (what the policy decided `read`: it
 needs a viewer. A command of no family here (a path an FR-5.2 allow rule added) needs an admin,
 reads included: unknown is closed. The layer only ever tightens: `apply_role` turns a decision the
 role does not cover into `blocked`, and leaves every other decision exactly as it was. Network-level
-commands stay with network administrators (agent/site_scope.py), whatever the role.
+commands stay with network administrators (policy/site_scope.py), whatever the role.
 
 `ROLE_EXAMPLES` are commands each role must and must not get through; tests/unit/test_roles.py runs
 every one through the real policy, and `examples_checked` (run at import) that each names a family.
@@ -31,14 +31,14 @@ ROLE_RULE = "role.insufficient"
 # editor's families a write stays the editor's only on content types: a post type other than posts,
 # pages and attachments (a shop's products or orders, a plugin's records) or a taxonomy other than
 # categories and tags needs an admin (`_content_only`); the posts and terms a write names by ID are
-# read on the site first (agent/role_targets.py).
+# read on the site first (policy/role_targets.py).
 LEAST_ROLE: dict[tuple[str, ...], Role] = {
     ("post",): E,
     ("media",): E,
     ("term",): E,
     ("comment",): E,
     ("menu",): E,
-    # Writes the editor's site reads (agent/role_targets.py) do not know how to check: a block or a
+    # Writes the editor's site reads (policy/role_targets.py) do not know how to check: a block or a
     # revision names its post in another place than the post writes do; generated test content.
     ("post", "block"): A,
     ("post", "revision"): A,

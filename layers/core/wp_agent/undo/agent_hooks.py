@@ -8,10 +8,10 @@ from collections.abc import Sequence
 
 from wp_agent.agent.ports import Opening, RateLimiter
 from wp_agent.agent.session_state import CommandRecord, SessionState
-from wp_agent.agent.site_scope import SiteScope
 from wp_agent.executors.port import WpCli
 from wp_agent.models.undo import UndoCapture
 from wp_agent.policy import CommandPolicy, PolicyDecision
+from wp_agent.policy.site_scope import SiteScope
 from wp_agent.undo import recorder
 from wp_agent.undo.agent_turn import closing_text, plan_message
 from wp_agent.undo.capture import cannot_undo

@@ -15,12 +15,12 @@ from typing import Any
 from wp_agent.agent.command_outcomes import SYSTEM
 from wp_agent.agent.ports import RateLimiter
 from wp_agent.agent.session_state import CommandRecord, CommandStatus
-from wp_agent.agent.site_scope import SiteScope, apply_site_scope
 from wp_agent.errors import WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
 from wp_agent.masking import mask_command
 from wp_agent.models.undo import UndoCapture
 from wp_agent.policy import CommandPolicy, PolicyCategory
+from wp_agent.policy.site_scope import SiteScope, apply_site_scope
 from wp_agent.undo.capture import capture_before_all, record_after_all
 from wp_agent.undo.entities import CaptureError, Read
 

@@ -11,16 +11,16 @@ from typing import Literal
 from wp_agent.agent import audit_outbox
 from wp_agent.agent.approval_summary import describe
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
-from wp_agent.agent.meta_spelling import kept_names, key_names_read, other_spellings
 from wp_agent.agent.ports import RateLimiter
 from wp_agent.agent.session_state import ApprovalItem, CommandRecord, SessionState
-from wp_agent.agent.site_scope import SiteScope, apply_site_scope
 from wp_agent.agent.tool_pipeline import PLAN_APPROVER, plan_may_approve
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
 from wp_agent.masking import mask_command, mask_command_output
 from wp_agent.models.undo import PlanStep, SkippedItem, UndoPlan
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
+from wp_agent.policy.meta_spelling import kept_names, key_names_read, other_spellings
+from wp_agent.policy.site_scope import apply_site_scope
 from wp_agent.undo.entities import CaptureError, Read
 from wp_agent.undo.execute import PlanOutcome, execute_plan
 from wp_agent.undo.plan import RunCommand, build_plan
@@ -169,7 +169,7 @@ class RevertRun:
         )
         checked = CheckedPlan(plan)
         for step in plan.steps:
-            decision = apply_site_scope(self.policy.classify_argv(step.argv), SiteScope.of(self.state))
+            decision = apply_site_scope(self.policy.classify_argv(step.argv), self.state.site_scope())
             if decision.blocked:
                 raise WpAgentError(
                     AgentErrorCode.COMMAND_BLOCKED,
@@ -250,7 +250,7 @@ class RevertRun:
         self._audit(AuditEventType.RUN_REVERT_STARTED, approver=approved_by)
 
     def _run(self, argv: list[str]) -> CommandResult:
-        decision = apply_site_scope(self.policy.classify_argv(argv), SiteScope.of(self.state))
+        decision = apply_site_scope(self.policy.classify_argv(argv), self.state.site_scope())
         command = mask_command(" ".join(decision.argv))
         if decision.blocked:  # checked when planned; a re-created post's new ID is checked here
             self._audit(AuditEventType.COMMAND_BLOCKED, command=command, rule=decision.rule,
@@ -275,7 +275,7 @@ class RevertRun:
     def _reader(self) -> Read:
         """Policy-checked reads on the undo run's scope, each audited."""
         return site_reader(
-            SiteScope.of(self.state), self.state.target_id, self.policy, self.wp_cli, self.limiter,
+            self.state.site_scope(), self.state.target_id, self.policy, self.wp_cli, self.limiter,
             on_read=lambda fields: self.events.append(
                 audit_outbox.new_event(AuditEventType.COMMAND_EXECUTED, self.state.audit_about(), **fields)
             ),

@@ -45,7 +45,7 @@ class AbsentPost:
     """What a failed read of a post by ID may mean: no post has that ID yet. A post an ID names may
     come into being before the write reaches it — a revision the same reply's update saves, a
     plugin's record a hook inserts — so that absence confirms the write only where no post can take
-    the ID first (agent/post_targets.py decides)."""
+    the ID first (policy/post_targets.py decides)."""
 
     post_id: str
     first_in_command: bool  # the command reaches this ID before it can create any post itself

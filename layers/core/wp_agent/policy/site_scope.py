@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from wp_agent.agent.session_state import SessionState
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.models.agent_io import MultisiteOptions
 from wp_agent.models.target import Role, UpdateAllowance
@@ -42,17 +41,12 @@ def network_commands_allowed(options: MultisiteOptions | None, network_admin: bo
 class SiteScope:
     """Where a session's commands may go: its site (None: not one site), whether network-level
     commands are allowed, and the requester's role (None: not a member). Taken from the session when
-    a step begins."""
+    a step begins (SessionState.site_scope)."""
 
     site_url: str | None
     network_allowed: bool
     role: Role | None
     update_allowance: UpdateAllowance | None = None  # what the owner allows without approval
-
-    @classmethod
-    def of(cls, state: SessionState) -> SiteScope:
-        network = network_commands_allowed(state.input.multisite, state.network_admin)
-        return cls(state.site_url, network, state.role, state.update_allowance)
 
 
 def _blocked(decision: PolicyDecision, rule: str, reason: str) -> PolicyDecision:

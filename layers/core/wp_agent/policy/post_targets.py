@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from wp_agent.agent.site_reads import StateReader, not_read_yet
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy import PolicyCategory, PolicyDecision
 from wp_agent.policy.argument_rules import INTERNAL_POST_TYPES
 from wp_agent.policy.effects.content import ALL_POST_STATUSES
 from wp_agent.policy.effects.table import site_checks
 from wp_agent.policy.effects.values import AbsentPost
+from wp_agent.policy.site_reads import StateReader, not_read_yet
 
 _CHECKED_PATHS = {("post", "update"), ("post", "create")}
 RULE = "blocked.internal_post_target"

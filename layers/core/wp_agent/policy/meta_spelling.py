@@ -13,10 +13,10 @@ import dataclasses
 import json
 from collections.abc import Sequence
 
-from wp_agent.agent.site_reads import StateReader, not_read_yet
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking import folded
 from wp_agent.policy import PolicyCategory, PolicyDecision
+from wp_agent.policy.site_reads import StateReader, not_read_yet
 
 SPELLING_RULE = "blocked.meta_key_spelling"
 _WRITES = frozenset({"add", "update", "delete", "patch"})

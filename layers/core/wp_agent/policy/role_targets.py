@@ -15,12 +15,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from wp_agent.agent.site_reads import StateReader, not_read_yet
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.models.target import Role
 from wp_agent.policy import PolicyCategory, PolicyDecision
 from wp_agent.policy.effects.content import post_type_read
 from wp_agent.policy.roles import CONTENT_POST_TYPES, CONTENT_TAXONOMIES, ROLE_RULE, role_refusal_ja
+from wp_agent.policy.site_reads import StateReader, not_read_yet
 
 # Paths whose every argument is a post ID; paths whose first argument is one (after `patch`'s action).
 _ALL_ARGS_ARE_POSTS = {("post", "update"), ("post", "delete")}
