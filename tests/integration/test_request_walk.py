@@ -44,7 +44,7 @@ DECIDING = frozenset(
     {
         "agent/tool_pipeline.py",
         "agent/approval_steps.py",
-        "agent/approval_summary.py",
+        "policy/approval_summary.py",
         "policy/site_scope.py",
         "policy/post_targets.py",
         "policy/role_targets.py",

@@ -12,8 +12,8 @@ import json
 from typing import Any
 
 from tests.fakes.wordpress import TestWordPress
-from wp_agent.agent.approval_summary import describe
 from wp_agent.policy import CommandPolicy
+from wp_agent.policy.approval_summary import describe
 
 POLICY = CommandPolicy()
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from tests.fakes.wordpress import TestWordPress
-from wp_agent.agent.approval_summary import describe
 from wp_agent.policy import CommandPolicy
+from wp_agent.policy.approval_summary import describe
 
 POLICY = CommandPolicy()
 # (command, the one table its run may change, words its approval must show)

@@ -17,8 +17,8 @@ import pytest
 
 from tests.fakes.wordpress import TestWordPress
 from tests.integration.conformance.approvals import ApprovalConformance
-from wp_agent.agent.approval_summary import describe
 from wp_agent.policy import PolicyCategory
+from wp_agent.policy.approval_summary import describe
 from wp_agent.policy.post_targets import guard_post_targets
 
 pytestmark = pytest.mark.timeout(600)

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from wp_agent.agent.approval_summary import IRREVERSIBLE, POST_RECREATED_ONLY, describe
 from wp_agent.policy import CommandPolicy, PolicyCategory
+from wp_agent.policy.approval_summary import IRREVERSIBLE, POST_RECREATED_ONLY, describe
 
 POLICY = CommandPolicy()
 
@@ -348,8 +348,8 @@ def test_what_reading_each_held_path_on_the_sandbox_showed_untrue_is_told() -> N
 
 def test_an_approval_names_the_script_it_lets_run_whatever_held_the_command() -> None:
     """Held as a new login, a user whose display name carries a script: the person reads that too."""
-    from wp_agent.agent.approval_summary import describe
     from wp_agent.policy import CommandPolicy
+    from wp_agent.policy.approval_summary import describe
 
     policy = CommandPolicy()
     user = policy.classify("user create eve eve@example.com --display_name='<img src=x onerror=alert(1)>'")

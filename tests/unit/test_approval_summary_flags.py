@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from wp_agent.agent.approval_summary import describe
 from wp_agent.policy import CommandPolicy, PolicyCategory
 from wp_agent.policy.approval_flags import OUTPUT_FLAGS, described_flags, held_paths
+from wp_agent.policy.approval_summary import describe
 from wp_agent.policy.command_grammar import synopses
 from wp_agent.policy.host_resolution import static_resolver
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from wp_agent.agent.approval_summary import describe
 from wp_agent.command_line.code_changes import CODE_CHANGES, LANGUAGE_CHANGES
 from wp_agent.policy import CommandPolicy
+from wp_agent.policy.approval_summary import describe
 
 POLICY = CommandPolicy()
 SAMPLES = {

@@ -13,8 +13,8 @@ import json
 
 import pytest
 
-from wp_agent.agent.approval_summary import describe
 from wp_agent.policy import CommandPolicy, PolicyCategory
+from wp_agent.policy.approval_summary import describe
 from wp_agent.policy.command_grammar import REFERENCE_FILE, synopses
 from wp_agent.policy.command_table import ALLOWED_COMMANDS, HARD_BLOCKS, NEWER_THAN_PINNED, SPELLED_OUT
 from wp_agent.policy.read_only_flags import read_only_alternative

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from wp_agent.agent.approval_summary import describe
 from wp_agent.executors.port import CommandResult
 from wp_agent.policy import CommandPolicy, PolicyCategory
+from wp_agent.policy.approval_summary import describe
 from wp_agent.undo.capture import assess, capture_before, record_after, with_undo_note
 from wp_agent.undo.plan import RunCommand, build_plan
 

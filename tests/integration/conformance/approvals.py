@@ -37,9 +37,9 @@ from tests.integration.conformance.site_diff import (
     SiteChange,
     table_family,
 )
-from wp_agent.agent.approval_summary import IRREVERSIBLE, describe
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
+from wp_agent.policy.approval_summary import IRREVERSIBLE, describe
 from wp_agent.policy.post_targets import guard_post_targets
 
 SITE_PATHS = {1: "/", 2: "/en/", 3: "/shop/"}

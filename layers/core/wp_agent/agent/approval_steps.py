@@ -18,7 +18,6 @@ from datetime import timedelta
 from typing import Literal
 
 from wp_agent import clock
-from wp_agent.agent.approval_summary import IRREVERSIBLE, describe
 from wp_agent.agent.session_state import (
     ApprovalItem,
     ApprovalStatus,
@@ -28,6 +27,7 @@ from wp_agent.agent.session_state import (
 )
 from wp_agent.masking import mask_text
 from wp_agent.policy import CommandPolicy, PolicyDecision
+from wp_agent.policy.approval_summary import IRREVERSIBLE, describe
 from wp_agent.policy.site_reads import SiteReads
 from wp_agent.policy.site_scope import SiteScope, apply_site_scope
 

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from wp_agent.agent import approval_steps
-from wp_agent.agent.approval_summary import IRREVERSIBLE, POST_RECREATED_ONLY
 from wp_agent.command_line.code_changes import LANGUAGE_CHANGES
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking import is_secret_name
 from wp_agent.models.undo import EntityRef, UndoCapture, UndoItem
+from wp_agent.policy.approval_summary import IRREVERSIBLE, POST_RECREATED_ONLY
 from wp_agent.policy.command_grammar import CommandReading, read_command
 from wp_agent.policy.effects.site_address import address_name
 from wp_agent.undo.entities import CaptureError, Read

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from wp_agent.agent import audit_outbox
-from wp_agent.agent.approval_summary import describe
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.ports import RateLimiter
 from wp_agent.agent.session_state import ApprovalItem, CommandRecord, SessionState
@@ -19,6 +18,7 @@ from wp_agent.executors.port import CommandResult, WpCli
 from wp_agent.masking import mask_command, mask_command_output
 from wp_agent.models.undo import PlanStep, SkippedItem, UndoPlan
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
+from wp_agent.policy.approval_summary import describe
 from wp_agent.policy.meta_spelling import kept_names, key_names_read, other_spellings
 from wp_agent.policy.site_scope import apply_site_scope
 from wp_agent.undo.entities import CaptureError, Read
