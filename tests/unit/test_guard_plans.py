@@ -33,3 +33,30 @@ def test_the_approval_says_what_the_guard_keeps(command: str) -> None:
 
 def test_every_language_change_is_a_guarded_code_change() -> None:
     assert LANGUAGE_CHANGES <= CODE_CHANGES
+
+
+def test_updating_all_runs_one_update_per_name_unless_a_name_would_read_as_an_option() -> None:
+    """`plugin update --all` becomes one guarded update per plugin WordPress offers one for; the names are
+    the site's, so a folder named like an option (`--url=…`) makes the command run as asked, whole."""
+    from collections.abc import Sequence
+
+    from wp_agent.executors.code_guard import Guarded, GuardedWpCli
+    from wp_agent.executors.port import CommandResult
+
+    class Offering:
+        def __init__(self, names: str) -> None:
+            self.names = names
+
+        def run(self, argv: Sequence[str]) -> CommandResult:
+            return CommandResult(self.names, "", 0, 1)
+
+    argv = ["plugin", "update", "--all", "--minor", "--exclude=b"]
+    change = Guarded.of(argv)
+    assert change is not None
+    guard = GuardedWpCli(Offering("a\nb\nc\n"), None)  # type: ignore[arg-type]
+    assert guard._one_by_one(argv, change) == [
+        ["plugin", "update", "a", "--minor"],
+        ["plugin", "update", "c", "--minor"],
+    ]
+    guard = GuardedWpCli(Offering("a\n--url=https://elsewhere.example/\n"), None)  # type: ignore[arg-type]
+    assert guard._one_by_one(argv, change) is None

@@ -134,6 +134,8 @@ class GuardedWpCli:
         excluded = {name for value in parsed.option_values("exclude") for name in value.split(",")}
         flags = [o.token for o in parsed.options if o.name not in {"all", "exclude"}]
         names = [name for name in offered.stdout.split() if name not in excluded]
+        if any(name.startswith("-") for name in names):
+            return None  # a name the site gives, read as an option: the command runs as asked, whole
         return [[kind, "update", name, *flags] for name in names] or None
 
     def _guarded(

@@ -20,6 +20,7 @@ from wp_agent.undo.kind import (
     json_of,
     meta_rows,
     meta_steps,
+    name_arg,
     step,
     value_args,
 )
@@ -308,6 +309,7 @@ def _extension_restore(key: list[str], before: Any, current: Any) -> list[PlanSt
     label = _extension_label(key)
     if before is None and current is None:
         return []
+    name = name_arg(name, label)  # a folder named like an option would be read as one
     if before is None:  # installed by the run: removed again (a plugin deactivated first)
         if current["status"] not in {"inactive", "active"}:
             raise CaptureError(f"{label}（{current['status']}）は削除できないため、元に戻せません")
