@@ -60,7 +60,13 @@ class ApprovalFlow:
         ledger = self._ledger
         results = {r["tool_use_id"]: r for r in state.held_results}
         runnable: list[CommandRecord] = []
-        for verdict in approval_steps.verdicts(pending, held, self._deps.policy, state.site_scope()):
+        scope, policy = state.site_scope(), self._deps.policy
+        decided = ledger.decided(
+            state,
+            approval_steps.RECHECK_REASON,
+            lambda site: approval_steps.verdicts(pending, held, policy, scope, site),
+        )
+        for verdict in decided:
             record = verdict.record
             match verdict.action:
                 case "run":

@@ -28,11 +28,14 @@ from wp_agent.agent.session_state import (
 from wp_agent.masking import mask_text
 from wp_agent.policy import CommandPolicy, PolicyDecision
 from wp_agent.policy.approval_summary import IRREVERSIBLE, describe
-from wp_agent.policy.site_reads import SiteReads
-from wp_agent.policy.site_scope import SiteScope, apply_site_scope
+from wp_agent.policy.decide import decide
+from wp_agent.policy.site_reads import SiteReads, StateReader
+from wp_agent.policy.site_scope import SiteScope
 
 READ_REASON = "承認の要約のために現在の状態を確認（読み取りのみ）"  # the audit reason of the summary's reads
 # The same reads again when the person approves (a record of its own: the site may have changed since).
+# the audit reason of the reads the policy's recheck of an approved command asks (policy/decide.py)
+RECHECK_REASON = "承認された操作を実行してよいか、現在のサイトで再確認（読み取りのみ）"
 REREAD_REASON = "承認の要約のために、承認された時点の状態を再確認（読み取りのみ）"
 
 
@@ -90,11 +93,17 @@ def rejection_text(pending: PendingApproval) -> str:
 
 
 def verdicts(
-    pending: PendingApproval, held: Sequence[CommandRecord], policy: CommandPolicy, scope: SiteScope
+    pending: PendingApproval,
+    held: Sequence[CommandRecord],
+    policy: CommandPolicy,
+    scope: SiteScope,
+    site: StateReader,
 ) -> list[Verdict]:
     """Each held command of a decided approval: approved ones run unless an earlier attempt handled
-    them or the approved argv no longer passes the current policy and the requester's current rights
-    (a network administrator may have been removed) — defence in depth."""
+    them or the approved argv no longer passes the policy as it decides now — the requester's current
+    rights (a network administrator may have been removed) and the site as it is now (the post an
+    editor's delete names may have become another type meanwhile): the whole of policy/decide.py, its
+    reads asked on `site` — defence in depth."""
     if pending.status is not ApprovalStatus.APPROVED:
         return [Verdict(r, "rejected") for r in held]
     found: list[Verdict] = []
@@ -102,7 +111,7 @@ def verdicts(
         if record.status is not CommandStatus.HELD:
             found.append(Verdict(record, "settled"))
             continue
-        recheck = apply_site_scope(policy.classify_argv(record.argv), scope)
+        recheck = decide(policy, record.argv, scope, site)
         if recheck.blocked:
             found.append(Verdict(record, "blocked", recheck.reason_ja, recheck.rule))
             continue

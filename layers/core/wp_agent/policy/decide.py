@@ -11,6 +11,8 @@ never read the site themselves: when `site.requested` is not empty after a call,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from wp_agent.policy.command_policy import CommandPolicy, PolicyDecision
 from wp_agent.policy.meta_spelling import guard_meta_spelling
 from wp_agent.policy.post_targets import guard_post_targets
@@ -20,11 +22,18 @@ from wp_agent.policy.site_scope import SiteScope, apply_site_scope
 
 
 def decide(
-    policy: CommandPolicy, command: str, scope: SiteScope, site: StateReader, *, alone_in_reply: bool = True
+    policy: CommandPolicy,
+    command: str | Sequence[str],
+    scope: SiteScope,
+    site: StateReader,
+    *,
+    alone_in_reply: bool = True,
 ) -> PolicyDecision:
-    """`command` decided for the requester and site of `scope`. `alone_in_reply`: no other call of the
-    same reply may change the site alongside it (post_targets keeps its answer simple then)."""
-    decision = apply_site_scope(policy.classify(command), scope)
+    """`command` (as the model wrote it, or an argv already read) decided for the requester and site of
+    `scope`. `alone_in_reply`: no other call of the same reply may change the site alongside it
+    (post_targets keeps its answer simple then)."""
+    table = policy.classify(command) if isinstance(command, str) else policy.classify_argv(list(command))
+    decision = apply_site_scope(table, scope)
     decision = guard_post_targets(decision, site, alone_in_reply=alone_in_reply)
     decision = guard_role_targets(decision, scope.role, site)
     return guard_meta_spelling(decision, site)
