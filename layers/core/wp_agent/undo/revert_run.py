@@ -19,7 +19,9 @@ from wp_agent.masking import mask_command, mask_command_output
 from wp_agent.models.undo import PlanStep, SkippedItem, UndoPlan
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
 from wp_agent.policy.approval_summary import describe
+from wp_agent.policy.decide import decide
 from wp_agent.policy.meta_spelling import kept_names, key_names_read, other_spellings
+from wp_agent.policy.site_reads import StateReader
 from wp_agent.policy.site_scope import apply_site_scope
 from wp_agent.undo.entities import CaptureError, Read
 from wp_agent.undo.execute import PlanOutcome, execute_plan
@@ -183,6 +185,20 @@ class RevertRun:
         if shared:
             checked = _without_targets_of(checked, shared)
             plan = checked.plan
+        # What stays is decided as the agent's own commands are (policy/decide.py): the table, the role
+        # and the site scope, and the checks that read the site as it is now (the post a step writes
+        # may have become another type since the run). After the filter above: a deletion it already
+        # leaves alone, with its reason, is not refused again by the meta-spelling check.
+        answers = self._answers()
+        for index, step in enumerate(plan.steps):
+            decision = decide(self.policy, step.argv, self.state.site_scope(), answers)
+            if decision.blocked:
+                raise WpAgentError(
+                    AgentErrorCode.COMMAND_BLOCKED,
+                    f"元に戻すコマンドがポリシーでブロックされたため、何も実行していません: {decision.reason_ja}",
+                    details={"command": mask_command(" ".join(step.argv)), "rule": decision.rule},
+                )
+            checked.decisions[index] = decision
         for index, (step, decision) in enumerate(zip(plan.steps, checked.decisions, strict=True)):
             if decision.needs_approval and approved_by_plan(step, decision) and tuple(step.argv) in alone:
                 self.plan_approved.append(list(decision.argv))
@@ -271,6 +287,19 @@ class RevertRun:
                     rule=decision.rule, success=result.ok, exit_code=result.exit_code,
                     duration_ms=result.duration_ms, error=error)  # fmt: skip
         return result
+
+    def _answers(self) -> StateReader:
+        """The undo run's audited reads as the policy's checks ask them: stdout, None when not read."""
+        read = self._reader()
+
+        def answer(argv: list[str]) -> str | None:
+            try:
+                result = read(argv)
+            except CaptureError:
+                return None
+            return result.stdout if result.ok else None
+
+        return answer
 
     def _reader(self) -> Read:
         """Policy-checked reads on the undo run's scope, each audited."""
