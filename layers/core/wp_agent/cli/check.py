@@ -6,13 +6,18 @@ import argparse
 import json
 import re
 import shlex
+from typing import Any
 
 from wp_agent.cli import failures, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import CliSettings
+from wp_agent.masking import mask_argv
 from wp_agent.models.target import Role
 from wp_agent.policy import CommandPolicy
+from wp_agent.policy.decide import STEPS_JA, decide_steps
 from wp_agent.policy.roles import RoleSummary, apply_role, role_needed
+from wp_agent.policy.site_reads import SiteReads
+from wp_agent.policy.site_scope import SiteScope
 from wp_agent.program import command_name
 
 _ONLY_OPERATORS = re.compile(r"^[;&|<>()]+$")
@@ -55,6 +60,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="終了コードで結果を返します（0 許可、3 承認が必要、4 ブロック）",
     )
     parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="判定の手順（コマンド表 → 権限と対象サイト → サイトで確認すること）を順に表示します",
+    )
+    parser.add_argument(
         "words", nargs=argparse.REMAINDER, help="判定するコマンド（例: -- 'post list --format=json'）"
     )
     parser.set_defaults(handler=run)
@@ -78,6 +88,8 @@ def run(args: argparse.Namespace, settings: CliSettings) -> int:
         document = decision.check_json() | {"role": role.value}
         if needed is not None:
             document["roleNeeded"] = needed.value
+    if args.explain:
+        document["explain"] = _explained(command_from_words(words), role, settings)
     if args.json:
         terminal.out.json(json.dumps(document, ensure_ascii=False))
     else:
@@ -89,11 +101,49 @@ def run(args: argparse.Namespace, settings: CliSettings) -> int:
             terminal.out.line(f"実行引数: wp {shlex.join(shown['argv'])}")
         if role is not None:
             terminal.out.line(f"権限: {role.label_ja}")
+        _print_explained(document.get("explain", []))
     if not args.exit_code:
         return ExitCode.OK
     return {"allow": ExitCode.OK, "confirm": ExitCode.AWAITING_APPROVAL, "block": ExitCode.BLOCKED}[
         decision.decision
     ]
+
+
+def _explained(command: str, role: Role | None, settings: CliSettings) -> list[dict[str, Any]]:
+    """The decision step by step (policy/decide.py), as the agent decides a command for a requester of
+    `role` (the local operator: an administrator): each step's decision and rule, or — for a step that
+    asks the site first — the reads it asks (`check` runs nothing, so that step is decided by the site's
+    answers when the agent runs the command)."""
+    steps = decide_steps(
+        CommandPolicy.from_settings(settings), command,
+        SiteScope(site_url=None, network_allowed=True, role=role or Role.ADMIN), SiteReads(),
+    )  # fmt: skip
+    explained: list[dict[str, Any]] = []
+    previous = None
+    waits = False  # from the first step that asks the site on, the site's answers decide
+    for step in steps:
+        waits = waits or bool(step.asked)
+        decision = previous if waits and previous is not None else step.decision
+        explained.append({
+            "step": step.name, "stepJa": STEPS_JA[step.name], "decision": decision.decision,
+            "category": decision.category.value, "rule": decision.rule,
+            "changed": previous is not None and (decision.category, decision.rule) != (previous.category, previous.rule),
+            "siteReads": [mask_argv(list(argv)) for argv in step.asked], "waitsForSite": waits,
+        })  # fmt: skip
+        previous = decision
+    return explained
+
+
+def _print_explained(steps: list[dict[str, Any]]) -> None:
+    if steps:
+        terminal.out.line("判定の手順:")
+    for number, step in enumerate(steps, 1):
+        said = f"{step['decision']}（{step['rule']}）" if step["changed"] or number == 1 else "変わらず"
+        if step["waitsForSite"]:
+            said = "サイトの答えで決まります（check はサイトを読みません）"
+        terminal.out.line(f"  {number}. {step['stepJa']}: {said}")
+        for read in step["siteReads"]:
+            terminal.out.line(f"       サイトで確認: wp {shlex.join(read)}")
 
 
 def _show_role(role: Role, *, as_json: bool) -> None:

@@ -11,14 +11,24 @@ never read the site themselves: when `site.requested` is not empty after a call,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from wp_agent.policy.command_policy import CommandPolicy, PolicyDecision
 from wp_agent.policy.meta_spelling import guard_meta_spelling
 from wp_agent.policy.post_targets import guard_post_targets
 from wp_agent.policy.role_targets import guard_role_targets
-from wp_agent.policy.site_reads import StateReader
+from wp_agent.policy.site_reads import SiteReads, StateReader
 from wp_agent.policy.site_scope import SiteScope, apply_site_scope
+
+# The steps in their order: a name for the record (`wp-agent check --explain`) and what each does.
+STEPS_JA = {
+    "table": "コマンド表（文法・分類・引数のルール）",
+    "scope": "依頼者の権限と対象サイト",
+    "post_targets": "書き込む投稿の種類（サイトで確認）",
+    "role_targets": "権限で変更できる投稿・ターム（サイトで確認）",
+    "meta_spelling": "既存のメタキーと同じ名前か（サイトで確認）",
+}
 
 
 def decide(
@@ -32,8 +42,39 @@ def decide(
     """`command` (as the model wrote it, or an argv already read) decided for the requester and site of
     `scope`. `alone_in_reply`: no other call of the same reply may change the site alongside it
     (post_targets keeps its answer simple then)."""
+    return decide_steps(policy, command, scope, site, alone_in_reply=alone_in_reply)[-1].decision
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of `decide`: its name (STEPS_JA), the decision after it, and the reads of the site it
+    asked that had no answer yet (the caller reads them and decides again)."""
+
+    name: str
+    decision: PolicyDecision
+    asked: tuple[tuple[str, ...], ...] = ()
+
+
+def decide_steps(
+    policy: CommandPolicy,
+    command: str | Sequence[str],
+    scope: SiteScope,
+    site: StateReader,
+    *,
+    alone_in_reply: bool = True,
+) -> list[Step]:
+    """`decide`, step by step; the last step's decision is the decision."""
     table = policy.classify(command) if isinstance(command, str) else policy.classify_argv(list(command))
-    decision = apply_site_scope(table, scope)
-    decision = guard_post_targets(decision, site, alone_in_reply=alone_in_reply)
-    decision = guard_role_targets(decision, scope.role, site)
-    return guard_meta_spelling(decision, site)
+    guards: list[tuple[str, Callable[[PolicyDecision], PolicyDecision]]] = [
+        ("scope", lambda d: apply_site_scope(d, scope)),
+        ("post_targets", lambda d: guard_post_targets(d, site, alone_in_reply=alone_in_reply)),
+        ("role_targets", lambda d: guard_role_targets(d, scope.role, site)),
+        ("meta_spelling", lambda d: guard_meta_spelling(d, site)),
+    ]
+    steps = [Step("table", table)]
+    for name, guard in guards:
+        asked = len(site.requested) if isinstance(site, SiteReads) else 0
+        decision = guard(steps[-1].decision)
+        new = tuple(site.requested[asked:]) if isinstance(site, SiteReads) else ()
+        steps.append(Step(name, decision, new))
+    return steps
