@@ -36,11 +36,15 @@ class Answering:
 def page(name: str, status: int | None = 200, **more: Any) -> dict[str, Any]:
     return {"name": name, "url": "https://example.test/", "status": status, "bytes": 1000, "fatal": [],
             "rest": name == "rest" or None, "admin": name == "admin" or None, "login": name == "login" or None,
-            "site": "example.test", "ms": 30, **more}  # fmt: skip
+            "ms": 30, **more}  # fmt: skip
 
 
 def answer(*pages: dict[str, Any], log: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"pages": list(pages), "log": log or {"found": False, "size": None, "lines": []}}
+    return {
+        "pages": list(pages),
+        "log": log or {"found": False, "size": None, "lines": []},
+        "address": {"home": "https://example.test/", "siteurl": "https://example.test/"},
+    }
 
 
 HEALTHY = answer(page("front"), page("post"), page("admin"), page("rest"), page("login"))

@@ -16,7 +16,7 @@
  * over plain HTTP with the site's host name, as curl's --connect-to would; the site answers as itself.
  * `fresh` names the code a change just replaced: the web server's opcache is told to forget it first.
  *
- * Prints one JSON object: {"pages": [{"name", "url", "status", "bytes", "fatal", "ms", "redirect", "site"}],
+ * Prints one JSON object: {"pages": [{"name", "url", "status", "bytes", "fatal", "ms", "redirect"}],
  * "log": {"found", "size", "lines"}, "fresh": null | {"reached", "enabled", "invalidated", "restricted",
  * "validate_timestamps", "revalidate_freq", "waited"}, "leftovers": [{"backup", "made", "holds"}],
  * "address": {"home", "siteurl"}}.
@@ -68,7 +68,6 @@ $wp_agent_probe = static function ( array $request ): array {
 			'admin'    => 'admin' === $name ? false !== strpos( $body, 'id="wpbody"' ) : null,
 			'login'    => 'login' === $name ? false !== strpos( $body, 'id="loginform"' ) : null,
 			'redirect' => (string) wp_remote_retrieve_header( $response, 'location' ),
-			'site'     => wp_parse_url( home_url( '/' ), PHP_URL_HOST ),
 			'ms'       => $ms,
 		);
 	};

@@ -161,8 +161,9 @@ def probe(
                 ),
             )
         )
-    probed = [_page(page) for page in answer.get("pages", [])]
     now = {key: str(value) for key, value in dict(answer.get("address") or {}).items()}
+    host = (urlsplit(now.get("home", "")).hostname or "").lower()  # the site's own, for its redirects
+    probed = [_page(page, host) for page in answer.get("pages", [])]
     if address is not None and now != address:
         moved = "、".join(
             f"{address.get(k)} → {now.get(k)}" for k in ("home", "siteurl") if address.get(k) != now.get(k)
@@ -218,14 +219,14 @@ def _fresh_notes(fresh: Any) -> tuple[str, ...]:
     )
 
 
-def _redirected(name: str, page: dict[str, Any], said: str, ms: int) -> Probed:
+def _redirected(name: str, page: dict[str, Any], host: str, said: str, ms: int) -> Probed:
     """A page that sends the visitor on: fine within the site (a canonical address, https), not to another
     site, nor a page everyone may see to the login (the site is closed to its visitors)."""
     location = str(page.get("redirect") or "")
     target = urlsplit(location)
-    host = (target.hostname or "").lower()
-    if host and host != str(page.get("site") or "").lower():
-        return Probed(name, False, f"{said} 別のサイト（{host[:100]}）へ転送されます",
+    elsewhere = (target.hostname or "").lower()
+    if elsewhere and elsewhere != host:
+        return Probed(name, False, f"{said} 別のサイト（{elsewhere[:100]}）へ転送されます",
                       "訪問者が別のサイトへ転送されています。", ms)  # fmt: skip
     if name in {"front", "post"} and target.path.endswith("/wp-login.php"):
         return Probed(name, False, f"{said} ログイン画面へ転送されます",
@@ -233,7 +234,8 @@ def _redirected(name: str, page: dict[str, Any], said: str, ms: int) -> Probed:
     return Probed(name, True, f"{said} → {target.path[:100] or '/'}", ms=ms)
 
 
-def _page(page: dict[str, Any]) -> Probed:
+def _page(page: dict[str, Any], host: str) -> Probed:
+    """One fetched page judged (`host`: the site's own, where its redirects may go)."""
     name = str(page.get("name"))
     ms = int(page.get("ms") or 0)
     if page.get("absent"):
@@ -253,7 +255,7 @@ def _page(page: dict[str, Any]) -> Probed:
         return Probed(name, False, f"{said} ログイン画面へ転送されました",
                       "管理画面にログインした状態で表示できません。", ms)  # fmt: skip
     if 300 <= status < 400:
-        return _redirected(name, page, said, ms)
+        return _redirected(name, page, host, said, ms)
     if status >= 400:
         return Probed(name, False, f"{said} エラー", "ページがエラーを返しています。", ms)
     if status == 200 and not page.get("bytes"):
