@@ -434,8 +434,8 @@ def run_updates(args: argparse.Namespace, settings: CliSettings) -> int:
     if changes:
         with site_book.changing() as book:
             site = _find(book, args.name)
-            allowance = (site.update_allowance or UpdateAllowance()).model_copy(update=changes)
-            allowance = UpdateAllowance.model_validate(allowance.model_dump())  # the levels, checked
+            kept = (site.update_allowance or UpdateAllowance()).model_dump()
+            allowance = UpdateAllowance.model_validate({**kept, **changes})  # the levels, checked
             site = site.model_copy(update={"update_allowance": allowance if allowance.allows_any else None})
             book.sites[site.name] = site
     else:
