@@ -8,6 +8,7 @@ import json
 import pytest
 
 from wp_agent.executors.port import CommandResult
+from wp_agent.policy import CommandPolicy, PolicyCategory
 from wp_agent.undo.capture import capture_before
 from wp_agent.undo.entities import KINDS, CaptureError
 
@@ -59,22 +60,24 @@ def test_what_cannot_be_put_back_says_why(key: list[str], before: object, now: o
     assert any(words in raised.value.reason_ja for words in ("元に戻せ", "入れ直せません", "渡せない"))
 
 
-def test_all_updates_record_each_plugin_wordpress_offers_one_for_less_the_excluded() -> None:
+def test_all_updates_record_each_plugin_the_site_has_less_the_excluded() -> None:
     asked: list[list[str]] = []
 
     def read(argv: list[str]) -> CommandResult:
         asked.append(argv)
         if argv[:2] == ["option", "list"]:
             return CommandResult("[]", "", 0, 1)
-        if argv[:2] == ["plugin", "list"]:
+        if argv[:2] == ["plugin", "list"] and "--field=name" in argv:
             return CommandResult("akismet\nhello\nsmtp\n", "", 0, 1)
-        if argv[:3] == ["plugin", "get", "hello"]:
-            return CommandResult("", "Error: The 'hello' plugin could not be found.\n", 1, 1)
-        return CommandResult(json.dumps({"name": argv[2], "version": "1.0", "status": "inactive"}), "", 0, 1)
+        name = next(a.removeprefix("--name=") for a in argv if a.startswith("--name="))
+        rows = [] if name == "hello" else [{"name": name, "version": "1.0", "status": "inactive"}]
+        return CommandResult(json.dumps(rows), "", 0, 1)
 
     capture = capture_before(("plugin", "update"), ["plugin", "update", "--all", "--exclude=smtp"], read)
     assert capture.revertible
-    assert asked[0] == ["plugin", "list", "--update=available", "--field=name"]
+    assert asked[0] == ["plugin", "list", "--skip-update-check", "--field=name"]
+    policy = CommandPolicy()
+    assert all(policy.classify_argv(argv).category is PolicyCategory.READ for argv in asked)  # reads only
     images = {tuple(item.entity.key): item.before for item in capture.items}
     assert images[("plugin", "akismet")] == {"version": "1.0", "status": "inactive"}
     assert images[("plugin", "hello")] is None  # not there: read as absent, not as a failure

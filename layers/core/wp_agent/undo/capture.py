@@ -247,16 +247,16 @@ def _menu_item_of(cmd: Command) -> list[EntityRef]:
 
 
 def _extensions(cmd: Command) -> list[EntityRef]:
-    """Each plugin or theme whose code the command changes; `--all`: those the site names (all it has,
-    or for `update` those WordPress offers an update for), less `--exclude`."""
+    """Each plugin or theme whose code the command changes; `--all`: every one the site has (for
+    `update`, those that get no update read the same before and after: nothing to put back), less
+    `--exclude`. (Asking WordPress which have an update runs its update check, which stores what it found:
+    not a read.)"""
     kind = cmd.path[0]
     names = cmd.args
     if cmd.parsed.has_flag("all"):
         if cmd.read is None:
             return []
-        # (which have an update is WordPress's update check: skipped only when all are wanted)
-        which = ["--update=available"] if cmd.path[1] == "update" else ["--skip-update-check"]
-        listed = cmd.read([kind, "list", *which, "--field=name"])
+        listed = cmd.read([kind, "list", "--skip-update-check", "--field=name"])
         if not listed.ok:
             raise CaptureError(
                 f"{'プラグイン' if kind == 'plugin' else 'テーマ'}の一覧を読み取れませんでした"

@@ -298,9 +298,10 @@ _EXTENSION_NAMES = {"plugin": "プラグイン", "theme": "テーマ"}
 
 
 def _extension_parse(key: list[str], parts: Parts, results: list[CommandResult]) -> Any:
-    if absent(EXTENSION, results):
+    rows = json_of(results[0], _extension_label(key)) or []
+    row = next((r for r in rows if isinstance(r, dict) and r.get("name") == key[1]), None)
+    if row is None:  # not installed
         return None
-    row = json_of(results[0], _extension_label(key))
     return {"version": str(row.get("version") or ""), "status": str(row.get("status") or "")}
 
 
@@ -337,17 +338,22 @@ def _extension_restore(key: list[str], before: Any, current: Any) -> list[PlanSt
     return steps
 
 
+def _extension_listing(key: list[str]) -> list[str]:
+    fields = ["--fields=name,version,status", "--format=json"]
+    return [key[0], "list", "--skip-update-check", f"--name={key[1]}", *fields]
+
+
 def _extension_label(key: list[str]) -> str:
     return f"{_EXTENSION_NAMES[key[0]]}「{key[1]}」"
 
 
 EXTENSION = Kind(
     "extension",
-    lambda key, parts: [[key[0], "get", key[1], "--fields=name,version,status", "--format=json"]],
+    # (a listing without the update check: `get` runs it, and stores what it found — not a read)
+    lambda key, parts: [_extension_listing(key)],
     _extension_parse,
     _extension_restore,
     _extension_label,
-    missing=re.compile(r"^Error: The '.*' (plugin|theme) could not be found\.", re.M),
 )
 
 
