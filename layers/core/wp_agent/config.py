@@ -142,7 +142,8 @@ class WpCliSettings(MediaSettings):
     # site got worse (executors/code_guard.py). Off: they run as WP-CLI runs them.
     wp_agent_guard_code_changes: bool = True
     # Tests only: `127.0.0.1:<port>` serving the site over plain HTTP, where the health probe's requests
-    # go (as curl's --connect-to); unset, the server fetches its site's own URL. Never set in production.
+    # go (as curl's --connect-to), or `<WordPress path>=127.0.0.1:<port>,…` for several sites; unset, the
+    # server fetches its site's own URL. Never set in production.
     wp_agent_health_connect: str = ""
 
     # How PHP starts WP-CLI (local and ssh): through PHP with the opcache file cache in a private
@@ -157,12 +158,27 @@ class WpCliSettings(MediaSettings):
     @field_validator("wp_agent_health_connect")
     @classmethod
     def _health_connect(cls, value: str) -> str:
-        host, _, port = value.rpartition(":")
-        if value and (host not in {"127.0.0.1", "[::1]"} or not port.isdigit()):
-            raise ValueError(
-                "WP_AGENT_HEALTH_CONNECT は 127.0.0.1:<ポート> の形式で指定してください（テスト用）"
-            )
+        for entry in value.split(",") if value else []:
+            host, _, port = entry.rpartition("=")[2].rpartition(":")
+            if host not in {"127.0.0.1", "[::1]"} or not port.isdigit():
+                raise ValueError(
+                    "WP_AGENT_HEALTH_CONNECT は 127.0.0.1:<ポート>（サイトごとなら WordPressのパス=127.0.0.1:<ポート> を"
+                    "カンマ区切り）の形式で指定してください（テスト用）"
+                )
         return value
+
+    @property
+    def health_connect(self) -> str | None:
+        """Where the health probe's requests go for this site (tests): the one address, or the one given
+        for this site's WordPress path; None: the site's own URL."""
+        value = self.wp_agent_health_connect
+        if "=" not in value:
+            return value or None
+        here = str(self.wp_local_path) if self.wp_cli_mode is WpCliMode.LOCAL else self.wp_path
+        found = (
+            address for path, _, address in (e.rpartition("=") for e in value.split(",")) if path == here
+        )
+        return next(found, None)
 
     @field_validator("wp_agent_local_env_passthrough")
     @classmethod

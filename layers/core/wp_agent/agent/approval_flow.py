@@ -18,8 +18,11 @@ from wp_agent.agent.session_state import (
     PendingApproval,
     SessionState,
 )
+from wp_agent.agent.tool_pipeline import Planned
 from wp_agent.agent.tool_results import last_tool_use_ids, tool_result
+from wp_agent.models.fleet import FleetStep
 from wp_agent.policy import PolicyCategory
+from wp_agent.policy.fleet_plan import as_template, step_index
 from wp_agent.telemetry import APPROVALS_REQUESTED_TOTAL
 
 MAX_ASKED_AGAIN = 2  # approvals superseded for one command before it is refused instead
@@ -85,6 +88,67 @@ class ApprovalFlow:
         ledger.answered(state, [results[i] for i in order if i in results])
         approval_protocol.resolve(state)
 
+    # -- fleet runs -----------------------------------------------------------------------------------
+
+    def plan_step(self, state: SessionState, planned: Planned) -> dict[str, object]:
+        """A write of the canary's planning run becomes the plan's next step (it does not run): with the
+        approval text read on the canary, looked-up values written back as `{name}`. The model is told."""
+        record, role = planned.record, state.fleet
+        item = self._item(state, record, approval_steps.PLAN_READ_REASON)
+        if role is not None and all(step.tool_use_id != record.tool_use_id for step in role.steps):
+            role.steps.append(
+                FleetStep(
+                    tool_use_id=record.tool_use_id,
+                    command=planned.template,
+                    lookups=planned.lookups,
+                    reason=record.reason,
+                    category=record.category.value,
+                    summary_ja=as_template(item.summary_ja, planned.values),
+                    impact_ja=as_template(item.impact_ja, planned.values),
+                )
+            )
+        text = (
+            f"計画の手順{len(role.steps) if role else ''}として記録しました（このサイトでもまだ実行していません。"
+            f"承認されると各サイトで順に実行されます）: wp {record.command}\n内容: {item.summary_ja}\n影響: {item.impact_ja}"
+        )
+        return tool_result(record.tool_use_id, text)
+
+    def run_covered(
+        self,
+        state: SessionState,
+        calls: list[ToolUseBlock],
+        to_run: list[CommandRecord],
+        held: list[CommandRecord],
+        approved_up_front: dict[str, str],
+    ) -> tuple[list[CommandRecord], list[CommandRecord]]:
+        """A fleet site's held steps the fleet's one approval covers run with the others, in the plan's
+        order (`approved_up_front` says by whom); otherwise nothing changes: the site asks its own."""
+        approver = self.covered_by_fleet(state, held)
+        if approver is None:
+            return to_run, held
+        for record in held:
+            record.status, approved_up_front[record.tool_use_id] = CommandStatus.QUEUED, approver
+        order = [call.id for call in calls]
+        return sorted([*to_run, *held], key=lambda r: order.index(r.tool_use_id)), []
+
+    def covered_by_fleet(self, state: SessionState, held: list[CommandRecord]) -> str | None:
+        """Who approved them, when the fleet's one approval covers every held command of a site's run: each is
+        a step of the approved plan whose approval text, read on this site now and its looked-up values
+        written back as `{name}`, is the approved text. Otherwise None: the site asks for its own approval."""
+        role = state.fleet
+        if not held or role is None or role.mode != "apply" or role.approved_by is None:
+            return None
+        for record in held:
+            index = step_index(state.run_id, record.tool_use_id)
+            if index is None or index >= len(role.steps):
+                return None
+            step = role.steps[index]
+            item = self._item(state, record, approval_steps.REREAD_REASON)
+            shown = (as_template(item.summary_ja, role.values), as_template(item.impact_ja, role.values))
+            if shown != (step.summary_ja, step.impact_ja):
+                return None
+        return f"fleet:{role.fleet_run_id}:{role.approved_by}"
+
     # -- inside ---------------------------------------------------------------------------------------
 
     def _item(
@@ -134,13 +198,13 @@ class ApprovalFlow:
         return True
 
 
-def undo_waits_as_one(
+def plan_waits_as_one(
     state: SessionState, calls: list[ToolUseBlock], to_run: list[CommandRecord], held: list[CommandRecord]
 ) -> tuple[list[CommandRecord], list[CommandRecord]]:
-    """An undo is one change: when a person is asked about part of it, every write of it waits for that
-    answer (declined, none of it runs; approved, all of it, in the plan's order). Reads still run. (The
-    writes are marked held when the approval is asked: ledger.ask.)"""
-    if not state.reverts_run_id or not held:
+    """An undo, and a fleet site's run of its plan, is one change: when a person is asked about part of
+    it, every write of it waits for that answer (declined, none of it runs; approved, all of it, in the
+    plan's order). Reads still run. (The writes are marked held when the approval is asked: ledger.ask.)"""
+    if not (state.reverts_run_id or state.fleet_applying) or not held:
         return to_run, held
     writes = [r for r in to_run if r.category is not PolicyCategory.READ and r.status is CommandStatus.QUEUED]
     order = [call.id for call in calls]

@@ -37,6 +37,7 @@ READ_REASON = "承認の要約のために現在の状態を確認（読み取�
 # the audit reason of the reads the policy's recheck of an approved command asks (policy/decide.py)
 RECHECK_REASON = "承認された操作を実行してよいか、現在のサイトで再確認（読み取りのみ）"
 REREAD_REASON = "承認の要約のために、承認された時点の状態を再確認（読み取りのみ）"
+PLAN_READ_REASON = "フリート計画の確認内容のために現在の状態を確認（読み取りのみ）"
 
 
 def new_approval_id() -> str:

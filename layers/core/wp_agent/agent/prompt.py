@@ -91,13 +91,28 @@ class WpCliToolInput(BaseModel):
 WP_CLI_TOOL: dict[str, Any] = anthropic_tool(TOOL_NAME, TOOL_DESCRIPTION_JA, WpCliToolInput)
 
 
+class FleetPlanToolInput(WpCliToolInput):
+    """The `wp_cli` tool while a fleet run is planned on its canary site: a write may name per-site values."""
+
+    lookups: dict[str, str] = Field(
+        default_factory=dict,
+        description="サイトごとに違う値（投稿IDなど）: コマンド中に {名前} と書き、名前→その値を1語で返す読み取り"
+        'コマンド（例: {"post": "post list --name=hello-world --field=ID"}）。各サイトで実行前に読み取って埋めます',
+    )
+
+
+FLEET_PLAN_NOTE_JA = """（フリート実行の計画: このサイトは {count} 件のサイトの代表（カナリア）です。変更するコマンドはここでは実行されず、計画の手順として記録されます。読み取りは実行されます。計画は1回の承認で全サイトに同じ順で実行されるため、前の手順の結果に頼る手順は作らないでください。投稿IDなどサイトごとに違う値は lookups で各サイトで調べる読み取りを指定し、コマンド中に {{名前}} と書いてください。計画ができたら、何をするかを日本語でまとめて終えてください。）"""
+FLEET_PLAN_TOOL: dict[str, Any] = anthropic_tool(TOOL_NAME, TOOL_DESCRIPTION_JA, FleetPlanToolInput)
+
+
 def cached_system_blocks() -> list[dict[str, Any]]:
     """System prompt as a cacheable block: tools + system form the stable prefix of every request."""
     return [{"type": "text", "text": SYSTEM_PROMPT_JA, "cache_control": {"type": "ephemeral"}}]
 
 
-def cached_tools() -> list[dict[str, Any]]:
-    return [{**WP_CLI_TOOL, "cache_control": {"type": "ephemeral"}}]
+def cached_tools(*, fleet_planning: bool = False) -> list[dict[str, Any]]:
+    tool = FLEET_PLAN_TOOL if fleet_planning else WP_CLI_TOOL
+    return [{**tool, "cache_control": {"type": "ephemeral"}}]
 
 
 def multisite_note(site_url: str | None, network_wide: bool) -> str | None:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from wp_agent.agent.audit_events import AuditEvent
 from wp_agent.errors import AgentErrorCode
 from wp_agent.models.agent_io import AgentInput, AgentOutput
+from wp_agent.models.fleet import FleetRole
 from wp_agent.models.target import Role, UpdateAllowance
 from wp_agent.models.undo import UndoCapture
 from wp_agent.policy.categories import PolicyCategory
@@ -73,6 +74,7 @@ class CommandRecord(StateModel):
     stdout: str = ""
     stderr: str = ""
     truncated: bool = False
+    rolled_back: bool = False  # a guarded change taken back because the site got worse
     error_code: AgentErrorCode | None = None
     approval_id: str | None = None
     # Before/after images for `wp-agent undo` (write and destructive commands; masked).
@@ -165,6 +167,9 @@ class SessionState(StateModel):
     # An undo run's steps its plan approved itself (tool-use id -> exact argv; see ports.Opening),
     # written with its opening step; read only while the run is an undo run.
     plan_approved_steps: dict[str, list[str]] = Field(default_factory=dict)
+    # Set on a fleet run's session (wp_agent/fleet): the canary's planning run (writes become the plan's
+    # steps, none runs) or one site's run of the approved plan (models/fleet.py).
+    fleet: FleetRole | None = None
     # The run whose first user message carries the site's facts (agent/site_facts.py), once saved: a
     # retried turn sends the same facts and reads nothing again.
     site_facts_run_id: str | None = None
@@ -191,6 +196,14 @@ class SessionState(StateModel):
         if self.pending_approval is not None and self.pending_approval.approval_id == approval_id:
             return self.pending_approval
         return next((a for a in self.approval_history if a.approval_id == approval_id), None)
+
+    @property
+    def fleet_planning(self) -> bool:
+        return self.fleet is not None and self.fleet.mode == "plan"
+
+    @property
+    def fleet_applying(self) -> bool:
+        return self.fleet is not None and self.fleet.mode == "apply"
 
     def site_scope(self) -> SiteScope:
         """Where this run's commands may go and the requester's rights, as the policy reads them."""

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from wp_agent.agent.messages import ToolUseBlock
-from wp_agent.agent.prompt import TOOL_NAME, WpCliToolInput
+from wp_agent.agent.prompt import TOOL_NAME, FleetPlanToolInput, WpCliToolInput
 from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionState
 from wp_agent.agent.tool_results import tool_result
 from wp_agent.command_line.parsed_command import ParsedCommand
@@ -27,7 +27,8 @@ from wp_agent.config import AgentSettings
 from wp_agent.masking import mask_command
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
 from wp_agent.policy.decide import decide
-from wp_agent.policy.site_reads import SiteReads
+from wp_agent.policy.fleet_plan import PlanStepError, check_lookups, fill, looked_up_value
+from wp_agent.policy.site_reads import SiteReads, not_read_yet
 from wp_agent.policy.site_scope import SiteScope, as_run
 from wp_agent.policy.update_allowance import APPROVER as UPDATE_ALLOWANCE_APPROVER
 from wp_agent.policy.update_allowance import allowed_in_advance
@@ -66,6 +67,10 @@ class RunSoFar:
     alone_in_reply: bool = True  # no other call of the same reply may change the site alongside it
     # Tool-use id -> argv: steps an undo run's own plan approved (SessionState.plan_approved_steps).
     plan_approved: Mapping[str, list[str]] = field(default_factory=dict)
+    # A fleet run's planning on its canary: writes become the plan's steps and do not run.
+    fleet_planning: bool = False
+    # Lookup names the plan already reads, with their read commands (one name, one read, in a plan).
+    fleet_lookups: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(
@@ -73,7 +78,18 @@ class RunSoFar:
     ) -> RunSoFar:
         skip = state.input.skip_destructive_confirmation and skip_allowed
         planned = state.plan_approved_steps if state.reverts_run_id else {}
-        return cls(state.run_id, state.iterations, state.run_commands(), scope, skip, alone_in_reply, planned)
+        lookups = {n: r for step in state.fleet.steps for n, r in step.lookups.items()} if state.fleet else {}
+        return cls(
+            state.run_id,
+            state.iterations,
+            state.run_commands(),
+            scope,
+            skip,
+            alone_in_reply,
+            planned,
+            fleet_planning=state.fleet_planning,
+            fleet_lookups=lookups,
+        )
 
 
 @dataclass(frozen=True)
@@ -127,8 +143,20 @@ class Unknown:
     record: CommandRecord
 
 
-ToolCallOutcome = Answer | Blocked | LoopStopped | Run | Hold | Settled | Unknown
+@dataclass(frozen=True)
+class Planned:
+    """A fleet plan's write: recorded as a step of the plan, not run (the record says how it was read on
+    the canary, with the looked-up `values` filled in; it is not one of the session's commands)."""
+
+    record: CommandRecord
+    template: str  # the command as the model wrote it, `{name}` where a looked-up value goes
+    lookups: dict[str, str]
+    values: dict[str, str]
+
+
+ToolCallOutcome = Answer | Blocked | LoopStopped | Run | Hold | Settled | Unknown | Planned
 READ_REASON = "更新する投稿の種類を確認（読み取りのみ）"  # the audit reason of the reads it asks for
+LOOKUP_REASON = "フリート計画: サイトごとの値と更新する投稿の種類を確認（読み取りのみ）"  # ... while planning
 
 
 def _refused(tool_use_id: str, message_ja: str) -> dict[str, Any]:
@@ -155,14 +183,10 @@ class ToolCallPipeline:
             )
         if call.name != TOOL_NAME:
             return Answer(_refused(tool_use_id, f"不明なツール「{call.name}」です。wp_cli だけが使えます。"))
-        try:
-            tool_input = WpCliToolInput.model_validate(call.input)
-        except ValidationError:
-            return Answer(
-                _refused(
-                    tool_use_id, "wp_cli の入力が不正です。command（文字列）と reason を指定してください。"
-                )
-            )
+        given = self._tool_input(call, run, site)
+        if isinstance(given, Answer):
+            return given
+        tool_input, planned = given
         decision = decide(
             self._policy, tool_input.command, run.scope, site, alone_in_reply=run.alone_in_reply
         )
@@ -176,6 +200,9 @@ class ToolCallPipeline:
             record = new_record(run, tool_use_id, tool_input, decision, CommandStatus.BLOCKED, message)
             record.rule = f"loop_guard.{stop_reason}"  # the refusal's rule, audited with it
             return LoopStopped(record, _refused(tool_use_id, f"{message}（実行していません）"), stop_reason)
+        if run.fleet_planning and decision.category is not PolicyCategory.READ:
+            record = new_record(run, tool_use_id, tool_input, decision, CommandStatus.HELD)
+            return Planned(record, *planned)
         if not decision.needs_approval:
             return Run(new_record(run, tool_use_id, tool_input, decision, CommandStatus.QUEUED))
         if run.plan_approved.get(tool_use_id) == list(decision.argv) and plan_may_approve(decision.argv):
@@ -188,6 +215,59 @@ class ToolCallPipeline:
             return Hold(new_record(run, tool_use_id, tool_input, decision, CommandStatus.HELD))
         record = new_record(run, tool_use_id, tool_input, decision, CommandStatus.QUEUED)
         return Run(record, approved_by=SKIP_CONFIRMATION_APPROVER)
+
+    def _tool_input(
+        self, call: ToolUseBlock, run: RunSoFar, site: SiteReads
+    ) -> tuple[WpCliToolInput, tuple[str, dict[str, str], dict[str, str]]] | Answer:
+        """The call's input; while a fleet is planned, with its lookups read on the canary and filled in
+        (and the step as written: the command, its lookups, the values)."""
+        try:
+            tool_input = (FleetPlanToolInput if run.fleet_planning else WpCliToolInput).model_validate(
+                call.input
+            )
+        except ValidationError:
+            message = "wp_cli の入力が不正です。command（文字列）と reason を指定してください。"
+            return Answer(_refused(call.id, message))
+        template = tool_input.command.strip()
+        if not isinstance(tool_input, FleetPlanToolInput):
+            return tool_input, (template, {}, {})
+        filled = self._fill_in(tool_input, run, site)
+        if filled is None:  # (provisional: decided again with the site's answers)
+            return Answer(_refused(call.id, "サイトごとの値を読み取れませんでした。計画に記録していません。"))
+        if isinstance(filled, str):
+            return Answer(_refused(call.id, f"{filled}計画に記録していません。"))
+        command = WpCliToolInput(command=fill(template, filled), reason=tool_input.reason)
+        return command, (template, dict(tool_input.lookups), filled)
+
+    def _fill_in(
+        self, tool_input: FleetPlanToolInput, run: RunSoFar, site: SiteReads
+    ) -> dict[str, str] | str | None:
+        """The canary's values of a planned step's lookups (each decided a read for the requester on this
+        site, then read), or why the step cannot be planned; None while some value is not read yet (it
+        is asked of `site`)."""
+        try:
+            check_lookups(tool_input.command, tool_input.lookups)
+        except PlanStepError as refused:
+            return refused.message_ja
+        values: dict[str, str] = {}
+        waiting = False
+        for name, read in tool_input.lookups.items():
+            known = run.fleet_lookups.get(name)
+            if known is not None and known.strip() != read.strip():
+                return f"lookups の「{name}」は計画の前の手順で別の読み取り（{known}）に使っています。別の名前にしてください。"
+            lookup = decide(self._policy, read, run.scope, site)
+            if lookup.category is not PolicyCategory.READ:
+                return f"lookups の「{name}」は読み取りコマンドにしてください（{lookup.reason_ja}）。"
+            argv = list(lookup.argv)
+            answer = site(argv)
+            if not_read_yet(site, argv):
+                waiting = True
+                continue
+            try:
+                values[name] = looked_up_value(name, answer)
+            except PlanStepError as refused:
+                return refused.message_ja
+        return None if waiting else values
 
     def changing_calls(self, calls: Sequence[ToolUseBlock]) -> set[int]:
         """The indexes of the reply's calls that may change the site when the reply runs: every wp_cli

@@ -82,6 +82,7 @@ def outcome_fields(result: CommandResult) -> dict[str, Any]:
         "stdout": mask_command_output(result.stdout),
         "stderr": mask_command_output(result.stderr),
         "truncated": result.truncated,
+        "rolled_back": result.rolled_back,
     }
 
 

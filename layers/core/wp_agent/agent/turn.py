@@ -32,7 +32,7 @@ import time
 from typing import Any
 
 from wp_agent.agent import audit_outbox, lifecycle, site_lookup, stop_reasons
-from wp_agent.agent.approval_flow import ApprovalFlow, undo_waits_as_one
+from wp_agent.agent.approval_flow import ApprovalFlow, plan_waits_as_one
 from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.ledger import Ledger, Moment, Results
 from wp_agent.agent.messages import Content, ToolUseBlock, assistant_content, text_of, tool_uses
@@ -47,11 +47,13 @@ from wp_agent.agent.session_state import (
 )
 from wp_agent.agent.site_commands import SiteCommands
 from wp_agent.agent.tool_pipeline import (
+    LOOKUP_REASON,
     READ_REASON,
     Answer,
     Blocked,
     Hold,
     LoopStopped,
+    Planned,
     Run,
     RunSoFar,
     Settled,
@@ -139,13 +141,13 @@ class AgentTurn:
             self._look_up_site(state, options.site_id)
             if state.status.terminal:
                 return Route.FAILED
-        planned = bool(state.reverts_run_id)  # an undo run: planned, not asked of the model
+        planned = bool(state.reverts_run_id) or state.fleet_applying  # planned, not asked of the model
         opening = self._deps.opening.first_step(state) if planned and not state.iterations else None
         closing = self._deps.opening.last_step(state) if planned and state.iterations else None
         if closing is not None:  # its steps ran (or were decided): the answer comes from the records
             self._ledger.finish(state, SessionStatus.COMPLETED, response=closing)
             return Route.COMPLETED if state.status is SessionStatus.COMPLETED else Route.FAILED
-        if opening is not None:  # an undo run: its first step is the revert plan, not a model call
+        if opening is not None:  # an undo run's revert plan, a fleet site's approved plan: not a model call
             audit_outbox.put(state, opening.audit)
             state.plan_approved_steps = dict(opening.approved_by_plan)
             state.iterations += 1
@@ -164,7 +166,9 @@ class AgentTurn:
         self._ledger.emit("model_call", "AIが次の手順を考えています…")
         self._deps.limiter.before_model_call()
         reply = self._deps.model.create(
-            system=cached_system_blocks(), tools=cached_tools(), messages=state.messages
+            system=cached_system_blocks(),
+            tools=cached_tools(fleet_planning=state.fleet_planning),
+            messages=state.messages,
         )
         self._deps.telemetry.count(API_CALLS_TOTAL)
         state.iterations += 1
@@ -220,7 +224,7 @@ class AgentTurn:
         for index, call in enumerate(calls):
             existing = state.record(call.id)
             outcome = self._decide_call(state, call, index, existing, scope, alone=not changing - {index})
-            if existing is None and not isinstance(outcome, Answer):
+            if existing is None and not isinstance(outcome, Answer | Planned):
                 state.commands.append(outcome.record)
             match outcome:
                 case Answer(result):
@@ -240,13 +244,14 @@ class AgentTurn:
                     to_run.append(record)
                 case Hold(record):
                     held.append(record)
-                case Settled(record):
-                    results[call.id] = self._ledger.result_for(record)
-                case Unknown(record):
+                case Planned():
+                    results[call.id] = self._approvals.plan_step(state, outcome)
+                case Settled(record) | Unknown(record):  # (only an Unknown one is still "started")
                     results[call.id] = self._ledger.result_for(
                         self._ledger.settled(state, record, stamp=True)
                     )
-        to_run, held = undo_waits_as_one(state, calls, to_run, held)
+        to_run, held = self._approvals.run_covered(state, calls, to_run, held, approved_up_front)
+        to_run, held = plan_waits_as_one(state, calls, to_run, held)
         for record in [r for r in to_run if r.tool_use_id in approved_up_front]:
             approver = approved_up_front[record.tool_use_id]
             self._ledger.audit_record(state, AuditEventType.APPROVAL_APPROVED, record, approver=approver)
@@ -268,8 +273,9 @@ class AgentTurn:
         run = RunSoFar.of(
             state, scope, skip_allowed=self._deps.settings.agent_allow_skip_confirmation, alone_in_reply=alone
         )
+        reason = LOOKUP_REASON if state.fleet_planning else READ_REASON
         return self._ledger.decided(
-            state, READ_REASON, lambda site: self._pipeline.decide(call, index, existing, run, site)
+            state, reason, lambda site: self._pipeline.decide(call, index, existing, run, site)
         )
 
     # -- the site: the lookup, reads for decisions, commands --------------------------------------

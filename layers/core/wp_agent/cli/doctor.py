@@ -287,7 +287,7 @@ def all_checks(
                 found = wordpress_checks(wp_cli)
                 checks += found
                 if all(check.ok for check in found):
-                    checks += _health_checks(wp_cli, settings.wp_agent_health_connect or None)
+                    checks += _health_checks(wp_cli, settings.health_connect)
             finally:
                 wp_cli.close()
     checks += _aws_table_checks(settings)

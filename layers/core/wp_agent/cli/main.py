@@ -20,6 +20,7 @@ from wp_agent.cli import (
     doctor,
     evaluate,
     failures,
+    fleet,
     history,
     interrupts,
     logs,
@@ -58,6 +59,7 @@ def build_parser(*, json_errors: bool = False) -> argparse.ArgumentParser:
     history.add_parsers(subparsers)
     mcp.add_parser(subparsers)
     evaluate.add_parser(subparsers)
+    fleet.add_parser(subparsers)
     publish.add_parser(subparsers)
     sandbox.add_parser(subparsers)
     sites.add_parser(subparsers)

@@ -23,7 +23,7 @@ from wp_agent.cli.local_files import write_private
 from wp_agent.config import CliSettings, LocalAgentSettings, WpCliMode
 from wp_agent.errors import ConfigurationError
 from wp_agent.models.base import CamelModel
-from wp_agent.models.target import UpdateAllowance
+from wp_agent.models.target import MAX_TAGS, Tag, UpdateAllowance
 from wp_agent.program import command_name
 from wp_agent.whole_values import whole
 
@@ -86,6 +86,8 @@ class NamedSite(CamelModel):
     # Updates the owner allows to run without asking each time, always guarded (`sites updates`); as a
     # served target's `updateAllowance`. None: every update waits for approval.
     update_allowance: UpdateAllowance | None = None
+    # Labels `wp-agent fleet ask --tag` chooses sites by (`sites tags`); as a served target's `tags`.
+    tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
 
     @model_validator(mode="after")
     def _complete(self) -> NamedSite:

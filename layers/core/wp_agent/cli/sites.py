@@ -22,7 +22,8 @@ from wp_agent.cli.site_book import SITE_NAME, SITE_NAME_RULE, NamedSite
 from wp_agent.cli.site_reachability import wordpress_version
 from wp_agent.config import CliSettings
 from wp_agent.errors import WpAgentError
-from wp_agent.models.target import UpdateAllowance, UpdateLevel
+from wp_agent.models import field_rules
+from wp_agent.models.target import MAX_TAGS, UpdateAllowance, UpdateLevel
 from wp_agent.program import command_name
 from wp_agent.whole_values import whole
 
@@ -114,11 +115,20 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
             help=f"{label}: none（毎回承認）| patch（1.3 → 1.3.3）| minor（1.3 → 1.4）",
         )  # fmt: skip
     updates.set_defaults(handler=run_updates)
+    tags = actions.add_parser(
+        "tags",
+        help="サイトのタグ（wp-agent fleet ask --tag で複数のサイトを選ぶ名前）を表示・変更します",
+        description="オプションなし: 今のタグを表示。タグは英小文字・数字で始まり、英小文字・数字・_ . - の40文字以内。",
+    )
+    tags.add_argument("name", metavar="NAME")
+    tags.add_argument("--add", metavar="TAG", action="append", default=[], help="付けるタグ（繰り返し可）")
+    tags.add_argument("--remove", metavar="TAG", action="append", default=[], help="外すタグ（繰り返し可）")
+    tags.set_defaults(handler=run_tags)
     default = actions.add_parser("default", help="既定のサイトを表示・変更します")
     default.add_argument("name", metavar="NAME", nargs="?", help="既定にするサイト（省略: 今の既定を表示）")
     default.add_argument("--clear", action="store_true", help="既定のサイトをなくします")
     default.set_defaults(handler=run_default)
-    for sub in (add, listing, show, remove, trust, updates, default):
+    for sub in (add, listing, show, remove, trust, updates, tags, default):
         sub.add_argument("--json", action="store_true", help="結果を JSON で標準出力に出します")
 
 
@@ -449,6 +459,31 @@ def run_updates(args: argparse.Namespace, settings: CliSettings) -> int:
     terminal.out.line(f"サイト「{site.name}」で承認なしで実行する更新{verb}: {allowance.describe_ja()}")
     if allowance.allows_any:
         terminal.out.line("どの更新も実行前後にサイトを確認し、悪くなれば自動で元に戻します。")
+    return ExitCode.OK
+
+
+def run_tags(args: argparse.Namespace, settings: CliSettings) -> int:
+    """Show, or change, the tags a fleet run can choose the site by."""
+    wrong = [tag for tag in [*args.add, *args.remove] if not field_rules.matches(field_rules.TAG, tag)]
+    if wrong:
+        reason = field_rules.REASONS_JA[field_rules.TAG]
+        raise failures.usage("VALIDATION_ERROR", f"タグ「{wrong[0][:60]}」は使えません。{reason}。")
+    if args.add or args.remove:
+        with site_book.changing() as book:
+            site = _find(book, args.name)
+            tags = [t for t in dict.fromkeys([*site.tags, *args.add]) if t not in args.remove]
+            if len(tags) > MAX_TAGS:
+                raise failures.usage("VALIDATION_ERROR", f"タグは1つのサイトに{MAX_TAGS}個までです。")
+            site = site.model_copy(update={"tags": tags})
+            book.sites[site.name] = site
+    else:
+        site = _find(site_book.load(), args.name)
+    if args.json:
+        terminal.out.json(
+            json.dumps({"success": True, "site": site.name, "tags": site.tags}, ensure_ascii=False)
+        )
+        return ExitCode.OK
+    terminal.out.line(f"サイト「{site.name}」のタグ: {'、'.join(site.tags) if site.tags else '（なし）'}")
     return ExitCode.OK
 
 

@@ -18,6 +18,7 @@ from wp_agent.agent.site_facts_cache import SiteFactsCache
 from wp_agent.config import LocalAgentSettings
 from wp_agent.executors.factory import build_wp_cli
 from wp_agent.executors.port import WpCli
+from wp_agent.fleet.opening import FleetRunOpening, PlannedOpenings
 from wp_agent.policy import CommandPolicy
 from wp_agent.undo.agent_hooks import UndoRecorder, UndoRunOpening
 
@@ -45,7 +46,9 @@ def build_local_deps(
         settings=settings,
         progress=progress,
         changes=UndoRecorder(policy, wp_cli, limiter),
-        opening=UndoRunOpening(policy, wp_cli, limiter),
+        opening=PlannedOpenings(
+            UndoRunOpening(policy, wp_cli, limiter), FleetRunOpening(policy, wp_cli, limiter)
+        ),
         site_facts=SiteFactsCache(settings.wp_agent_site_facts_ttl_seconds),
         wp_user=settings.wp_agent_wp_user,
     )

@@ -196,7 +196,10 @@ class GuardedWpCli:
             "戻した後の確認:",
             *_lines(again),
         ]
-        return CommandResult(result.stdout, _text([*report, result.stderr]), 1, result.duration_ms), True
+        taken_back = CommandResult(
+            result.stdout, _text([*report, result.stderr]), 1, result.duration_ms, rolled_back=True
+        )
+        return taken_back, True
 
     def _update_database(self, result: CommandResult, state: dict[str, Any]) -> CommandResult:
         """A core update's database step, inside the guard (WordPress would run it on the next admin
@@ -232,6 +235,7 @@ def _combined(outcomes: list[tuple[CommandResult, bool]]) -> CommandResult:
         _text(r.stderr for r in results),
         1 if taken_back or failed else 0,
         sum(r.duration_ms for r in results),
+        rolled_back=taken_back > 0,
     )
 
 

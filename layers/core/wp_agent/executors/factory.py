@@ -16,7 +16,7 @@ def build_wp_cli(settings: WpCliSettings) -> WpCli:
         return executor
     from wp_agent.executors.code_guard import GuardedWpCli, fixed
 
-    connect = fixed(settings.wp_agent_health_connect or None)
+    connect = fixed(settings.health_connect)
     if settings.wp_cli_mode is WpCliMode.SANDBOX:
         from wp_agent.executors.sandbox import SandboxWpCli, served_site
 

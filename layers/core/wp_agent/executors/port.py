@@ -21,6 +21,8 @@ class CommandResult:
     exit_code: int
     duration_ms: int
     truncated: bool = False
+    # A guarded code change that made the site worse and was taken back (executors/code_guard.py)
+    rolled_back: bool = False
 
     @property
     def ok(self) -> bool:

@@ -13,7 +13,7 @@ from wp_agent.models.agent_io import AgentInput, AgentOutput, ExecutedCommand
 from wp_agent.models.article import PublishArticleInput, PublishArticleOutput
 from wp_agent.models.base import CamelModel, RequestModel
 from wp_agent.models.run_status import CommandDecision, CommandOrigin, CommandOutcome, RunStatus
-from wp_agent.models.target import Role, Target, UpdateAllowance, UserId
+from wp_agent.models.target import MAX_TAGS, Role, Tag, Target, UpdateAllowance, UserId
 
 # Documented limits (README): request bodies, and how much command output a view carries.
 MAX_BODY_BYTES = 1_048_576
@@ -163,6 +163,7 @@ class TargetUpdate(RequestModel):
     description: str | None = Field(default=None, max_length=500, pattern=field_rules.NO_NUL)
     # Updates that run without a per-change approval, always guarded (null: none allowed any more).
     update_allowance: UpdateAllowance | None = None
+    tags: Annotated[list[Tag], Field(max_length=MAX_TAGS)] | SkipJsonSchema[None] = None
     ssh_key: SshKeyRotation | SkipJsonSchema[None] = None
     host_key: (
         Annotated[
@@ -175,7 +176,7 @@ class TargetUpdate(RequestModel):
     def _something(self) -> TargetUpdate:
         if not self.model_fields_set:
             raise ValueError("give at least one field to change")
-        for name in ("owners", "network_admins", "ssh_key", "host_key"):
+        for name in ("owners", "network_admins", "tags", "ssh_key", "host_key"):
             if name in self.model_fields_set and getattr(self, name) is None:
                 raise ValueError(f"{name} cannot be null (leave it out to keep it)")
         return self

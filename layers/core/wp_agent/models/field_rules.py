@@ -26,6 +26,9 @@ USER_ID: Final = r"^[A-Za-z0-9._:@\-]{1,128}$"
 IDEMPOTENCY_KEY: Final = r"^[\x21-\x7e]{1,128}$"
 HOST: Final = r"^[A-Za-z0-9.\-:\[\]]{1,253}$"
 META_KEY: Final = r"^[A-Za-z][A-Za-z0-9_\-]{0,99}$"
+# A target's tag (fleet runs choose targets by tag); the CLI's named sites take the same
+TAG: Final = r"^[a-z0-9][a-z0-9_.\-]{0,39}$"
+FLEET_RUN_ID: Final = r"^flt_[0-9a-f]{20}$"
 # A WordPress login, email or ID for WP-CLI's --user: 1-100 printable characters, no leading dash,
 # no white space at either end.
 WP_USER: Final = r"^[^\s\-\x00-\x1f\x7f](?:[^\x00-\x1f\x7f]{0,98}[^\s\x00-\x1f\x7f])?$"
@@ -79,6 +82,8 @@ REASONS_JA: Final = {
     IDEMPOTENCY_KEY: "表示可能なASCII文字の1〜128文字で指定してください",
     HOST: "ホスト名またはIPアドレスで指定してください",
     META_KEY: "キーは英字で始まり、英数字・_・- の100文字以内にしてください",
+    TAG: "タグは英小文字・数字で始まり、英小文字・数字・_ . - の40文字以内にしてください",
+    FLEET_RUN_ID: "flt_ に続く16進数20桁で指定してください",
     WP_USER: "WordPressのログイン名・メールアドレス・IDを1〜100文字で指定してください（先頭の - や前後の空白、制御文字は使えません）",
     NO_NUL: "NUL文字は使えません",
     VISIBLE_TEXT: "空白以外の文字を含めてください（NUL文字は使えません）",

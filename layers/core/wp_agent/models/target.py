@@ -11,7 +11,9 @@ from wp_agent.models import field_rules
 from wp_agent.models.base import WHOLE_NUMBER, RequestModel
 
 UserId = Annotated[str, Field(pattern=field_rules.USER_ID)]
+Tag = Annotated[str, Field(pattern=field_rules.TAG)]
 MAX_MEMBERS = 1_000
+MAX_TAGS = 20
 
 
 class Role(StrEnum):
@@ -116,10 +118,12 @@ class Target(RequestModel):
     description: str | None = Field(default=None, max_length=500)
     # Updates an owner allows to run without a per-change approval (policy/update_allowance.py).
     update_allowance: UpdateAllowance | None = None
+    # Labels a fleet run can choose the target by (POST /v1/fleet-runs {"tag": …})
+    tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
     created_by: str | None = None
     created_at: str | None = None
 
-    @field_validator("owners", "network_admins")
+    @field_validator("owners", "network_admins", "tags")
     @classmethod
     def _each_once(cls, values: list[str]) -> list[str]:
         return list(dict.fromkeys(values))

@@ -29,6 +29,7 @@ from wp_agent.diagnostics.checks import Check
 from wp_agent.errors import ConfigurationError
 from wp_agent.executors.port import WpCli
 from wp_agent.executors.ssh_target import SshTarget
+from wp_agent.fleet.opening import FleetRunOpening, PlannedOpenings
 from wp_agent.models.target import Target
 from wp_agent.policy import CommandPolicy
 from wp_agent.service.idempotency import IdempotentRequests
@@ -172,7 +173,7 @@ class AwsRuntime:
         if not self.settings.wp_agent_guard_code_changes:
             return ssh
         # Plugin and theme changes: probed on the server before and after, back by themselves if worse.
-        return GuardedWpCli(ssh, ssh, connect=fixed(self.settings.wp_agent_health_connect or None))
+        return GuardedWpCli(ssh, ssh, connect=fixed(self.settings.health_connect))
 
     def check_target(self, target: Target) -> list[Check]:
         """The doctor's checks of a registered target (reachable, host key, login, WordPress), no model;
@@ -194,7 +195,10 @@ class AwsRuntime:
                 settings=self.settings,
                 telemetry=self.telemetry,
                 changes=UndoRecorder(self.policy, wp_cli, self.limiter),
-                opening=UndoRunOpening(self.policy, wp_cli, self.limiter),
+                opening=PlannedOpenings(
+                    UndoRunOpening(self.policy, wp_cli, self.limiter),
+                    FleetRunOpening(self.policy, wp_cli, self.limiter),
+                ),
                 site_facts=self.site_facts,
                 wp_user=target.wp_user,
             )

@@ -246,6 +246,7 @@ def _apply(target: Target, body: TargetUpdate) -> tuple[Target, list[TargetChang
         "network_admins",
         "description",
         "update_allowance",
+        "tags",
     }
     update = {name: getattr(body, name) for name in fields}
     changed = target.model_copy(update=update)

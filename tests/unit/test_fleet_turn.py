@@ -1,0 +1,140 @@
+"""A fleet's sessions in the agent turn: the canary's planning run records its writes as the plan's steps
+(none runs; lookups are policy-checked reads), and a site's run of the approved plan runs it without the
+model when the approval text read on that site is the approved one — otherwise it asks for its own."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel, make_deps, text_reply
+from wp_agent.agent.audit_events import AuditEventType
+from wp_agent.agent.model_client import ModelReply
+from wp_agent.agent.ports import AgentDeps, MemoryAuditLog, NoApprovals
+from wp_agent.agent.runner import AgentRunner
+from wp_agent.agent.session_state import ApprovalStatus, SessionState, SessionStatus
+from wp_agent.executors.port import CommandResult
+from wp_agent.fleet import runs
+from wp_agent.fleet.opening import FleetRunOpening, PlannedOpenings
+from wp_agent.fleet.runs import SiteAccess
+from wp_agent.models.fleet import FleetStep
+from wp_agent.models.target import Role
+
+ADMIN = SiteAccess(role=Role.ADMIN)
+
+
+def plan_reply(*steps: tuple[str, dict[str, str]]) -> ModelReply:
+    content: list[dict[str, Any]] = [
+        {"type": "tool_use", "id": f"toolu_plan_{n}", "name": "wp_cli",
+         "input": {"command": command, "reason": "計画", **({"lookups": lookups} if lookups else {})}}
+        for n, (command, lookups) in enumerate(steps)
+    ]  # fmt: skip
+    return ModelReply(content=content, stop_reason="tool_use", model="scripted")
+
+
+def site_with_post(post_id: int, status: str = "publish") -> RecordingWpCli:
+    """A site whose post titled お知らせ has `post_id` (in `status`)."""
+
+    def answer(argv: list[str]) -> CommandResult:
+        if argv[:2] == ["post", "list"] and any(a.startswith("--title=") for a in argv):
+            return CommandResult(f"{post_id}\n", "", 0, 1)
+        if argv[:2] == ["post", "list"] and any(a.startswith("--post__in=") for a in argv):
+            return CommandResult(
+                json.dumps([{"ID": post_id, "post_status": status, "post_type": "post"}]), "", 0, 1
+            )
+        return CommandResult("Success: ok.\n", "", 0, 1)
+
+    return RecordingWpCli(handler=answer)
+
+
+def _deps(model: ScriptedModel, wp: RecordingWpCli) -> AgentDeps:
+    deps = make_deps(model, wp)
+    deps.opening = PlannedOpenings(FleetRunOpening(deps.policy, deps.wp_cli, deps.limiter))
+    return deps
+
+
+def _plan(wp: RecordingWpCli, *replies: ModelReply) -> SessionState:
+    deps = _deps(ScriptedModel([*replies, text_reply("計画ができました")]), wp)
+    state = runs.planning_session("flt_0123456789abcdef0123", "お知らせを削除して", 3, session_id="ses_plan0001",
+                                  user_id="u1", target_id="local:a", access=ADMIN)  # fmt: skip
+    AgentRunner(deps, NoApprovals()).resume(state)
+    return state
+
+
+LOOKUP = "post list --title=お知らせ --post_type=post --field=ID"
+
+
+def test_planning_records_writes_as_steps_and_runs_only_reads() -> None:
+    wp = site_with_post(45)
+    state = _plan(wp, plan_reply(("post list --format=ids", {}), ("post delete {post}", {"post": LOOKUP})))
+    assert state.status is SessionStatus.COMPLETED
+    assert ["post", "delete", "45"] not in wp.calls  # nothing changed on the canary
+    assert ["post", "list", "--format=ids"] in wp.calls
+    assert ["post", "list", "--title=お知らせ", "--post_type=post", "--field=ID"] in wp.calls
+    assert state.fleet is not None
+    [step] = state.fleet.steps
+    assert (step.command, step.lookups) == ("post delete {post}", {"post": LOOKUP})
+    assert step.summary_ja == "投稿（ID: {post}）をゴミ箱へ移動します"
+    told = json.dumps(state.messages, ensure_ascii=False)
+    assert "計画の手順1として記録しました" in told
+
+
+def test_a_lookup_that_is_not_a_read_or_names_two_reads_is_refused() -> None:
+    wp = site_with_post(45)
+    state = _plan(
+        wp,
+        plan_reply(("post delete {post}", {"post": "post update 3 --post_status=draft"})),
+        plan_reply(("post delete {post}", {"post": LOOKUP})),
+        plan_reply(("post update {post} --post_title=x", {"post": "post list --field=ID --post_type=page"})),
+    )
+    assert state.fleet is not None
+    assert [s.command for s in state.fleet.steps] == ["post delete {post}"]
+    assert not [c for c in wp.calls if c[:2] == ["post", "update"]]
+    told = json.dumps(state.messages, ensure_ascii=False)
+    assert "読み取りコマンドにしてください" in told
+    assert "別の読み取り" in told
+
+
+def _apply(wp: RecordingWpCli, steps: list[FleetStep]) -> tuple[SessionState, AgentDeps]:
+    deps = _deps(ScriptedModel([]), wp)  # the model is never asked
+    state = runs.site_session("flt_0123456789abcdef0123", "お知らせを削除して", steps, "u1", session_id="ses_site0001",
+                              user_id="u1", target_id="local:b", access=ADMIN)  # fmt: skip
+    AgentRunner(deps, NoApprovals()).resume(state)
+    return state, deps
+
+
+def test_a_site_runs_the_approved_plan_with_its_own_values_and_no_model() -> None:
+    canary = _plan(site_with_post(45), plan_reply(("post delete {post}", {"post": LOOKUP})))
+    assert canary.fleet is not None
+    wp = site_with_post(77)
+    state, deps = _apply(wp, canary.fleet.steps)
+    assert state.status is SessionStatus.COMPLETED, state.result
+    assert ["post", "delete", "77"] in wp.calls
+    assert isinstance(deps.audit, MemoryAuditLog)
+    [approved] = [e for e in deps.audit.events if e.type is AuditEventType.APPROVAL_APPROVED]
+    assert approved.approver == "fleet:flt_0123456789abcdef0123:u1"
+    assert not [e for e in deps.audit.events if e.type is AuditEventType.APPROVAL_REQUESTED]
+
+
+def test_a_site_whose_approval_text_differs_waits_for_its_own_approval() -> None:
+    canary = _plan(site_with_post(45), plan_reply(("post delete {post}", {"post": LOOKUP})))
+    assert canary.fleet is not None
+    wp = site_with_post(77, status="trash")  # deleting it here is final: not what was approved
+    state, _ = _apply(wp, canary.fleet.steps)
+    assert state.status is SessionStatus.AWAITING_APPROVAL
+    assert state.pending_approval is not None
+    assert state.pending_approval.status is ApprovalStatus.PENDING
+    assert "完全に削除" in state.pending_approval.items[0].summary_ja
+    assert ["post", "delete", "77"] not in wp.calls
+
+
+def test_a_site_without_what_the_plan_names_has_nothing_to_do() -> None:
+    canary = _plan(site_with_post(45), plan_reply(("post delete {post}", {"post": LOOKUP})))
+    assert canary.fleet is not None
+    wp = RecordingWpCli(handler=lambda argv: CommandResult("", "", 0, 1))
+    state, _ = _apply(wp, canary.fleet.steps)
+    assert state.status is SessionStatus.COMPLETED
+    assert state.fleet is not None
+    assert state.fleet.skipped_ja is not None
+    assert runs.site_result("b", state).status.value == "skipped"
+    assert not [c for c in wp.calls if c[:2] == ["post", "delete"]]
