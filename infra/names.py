@@ -137,6 +137,8 @@ class DetailType(StrEnum):
     APPROVAL_DECIDED = event_contract.APPROVAL_DECIDED
     RUN_CANCELLED = event_contract.RUN_CANCELLED
     RUN_UNDONE = event_contract.RUN_UNDONE
+    FLEET_PLAN_READY = event_contract.FLEET_PLAN_READY
+    FLEET_RUN_FINISHED = event_contract.FLEET_RUN_FINISHED
 
 
 SCHEMA_REGISTRY_NAME: Final = "wp-agent"
@@ -166,12 +168,40 @@ class State(StrEnum):
     PUBLISH_ARTICLE = "PublishArticle"
     ARTICLE_ROUTE = "ArticleRoute"
     RECORD_ARTICLE_FAILURE = "RecordArticleFailure"
+    # The fleet branch (a fleet run: the canary's planning run, one approval, every site)
+    FLEET_BEGIN = "FleetBegin"
+    FLEET_PLAN_TURN = "FleetPlanTurn"
+    FLEET_PLAN_ROUTE = "FleetPlanRoute"
+    FLEET_PLAN_FAILURE = "FleetPlanFailure"
+    FLEET_PLANNED = "FleetPlanned"
+    FLEET_PLAN_NEXT = "FleetPlanNext"
+    FLEET_WAIT_FOR_APPROVAL = "FleetWaitForApproval"
+    FLEET_DECIDED = "FleetDecided"
+    FLEET_SITES = "FleetSites"
+    FLEET_MAP = "FleetMap"
+    FLEET_BATCH_DONE = "FleetBatchDone"
+    FLEET_NEXT_BATCH = "FleetNextBatch"
+    FLEET_FINISHED = "FleetFinished"
+    FLEET_SUCCEEDED = "FleetSucceeded"
+    # One site of a fleet (the maps' item processor: a child execution per site)
+    SITE_START = "SiteStart"
+    SITE_STARTED = "SiteStarted"
+    SITE_TURN = "SiteTurn"
+    SITE_ROUTE = "SiteRoute"
+    SITE_WAIT_FOR_APPROVAL = "SiteWaitForApproval"
+    SITE_EXPIRE_APPROVAL = "SiteExpireApproval"
+    SITE_RECORD_FAILURE = "SiteRecordFailure"
+    SITE_ENDED = "SiteEnded"
+    SITE_OUTCOME = "SiteOutcome"
+    SITE_FAILED = "SiteFailed"
+    SITE_DONE = "SiteDone"
 
 
 # What a turn answers and the workflow_tasks actions: defined once, in the core (the handlers
 # return/read exactly these), and used by the state machine definition.
 Route = workflow_contract.Route
 WorkflowAction = workflow_contract.WorkflowAction
+FleetAction = workflow_contract.FleetAction
 
 
 # --- API Gateway ----------------------------------------------------------------------------------

@@ -38,6 +38,8 @@ ERROR_RATE_WARNING_PERCENT = 5
 ERROR_RATE_CRITICAL_PERCENT = 20
 SSH_FAILURE_CONSECUTIVE_MINUTES = 3
 RATE_LIMIT_WARNING_PERCENT = 80
+# Fleet runs: this many sites failed or taken back in five minutes is more than one bad change
+FLEET_SITES_FAILED_WARNING = 3
 RATE_LIMITS = ("model_calls", "commands_per_user")
 
 
@@ -233,6 +235,22 @@ class ObservabilityConstruct(Construct):
                 comparison=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
                 description=f"rate limit {limit} reached 80 % (spec 10.2)",
             )
+        self._alarm(
+            "FleetSitesFailed",
+            Severity.WARNING,
+            self.agent_metric(telemetry.FLEET_SITES_FAILED_TOTAL, period=PERIOD),
+            threshold=FLEET_SITES_FAILED_WARNING,
+            comparison=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            description="fleet runs: 3 or more sites ended failed or taken back in 5 minutes",
+        )
+        self._alarm(
+            "FleetSitesRolledBack",
+            Severity.WARNING,
+            self.agent_metric(telemetry.FLEET_SITES_ROLLED_BACK_TOTAL, period=PERIOD),
+            threshold=1,
+            comparison=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            description="fleet runs: a change made a site worse and was taken back",
+        )
         machine = self._state_machine
         self._alarm(
             "WorkflowFailed",
@@ -311,6 +329,14 @@ class ObservabilityConstruct(Construct):
                 left=[
                     m(telemetry.APPROVALS_REQUESTED_TOTAL, label="requested"),
                     m(telemetry.APPROVALS_RESOLVED_TOTAL, label="resolved"),
+                ],
+                width=6,
+            ),
+            cloudwatch.GraphWidget(
+                title="Fleet sites failed / taken back",
+                left=[
+                    m(telemetry.FLEET_SITES_FAILED_TOTAL, label="failed"),
+                    m(telemetry.FLEET_SITES_ROLLED_BACK_TOTAL, label="taken back"),
                 ],
                 width=6,
             ),

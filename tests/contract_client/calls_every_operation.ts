@@ -42,6 +42,9 @@ export const covered: Record<keyof operations, true> = {
   getSchedule: true,
   deleteSchedule: true,
   getOpenApiDocument: true,
+  startFleetRun: true,
+  getFleetRun: true,
+  decideFleetRun: true,
 };
 
 function refused(code: ErrorCode): string {
@@ -187,6 +190,30 @@ export async function articlesAndSchedules(): Promise<string[]> {
   seen.push(...(all.data?.schedules ?? []).map((schedule) => schedule.name));
   const document = await client.GET("/v1/openapi.json");
   if (document.data) seen.push("document");
+  return seen;
+}
+
+export async function fleetRuns(): Promise<string[]> {
+  const seen: string[] = [];
+  const started = await client.POST("/v1/fleet-runs", {
+    params: { header: keyed },
+    body: { message: "全サイトのプラグインを安全に更新して", tag: "clients", concurrency: 5, canary: 1, toleratedFailures: 0 },
+  });
+  if (started.error) return [started.error.error.code];
+  const fleetRunId = started.data.fleetRunId;
+  seen.push(fleetRunId, ...started.data.canary);
+  const report = await client.GET("/v1/fleet-runs/{fleetRunId}", { params: { path: { fleetRunId }, header } });
+  for (const step of report.data?.plan ?? []) seen.push(step.command, step.summaryJa, ...Object.keys(step.lookups ?? {}));
+  if (report.data?.status === "awaitingApproval") {
+    const decided = await client.POST("/v1/fleet-runs/{fleetRunId}/decision", {
+      params: { path: { fleetRunId }, header },
+      body: { decision: "approve" },
+    });
+    for (const site of decided.data?.results ?? []) {
+      const status: "completed" | "rolledBack" | "skipped" | string = site.status;
+      seen.push(site.site, status);
+    }
+  }
   return seen;
 }
 

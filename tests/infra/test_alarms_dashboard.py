@@ -25,7 +25,8 @@ def alarms(template: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 KEYS = [
     "LatencyWarning", "LatencyCritical", "ErrorRateWarning", "ErrorRateCritical", "SshConnectionFailures",
-    "RateLimitModelCalls", "RateLimitCommandsPerUser", "WorkflowFailed", "WorkflowTimedOut",
+    "RateLimitModelCalls", "RateLimitCommandsPerUser", "FleetSitesFailed", "FleetSitesRolledBack",
+    "WorkflowFailed", "WorkflowTimedOut",
     "LambdaErrorsApi", "LambdaErrorsTurn", "LambdaErrorsApproval", "LambdaErrorsWorkflowTasks",
     "LambdaErrorsPublishArticle",
 ]  # fmt: skip
@@ -143,7 +144,8 @@ def test_dashboard_body_renders_with_every_panel(template: dict[str, Any]) -> No
     titles = [w["properties"].get("title") for w in body["widgets"] if w["type"] == "metric"]
     for expected in (
         "Requests (runs) and API calls to Claude", "API response time (s)", "Errors by code",
-        "Commands executed / blocked", "Approvals requested / resolved", "SSH connection failures",
+        "Commands executed / blocked", "Approvals requested / resolved", "Fleet sites failed / taken back",
+        "SSH connection failures",
         "Rate-limit utilisation (%)", "Runs (Step Functions executions)", "Lambda errors", "Lambda throttles",
         "Lambda duration p99 (ms)", "DynamoDB throttled requests", "API requests and errors",
     ):  # fmt: skip
@@ -158,3 +160,26 @@ def test_dashboard_body_renders_with_every_panel(template: dict[str, Any]) -> No
         telemetry.API_CALLS_TOTAL,
     ):
         assert name in text
+
+
+@pytest.mark.parametrize(
+    ("key", "metric", "threshold"),
+    [
+        ("FleetSitesFailed", telemetry.FLEET_SITES_FAILED_TOTAL, 3),
+        ("FleetSitesRolledBack", telemetry.FLEET_SITES_ROLLED_BACK_TOTAL, 1),
+    ],
+)
+def test_fleet_alarms_count_the_sites_that_failed_or_were_taken_back(
+    template: dict[str, Any], key: str, metric: str, threshold: int
+) -> None:
+    props = alarms(template)[key]
+    assert props["MetricName"] == metric
+    assert props["Threshold"] == threshold
+    assert props["Period"] == 300
+    assert "Warning" in topic_of(props)
+    (dashboard,) = resources(template, "AWS::CloudWatch::Dashboard").values()
+    body = json.loads(_render(dashboard["Properties"]["DashboardBody"]))
+    widget = next(
+        w for w in body["widgets"] if w["properties"].get("title") == "Fleet sites failed / taken back"
+    )
+    assert metric in json.dumps(widget)

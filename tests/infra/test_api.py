@@ -40,6 +40,9 @@ EXPECTED_ROUTES = {
     ("GET", "/v1/targets/{targetId}/members"),
     ("PUT", "/v1/targets/{targetId}/members/{userId}"),
     ("DELETE", "/v1/targets/{targetId}/members/{userId}"),
+    ("POST", "/v1/fleet-runs"),
+    ("GET", "/v1/fleet-runs/{fleetRunId}"),
+    ("POST", "/v1/fleet-runs/{fleetRunId}/decision"),
 }
 
 

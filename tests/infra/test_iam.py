@@ -198,6 +198,11 @@ def test_pass_role_is_limited_to_scheduler(template: dict[str, Any]) -> None:
     assert statement.condition == '{"StringEquals": {"iam:PassedToService": "scheduler.amazonaws.com"}}'
 
 
+def machine_logical_id(template: dict[str, Any]) -> str:
+    logical_id, _ = only(template, "AWS::StepFunctions::StateMachine")
+    return logical_id
+
+
 def test_state_machine_role_invokes_only_the_workflow_functions(template: dict[str, Any]) -> None:
     _, machine = only(template, "AWS::StepFunctions::StateMachine")
     statements = role_statements(template, machine["Properties"]["RoleArn"]["Fn::GetAtt"][0])
@@ -208,4 +213,11 @@ def test_state_machine_role_invokes_only_the_workflow_functions(template: dict[s
     assert invoked == {f"<{fid}.Arn>" for fid in workflow_functions} | {
         f"<{fid}.Arn>:*" for fid in workflow_functions
     }
-    assert {action.split(":")[0] for action, _ in grants(statements)} == {"lambda", "logs", "xray"}
+    assert {action.split(":")[0] for action, _ in grants(statements)} == {"lambda", "logs", "xray", "states"}
+    # The fleet branch's Distributed Map: only its own child executions, of this state machine
+    states = {(action, target) for action, target in grants(statements) if action.startswith("states:")}
+    assert {action for action, _ in states} == {
+        "states:StartExecution", "states:DescribeExecution", "states:StopExecution", "states:RedriveExecution",
+    }  # fmt: skip
+    machine_id = machine_logical_id(template)
+    assert all(machine_id in target for _, target in states), states

@@ -47,7 +47,9 @@ def test_standard_with_all_logging_and_tracing(template: dict[str, Any]) -> None
 
 
 def test_every_contract_state_exists(states: dict[str, Any]) -> None:
-    assert set(states) == {state.value for state in S}
+    one_site = states[S.FLEET_MAP]["ItemProcessor"]["States"]
+    assert set(states) | set(one_site) == {state.value for state in S}
+    assert not set(states) & set(one_site)
     assert states[S.HAS_SESSION]["Type"] == "Choice"
     assert states[S.ROUTE]["Type"] == "Choice"
     assert states[S.RUN_SUCCEEDED]["Type"] == "Succeed"
@@ -57,6 +59,7 @@ def test_every_contract_state_exists(states: dict[str, Any]) -> None:
 def test_has_session_routes_scheduled_runs_to_preparation(states: dict[str, Any]) -> None:
     choice = states[S.HAS_SESSION]
     assert choice["Choices"] == [
+        {"Variable": "$.fleetRunId", "IsPresent": True, "Next": S.FLEET_BEGIN},
         {"Variable": "$.sessionId", "IsPresent": True, "Next": S.AGENT_TURN},
         {"Variable": "$.articleId", "IsPresent": True, "Next": S.PUBLISH_ARTICLE},
     ]
@@ -225,3 +228,34 @@ def test_publish_article_runs_on_its_own_function_and_resumes_a_failed_attempt(
         "error.$": "$.error",
     }
     assert record["Next"] == S.RUN_FAILED
+
+
+def test_a_fleet_runs_its_sites_as_standard_child_executions_of_one_map(states: dict[str, Any]) -> None:
+    """The canary's batch and the rest's go through the same Distributed Map: its concurrency and tolerated
+    failures come from the batch (service/fleets.py: one at a time and none for the canary)."""
+    fleet_map = states[S.FLEET_MAP]
+    assert fleet_map["ItemProcessor"]["ProcessorConfig"] == {
+        "Mode": "DISTRIBUTED",
+        "ExecutionType": "STANDARD",
+    }
+    assert fleet_map["ItemsPath"] == "$.batch.items"
+    assert fleet_map["MaxConcurrencyPath"] == "$.batch.concurrency"
+    assert fleet_map["ToleratedFailureCountPath"] == "$.batch.toleratedFailures"
+    assert fleet_map["Next"] == S.FLEET_BATCH_DONE
+    assert fleet_map["Catch"][0]["Next"] == S.FLEET_BATCH_DONE  # over its tolerance: the batch is done
+    next_batch = states[S.FLEET_NEXT_BATCH]
+    assert next_batch["Choices"] == [{"Variable": "$.batch.next", "StringEquals": "run", "Next": S.FLEET_MAP}]
+    assert next_batch["Default"] == S.FLEET_FINISHED
+    one_site = fleet_map["ItemProcessor"]
+    assert one_site["StartAt"] == S.SITE_START
+    site_states = one_site["States"]
+    # a site may wait for its own approval: the same approval function and token as a run's wait
+    wait = site_states[S.SITE_WAIT_FOR_APPROVAL]
+    assert wait["Resource"] == "arn:aws:states:::lambda:invoke.waitForTaskToken"
+    assert wait["Parameters"]["FunctionName"] == ARNS["approval"]
+    assert site_states[S.SITE_FAILED]["Type"] == "Fail"  # what the tolerated failure count counts
+    # the plan's one approval
+    plan_wait = states[S.FLEET_WAIT_FOR_APPROVAL]
+    assert plan_wait["Resource"] == "arn:aws:states:::lambda:invoke.waitForTaskToken"
+    assert plan_wait["Parameters"]["Payload"]["fleetAction"] == "wait_for_approval"
+    assert plan_wait["ResultPath"] == "$.decision"

@@ -62,6 +62,7 @@ RANKS = {
     "service": 3,
     "adapters": 4,
     "undo": 4,
+    "fleet": 4,
     "publishing": 4,
     "diagnostics": 4,
     "agent": 5,
@@ -77,6 +78,7 @@ RANKS = {
 PORT_EDGES = {
     ("agent", "adapters/aws"): "SessionStore, AuditLog, RateLimiter: the agent's ports",
     ("agent", "undo"): "ChangeRecorder, OpeningStep: the agent's ports",
+    ("agent", "fleet"): "OpeningStep: the agent's port (a fleet site's planned run)",
     ("adapters/aws", "service"): "the runtime's rate-limit utilisation callback",
     ("service", "http_api"): "the idempotent request's answer, computed by the route",
 }

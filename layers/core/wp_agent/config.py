@@ -169,14 +169,18 @@ class WpCliSettings(MediaSettings):
 
     @property
     def health_connect(self) -> str | None:
-        """Where the health probe's requests go for this site (tests): the one address, or the one given
-        for this site's WordPress path; None: the site's own URL."""
+        """Where the health probe's requests go for this configuration's site (tests); None: its own URL."""
+        here = str(self.wp_local_path) if self.wp_cli_mode is WpCliMode.LOCAL else self.wp_path
+        return self.health_connect_for(here)
+
+    def health_connect_for(self, wp_path: str) -> str | None:
+        """… for the site whose WordPress is at `wp_path` (a registered target's): the one address, or
+        the one given for that path."""
         value = self.wp_agent_health_connect
         if "=" not in value:
             return value or None
-        here = str(self.wp_local_path) if self.wp_cli_mode is WpCliMode.LOCAL else self.wp_path
         found = (
-            address for path, _, address in (e.rpartition("=") for e in value.split(",")) if path == here
+            address for path, _, address in (e.rpartition("=") for e in value.split(",")) if path == wp_path
         )
         return next(found, None)
 

@@ -18,6 +18,9 @@ FAILED_REQUESTS_TOTAL = "wp_agent_failed_requests_total"  # runs ended by a serv
 SSH_CONNECTION_FAILURES_TOTAL = "wp_agent_ssh_connection_failures_total"
 APPROVALS_REQUESTED_TOTAL = "wp_agent_approvals_requested_total"
 APPROVALS_RESOLVED_TOTAL = "wp_agent_approvals_resolved_total"
+# Fleet runs: sites that ended failed (failed, partial failure, taken back) and those taken back by the guard
+FLEET_SITES_FAILED_TOTAL = "wp_agent_fleet_sites_failed_total"
+FLEET_SITES_ROLLED_BACK_TOTAL = "wp_agent_fleet_sites_rolled_back_total"
 RATE_LIMIT_UTILISATION_PERCENT = "wp_agent_rate_limit_utilisation_percent"  # dimension Limit
 TURN_DURATION_SECONDS = "wp_agent_turn_duration_seconds"
 

@@ -39,6 +39,9 @@ class AuditEventType(StrEnum):
     TARGET_UPDATED = "target_updated"
     TARGET_DELETED = "target_deleted"
     TARGET_CHECKED = "target_checked"
+    # A fleet run's result on one site (status: the fleet report's; details: the fleet run's id), in the
+    # site's own trail beside the records of its run.
+    FLEET_SITE_RESULT = "fleet_site_result"
 
 
 class AuditEvent(BaseModel):

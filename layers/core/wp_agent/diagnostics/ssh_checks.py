@@ -78,7 +78,7 @@ def check_ssh_target(settings: WpCliSettings, target: SshTarget) -> list[Check]:
             checks += found
             if all(check.ok for check in found):
                 # The site as visitors and administrators see it, fetched by the server itself.
-                connect = settings.health_connect
+                connect = settings.health_connect_for(target.wp_path)
                 checks += health_checks(probe(_Deadline(ssh, ends_at), ssh, connect=connect))  # type: ignore[arg-type]
     finally:
         pool.close_all()

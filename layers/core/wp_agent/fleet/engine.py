@@ -130,9 +130,7 @@ class FleetEngine:
             workers = max(1, min(request.concurrency, len(rest) or 1))
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fleet") as pool:
                 list(pool.map(one, rest))
-        ordered = [results[site] for site in request.sites]
-        halted = any(r.detail_ja in {runs.STOPPED_BY_CANARY_JA, runs.STOPPED_BY_FAILURES_JA} for r in ordered)
-        status = runs.fleet_status(ordered, stopped=halted)  # stopped: some site did not run for it
+        ordered, status = runs.concluded(request.sites, canary, list(results.values()))
         return request.report(
             status,
             plan=planned(list(steps)),

@@ -129,6 +129,19 @@ STOPPED_BY_CANARY_JA = "カナリアのサイトが正常に終わらなかっ�
 STOPPED_BY_FAILURES_JA = "失敗したサイトが許容数を超えたため、実行しませんでした。"
 
 
+def concluded(
+    sites: Sequence[str], canary: Sequence[str], results: Sequence[SiteResult]
+) -> tuple[list[SiteResult], FleetStatus]:
+    """The fleet's end: every site's result in the fleet's order (a site that never started was stopped:
+    skipped), and the fleet's status — stopped when some site did not run because of the rule."""
+    found = {r.site: r for r in results}
+    ordered = [
+        found.get(site) or skipped(site, STOPPED_BY_FAILURES_JA, canary=site in canary) for site in sites
+    ]
+    halted = any(r.detail_ja in {STOPPED_BY_CANARY_JA, STOPPED_BY_FAILURES_JA} for r in ordered)
+    return ordered, fleet_status(ordered, stopped=halted)
+
+
 def fleet_status(results: Sequence[SiteResult], *, stopped: bool) -> FleetStatus:
     """The fleet's end from its sites' results."""
     if stopped:

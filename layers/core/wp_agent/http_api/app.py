@@ -21,7 +21,7 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
 from wp_agent.errors import ConfigurationError
-from wp_agent.http_api import articles, schedules, sessions, targets
+from wp_agent.http_api import articles, fleets, schedules, sessions, targets
 from wp_agent.http_api.routing import error_response, serving
 from wp_agent.service import api_contract
 from wp_agent.service.api_errors import ApiError, ApiErrorCode
@@ -36,7 +36,7 @@ TITLE = "wp-agent API"
 VERSION = "1.0.0"
 
 app = APIGatewayRestResolver(enable_validation=True)
-for module in (sessions, targets, articles, schedules):
+for module in (sessions, targets, articles, schedules, fleets):
     app.include_router(module.router)
 
 

@@ -30,6 +30,8 @@ ARTICLE_FAILED: Final = "Article Failed"
 APPROVAL_DECIDED: Final = "Approval Decided"
 RUN_CANCELLED: Final = "Run Cancelled"
 RUN_UNDONE: Final = "Run Undone"
+FLEET_PLAN_READY: Final = "Fleet Plan Ready"
+FLEET_RUN_FINISHED: Final = "Fleet Run Finished"
 DETAIL_TYPES: Final = (
     APPROVAL_REQUESTED,
     APPROVAL_DECIDED,
@@ -39,11 +41,38 @@ DETAIL_TYPES: Final = (
     RUN_UNDONE,
     ARTICLE_PUBLISHED,
     ARTICLE_FAILED,
+    FLEET_PLAN_READY,
+    FLEET_RUN_FINISHED,
 )
 
 # The session statuses as events carry them (the agent's SessionStatus; a test keeps them equal).
 SessionStatusName = Literal[
     "Idle", "Planning", "Executing", "AwaitingApproval", "Completed", "Failed", "Cancelled"
+]
+# A fleet's and its sites' statuses (models/fleet.py; a test keeps them equal).
+FleetStatusName = Literal[
+    "planning",
+    "awaitingApproval",
+    "running",
+    "completed",
+    "partialFailure",
+    "stopped",
+    "declined",
+    "failed",
+    "nothingToDo",
+]
+FleetSiteStatusName = Literal[
+    "running",
+    "awaitingApproval",
+    "completed",
+    "declined",
+    "partialFailure",
+    "failed",
+    "cancelled",
+    "expired",
+    "undone",
+    "rolledBack",
+    "skipped",
 ]
 _RUN_STATUS = (
     "how the run stands or ended (models/run_status.py): the one vocabulary of the CLI, the API and events"
@@ -147,6 +176,44 @@ class ArticleOutcomeDetail(EventDetail):
     error_message: str | None = None
 
 
+class FleetStepDetail(CamelModel):
+    command: str = Field(description="the WP-CLI command; `{name}` where a per-site value is looked up")
+    lookups: dict[str, str] = Field(default_factory=dict, description="name -> the read that finds its value")
+    summary: str = Field(description="what it does, in Japanese (looked-up values as {name})")
+    impact: str = Field(description="what it changes, in Japanese")
+
+
+class FleetSiteDetail(CamelModel):
+    target_id: str
+    status: FleetSiteStatusName
+    canary: bool
+    session_id: str | None = None
+    run_id: str | None = None
+    approval_id: str | None = Field(default=None, description="awaitingApproval: the site's own approval")
+    detail: str = Field(default="", description="why, in Japanese")
+
+
+class FleetPlanReadyDetail(EventDetail):
+    """A fleet run's plan, made on its canary, waits for the one approval that covers every site
+    (POST /v1/fleet-runs/{fleetRunId}/decision)."""
+
+    fleet_run_id: str
+    user_id: str = Field(description="the requester: the only one who may decide")
+    target_ids: list[str]
+    canary: list[str]
+    plan: list[FleetStepDetail]
+
+
+class FleetRunFinishedDetail(EventDetail):
+    """A fleet run ended: every site's result (each site's own run also sent its Run Completed / Failed)."""
+
+    fleet_run_id: str
+    user_id: str
+    status: FleetStatusName
+    sites: list[FleetSiteDetail]
+    detail: str = ""
+
+
 DETAIL_MODELS: Final[dict[str, type[EventDetail]]] = {
     APPROVAL_REQUESTED: ApprovalRequestedDetail,
     APPROVAL_DECIDED: ApprovalDecidedDetail,
@@ -156,6 +223,8 @@ DETAIL_MODELS: Final[dict[str, type[EventDetail]]] = {
     RUN_UNDONE: RunUndoneDetail,
     ARTICLE_PUBLISHED: ArticleOutcomeDetail,
     ARTICLE_FAILED: ArticleOutcomeDetail,
+    FLEET_PLAN_READY: FleetPlanReadyDetail,
+    FLEET_RUN_FINISHED: FleetRunFinishedDetail,
 }
 # What one announcement is about: its event id is derived from these fields of the detail.
 _ANNOUNCES: Final[dict[str, tuple[str, ...]]] = {
@@ -169,6 +238,8 @@ _ANNOUNCES: Final[dict[str, tuple[str, ...]]] = {
     RUN_UNDONE: ("runId", "undoRunId"),
     ARTICLE_PUBLISHED: ("articleId",),
     ARTICLE_FAILED: ("articleId",),
+    FLEET_PLAN_READY: ("fleetRunId",),
+    FLEET_RUN_FINISHED: ("fleetRunId",),
 }
 
 

@@ -9,11 +9,18 @@ equal for the one approval to cover it there)."""
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
-from wp_agent.models.base import CamelModel
+from wp_agent.models import field_rules
+from wp_agent.models.agent_io import MAX_MESSAGE_CHARS
+from wp_agent.models.base import WHOLE_NUMBER, CamelModel, RequestModel
+
+MAX_FLEET_SITES = 200
+MAX_FLEET_CONCURRENCY = 20
+DEFAULT_FLEET_CONCURRENCY = 5
 
 
 class FleetStep(BaseModel):
@@ -110,6 +117,7 @@ class FleetReport(CamelModel):
     approved_by: str | None = None
     results: list[SiteResult] = Field(default_factory=list)
     detail_ja: str = ""
+    plan_session_id: str | None = None  # the canary's planning run (its conversation: GET /v1/sessions/{id})
 
 
 def planned(steps: list[FleetStep]) -> list[PlannedStep]:
@@ -123,3 +131,72 @@ def planned(steps: list[FleetStep]) -> list[PlannedStep]:
         )
         for s in steps
     ]
+
+
+# -- over the API ---------------------------------------------------------------------------------------
+
+TargetRef = Annotated[str, Field(pattern=field_rules.TARGET_ID)]
+
+
+class FleetRunRequest(RequestModel):
+    """POST /v1/fleet-runs: one instruction over the targets named, or every target with the tag the caller
+    may use; the first `canary` of them (in the order given, or by id for a tag) run first."""
+
+    model_config = RequestModel.model_config | {
+        "json_schema_extra": {"oneOf": [{"required": ["targetIds"]}, {"required": ["tag"]}]}
+    }
+
+    message: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS, pattern=field_rules.VISIBLE_TEXT)
+    target_ids: (
+        Annotated[list[TargetRef], Field(min_length=1, max_length=MAX_FLEET_SITES)] | SkipJsonSchema[None]
+    ) = None
+    tag: Annotated[str, Field(pattern=field_rules.TAG)] | SkipJsonSchema[None] = None
+    concurrency: Annotated[int, Field(ge=1, le=MAX_FLEET_CONCURRENCY), WHOLE_NUMBER] = (
+        DEFAULT_FLEET_CONCURRENCY
+    )
+    canary: Annotated[int, Field(ge=1, le=MAX_FLEET_SITES), WHOLE_NUMBER] = 1
+    tolerated_failures: Annotated[int, Field(ge=0, le=MAX_FLEET_SITES), WHOLE_NUMBER] = 0
+
+    @model_validator(mode="after")
+    def _one_way_to_choose(self) -> FleetRunRequest:
+        for name in ("target_ids", "tag"):
+            if name in self.model_fields_set and getattr(self, name) is None:
+                raise ValueError(f"{name} cannot be null (leave it out)")
+        if (self.target_ids is None) == (self.tag is None):
+            raise ValueError("give either targetIds or tag")
+        if self.target_ids is not None:
+            self.target_ids = list(dict.fromkeys(self.target_ids))
+        return self
+
+
+class FleetDecisionRequest(RequestModel):
+    decision: Literal["approve", "reject"]
+    comment: str | None = Field(default=None, max_length=1_000, pattern=field_rules.NO_NUL)
+
+
+class FleetRunAccepted(CamelModel):
+    fleet_run_id: str
+    status: FleetStatus
+    sites: list[str]
+    canary: list[str]
+    status_url: str
+
+
+class FleetRecord(BaseModel):
+    """A fleet run as stored (the API's and the workflow's): its report, who asked, the plan's steps, the
+    planning run, and the approval wait's task token (a capability: never in a view or a log)."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    report: FleetReport
+    user_id: str
+    steps: list[FleetStep] = Field(default_factory=list)
+    plan_session_id: str
+    plan_run_id: str
+    task_token: str | None = None
+    decision: Literal["approve", "reject"] | None = None
+    decided_by: str | None = None
+    announced: bool = False  # its end was told (Fleet Run Finished): a retried last task tells it once
+    created_at: str
+    updated_at: str
+    version: int = 0

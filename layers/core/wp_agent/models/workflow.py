@@ -62,3 +62,28 @@ class PublishArticleTaskInput(CamelModel):
     article_id: str = Field(pattern=_ID)
     # The execution's own name: only the execution the job names may run it.
     execution: str | None = Field(default=None, pattern=_ID)
+
+
+class FleetAction(StrEnum):
+    """`fleetAction` of a workflow_tasks invocation in the workflow's fleet branch (service/fleets.py)."""
+
+    PLANNED = "planned"
+    WAIT_FOR_APPROVAL = "wait_for_approval"
+    SITES = "sites"
+    SITE_START = "site_start"
+    SITE_ENDED = "site_ended"
+    BATCH_DONE = "batch_done"
+    FINISHED = "finished"
+
+
+class FleetTaskInput(CamelModel):
+    model_config = CamelModel.model_config | {"extra": "ignore"}
+    fleet_action: FleetAction
+    fleet_run_id: str = Field(pattern=r"^flt_[0-9a-f]{20}$")
+    target_id: str | None = Field(default=None, pattern=_ID)
+    session_id: str | None = Field(default=None, pattern=_ID)
+    task_token: str | None = Field(default=None, min_length=1, max_length=8_192)
+    phase: str | None = Field(default=None, pattern=r"^(canary|rest)$")  # batch_done: the batch that ran
+    # finished: how the plan's approval wait ended (its decision, or the wait's error)
+    decision: dict[str, Any] | None = None
+    error: Any | None = None

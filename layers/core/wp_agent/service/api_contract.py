@@ -180,6 +180,17 @@ OPERATION_CODES: dict[str, Codes] = {
         C.WORKFLOW_UNAVAILABLE: "the job could not be started; send again",
     },
     "getArticle": {C.ARTICLE_NOT_FOUND: "no such publish job (or another user's)"},
+    "startFleetRun": {
+        C.TARGET_NOT_FOUND: "a named target does not exist, or the caller is neither an owner nor a member of it",
+        C.FLEET_NO_TARGETS: "no target the caller may use has the tag",
+        C.WORKFLOW_UNAVAILABLE: "the fleet run could not be started; send again",
+    },
+    "getFleetRun": {C.FLEET_RUN_NOT_FOUND: "no such fleet run (or another user's)"},
+    "decideFleetRun": {
+        C.FLEET_RUN_NOT_FOUND: "no such fleet run (or another user's)",
+        C.FLEET_NOT_AWAITING_APPROVAL: "the plan is not waiting for a decision (decided, still planning, or ended)",
+        C.SESSION_CHANGED: "the fleet run kept changing while the decision was stored; send again",
+    },
     "createSchedule": {
         C.TARGET_NOT_FOUND: "no such target, or the caller does not own it",
         C.INVALID_SCHEDULE_EXPRESSION: (

@@ -160,6 +160,14 @@ class ApiErrorCode(StrEnum):
         "記事が大きすぎて受け付けられません。埋め込み画像（data: URL）などはメディアとして"
         "アップロードし、本文からはURLで参照してください。",
     )
+    # -- fleet runs --------------------------------------------------------------------------------
+    FLEET_RUN_NOT_FOUND = "FLEET_RUN_NOT_FOUND", 404, "フリート実行が見つかりません。"
+    FLEET_NO_TARGETS = "FLEET_NO_TARGETS", 404, "このタグの付いた、利用できる対象サイトがありません。"
+    FLEET_NOT_AWAITING_APPROVAL = (
+        "FLEET_NOT_AWAITING_APPROVAL",
+        409,
+        "このフリート実行の計画は承認待ちではありません（判断済み、または計画中・終了済み）。",
+    )
     # -- schedules ---------------------------------------------------------------------------------
     SCHEDULE_NOT_FOUND = "SCHEDULE_NOT_FOUND", 404, "スケジュールが見つかりません。"
     SCHEDULE_LIMIT_REACHED = "SCHEDULE_LIMIT_REACHED", 409, "登録できるスケジュールの上限に達しています。"

@@ -12,6 +12,7 @@ from wp_agent.adapters.aws.article_jobs import ArticleJob, ArticleJobStore
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
 from wp_agent.adapters.aws.audit_log import event_from_item as audit_event_from_item
 from wp_agent.adapters.aws.events import EventPublisher
+from wp_agent.adapters.aws.fleet_store import FleetChangedError, FleetStore
 from wp_agent.adapters.aws.paging import InvalidStartKeyError
 from wp_agent.adapters.aws.registry import TargetChangedError, TargetRecord, TargetRegistry
 from wp_agent.adapters.aws.schedule_store import ScheduleRecord, ScheduleStore
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ArticleJob",
     "AwsRuntime",
+    "FleetChangedError",
     "InvalidStartKeyError",
     "LazyRuntime",
     "ScheduleRecord",
@@ -117,6 +119,14 @@ class AwsRuntime:
         )
 
     @cached_property
+    def fleets(self) -> FleetStore:
+        """Fleet runs (kept in the sessions table)."""
+        return FleetStore(
+            required_setting(self.settings.wp_agent_sessions_table, "WP_AGENT_SESSIONS_TABLE"),
+            ttl_days=self.settings.wp_agent_session_ttl_days,
+        )
+
+    @cached_property
     def events(self) -> EventPublisher:
         return EventPublisher(required_setting(self.settings.wp_agent_event_bus, "WP_AGENT_EVENT_BUS"))
 
@@ -173,7 +183,7 @@ class AwsRuntime:
         if not self.settings.wp_agent_guard_code_changes:
             return ssh
         # Plugin and theme changes: probed on the server before and after, back by themselves if worse.
-        return GuardedWpCli(ssh, ssh, connect=fixed(self.settings.health_connect))
+        return GuardedWpCli(ssh, ssh, connect=fixed(self.settings.health_connect_for(target.wp_path)))
 
     def check_target(self, target: Target) -> list[Check]:
         """The doctor's checks of a registered target (reachable, host key, login, WordPress), no model;

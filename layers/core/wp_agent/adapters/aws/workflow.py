@@ -52,6 +52,13 @@ class RunWorkflow(ApprovalWaits):
         names: a repeated start of the same name is the same execution."""
         return self._start(execution, {"articleId": article_id})
 
+    def start_fleet(self, fleet_run_id: str, session_id: str, run_id: str) -> str:
+        """Start a fleet run (the workflow's fleet branch: the canary's planning run first) as the
+        execution named after it."""
+        return self._start(
+            fleet_run_id, {"fleetRunId": fleet_run_id, "sessionId": session_id, "runId": run_id}
+        )
+
     def execution_arn(self, name: str) -> str:
         """Executions are named after their run (or job), so the ARN is known before they start."""
         return f"{self._arn.replace(':stateMachine:', ':execution:')}:{name}"
