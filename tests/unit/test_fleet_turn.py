@@ -138,3 +138,16 @@ def test_a_site_without_what_the_plan_names_has_nothing_to_do() -> None:
     assert state.fleet.skipped_ja is not None
     assert runs.site_result("b", state).status.value == "skipped"
     assert not [c for c in wp.calls if c[:2] == ["post", "delete"]]
+
+
+def test_a_lookup_answer_that_is_not_one_word_fails_the_site_and_runs_nothing() -> None:
+    canary = _plan(site_with_post(45), plan_reply(("post delete {post}", {"post": LOOKUP})))
+    assert canary.fleet is not None
+
+    def noisy(argv: list[str]) -> CommandResult:  # a plugin that prints while WordPress loads
+        return CommandResult("PHP Notice: something\n77\n", "", 0, 1)
+
+    wp = RecordingWpCli(handler=noisy)
+    state, _ = _apply(wp, canary.fleet.steps)
+    assert runs.site_result("b", state).status.value == "failed"
+    assert not [c for c in wp.calls if c[:2] == ["post", "delete"]]

@@ -297,9 +297,12 @@ def run_approve(args: argparse.Namespace, settings: CliSettings) -> int:
     path, waiting = _waiting(args, settings)
     request = FleetRequest(**waiting.request)
     engine = _engine(args, settings, request.sites)
-    path.unlink(missing_ok=True)  # approved once: running it again is a new fleet run
     approver = f"cli:{args.user}:--yes" if args.yes else f"cli:{args.user}"
-    return _finish(engine.apply(request, waiting.steps, approver, plan_answer=waiting.plan_answer), args)
+    report = engine.apply(request, waiting.steps, approver, plan_answer=waiting.plan_answer)
+    # Kept until the plan ran everywhere: approved again after a process that died midway, each site decides
+    # again on its state then (a site already changed reads another approval text, and asks its own).
+    path.unlink(missing_ok=True)
+    return _finish(report, args)
 
 
 def run_reject(args: argparse.Namespace, settings: CliSettings) -> int:

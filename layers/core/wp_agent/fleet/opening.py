@@ -45,9 +45,13 @@ class FleetRunOpening:
                 role.values[name] = looked_up_value(
                     name, stdout if decision.category is PolicyCategory.READ else None
                 )
-            except PlanStepError as missing:
-                role.skipped_ja = f"{missing.message_ja}（wp {read}）このサイトでは何も実行しませんでした。"
-                return Opening([{"type": "text", "text": f"{opening}\n{role.skipped_ja}"}], audit)
+            except PlanStepError as unusable:
+                said = f"{unusable.message_ja}（wp {read}）このサイトでは何も実行しませんでした。"
+                if unusable.absent and stdout is not None:
+                    role.skipped_ja = said
+                else:
+                    role.failed_ja = said
+                return Opening([{"type": "text", "text": f"{opening}\n{said}"}], audit)
         content: list[dict[str, object]] = [{"type": "text", "text": opening}]
         for index, step in enumerate(role.steps):
             content.append(

@@ -90,6 +90,8 @@ def site_result(site: str, state: SessionState, *, canary: bool = False) -> Site
     about = {"site": site, "canary": canary, "session_id": state.session_id, "run_id": state.run_id}
     if role is not None and role.skipped_ja:
         return SiteResult(status=SiteStatus.SKIPPED, detail_ja=role.skipped_ja, **about)
+    if role is not None and role.failed_ja:
+        return SiteResult(status=SiteStatus.FAILED, detail_ja=role.failed_ja, **about)
     mine = state.run_commands()
     taken_back = [c for c in mine if c.rolled_back]
     result = state.result

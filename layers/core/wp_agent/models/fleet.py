@@ -49,6 +49,9 @@ class FleetRole(BaseModel):
     values: dict[str, str] = Field(default_factory=dict)  # apply: this site's looked-up values
     # apply: why this site has nothing to do (a lookup found nothing), so its run did nothing
     skipped_ja: str | None = None
+    # apply: why the plan could not be filled in here (a lookup's answer not one plain word, or the read
+    # failed): nothing ran, and the site counts as failed
+    failed_ja: str | None = None
 
 
 class SiteStatus(StrEnum):

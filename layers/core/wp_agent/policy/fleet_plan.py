@@ -19,11 +19,13 @@ MAX_LOOKUPS = 5
 
 
 class PlanStepError(ValueError):
-    """A step the plan cannot take (said to the model in Japanese)."""
+    """A step the plan cannot take (said to the model in Japanese). `absent`: the site has nothing the
+    lookup names (nothing to do there), as against an answer that is not one plain word."""
 
-    def __init__(self, message_ja: str) -> None:
+    def __init__(self, message_ja: str, *, absent: bool = False) -> None:
         super().__init__(message_ja)
         self.message_ja = message_ja
+        self.absent = absent
 
 
 def placeholders(command: str) -> list[str]:
@@ -61,7 +63,7 @@ def looked_up_value(name: str, stdout: str | None) -> str:
     """A lookup's answer as a value: exactly one word (e.g. an ID); PlanStepError saying why not."""
     words = (stdout or "").split()
     if not words:
-        raise PlanStepError(f"「{name}」に当たるものがこのサイトにありません。")
+        raise PlanStepError(f"「{name}」に当たるものがこのサイトにありません。", absent=True)
     if len(words) > 1:
         raise PlanStepError(
             f"「{name}」の読み取り結果が1つに決まりません（{len(words)}件: {' '.join(words[:5])[:120]}）。"
