@@ -394,13 +394,7 @@ def fleet_branch(
         .when(sfn.Condition.string_equals("$.planned.next", "approval"), wait)
         .otherwise(finished)
     )
-    plan_failure = _invoke(
-        scope, state.FLEET_PLAN_FAILURE, workflow_tasks,
-        {"action": names.WorkflowAction.RECORD_FAILURE.value, **ids, "error": sfn.JsonPath.object_at("$.error")},
-        result_path=sfn.JsonPath.DISCARD,
-    )  # fmt: skip
-    _retry_recording(plan_failure)
-    plan_failure.next(planned)
+    plan_failure = _recording_failure(scope, state.FLEET_PLAN_FAILURE, workflow_tasks, ids).next(planned)
     plan_turn = _turn(scope, state.FLEET_PLAN_TURN, turn, ids, plan_failure)
     plan_turn.next(
         sfn.Choice(scope, state.FLEET_PLAN_ROUTE)
@@ -448,13 +442,7 @@ def _one_site(
         .when(sfn.Condition.boolean_equals("$.failed", True), failed)
         .otherwise(done)
     )
-    record_failure = _invoke(
-        scope, state.SITE_RECORD_FAILURE, workflow_tasks,
-        {"action": names.WorkflowAction.RECORD_FAILURE.value, **ids, "error": sfn.JsonPath.object_at("$.error")},
-        result_path=sfn.JsonPath.DISCARD,
-    )  # fmt: skip
-    _retry_recording(record_failure)
-    record_failure.next(ended)
+    record_failure = _recording_failure(scope, state.SITE_RECORD_FAILURE, workflow_tasks, ids).next(ended)
     site_turn = _turn(scope, state.SITE_TURN, turn, ids, record_failure)
     expire = _invoke(
         scope, state.SITE_EXPIRE_APPROVAL, workflow_tasks,
@@ -496,6 +484,19 @@ def _turn(
     task = _invoke(scope, name, turn, dict(ids), task_timeout=AGENT_TURN_TASK_TIMEOUT, result_path="$.turn")
     task.add_retry(errors=list(TURN_TIMEOUT_ERRORS), max_attempts=1, interval=Duration.seconds(2))
     task.add_catch(on_error, errors=[sfn.Errors.ALL], result_path="$.error")
+    return task
+
+
+def _recording_failure(
+    scope: Construct, name: str, workflow_tasks: lambda_.IFunction, ids: Mapping[str, object]
+) -> tasks.LambdaInvoke:
+    """A session's run failed in the workflow (`$.error`): the failure recorded on it, the state kept."""
+    task = _invoke(
+        scope, name, workflow_tasks,
+        {"action": names.WorkflowAction.RECORD_FAILURE.value, **ids, "error": sfn.JsonPath.object_at("$.error")},
+        result_path=sfn.JsonPath.DISCARD,
+    )  # fmt: skip
+    _retry_recording(task)
     return task
 
 

@@ -26,6 +26,7 @@ import pytest
 from tests.fakes.anthropic_server import ScriptedAnthropicServer, reply_text, reply_tool_use
 from tests.fakes.cli import run_cli
 from tests.fakes.sshd import SshdRig
+from tests.fakes.timeline import most_at_once
 from tests.fakes.wordpress import TestWordPress
 from wp_agent.sandbox import sample_updates
 from wp_agent.sandbox.http_front import HttpFront
@@ -109,15 +110,6 @@ def _audit(home: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def _most_at_once(spans: list[tuple[datetime, datetime]]) -> int:
-    edges = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans])
-    running = most = 0
-    for _, step in edges:
-        running += step
-        most = max(most, running)
-    return most
-
-
 def _spans(audit: list[dict[str, Any]], run_ids: list[str]) -> dict[str, tuple[datetime, datetime]]:
     spans = {}
     for run_id in run_ids:
@@ -126,15 +118,20 @@ def _spans(audit: list[dict[str, Any]], run_ids: list[str]) -> dict[str, tuple[d
     return spans
 
 
+def _plans_all_updates(model: ScriptedAnthropicServer) -> None:
+    """The model's planning on the canary: one step, every plugin updated (guarded)."""
+    model.enqueue(
+        reply_tool_use([("wp_cli", {"command": "plugin update --all", "reason": "全プラグインを更新"})]),
+        reply_text("全てのプラグインを、確認しながら更新する計画です。"),
+    )
+
+
 def test_one_approval_runs_the_plan_everywhere_and_reports_the_site_it_was_taken_back_on(
     tmp_path: Path, fleet: list[FleetSite], scripted_anthropic: ScriptedAnthropicServer, sshd_server: SshdRig
 ) -> None:
     _prepare(fleet, broken_on={"s3"})
     cli = _cli(tmp_path, fleet, scripted_anthropic, sshd_server)
-    scripted_anthropic.enqueue(
-        reply_tool_use([("wp_cli", {"command": "plugin update --all", "reason": "全プラグインを更新"})]),
-        reply_text("全てのプラグインを、確認しながら更新する計画です。"),
-    )
+    _plans_all_updates(scripted_anthropic)
     planned = cli(
         "fleet",
         "ask",
@@ -178,7 +175,7 @@ def test_one_approval_runs_the_plan_everywhere_and_reports_the_site_it_was_taken
     spans = _spans(audit, run_ids)
     canary_end = spans[run_ids[0]][1]
     assert all(start >= canary_end for start, _ in (spans[r] for r in run_ids[1:]))  # the canary first
-    assert _most_at_once([spans[r] for r in run_ids[1:]]) == 2  # side by side, never more than asked
+    assert most_at_once([spans[r] for r in run_ids[1:]]) == 2  # side by side, never more than asked
 
 
 def test_per_site_values_are_looked_up_and_a_site_whose_text_differs_waits_for_its_own_approval(
@@ -229,10 +226,7 @@ def test_a_canary_taken_back_stops_the_rest(
 ) -> None:
     _prepare(fleet, broken_on={"s3"})
     cli = _cli(tmp_path, fleet, scripted_anthropic, sshd_server)
-    scripted_anthropic.enqueue(
-        reply_tool_use([("wp_cli", {"command": "plugin update --all", "reason": "全プラグインを更新"})]),
-        reply_text("全てのプラグインを更新する計画です。"),
-    )
+    _plans_all_updates(scripted_anthropic)
     ran = cli("fleet", "ask", "--sites", "s3,s1,s2,s4", "--yes", "--json", "全サイトのプラグインを更新して")
     assert ran.returncode == 1, ran.stderr
     report = json.loads(ran.stdout)

@@ -23,6 +23,7 @@ import pytest
 from tests.fakes import aws as aws_fakes
 from tests.fakes.anthropic_server import reply_text, reply_tool_use
 from tests.fakes.serverless import OWNER, TARGET_ID, ServerlessStack
+from tests.fakes.timeline import most_at_once
 from tests.fakes.wordpress import TestWordPress
 from wp_agent.adapters.aws.registry import TargetRegistry
 from wp_agent.sandbox import sample_updates
@@ -87,15 +88,6 @@ def _version(site: TestWordPress, slug: str) -> str:
     return site.wp("plugin", "get", slug, "--field=version").stdout.strip()
 
 
-def _most_at_once(spans: list[tuple[datetime, datetime]]) -> int:
-    edges = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans])
-    running = most = 0
-    for _, step in edges:
-        running += step
-        most = max(most, running)
-    return most
-
-
 def test_one_approval_over_the_api_runs_the_plan_on_four_sites_and_reports_each(
     serverless: ServerlessStack, four_sites: dict[str, TestWordPress]
 ) -> None:
@@ -154,7 +146,7 @@ def test_one_approval_over_the_api_runs_the_plan_on_four_sites_and_reports_each(
         times = [datetime.fromisoformat(r["timestamp"]) for r in audit]
         spans.append((min(times), max(times)))
     assert all(start >= spans[0][1] for start, _ in spans[1:])  # the canary first
-    assert _most_at_once(spans[1:]) <= 2  # never more than the concurrency asked
+    assert most_at_once(spans[1:]) <= 2  # never more than the concurrency asked
 
 
 def test_a_rejected_plan_runs_nowhere_and_the_decision_is_taken_once(serverless: ServerlessStack) -> None:

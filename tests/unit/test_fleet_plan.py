@@ -86,3 +86,15 @@ def test_a_step_is_known_by_its_tool_call_id_in_its_run_only() -> None:
     assert step_index("run_ffffffffffffffffffff", step_tool_use_id(run, 3)) is None
     assert step_index(run, "toolu_model_1") is None
     assert step_index(run, step_tool_use_id(run, 3) + "x") is None
+
+
+def test_a_sites_status_is_the_run_status_vocabulary_and_two_more_and_events_say_the_same() -> None:
+    from typing import get_args
+
+    from wp_agent.models.events import FleetSiteStatusName, FleetStatusName
+    from wp_agent.models.fleet import FleetStatus, SiteStatus
+    from wp_agent.models.run_status import RunStatus
+
+    assert {s.value for s in SiteStatus} == {s.value for s in RunStatus} | {"rolledBack", "skipped"}
+    assert set(get_args(FleetSiteStatusName)) == {s.value for s in SiteStatus}
+    assert set(get_args(FleetStatusName)) == {s.value for s in FleetStatus}

@@ -41,17 +41,8 @@ def planning_session(
 ) -> SessionState:  # fmt: skip
     """The canary's planning run: the instruction with the fleet note; its writes become the plan."""
     note = FLEET_PLAN_NOTE_JA.format(count=site_count)
-    state = new_session(
-        AgentInput(message=f"{message}\n\n{note}"),
-        session_id=session_id,
-        user_id=user_id,
-        target_id=target_id,
-        network_admin=access.network_admin,
-        role=access.role or Role.VIEWER,
-        update_allowance=access.update_allowance,
-    )
-    state.fleet = FleetRole(fleet_run_id=fleet_run_id, mode="plan")
-    return state
+    role = FleetRole(fleet_run_id=fleet_run_id, mode="plan")
+    return _session(f"{message}\n\n{note}", role, session_id, user_id, target_id, access)
 
 
 def site_session(
@@ -59,8 +50,15 @@ def site_session(
     user_id: str, target_id: str, access: SiteAccess,
 ) -> SessionState:  # fmt: skip
     """One site's run of the approved plan (its opening: fleet/opening.py)."""
+    role = FleetRole(fleet_run_id=fleet_run_id, mode="apply", steps=list(steps), approved_by=approved_by)
+    return _session(f"フリート実行 {fleet_run_id}: {message}", role, session_id, user_id, target_id, access)
+
+
+def _session(
+    message: str, role: FleetRole, session_id: str, user_id: str, target_id: str, access: SiteAccess
+) -> SessionState:
     state = new_session(
-        AgentInput(message=f"フリート実行 {fleet_run_id}: {message}"),
+        AgentInput(message=message),
         session_id=session_id,
         user_id=user_id,
         target_id=target_id,
@@ -68,9 +66,7 @@ def site_session(
         role=access.role or Role.VIEWER,
         update_allowance=access.update_allowance,
     )
-    state.fleet = FleetRole(
-        fleet_run_id=fleet_run_id, mode="apply", steps=list(steps), approved_by=approved_by
-    )
+    state.fleet = role
     return state
 
 
