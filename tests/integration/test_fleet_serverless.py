@@ -42,7 +42,7 @@ def four_sites(
 ) -> Iterator[dict[str, TestWordPress]]:
     """The rig's site (site-a) and three more behind the same sshd, all tagged `clients`; each with its
     update server (the good sample plugin active everywhere, the broken one active on site-c) and a
-    loopback front for the health probe."""
+    loopback front for the health probe. And site-e, tagged too, where the requester is only a viewer."""
     stack = serverless
     registry = TargetRegistry(aws_fakes.TABLES["registry"])
     first = registry.get(TARGET_ID)
@@ -67,6 +67,8 @@ def four_sites(
             assert wordpress.wp("plugin", "activate", *active).returncode == 0
             status, body = stack.api("PATCH", f"/v1/targets/{target_id}", body={"tags": ["clients"]})
             assert status == 200, body
+        viewer_only = {"owners": ["someone-else"], "members": {OWNER: "viewer"}, "tags": ["clients"]}
+        registry.put(first.model_copy(update={"target_id": "site-e", **viewer_only}))
         yield sites
 
 
@@ -88,43 +90,71 @@ def _version(site: TestWordPress, slug: str) -> str:
     return site.wp("plugin", "get", slug, "--field=version").stdout.strip()
 
 
-def test_one_approval_over_the_api_runs_the_plan_on_four_sites_and_reports_each(
-    serverless: ServerlessStack, four_sites: dict[str, TestWordPress]
-) -> None:
-    stack = serverless
+def _plans_all_updates(stack: ServerlessStack) -> None:
     stack.model.enqueue(
         reply_tool_use([("wp_cli", {"command": "plugin update --all", "reason": "全プラグインを更新"})]),
         reply_text("全てのプラグインを、確認しながら更新する計画です。"),
     )
-    body = {
+
+
+def _approve(stack: ServerlessStack, fleet_run_id: str) -> dict[str, Any]:
+    status, decided = stack.api("POST", f"/v1/fleet-runs/{fleet_run_id}/decision", body={"decision": "approve"},
+                                user=OWNER)  # fmt: skip
+    assert status == 200, decided
+    return _fleet(stack, fleet_run_id, "completed", "partialFailure", "stopped", "failed")
+
+
+def test_one_approval_over_the_api_runs_the_plan_on_every_site_and_reports_each(
+    serverless: ServerlessStack, four_sites: dict[str, TestWordPress]
+) -> None:
+    stack = serverless
+
+    # A canary the change breaks: taken back there, and no other site runs.
+    _plans_all_updates(stack)
+    body = {"message": "プラグインを更新して", "targetIds": ["site-c", TARGET_ID, "site-b", "site-d"]}
+    status, accepted = stack.api("POST", "/v1/fleet-runs", body=body, user=OWNER)
+    assert status == 202, accepted
+    _fleet(stack, accepted["fleetRunId"], "awaitingApproval")
+    stopped = _approve(stack, accepted["fleetRunId"])
+    assert stopped["status"] == "stopped", stopped
+    assert [(r["site"], r["status"]) for r in stopped["results"]] == [
+        ("site-c", "rolledBack"), (TARGET_ID, "skipped"), ("site-b", "skipped"), ("site-d", "skipped"),
+    ]  # fmt: skip
+    assert all("カナリア" in r["detailJa"] for r in stopped["results"][1:])
+    assert {t: _version(four_sites[t], GOOD) for t in (TARGET_ID, "site-b", "site-d")} == dict.fromkeys(
+        (TARGET_ID, "site-b", "site-d"), INSTALLED
+    )
+    assert _version(four_sites["site-c"], BROKEN) == INSTALLED
+
+    # Every site with the tag: a healthy canary, the rest two at a time.
+    _plans_all_updates(stack)
+    every: dict[str, object] = {
         "message": "全サイトのプラグインを安全に更新して",
         "tag": "clients",
         "concurrency": 2,
         "toleratedFailures": 1,
     }
-    status, accepted = stack.api("POST", "/v1/fleet-runs", body=body, user=OWNER)
+    status, accepted = stack.api("POST", "/v1/fleet-runs", body=every, user=OWNER)
     assert status == 202, accepted
-    assert accepted["sites"] == [TARGET_ID, *OTHERS]
+    assert accepted["sites"] == [TARGET_ID, *OTHERS, "site-e"]
     assert accepted["canary"] == [TARGET_ID]
     fleet_run_id = accepted["fleetRunId"]
 
     shown = _fleet(stack, fleet_run_id, "awaitingApproval", "failed")
     assert [step["command"] for step in shown["plan"]] == ["plugin update --all"]
-    assert {_version(site, GOOD) for site in four_sites.values()} == {INSTALLED}  # planning ran nothing
+    assert _version(four_sites[TARGET_ID], GOOD) == INSTALLED  # planning ran nothing
     ready = [e for e in stack.events_until("Fleet Plan Ready") if e["detail-type"] == "Fleet Plan Ready"]
-    assert ready[0]["detail"]["plan"][0]["command"] == "plugin update --all"
-
+    assert [e["detail"]["fleetRunId"] for e in ready][-1] == fleet_run_id
     status, refused = stack.api("POST", f"/v1/fleet-runs/{fleet_run_id}/decision", body={"decision": "approve"},
                                 user="someone-else")  # fmt: skip
     assert status == 404, refused  # only the requester decides, and nobody else learns it exists
-    status, decided = stack.api("POST", f"/v1/fleet-runs/{fleet_run_id}/decision", body={"decision": "approve"},
-                                user=OWNER)  # fmt: skip
-    assert status == 200, decided
-    report = _fleet(stack, fleet_run_id, "completed", "partialFailure", "stopped", "failed")
+    report = _approve(stack, fleet_run_id)
     by_site = {r["site"]: r for r in report["results"]}
     assert {site: r["status"] for site, r in by_site.items()} == {
         TARGET_ID: "completed", "site-b": "completed", "site-c": "rolledBack", "site-d": "completed",
+        "site-e": "skipped",
     }, report  # fmt: skip
+    assert "閲覧のみ" in by_site["site-e"]["detailJa"]  # a site the requester may not change
     assert report["status"] == "partialFailure"
     assert report["approvedBy"] == OWNER
     assert {t: _version(site, GOOD) for t, site in four_sites.items()} == dict.fromkeys(four_sites, OFFERED)
@@ -133,14 +163,14 @@ def test_one_approval_over_the_api_runs_the_plan_on_four_sites_and_reports_each(
     finished = [
         e for e in stack.events_until("Fleet Run Finished") if e["detail-type"] == "Fleet Run Finished"
     ]
-    assert {s["targetId"]: s["status"] for s in finished[0]["detail"]["sites"]} == {
+    assert {s["targetId"]: s["status"] for s in finished[-1]["detail"]["sites"]} == {
         t: r["status"] for t, r in by_site.items()
     }
     spans = []
-    for result in by_site.values():
-        audit = stack.audit(result["sessionId"])
+    for target_id in (TARGET_ID, *OTHERS):
+        audit = stack.audit(by_site[target_id]["sessionId"])
         [said] = [r for r in audit if r["type"] == "fleet_site_result"]
-        assert said["status"] == result["status"]
+        assert said["status"] == by_site[target_id]["status"]
         approved = [r for r in audit if r["type"] == "approval_approved"]
         assert [r["approver"] for r in approved] == [f"fleet:{fleet_run_id}:{OWNER}"]
         times = [datetime.fromisoformat(r["timestamp"]) for r in audit]

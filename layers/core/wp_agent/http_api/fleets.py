@@ -59,6 +59,17 @@ def get_fleet_run(fleet_run_id: FleetRunId, user: UserHeader) -> Response[str]:
     responses=answers(200, "the decision taken; the fleet run's report", FleetReport),
 )
 def decide_fleet_run(
-    fleet_run_id: FleetRunId, body: Annotated[FleetDecisionRequest, Body()], user: UserHeader
+    fleet_run_id: FleetRunId,
+    body: Annotated[FleetDecisionRequest, Body()],
+    user: UserHeader,
+    idempotency_key: KeyHeader = None,
 ) -> Response[str]:
-    return json_response(200, FleetService(request_runtime()).decide(user_id_from(user), fleet_run_id, body))
+    caller = user_id_from(user)
+    service = FleetService(request_runtime())
+    return idempotent(
+        router,
+        f"fleet-decision:{fleet_run_id}",
+        caller,
+        idempotency_key,
+        lambda: json_response(200, service.decide(caller, fleet_run_id, body)),
+    )
