@@ -39,7 +39,7 @@ from wp_agent.executors.port import CommandResult
 from wp_agent.executors.sandbox import SandboxWpCli
 from wp_agent.fleet.engine import FleetEngine, FleetRequest
 from wp_agent.fleet.runs import SiteAccess
-from wp_agent.models.fleet import FleetStatus, FleetStep, SiteStatus
+from wp_agent.models.fleet import FleetStatus, FleetStep, SiteResult, SiteStatus
 from wp_agent.models.target import Role
 from wp_agent.sandbox import SandboxSite
 
@@ -88,9 +88,13 @@ class BenchSites:
         self._sites = sites
         self._settings = CliSettings(anthropic_api_key="bench")
         self.audit = MemoryAuditLog()
+        self.recorded: list[tuple[str, SiteStatus]] = []
 
     def access(self, site: str) -> SiteAccess:
         return SiteAccess(role=Role.ADMIN, network_admin=True)
+
+    def record(self, state: SessionState, result: SiteResult) -> None:
+        self.recorded.append((state.session_id, result.status))
 
     def target_id(self, site: str) -> str:
         return f"bench:{site}"

@@ -172,6 +172,8 @@ def test_one_approval_runs_the_plan_everywhere_and_reports_the_site_it_was_taken
     assert sorted(r["run_id"] for r in approvals) == sorted(run_ids)  # each site's update, approved once
     assert {r["approver"] for r in approvals} == {f"fleet:{report['fleetRunId']}:cli:local-user"}
     assert not [r for r in audit if r["type"] == "approval_requested" and r["run_id"] in run_ids]
+    told = {r["run_id"]: r["status"] for r in audit if r["type"] == "fleet_site_result"}
+    assert told == {by_site[name]["runId"]: by_site[name]["status"] for name in NAMES}  # in each site's trail
     spans = _spans(audit, run_ids)
     canary_end = spans[run_ids[0]][1]
     assert all(start >= canary_end for start, _ in (spans[r] for r in run_ids[1:]))  # the canary first

@@ -11,7 +11,7 @@ from wp_agent.agent.session_state import CommandRecord, CommandStatus, SessionSt
 from wp_agent.fleet.engine import FleetEngine, FleetRequest
 from wp_agent.fleet.runs import SiteAccess
 from wp_agent.models.agent_io import AgentOutput
-from wp_agent.models.fleet import FleetReport, FleetStatus, FleetStep, SiteStatus
+from wp_agent.models.fleet import FleetReport, FleetStatus, FleetStep, SiteResult, SiteStatus
 from wp_agent.models.run_status import RunStatus
 from wp_agent.models.target import Role
 from wp_agent.policy import PolicyCategory
@@ -30,12 +30,16 @@ class Sites:
         self.seconds = seconds
         self.roles = roles or {}
         self.ran: list[str] = []
+        self.recorded: list[tuple[str, SiteStatus]] = []
         self.planned_on: list[str] = []
         self.running = self.most = 0
         self._lock = threading.Lock()
 
     def access(self, site: str) -> SiteAccess:
         return SiteAccess(role=self.roles.get(site, Role.ADMIN))
+
+    def record(self, state: SessionState, result: SiteResult) -> None:
+        self.recorded.append((state.session_id, result.status))
 
     def target_id(self, site: str) -> str:
         return f"local:{site}"
@@ -109,6 +113,9 @@ def test_a_canary_that_does_not_end_healthy_stops_the_rest() -> None:
         SiteStatus.SKIPPED,
     ]
     assert report.status is FleetStatus.STOPPED
+    assert [status for _, status in sites.recorded] == [
+        SiteStatus.ROLLED_BACK
+    ]  # the sites that ran: recorded
 
 
 def test_failures_above_the_tolerated_count_stop_what_has_not_started() -> None:

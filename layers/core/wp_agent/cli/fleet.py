@@ -31,7 +31,7 @@ from wp_agent.fleet import runs
 from wp_agent.fleet.engine import FleetEngine, FleetRequest
 from wp_agent.fleet.runs import SiteAccess
 from wp_agent.models import field_rules
-from wp_agent.models.fleet import FleetReport, FleetStatus, FleetStep
+from wp_agent.models.fleet import FleetReport, FleetStatus, FleetStep, SiteResult
 from wp_agent.models.target import Role
 from wp_agent.program import command_name
 
@@ -152,6 +152,10 @@ class NamedSites:
             pending.keep(state, settings, self._user)
         return state
 
+    def record(self, state: SessionState, result: SiteResult) -> None:
+        if state.fleet is not None:
+            self._audit.append(runs.result_record(state.fleet.fleet_run_id, state, result))
+
 
 class _NoModel:
     """A site's run of an approved plan never asks the model (fleet/opening.py plans it)."""
@@ -186,7 +190,8 @@ def _chosen(args: argparse.Namespace, book: site_book.SiteBook) -> list[str]:
     return names
 
 
-def _request(args: argparse.Namespace, names: list[str], message: str) -> FleetRequest:
+def _request(args: argparse.Namespace, names: list[str], message: str, slots: int) -> FleetRequest:
+    """The fleet as asked; its concurrency never more than a site's SSH slots (VPS_SSH_MAX_CHANNELS)."""
     if len(names) > runs.MAX_SITES:
         raise failures.usage("VALIDATION_ERROR", f"1回のフリート実行のサイトは{runs.MAX_SITES}件までです。")
     if not 1 <= args.canary <= len(names):
@@ -200,7 +205,7 @@ def _request(args: argparse.Namespace, names: list[str], message: str) -> FleetR
     if args.tolerated_failures < 0:
         raise failures.usage("VALIDATION_ERROR", "--tolerated-failures は 0 以上で指定してください。")
     return FleetRequest(
-        message=message, sites=names, user_id=args.user, canary=args.canary, concurrency=args.concurrency,
+        message=message, sites=names, user_id=args.user, canary=args.canary, concurrency=min(args.concurrency, slots),
         tolerated_failures=args.tolerated_failures,
     )  # fmt: skip
 
@@ -242,7 +247,7 @@ def run_ask(args: argparse.Namespace, settings: CliSettings) -> int:
     message = read_instruction(args.instruction)
     if not message.strip():
         raise failures.usage("VALIDATION_ERROR", "指示が空です。日本語の指示を入力してください。")
-    request = _request(args, _chosen(args, site_book.load()), message)
+    request = _request(args, _chosen(args, site_book.load()), message, settings.vps_ssh_max_channels)
     engine = _engine(args, settings, request.sites)
     shown, steps = engine.plan(request)
     if shown.status is not FleetStatus.AWAITING_APPROVAL:

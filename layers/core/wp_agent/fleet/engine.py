@@ -28,6 +28,9 @@ class SiteDriver(Protocol):
 
     def run(self, site: str, state: SessionState) -> SessionState: ...
 
+    def record(self, state: SessionState, result: SiteResult) -> None:
+        """The site's result, kept beside its run's records (its audit trail)."""
+
 
 # Asked once with the plan: who approved it (an actor id), or None (declined, or nobody can answer here).
 PlanApproval = Callable[[FleetReport], str | None]
@@ -157,6 +160,7 @@ class FleetEngine:
             return SiteResult(site=site, status=SiteStatus.FAILED, canary=canary, session_id=state.session_id,
                               run_id=state.run_id, detail_ja=f"実行できませんでした: {mask_text(str(exc))[:300]}")  # fmt: skip
         result = runs.site_result(site, state, canary=canary)
+        self._driver.record(state, result)
         self._say(f"サイト「{site}」: {result.status.value}")
         return result
 

@@ -9,6 +9,8 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from wp_agent.agent.audit_events import AuditEvent, AuditEventType
+from wp_agent.agent.audit_outbox import new_event
 from wp_agent.agent.lifecycle import new_session
 from wp_agent.agent.outcome import current_run_status
 from wp_agent.agent.prompt import FLEET_PLAN_NOTE_JA
@@ -102,6 +104,14 @@ def site_result(site: str, state: SessionState, *, canary: bool = False) -> Site
         else None
     )
     return SiteResult(status=status, detail_ja=detail[:1000], approval_id=approval, **about)
+
+
+def result_record(fleet_run_id: str, state: SessionState, result: SiteResult) -> AuditEvent:
+    """The audit record of a site's result in a fleet run, in the site's own trail."""
+    said = {"status": result.status.value, "answer": result.detail_ja[:2_000]}
+    return new_event(
+        AuditEventType.FLEET_SITE_RESULT, state.audit_about(), **said, details={"fleetRunId": fleet_run_id}
+    )
 
 
 def skipped(site: str, reason_ja: str, *, canary: bool = False) -> SiteResult:

@@ -20,8 +20,6 @@ from typing import Any
 
 from wp_agent import clock
 from wp_agent.agent import lifecycle
-from wp_agent.agent.audit_events import AuditEventType
-from wp_agent.agent.audit_outbox import new_event
 from wp_agent.agent.ledger import Moment, commit
 from wp_agent.fleet import runs
 from wp_agent.fleet.runs import SiteAccess
@@ -96,7 +94,8 @@ class FleetService:
         ids = [t.target_id for t in targets]
         report = FleetReport(
             fleet_run_id=fleet_run_id, status=FleetStatus.PLANNING, message=body.message, sites=ids,
-            canary=ids[: body.canary], concurrency=body.concurrency, tolerated_failures=body.tolerated_failures,
+            canary=ids[: body.canary], concurrency=min(body.concurrency, self._rt.settings.wp_agent_ssh_slots_per_target),
+            tolerated_failures=body.tolerated_failures,
             plan_session_id=state.session_id,
         )  # fmt: skip
         record = FleetRecord(report=report, user_id=user_id, plan_session_id=state.session_id,
@@ -300,10 +299,7 @@ class FleetTasks:
                                 detail_ja="このサイトの実行記録が見つかりません。")  # fmt: skip
         else:
             result = runs.site_result(target_id, state, canary=canary)
-            said = {"status": result.status.value, "answer": result.detail_ja[:2_000]}
-            details = {"fleetRunId": fleet_run_id}
-            event = new_event(AuditEventType.FLEET_SITE_RESULT, state.audit_about(), **said, details=details)
-            self._rt.audit.append(event)
+            self._rt.audit.append(runs.result_record(fleet_run_id, state, result))
         self._record_result(fleet_run_id, result)
         if result.status is SiteStatus.ROLLED_BACK:
             self._rt.telemetry.count(FLEET_SITES_ROLLED_BACK_TOTAL)
