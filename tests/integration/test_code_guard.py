@@ -137,3 +137,24 @@ def test_a_backup_left_by_a_change_stopped_midway_is_reported_by_the_probe(
         assert "plugins:wp-agent-fine" in left
     finally:
         assert guard.on_server({"op": "discard", "backup": backup}) == {"discarded": True}
+
+
+def test_a_change_on_a_site_whose_database_is_down_is_not_made_and_says_why(
+    guarded: tuple[TestWordPress, GuardedWpCli, SandboxWpCli],
+) -> None:
+    """Nothing can be saved to go back to: the change is not made, and the reason is WP-CLI's own."""
+    site, guard, wp = guarded
+    before = (Path(site.path) / "wp-content" / "plugins" / "wp-agent-fine" / "wp-agent-fine.php").read_bytes()
+    wp.prepare()  # (prepared, the sandbox's executor does not start the database again)
+    site.site.stop()
+    try:
+        result = guard.run(["plugin", "activate", "wp-agent-fine"])
+    finally:
+        site.site.start()
+    assert result.exit_code == 1
+    assert "変更前の状態を保存できなかったため、変更を実行しませんでした" in result.stderr
+    assert "database" in result.stderr.lower()  # WP-CLI's reason, not an empty pair of brackets
+    assert "wp-agent-fine" not in active(wp)
+    assert (
+        Path(site.path) / "wp-content" / "plugins" / "wp-agent-fine" / "wp-agent-fine.php"
+    ).read_bytes() == before

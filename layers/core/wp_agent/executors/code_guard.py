@@ -216,7 +216,12 @@ class GuardedWpCli:
     def on_server(self, request: dict[str, Any], *flags: str) -> dict[str, Any]:
         """code_guard.php's answer to `request` (snapshot, restore_files, restore_state, discard) on the
         site's server; `flags` for `wp eval-file` (--skip-wordpress …)."""
-        return json_answer(run_staged_script(self._inner, self._stager, GUARD, request, flags))
+        ran = run_staged_script(self._inner, self._stager, GUARD, request, flags)
+        answer = json_answer(ran)
+        if not answer:  # (it never ran: WordPress could not load, the database is down…) — WP-CLI says why
+            said = [line for line in (ran.stderr or ran.stdout).splitlines() if line.strip()]
+            answer = {"error": said[0].strip()[:200] if said else f"終了コード {ran.exit_code}"}
+        return answer
 
 
 def _combined(outcomes: list[tuple[CommandResult, bool]]) -> CommandResult:
@@ -259,4 +264,5 @@ def _text(parts: Iterable[str]) -> str:
 
 
 def _refused(message_ja: str, answer: dict[str, Any]) -> CommandResult:
-    return CommandResult("", f"{message_ja}（{str(answer.get('error', ''))[:200]}）\n", 1, 0)
+    why = str(answer.get("error") or "")[:200]
+    return CommandResult("", f"{message_ja}（{why}）\n" if why else f"{message_ja}\n", 1, 0)
