@@ -174,6 +174,7 @@ def test_tools_read_block_hold_approve_reject_and_audit(tmp_path: Path, cli_sand
                 "reject", {"approvalId": seen["held2"].structured_content["approvalId"]}
             )
             seen["check"] = await client.call_tool("check", {"command": "eval 'echo 1;'"})
+            seen["check_site"] = await client.call_tool("check", {"command": "post update 45 --post_title=x"})
             seen["resources"] = {str(r.uri) for r in (await client.list_resources()).resources}
             seen["site"] = (await client.read_resource("wp-agent://site")).contents[0]
             seen["policy"] = (await client.read_resource("wp-agent://policy")).contents[0]
@@ -202,6 +203,12 @@ def test_tools_read_block_hold_approve_reject_and_audit(tmp_path: Path, cli_sand
     assert "rejected" in json.dumps(seen["rejected"].structured_content)
     assert post_status(cli_sandbox, 46) == "draft"
     assert seen["check"].structured_content["decision"] == "block"
+    # decided as wp_cli decides it (policy/decide.py): the step that reads the site says which reads decide
+    steps = seen["check_site"].structured_content["explain"]
+    assert [s["step"] for s in steps] == ["table", "scope", "post_targets", "role_targets", "meta_spelling"]
+    assert steps[2]["waitsForSite"]
+    assert steps[2]["siteReads"]
+    assert "サイトの状態を読んで" in text_of(seen["check_site"])
 
     _assert_resources(seen)
     _assert_audit(audit_records(tmp_path))

@@ -11,12 +11,10 @@ from typing import Any
 from wp_agent.cli import failures, terminal
 from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import CliSettings
-from wp_agent.masking import mask_argv
 from wp_agent.models.target import Role
 from wp_agent.policy import CommandPolicy
-from wp_agent.policy.decide import STEPS_JA, decide_steps
+from wp_agent.policy.decide import explained
 from wp_agent.policy.roles import RoleSummary, apply_role, role_needed
-from wp_agent.policy.site_reads import SiteReads
 from wp_agent.policy.site_scope import SiteScope
 from wp_agent.program import command_name
 
@@ -110,28 +108,10 @@ def run(args: argparse.Namespace, settings: CliSettings) -> int:
 
 
 def _explained(command: str, role: Role | None, settings: CliSettings) -> list[dict[str, Any]]:
-    """The decision step by step (policy/decide.py), as the agent decides a command for a requester of
-    `role` (the local operator: an administrator): each step's decision and rule, or — for a step that
-    asks the site first — the reads it asks (`check` runs nothing, so that step is decided by the site's
-    answers when the agent runs the command)."""
-    steps = decide_steps(
-        CommandPolicy.from_settings(settings), command,
-        SiteScope(site_url=None, network_allowed=True, role=role or Role.ADMIN), SiteReads(),
-    )  # fmt: skip
-    explained: list[dict[str, Any]] = []
-    previous = None
-    waits = False  # from the first step that asks the site on, the site's answers decide
-    for step in steps:
-        waits = waits or bool(step.asked)
-        decision = previous if waits and previous is not None else step.decision
-        explained.append({
-            "step": step.name, "stepJa": STEPS_JA[step.name], "decision": decision.decision,
-            "category": decision.category.value, "rule": decision.rule,
-            "changed": previous is not None and (decision.category, decision.rule) != (previous.category, previous.rule),
-            "siteReads": [mask_argv(list(argv)) for argv in step.asked], "waitsForSite": waits,
-        })  # fmt: skip
-        previous = decision
-    return explained
+    """The decision step by step (policy/decide.py) as the agent decides a command for a requester of
+    `role` (the local operator: an administrator)."""
+    scope = SiteScope(site_url=None, network_allowed=True, role=role or Role.ADMIN)
+    return explained(CommandPolicy.from_settings(settings), command, scope)
 
 
 def _print_explained(steps: list[dict[str, Any]]) -> None:

@@ -299,9 +299,12 @@ class WpAgentMcp:
         )
 
     async def check(self, command: Command, ctx: Context) -> CallToolResult:
-        decision = self.session_for(ctx).check(command)
-        shown = decision.check_json()
+        session = self.session_for(ctx)
+        decision = session.check(command)
+        shown = decision.check_json() | {"explain": session.explain(command)}
         text = f"判定: {decision.decision}（{decision.category.value}）\n理由: {shown['reason']}\nルール: {decision.rule}"
+        if any(step["waitsForSite"] for step in shown["explain"]):
+            text += "\n（実行時はサイトの状態を読んで判定が変わることがあります: 投稿の種類・権限で変更できる対象・メタキーの綴り）"
         return _text(text, data=shown)
 
     async def publish_article(self, article: ArticleArgument, ctx: Context) -> CallToolResult:

@@ -26,6 +26,7 @@ from wp_agent.masking import mask_command
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.workflow import Route
 from wp_agent.policy import PolicyCategory, PolicyDecision
+from wp_agent.policy.decide import explained
 from wp_agent.policy.site_scope import apply_site_scope
 
 # Held approvals one connection may keep open; past it the oldest one expires (audited, never run).
@@ -209,6 +210,11 @@ class McpSession:
     def check(self, command: str) -> PolicyDecision:
         """The decision wp_cli would meet in this session (policy, then the session's site scope)."""
         return apply_site_scope(self._deps.policy.classify(command), self._new_state().site_scope())
+
+    def explain(self, command: str) -> list[dict[str, Any]]:
+        """`decide`'s steps for `command` in this session, as `wp-agent check --explain` shows them: the
+        checks that read the site say which reads decide when wp_cli runs it (check reads nothing)."""
+        return explained(self._deps.policy, command, self._new_state().site_scope())
 
     def read(self, command: str, reason: str) -> str | None:
         """Masked stdout of a read-only command run through the same pipeline; None when the policy

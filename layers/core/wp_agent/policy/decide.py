@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from wp_agent.masking import mask_argv
 from wp_agent.policy.command_policy import CommandPolicy, PolicyDecision
 from wp_agent.policy.meta_spelling import guard_meta_spelling
 from wp_agent.policy.post_targets import guard_post_targets
@@ -78,3 +80,24 @@ def decide_steps(
         new = tuple(site.requested[asked:]) if isinstance(site, SiteReads) else ()
         steps.append(Step(name, decision, new))
     return steps
+
+
+def explained(policy: CommandPolicy, command: str, scope: SiteScope) -> list[dict[str, Any]]:
+    """`decide`'s steps for someone who runs nothing (`wp-agent check --explain`, MCP's `check`): each
+    step's decision and rule, or — for a step that asks the site first — the reads it asks (masked); from
+    the first such step on, the site's answers decide when the command really runs."""
+    steps = decide_steps(policy, command, scope, SiteReads())
+    shown: list[dict[str, Any]] = []
+    previous = None
+    waits = False
+    for step in steps:
+        waits = waits or bool(step.asked)
+        decision = previous if waits and previous is not None else step.decision
+        shown.append({
+            "step": step.name, "stepJa": STEPS_JA[step.name], "decision": decision.decision,
+            "category": decision.category.value, "rule": decision.rule,
+            "changed": previous is not None and (decision.category, decision.rule) != (previous.category, previous.rule),
+            "siteReads": [mask_argv(list(argv)) for argv in step.asked], "waitsForSite": waits,
+        })  # fmt: skip
+        previous = decision
+    return shown
