@@ -151,3 +151,23 @@ def test_a_lookup_answer_that_is_not_one_word_fails_the_site_and_runs_nothing() 
     state, _ = _apply(wp, canary.fleet.steps)
     assert runs.site_result("b", state).status.value == "failed"
     assert not [c for c in wp.calls if c[:2] == ["post", "delete"]]
+
+
+def test_a_follow_up_message_in_a_sites_session_is_a_run_of_its_own_not_the_plan_again() -> None:
+    """The fleet's approval covered that site's run of the plan once: a later message in the same session
+    (over the API) asks the model, and a held command waits for its own approval."""
+    from tests.fakes.agent_doubles import tool_reply
+    from wp_agent.agent.lifecycle import continue_session
+    from wp_agent.models.agent_io import AgentInput
+
+    canary = _plan(site_with_post(45), plan_reply(("post delete {post}", {"post": LOOKUP})))
+    assert canary.fleet is not None
+    wp = site_with_post(77)
+    state, deps = _apply(wp, canary.fleet.steps)
+    assert state.status is SessionStatus.COMPLETED
+    deps.model = ScriptedModel([tool_reply("post delete 77"), text_reply("終わりました")])
+    continue_session(state, AgentInput(message="もう一度同じことをして"))
+    AgentRunner(deps, NoApprovals()).resume(state)
+    assert state.fleet is None
+    assert state.pending_approval is not None  # no fleet approval covers it now: it waits for its own
+    assert sum(1 for c in wp.calls if c[:2] == ["post", "delete"]) == 1  # only the fleet run's

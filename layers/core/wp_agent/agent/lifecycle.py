@@ -122,6 +122,9 @@ def continue_session(
         state.messages.append({"role": "assistant", "content": "（前回の処理は途中で終了しました）"})
     state.messages.append({"role": "user", "content": agent_input.message})
     state.input = agent_input
+    # A follow-up is a run of its own: never the fleet run this session was part of (its plan and its
+    # approval covered that run only).
+    state.fleet = None
     state.run_id = run_id or new_run_id()
     state.status = SessionStatus.IDLE
     state.iterations = 0

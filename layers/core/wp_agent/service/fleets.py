@@ -261,6 +261,16 @@ class FleetTasks:
         canary = target_id in report.canary
         session_id = site_session_id(fleet_run_id, target_id)
         existing = self._rt.sessions.load(session_id)
+        ours = (
+            existing is not None
+            and existing.fleet is not None
+            and existing.fleet.fleet_run_id == fleet_run_id
+        )
+        if existing is not None and not (ours and existing.user_id == record.user_id):
+            # (a session of that id that is not this fleet's run on this site: never taken for it)
+            self._record_result(fleet_run_id, SiteResult(site=target_id, status=SiteStatus.FAILED, canary=canary,
+                                                          detail_ja="このサイトの実行記録を作れませんでした。"))  # fmt: skip
+            return {"route": "skip", "fleetRunId": fleet_run_id, "targetId": target_id}
         if existing is not None:  # a retried start: the run is under way
             return {"route": "run", "fleetRunId": fleet_run_id, "sessionId": session_id, "runId": existing.run_id,
                     "targetId": target_id}  # fmt: skip
