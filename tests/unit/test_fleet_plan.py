@@ -13,6 +13,7 @@ from wp_agent.policy.fleet_plan import (
     PlanStepError,
     as_template,
     check_lookups,
+    check_placement,
     fill,
     looked_up_value,
     step_index,
@@ -98,3 +99,33 @@ def test_a_sites_status_is_the_run_status_vocabulary_and_two_more_and_events_say
     assert {s.value for s in SiteStatus} == {s.value for s in RunStatus} | {"rolledBack", "skipped"}
     assert set(get_args(FleetSiteStatusName)) == {s.value for s in SiteStatus}
     assert set(get_args(FleetStatusName)) == {s.value for s in FleetStatus}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "post delete {post}",
+        "wp post delete {post} --force",
+        "post update 3 --post_parent={parent}",
+        "post meta get {post} color",
+    ],
+)
+def test_a_per_site_value_may_stand_where_a_value_goes(command: str) -> None:
+    check_placement(command, path_length=2)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "post update 3 --{field}=x",  # an option's name chosen by the site
+        "post {action} 3",  # a command word
+        "post delete x{post}",  # part of a word
+        "post update 3 --post_title=a{post}",  # part of a value
+        "post delete {a}{b}",
+        "plugin {action} akismet",
+    ],
+)
+def test_a_per_site_value_never_chooses_what_the_command_does(command: str) -> None:
+    with pytest.raises(PlanStepError) as refused:
+        check_placement(command, path_length=2)
+    assert "それだけで書いてください" in refused.value.message_ja

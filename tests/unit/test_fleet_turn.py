@@ -86,6 +86,7 @@ def test_a_lookup_that_is_not_a_read_or_names_two_reads_is_refused() -> None:
         plan_reply(("post delete {post}", {"post": "post update 3 --post_status=draft"})),
         plan_reply(("post delete {post}", {"post": LOOKUP})),
         plan_reply(("post update {post} --post_title=x", {"post": "post list --field=ID --post_type=page"})),
+        plan_reply(("post update 45 --{field}=x", {"field": LOOKUP})),
     )
     assert state.fleet is not None
     assert [s.command for s in state.fleet.steps] == ["post delete {post}"]
@@ -93,6 +94,7 @@ def test_a_lookup_that_is_not_a_read_or_names_two_reads_is_refused() -> None:
     told = json.dumps(state.messages, ensure_ascii=False)
     assert "読み取りコマンドにしてください" in told
     assert "別の読み取り" in told
+    assert "それだけで書いてください" in told  # a site's answer never chooses an option's name
 
 
 def _apply(wp: RecordingWpCli, steps: list[FleetStep]) -> tuple[SessionState, AgentDeps]:

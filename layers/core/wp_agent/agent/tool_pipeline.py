@@ -27,7 +27,7 @@ from wp_agent.config import AgentSettings
 from wp_agent.masking import mask_command
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
 from wp_agent.policy.decide import decide
-from wp_agent.policy.fleet_plan import PlanStepError, check_lookups, fill, looked_up_value
+from wp_agent.policy.fleet_plan import PlanStepError, check_lookups, check_placement, fill, looked_up_value
 from wp_agent.policy.site_reads import SiteReads, not_read_yet
 from wp_agent.policy.site_scope import SiteScope, as_run
 from wp_agent.policy.update_allowance import APPROVER as UPDATE_ALLOWANCE_APPROVER
@@ -237,6 +237,10 @@ class ToolCallPipeline:
         if isinstance(filled, str):
             return Answer(_refused(call.id, f"{filled}計画に記録していません。"))
         command = WpCliToolInput(command=fill(template, filled), reason=tool_input.reason)
+        try:
+            check_placement(template, len(self._policy.classify(command.command).command_path))
+        except PlanStepError as refused:
+            return Answer(_refused(call.id, f"{refused.message_ja}計画に記録していません。"))
         return command, (template, dict(tool_input.lookups), filled)
 
     def _fill_in(

@@ -8,6 +8,7 @@ a word of the command, nor add one, nor be read by WP-CLI as an option."""
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Mapping
 
 from wp_agent.whole_values import whole
@@ -57,6 +58,28 @@ def check_lookups(command: str, lookups: Mapping[str, str]) -> None:
         raise PlanStepError(
             f"lookups の「{unused[0]}」がコマンド中で {{{unused[0]}}} として使われていません。"
         )
+
+
+_OPTION_VALUE = re.compile(r"--[a-z0-9][a-z0-9_-]*=\{[a-z][a-z0-9_]{0,30}\}")
+
+
+def check_placement(command: str, path_length: int) -> None:
+    """A per-site value stands only where a value goes: a whole argument after the command's words
+    (`post delete {post}`), or the whole value of an option (`--post_parent={parent}`) — never part of a
+    word, an option's name or a command word, where a site's answer would choose what the command does."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        raise PlanStepError("コマンドの引用符が閉じていません。") from None
+    words = words[1:] if words[:1] == ["wp"] else words
+    for index, word in enumerate(words):
+        if not placeholders(word):
+            continue
+        alone = _PLACEHOLDER.fullmatch(word) is not None and index >= path_length
+        if not (alone or _OPTION_VALUE.fullmatch(word)):
+            raise PlanStepError(
+                f"「{word[:60]}」: サイトごとの値（{{名前}}）は、引数1つか --オプション=値 の値として、それだけで書いてください。"
+            )
 
 
 def looked_up_value(name: str, stdout: str | None) -> str:
