@@ -33,7 +33,7 @@ from wp_agent.sandbox.http_front import HttpFront
 from wp_agent.sandbox.sample_updates import INSTALLED, OFFERED
 from wp_agent.sandbox.update_server import UpdateServer
 
-pytestmark = pytest.mark.timeout(420)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]  # (slow: started first, see conftest)
 GOOD, BROKEN = "wpa-sample-good", "wpa-sample-front-fatal"
 NAMES = ("s1", "s2", "s3", "s4")
 

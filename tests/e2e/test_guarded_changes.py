@@ -64,6 +64,7 @@ def test_an_approved_plugin_update_that_breaks_the_front_end_is_taken_back(
     assert wp(attacker.sandbox, "plugin", "get", BROKEN, "--field=status") == "active"
 
 
+@pytest.mark.slow  # (started first: see tests/conftest.py)
 def test_an_approved_major_core_update_that_breaks_wordpress_is_taken_back_files_and_database(
     updates: tuple[Attacker, UpdateServer],
 ) -> None:

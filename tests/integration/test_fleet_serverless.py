@@ -31,7 +31,7 @@ from wp_agent.sandbox.http_front import HttpFront
 from wp_agent.sandbox.sample_updates import INSTALLED, OFFERED
 from wp_agent.sandbox.update_server import UpdateServer
 
-pytestmark = [pytest.mark.sshd, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.sshd, pytest.mark.slow, pytest.mark.timeout(300)]
 GOOD, BROKEN = "wpa-sample-good", "wpa-sample-front-fatal"
 OTHERS = ("site-b", "site-c", "site-d")
 

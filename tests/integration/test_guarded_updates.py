@@ -58,6 +58,7 @@ def rig(fresh_wordpress: TestWordPress) -> Iterator[Rig]:
         yield Rig(wp, GuardedWpCli(wp, wp, connect=fixed(f"127.0.0.1:{front.port}")), updates, front)
 
 
+@pytest.mark.slow  # (started first: see tests/conftest.py)
 def test_updating_all_plugins_takes_back_each_broken_one_alone_and_keeps_the_good_one(rig: Rig) -> None:
     """`plugin update --all --minor`: one guarded update per plugin, in WordPress's order."""
     assert rig.wp.run(["plugin", "activate", "--all"]).exit_code == 0

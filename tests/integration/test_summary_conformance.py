@@ -82,6 +82,7 @@ def test_the_comparison_catches_a_text_that_is_not_what_ran(approvals: ApprovalC
     assert right == []
 
 
+@pytest.mark.slow  # (started first: see tests/conftest.py)
 def test_generated_destructive_commands_are_told_as_they_run(approvals: ApprovalConformance) -> None:
     rng = random.Random(37)  # a reproducible sample
     for _ in range(16):
