@@ -159,3 +159,17 @@ def test_a_site_the_requester_may_not_change_is_skipped_and_said_why() -> None:
     assert "メンバーではない" in report.results[1].detail_ja
     assert "閲覧のみ" in report.results[2].detail_ja
     assert report.status is FleetStatus.COMPLETED
+
+
+def test_a_canary_waiting_for_its_own_approval_stops_the_rest_and_says_so() -> None:
+    class Waiting(Sites):
+        def run(self, site: str, state: SessionState) -> SessionState:
+            state = super().run(site, state)
+            state.status, state.result = SessionStatus.AWAITING_APPROVAL, None
+            return state
+
+    sites = Waiting({})
+    report = FleetEngine(sites).apply(_request(["a", "b"]), [STEP], "u1")
+    assert [r.status for r in report.results] == [SiteStatus.AWAITING_APPROVAL, SiteStatus.SKIPPED]
+    assert "承認を待っている" in report.results[1].detail_ja
+    assert report.status is FleetStatus.STOPPED

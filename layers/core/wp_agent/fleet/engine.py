@@ -116,8 +116,9 @@ class FleetEngine:
         rest = list(request.sites[request.canary :])
         if not runs.canary_healthy([results[s] for s in canary]):
             stopped.set()
+            why = runs.canary_stop_reason([results[s] for s in canary])
             for site in rest:
-                results[site] = runs.skipped(site, runs.STOPPED_BY_CANARY_JA)
+                results[site] = runs.skipped(site, why)
         else:
 
             def one(site: str) -> None:

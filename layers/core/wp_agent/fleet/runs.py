@@ -134,7 +134,15 @@ def canary_healthy(results: Sequence[SiteResult]) -> bool:
 
 
 STOPPED_BY_CANARY_JA = "カナリアのサイトが正常に終わらなかったため、実行しませんでした。"
+STOPPED_BY_CANARY_WAITING_JA = "カナリアのサイトが自身の承認を待っているため、実行しませんでした（承認して終わったら、もう一度フリート実行してください）。"
 STOPPED_BY_FAILURES_JA = "失敗したサイトが許容数を超えたため、実行しませんでした。"
+_STOPPED = frozenset({STOPPED_BY_CANARY_JA, STOPPED_BY_CANARY_WAITING_JA, STOPPED_BY_FAILURES_JA})
+
+
+def canary_stop_reason(canary: Sequence[SiteResult]) -> str:
+    """Why the rest did not run after these canary results (they did not all end healthy)."""
+    waiting = any(r.status is SiteStatus.AWAITING_APPROVAL for r in canary)
+    return STOPPED_BY_CANARY_WAITING_JA if waiting else STOPPED_BY_CANARY_JA
 
 
 def concluded(
@@ -146,7 +154,7 @@ def concluded(
     ordered = [
         found.get(site) or skipped(site, STOPPED_BY_FAILURES_JA, canary=site in canary) for site in sites
     ]
-    halted = any(r.detail_ja in {STOPPED_BY_CANARY_JA, STOPPED_BY_FAILURES_JA} for r in ordered)
+    halted = any(r.detail_ja in _STOPPED for r in ordered)
     return ordered, fleet_status(ordered, stopped=halted)
 
 

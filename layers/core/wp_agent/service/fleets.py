@@ -328,8 +328,9 @@ class FleetTasks:
         results = [r for r in report.results if r.site in report.canary]
         if len(results) == len(report.canary) and runs.canary_healthy(results):
             return _batch(record, "rest")
+        why = runs.canary_stop_reason(results)
         for site in report.sites[len(report.canary) :]:
-            self._record_result(fleet_run_id, runs.skipped(site, runs.STOPPED_BY_CANARY_JA))
+            self._record_result(fleet_run_id, runs.skipped(site, why))
         return {"next": "end", "phase": phase}
 
     def finished(self, fleet_run_id: str, *, declined: bool = False, expired: bool = False) -> dict[str, Any]:
