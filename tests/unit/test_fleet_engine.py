@@ -173,3 +173,11 @@ def test_a_canary_waiting_for_its_own_approval_stops_the_rest_and_says_so() -> N
     assert [r.status for r in report.results] == [SiteStatus.AWAITING_APPROVAL, SiteStatus.SKIPPED]
     assert "承認を待っている" in report.results[1].detail_ja
     assert report.status is FleetStatus.STOPPED
+
+
+def test_after_a_canary_that_did_not_end_healthy_no_other_canary_starts() -> None:
+    sites = Sites({"a": "rolledBack"})
+    report = FleetEngine(sites).apply(_request(["a", "b", "c", "d"], canary=3), [STEP], "u1")
+    assert sites.ran == ["a"]
+    assert [r.status.value for r in report.results] == ["rolledBack", "skipped", "skipped", "skipped"]
+    assert [r.canary for r in report.results] == [True, True, True, False]

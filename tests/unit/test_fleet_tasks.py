@@ -99,3 +99,15 @@ def test_a_site_the_requester_may_only_view_is_skipped_before_anything_is_made()
     assert runtime.sessions.load(site_session_id(FLEET, "site-b")) is None
     [result] = runtime.fleets.record.report.results
     assert (result.site, result.status.value) == ("site-b", "skipped")
+
+
+def test_a_canary_does_not_start_after_one_that_did_not_end_healthy() -> None:
+    from wp_agent.models.fleet import SiteResult, SiteStatus
+
+    tasks, runtime = _tasks(_target("site-a"), _target("site-b"), _target("site-c"))
+    runtime.fleets.record.report.canary = ["site-a", "site-b"]
+    runtime.fleets.record.report.results = [
+        SiteResult(site="site-a", status=SiteStatus.ROLLED_BACK, canary=True)
+    ]
+    assert tasks.site_start(FLEET, "site-b")["route"] == "skip"
+    assert runtime.sessions.load(site_session_id(FLEET, "site-b")) is None

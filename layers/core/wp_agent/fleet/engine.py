@@ -111,8 +111,14 @@ class FleetEngine:
         lock = threading.Lock()
         stopped = threading.Event()
         canary = list(request.sites[: request.canary])
-        for site in canary:
-            results[site] = self._one(request, site, steps, approver, canary=True)
+        for site in canary:  # one by one; after one that did not end healthy, no other starts
+            done = [results[s] for s in canary if s in results]
+            healthy = runs.canary_healthy(done)
+            results[site] = (
+                self._one(request, site, steps, approver, canary=True)
+                if healthy
+                else runs.skipped(site, runs.canary_stop_reason(done), canary=True)
+            )
         rest = list(request.sites[request.canary :])
         if not runs.canary_healthy([results[s] for s in canary]):
             stopped.set()

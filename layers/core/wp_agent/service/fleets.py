@@ -279,6 +279,9 @@ class FleetTasks:
         why = runs.not_allowed(access, record.steps)
         if not canary and runs.over_tolerance(report.results, report.tolerated_failures):
             why = runs.STOPPED_BY_FAILURES_JA
+        earlier = [r for r in report.results if r.canary and r.site != target_id]
+        if canary and not runs.canary_healthy(earlier):  # (one by one: after one that did not end healthy)
+            why = runs.canary_stop_reason(earlier)
         if why is not None or target is None or record.decided_by is None:
             self._record_result(fleet_run_id, runs.skipped(target_id, why or "", canary=canary))
             return {"route": "skip", "fleetRunId": fleet_run_id, "targetId": target_id}
