@@ -181,3 +181,14 @@ def test_after_a_canary_that_did_not_end_healthy_no_other_canary_starts() -> Non
     assert sites.ran == ["a"]
     assert [r.status.value for r in report.results] == ["rolledBack", "skipped", "skipped", "skipped"]
     assert [r.canary for r in report.results] == [True, True, True, False]
+
+
+def test_a_canary_that_cannot_be_reached_makes_no_plan_and_says_why() -> None:
+    class Unreachable(Sites):
+        def run(self, site: str, state: SessionState) -> SessionState:
+            raise ConnectionError("ssh: connect to host a port 22: Connection refused")
+
+    report = FleetEngine(Unreachable({})).run(_request(["a", "b"]), lambda shown: "u1")
+    assert report.status is FleetStatus.FAILED
+    assert "Connection refused" in report.detail_ja
+    assert report.results == []

@@ -79,7 +79,11 @@ class FleetEngine:
             request.fleet_run_id, request.message, len(request.sites), session_id=_session_id(),
             user_id=request.user_id, target_id=self._driver.target_id(canary), access=access,
         )  # fmt: skip
-        state = self._driver.run(canary, state)
+        try:
+            state = self._driver.run(canary, state)
+        except Exception as exc:  # noqa: BLE001 - the canary unreachable or misconfigured: no plan, said why
+            detail = f"カナリアのサイト「{canary}」で計画を立てられませんでした: {mask_text(str(exc))[:300]}"
+            return request.report(FleetStatus.FAILED, detail_ja=detail), []
         steps = list(state.fleet.steps) if state.fleet else []
         answer = state.result.response if state.result else ""
         if state.status is not SessionStatus.COMPLETED:
