@@ -31,7 +31,15 @@ from wp_agent.fleet import runs
 from wp_agent.fleet.engine import FleetEngine, FleetRequest
 from wp_agent.fleet.runs import SiteAccess
 from wp_agent.models import field_rules
-from wp_agent.models.fleet import FleetReport, FleetStatus, FleetStep, SiteResult
+from wp_agent.models.fleet import (
+    DEFAULT_FLEET_CONCURRENCY,
+    MAX_FLEET_CONCURRENCY,
+    MAX_FLEET_SITES,
+    FleetReport,
+    FleetStatus,
+    FleetStep,
+    SiteResult,
+)
 from wp_agent.models.target import Role
 from wp_agent.program import command_name
 
@@ -69,8 +77,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--canary", type=int, default=1, metavar="N", help="先に1つずつ実行するサイトの数（既定 1）"
     )
     ask.add_argument(
-        "--concurrency", type=int, default=runs.DEFAULT_CONCURRENCY, metavar="N",
-        help=f"カナリアの後に同時に実行するサイトの数（1〜{runs.MAX_CONCURRENCY}、既定 {runs.DEFAULT_CONCURRENCY}）",
+        "--concurrency", type=int, default=DEFAULT_FLEET_CONCURRENCY, metavar="N",
+        help=f"カナリアの後に同時に実行するサイトの数（1〜{MAX_FLEET_CONCURRENCY}、既定 {DEFAULT_FLEET_CONCURRENCY}）",
     )  # fmt: skip
     ask.add_argument(
         "--tolerated-failures", type=int, default=0, metavar="N",
@@ -116,7 +124,6 @@ class NamedSites:
         self, sites: dict[str, NamedSite], base: CliSettings, user: str, approvals: Approvals
     ) -> None:
         self._sites = sites
-        self._base = base
         self._user = user
         self._approvals = approvals
         self._audit = JsonlAuditLog(base.wp_agent_audit_file.expanduser())  # one audit log for every site
@@ -192,15 +199,15 @@ def _chosen(args: argparse.Namespace, book: site_book.SiteBook) -> list[str]:
 
 def _request(args: argparse.Namespace, names: list[str], message: str, slots: int) -> FleetRequest:
     """The fleet as asked; its concurrency never more than a site's SSH slots (VPS_SSH_MAX_CHANNELS)."""
-    if len(names) > runs.MAX_SITES:
-        raise failures.usage("VALIDATION_ERROR", f"1回のフリート実行のサイトは{runs.MAX_SITES}件までです。")
+    if len(names) > MAX_FLEET_SITES:
+        raise failures.usage("VALIDATION_ERROR", f"1回のフリート実行のサイトは{MAX_FLEET_SITES}件までです。")
     if not 1 <= args.canary <= len(names):
         raise failures.usage(
             "VALIDATION_ERROR", f"--canary は 1〜{len(names)}（サイトの数）で指定してください。"
         )
-    if not 1 <= args.concurrency <= runs.MAX_CONCURRENCY:
+    if not 1 <= args.concurrency <= MAX_FLEET_CONCURRENCY:
         raise failures.usage(
-            "VALIDATION_ERROR", f"--concurrency は 1〜{runs.MAX_CONCURRENCY} で指定してください。"
+            "VALIDATION_ERROR", f"--concurrency は 1〜{MAX_FLEET_CONCURRENCY} で指定してください。"
         )
     if args.tolerated_failures < 0:
         raise failures.usage("VALIDATION_ERROR", "--tolerated-failures は 0 以上で指定してください。")

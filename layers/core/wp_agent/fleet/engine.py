@@ -11,11 +11,19 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from wp_agent.agent.session_state import SessionState, SessionStatus
+from wp_agent.agent.session_state import SessionState
 from wp_agent.fleet import runs
 from wp_agent.fleet.runs import SiteAccess
 from wp_agent.masking import mask_text
-from wp_agent.models.fleet import FleetReport, FleetStatus, FleetStep, SiteResult, SiteStatus, planned
+from wp_agent.models.fleet import (
+    DEFAULT_FLEET_CONCURRENCY,
+    FleetReport,
+    FleetStatus,
+    FleetStep,
+    SiteResult,
+    SiteStatus,
+    planned,
+)
 
 
 class SiteDriver(Protocol):
@@ -43,7 +51,7 @@ class FleetRequest:
     sites: Sequence[str]  # in order: the first `canary` are the canary sites
     user_id: str
     canary: int = 1
-    concurrency: int = runs.DEFAULT_CONCURRENCY
+    concurrency: int = DEFAULT_FLEET_CONCURRENCY
     tolerated_failures: int = 0
     fleet_run_id: str = field(default_factory=runs.new_fleet_run_id)
 
@@ -84,17 +92,12 @@ class FleetEngine:
         except Exception as exc:  # noqa: BLE001 - the canary unreachable or misconfigured: no plan, said why
             detail = f"カナリアのサイト「{canary}」で計画を立てられませんでした: {mask_text(str(exc))[:300]}"
             return request.report(FleetStatus.FAILED, detail_ja=detail), []
-        steps = list(state.fleet.steps) if state.fleet else []
-        answer = state.result.response if state.result else ""
-        if state.status is not SessionStatus.COMPLETED:
-            error = state.result.error.message if state.result and state.result.error else ""
-            detail = f"計画を立てられませんでした: {error or answer}"
-            return request.report(FleetStatus.FAILED, plan_answer_ja=answer, detail_ja=detail), steps
-        if not steps:
-            return request.report(FleetStatus.NOTHING_TO_DO, plan_answer_ja=answer), steps
-        return request.report(
-            FleetStatus.AWAITING_APPROVAL, plan=planned(steps), plan_answer_ja=answer
-        ), steps
+        made = runs.plan_outcome(state)
+        plan = planned(made.steps) if made.status is FleetStatus.AWAITING_APPROVAL else []
+        shown = request.report(
+            made.status, plan=plan, plan_answer_ja=made.answer_ja, detail_ja=made.detail_ja
+        )
+        return shown, made.steps
 
     def run(self, request: FleetRequest, approve: PlanApproval) -> FleetReport:
         """Plan, ask once, then run: the canary first, the rest side by side; one report."""

@@ -11,7 +11,7 @@ from wp_agent.agent.prompt import TOOL_NAME
 from wp_agent.agent.session_state import CommandStatus, SessionState
 from wp_agent.agent.site_commands import SiteCommands
 from wp_agent.executors.port import WpCli
-from wp_agent.policy import CommandPolicy, PolicyCategory
+from wp_agent.policy import CommandPolicy
 from wp_agent.policy.fleet_plan import PlanStepError, fill, looked_up_value, step_tool_use_id
 from wp_agent.telemetry import NoTelemetry
 
@@ -42,9 +42,7 @@ class FleetRunOpening:
                     audit_outbox.new_event(AuditEventType.COMMAND_EXECUTED, state.audit_about(), **fields)
                 )
             try:
-                role.values[name] = looked_up_value(
-                    name, stdout if decision.category is PolicyCategory.READ else None
-                )
+                role.values[name] = looked_up_value(name, stdout)  # (None: refused as no read, or failed)
             except PlanStepError as unusable:
                 said = f"{unusable.message_ja}（wp {read}）このサイトでは何も実行しませんでした。"
                 if unusable.absent and stdout is not None:

@@ -14,14 +14,10 @@ from wp_agent.agent.audit_outbox import new_event
 from wp_agent.agent.lifecycle import new_session
 from wp_agent.agent.outcome import current_run_status
 from wp_agent.agent.prompt import FLEET_PLAN_NOTE_JA
-from wp_agent.agent.session_state import SessionState
+from wp_agent.agent.session_state import SessionState, SessionStatus
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.fleet import FleetRole, FleetStatus, FleetStep, SiteResult, SiteStatus
 from wp_agent.models.target import Role, UpdateAllowance
-
-DEFAULT_CONCURRENCY = 5
-MAX_CONCURRENCY = 20
-MAX_SITES = 200
 
 
 def new_fleet_run_id() -> str:
@@ -70,6 +66,30 @@ def _session(
     )
     state.fleet = role
     return state
+
+
+@dataclass(frozen=True)
+class PlanOutcome:
+    """What the canary's planning run came to: a plan to approve, nothing to do, or no plan (and why)."""
+
+    status: FleetStatus  # AWAITING_APPROVAL, NOTHING_TO_DO or FAILED
+    steps: list[FleetStep]
+    answer_ja: str  # what the model said when it ended
+    detail_ja: str = ""
+
+
+def plan_outcome(state: SessionState | None) -> PlanOutcome:
+    steps = list(state.fleet.steps) if state is not None and state.fleet is not None else []
+    result = state.result if state is not None else None
+    answer = result.response if result is not None else ""
+    if state is None or state.status is not SessionStatus.COMPLETED:
+        error = result.error.message if result is not None and result.error else ""
+        return PlanOutcome(
+            FleetStatus.FAILED, steps, answer, f"計画を立てられませんでした: {error or answer}"
+        )
+    if not steps:
+        return PlanOutcome(FleetStatus.NOTHING_TO_DO, steps, answer)
+    return PlanOutcome(FleetStatus.AWAITING_APPROVAL, steps, answer)
 
 
 def not_allowed(access: SiteAccess, steps: Sequence[FleetStep]) -> str | None:

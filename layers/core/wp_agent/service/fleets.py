@@ -5,10 +5,10 @@ POST /v1/fleet-runs          the targets (named, or every one with a tag the cal
 (workflow) planned           the plan from the planning session → awaiting the one approval
 (workflow) wait_for_approval the wait's task token kept (a decision that came first answered at once)
 POST …/{fleetRunId}/decision the requester's approve/reject handed to that wait
-(workflow) sites             the canary's items and the rest's, with the concurrency and tolerance
+(workflow) sites             the canary's batch for the map (one at a time, none tolerated)
 (workflow) site_start        one site's session for the plan (or skipped: no rights, or the fleet stopped)
 (workflow) site_ended        its result recorded; a failure fails the map's item (the tolerance counts it)
-(workflow) canary_checked    the rest run only when every canary ended healthy
+(workflow) batch_done        after the canary's batch, the rest's — only when every canary ended healthy
 (workflow) finished          sites that never ran said as skipped, the fleet's end, its event
 """
 
@@ -123,7 +123,7 @@ class FleetService:
             ]
             if not found:
                 raise ApiError(ApiErrorCode.FLEET_NO_TARGETS, fields=["tag"])
-            return found[: len(found)]
+            return found
         targets = []
         for target_id in body.target_ids or []:
             target = self._rt.registry.get(target_id)
@@ -202,24 +202,17 @@ class FleetTasks:
     def planned(self, fleet_run_id: str) -> dict[str, Any]:
         """The canary's planning run ended: its plan waits for the one approval (or the fleet ends)."""
         record = self._record(fleet_run_id)
-        state = self._rt.sessions.load(record.plan_session_id)
-        steps = list(state.fleet.steps) if state is not None and state.fleet is not None else []
-        answer = state.result.response if state is not None and state.result is not None else ""
+        made = runs.plan_outcome(self._rt.sessions.load(record.plan_session_id))
 
         def plan(current: FleetRecord) -> str:
             if current.report.status is not FleetStatus.PLANNING:
                 return "approval" if current.report.status is FleetStatus.AWAITING_APPROVAL else "end"
-            current.report.plan_answer_ja = answer
-            if state is None or state.status.value != "Completed":
-                error = state.result.error.message if state and state.result and state.result.error else ""
-                current.report.status = FleetStatus.FAILED
-                current.report.detail_ja = f"計画を立てられませんでした: {error or answer}"
+            current.report.plan_answer_ja = made.answer_ja
+            current.report.status = made.status
+            current.report.detail_ja = made.detail_ja or current.report.detail_ja
+            if made.status is not FleetStatus.AWAITING_APPROVAL:
                 return "end"
-            if not steps:
-                current.report.status = FleetStatus.NOTHING_TO_DO
-                return "end"
-            current.steps, current.report.plan = steps, planned(steps)
-            current.report.status = FleetStatus.AWAITING_APPROVAL
+            current.steps, current.report.plan = made.steps, planned(made.steps)
             return "approval"
 
         _, following = self._rt.fleets.change(fleet_run_id, plan)
@@ -285,9 +278,8 @@ class FleetTasks:
         if why is not None or target is None or record.decided_by is None:
             self._record_result(fleet_run_id, runs.skipped(target_id, why or "", canary=canary))
             return {"route": "skip", "fleetRunId": fleet_run_id, "targetId": target_id}
-        approver = f"{record.decided_by}"
         state = runs.site_session(
-            fleet_run_id, report.message, record.steps, approver, session_id=session_id, user_id=record.user_id,
+            fleet_run_id, report.message, record.steps, record.decided_by, session_id=session_id, user_id=record.user_id,
             target_id=target_id, access=access,
         )  # fmt: skip
         lifecycle.start_run(
