@@ -139,6 +139,8 @@ def test_one_approval_runs_the_plan_everywhere_and_reports_the_site_it_was_taken
         "clients",
         "--concurrency",
         "2",
+        "--tolerated-failures",
+        "25%",  # of 4 sites: one (without it, s4 would not start if s3 had been taken back first)
         "--json",
         "全サイトのプラグインを安全に更新して",
     )
@@ -147,6 +149,7 @@ def test_one_approval_runs_the_plan_everywhere_and_reports_the_site_it_was_taken
     assert shown["status"] == "awaitingApproval"
     assert shown["canary"] == ["s1"]
     assert shown["sites"] == list(NAMES)
+    assert (shown["toleratedFailures"], shown["toleratedFailurePercentage"]) == (1, 25)
     assert [step["command"] for step in shown["plan"]] == ["plugin update --all"]
     assert "自動で変更前の状態に戻し" in shown["plan"][0]["impactJa"]
     assert {site.version(GOOD) for site in fleet} == {INSTALLED}  # planning ran nothing, not even on s1

@@ -132,7 +132,7 @@ def test_one_approval_over_the_api_runs_the_plan_on_every_site_and_reports_each(
         "message": "全サイトのプラグインを安全に更新して",
         "tag": "clients",
         "concurrency": 2,
-        "toleratedFailures": 1,
+        "toleratedFailurePercentage": 20,  # of 5 sites: one
     }
     status, accepted = stack.api("POST", "/v1/fleet-runs", body=every, user=OWNER)
     assert status == 202, accepted
@@ -142,6 +142,7 @@ def test_one_approval_over_the_api_runs_the_plan_on_every_site_and_reports_each(
 
     shown = _fleet(stack, fleet_run_id, "awaitingApproval", "failed")
     assert [step["command"] for step in shown["plan"]] == ["plugin update --all"]
+    assert (shown["toleratedFailures"], shown["toleratedFailurePercentage"]) == (1, 20)
     assert _version(four_sites[TARGET_ID], GOOD) == INSTALLED  # planning ran nothing
     ready = [e for e in stack.events_until("Fleet Plan Ready") if e["detail-type"] == "Fleet Plan Ready"]
     assert [e["detail"]["fleetRunId"] for e in ready][-1] == fleet_run_id

@@ -39,6 +39,7 @@ from wp_agent.models.fleet import (
     FleetStatus,
     FleetStep,
     SiteResult,
+    tolerated_count,
 )
 from wp_agent.models.target import Role
 from wp_agent.program import command_name
@@ -81,8 +82,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help=f"カナリアの後に同時に実行するサイトの数（1〜{MAX_FLEET_CONCURRENCY}、既定 {DEFAULT_FLEET_CONCURRENCY}）",
     )  # fmt: skip
     ask.add_argument(
-        "--tolerated-failures", type=int, default=0, metavar="N",
-        help="これを超えるサイトが失敗したら残りを止めます（既定 0）",
+        "--tolerated-failures", default="0", metavar="N|P%",
+        help="これを超えるサイトが失敗したら残りを止めます（件数、または 20%% のようにサイト数に対する割合。既定 0）",
     )  # fmt: skip
     approve = actions.add_parser("approve", help="承認待ちのフリート計画を承認して実行します")
     approve.add_argument("fleet_run_id", metavar="FLEET_ID")
@@ -209,12 +210,26 @@ def _request(args: argparse.Namespace, names: list[str], message: str, slots: in
         raise failures.usage(
             "VALIDATION_ERROR", f"--concurrency は 1〜{MAX_FLEET_CONCURRENCY} で指定してください。"
         )
-    if args.tolerated_failures < 0:
-        raise failures.usage("VALIDATION_ERROR", "--tolerated-failures は 0 以上で指定してください。")
+    tolerated, percentage = _tolerated(args.tolerated_failures, len(names))
     return FleetRequest(
         message=message, sites=names, user_id=args.user, canary=args.canary, concurrency=min(args.concurrency, slots),
-        tolerated_failures=args.tolerated_failures,
+        tolerated_failures=tolerated, tolerated_failure_percentage=percentage,
     )  # fmt: skip
+
+
+def _tolerated(given: str, sites: int) -> tuple[int, int | None]:
+    """--tolerated-failures: a count (`2`) or a percentage of the sites (`20%`, rounded down to whole sites)."""
+    text = given.strip()
+    percentage = text.endswith("%")
+    digits = text.removesuffix("%").strip()
+    if not (digits.isascii() and digits.isdigit()) or (percentage and int(digits) > 100):
+        raise failures.usage(
+            "VALIDATION_ERROR",
+            "--tolerated-failures は 0 以上の件数か、0%〜100% の割合（例: 2 や 20%）で指定してください。",
+        )
+    if percentage:
+        return tolerated_count(int(digits), sites), int(digits)
+    return int(digits), None
 
 
 # -- a plan waiting for its approval -------------------------------------------------------------------
@@ -332,6 +347,13 @@ def run_reject(args: argparse.Namespace, settings: CliSettings) -> int:
 def _print_plan(report: FleetReport, out: terminal.Stream) -> None:
     out.line(
         f"フリート実行 {report.fleet_run_id}: {len(report.sites)} 件のサイト（カナリア: {'、'.join(report.canary)}）"
+    )
+    share = (
+        "" if report.tolerated_failure_percentage is None else f"（{report.tolerated_failure_percentage}%）"
+    )
+    out.line(
+        f"進め方: カナリアが正常に終わったら残りを最大 {report.concurrency} サイトずつ同時に実行し、"
+        f"失敗が {report.tolerated_failures} 件{share}を超えたら残りを止めます。"
     )
     out.line(f"計画（{report.canary[0]} で作成、{len(report.plan)} 件の手順）:")
     for number, step in enumerate(report.plan, 1):

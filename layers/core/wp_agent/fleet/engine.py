@@ -53,6 +53,7 @@ class FleetRequest:
     canary: int = 1
     concurrency: int = DEFAULT_FLEET_CONCURRENCY
     tolerated_failures: int = 0
+    tolerated_failure_percentage: int | None = None  # as asked; `tolerated_failures` is what it came to
     fleet_run_id: str = field(default_factory=runs.new_fleet_run_id)
 
     def report(self, status: FleetStatus, **fields: object) -> FleetReport:
@@ -64,6 +65,7 @@ class FleetRequest:
             canary=list(self.sites[: self.canary]),
             concurrency=self.concurrency,
             tolerated_failures=self.tolerated_failures,
+            tolerated_failure_percentage=self.tolerated_failure_percentage,
             **fields,
         )
 

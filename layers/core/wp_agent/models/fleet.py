@@ -23,6 +23,13 @@ MAX_FLEET_CONCURRENCY = 20
 DEFAULT_FLEET_CONCURRENCY = 5
 
 
+def tolerated_count(percentage: int, sites: int) -> int:
+    """A tolerated failure percentage of the fleet's sites as the count it allows: the rest stop once
+    failures exceed `percentage`% of the sites, i.e. exceed this count (the largest whole number of sites
+    within it; Step Functions' ToleratedFailurePercentage draws the same line, over the items of one map)."""
+    return percentage * sites // 100
+
+
 class FleetStep(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
@@ -115,6 +122,7 @@ class FleetReport(CamelModel):
     canary: list[str]
     concurrency: int
     tolerated_failures: int
+    tolerated_failure_percentage: int | None = None  # as asked; `tolerated_failures` is what it came to
     plan: list[PlannedStep] = Field(default_factory=list)
     plan_answer_ja: str = ""  # what the model said when it finished planning
     approved_by: str | None = None
@@ -146,7 +154,10 @@ class FleetRunRequest(RequestModel):
     may use; the first `canary` of them (in the order given, or by id for a tag) run first."""
 
     model_config = RequestModel.model_config | {
-        "json_schema_extra": {"oneOf": [{"required": ["targetIds"]}, {"required": ["tag"]}]}
+        "json_schema_extra": {
+            "oneOf": [{"required": ["targetIds"]}, {"required": ["tag"]}],
+            "not": {"required": ["toleratedFailures", "toleratedFailurePercentage"]},
+        }
     }
 
     message: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS, pattern=field_rules.VISIBLE_TEXT)
@@ -159,10 +170,19 @@ class FleetRunRequest(RequestModel):
     )
     canary: Annotated[int, Field(ge=1, le=MAX_FLEET_SITES), WHOLE_NUMBER] = 1
     tolerated_failures: Annotated[int, Field(ge=0, le=MAX_FLEET_SITES), WHOLE_NUMBER] = 0
+    # Instead of a count: a percentage of the fleet's sites (rounded down to whole sites).
+    tolerated_failure_percentage: Annotated[int, Field(ge=0, le=100), WHOLE_NUMBER] | SkipJsonSchema[None] = (
+        None
+    )
 
     @model_validator(mode="after")
     def _one_way_to_choose(self) -> FleetRunRequest:
-        for name in ("target_ids", "tag"):
+        if (
+            "tolerated_failures" in self.model_fields_set
+            and "tolerated_failure_percentage" in self.model_fields_set
+        ):
+            raise ValueError("give toleratedFailures or toleratedFailurePercentage, not both")
+        for name in ("target_ids", "tag", "tolerated_failure_percentage"):
             if name in self.model_fields_set and getattr(self, name) is None:
                 raise ValueError(f"{name} cannot be null (leave it out)")
         if (self.target_ids is None) == (self.tag is None):
@@ -170,6 +190,12 @@ class FleetRunRequest(RequestModel):
         if self.target_ids is not None:
             self.target_ids = list(dict.fromkeys(self.target_ids))
         return self
+
+    def tolerated(self, sites: int) -> int:
+        """The tolerated failure count for a fleet of `sites`: as given, or from the percentage."""
+        if self.tolerated_failure_percentage is None:
+            return self.tolerated_failures
+        return tolerated_count(self.tolerated_failure_percentage, sites)
 
 
 class FleetDecisionRequest(RequestModel):

@@ -95,8 +95,8 @@ class FleetService:
         report = FleetReport(
             fleet_run_id=fleet_run_id, status=FleetStatus.PLANNING, message=body.message, sites=ids,
             canary=ids[: body.canary], concurrency=min(body.concurrency, self._rt.settings.wp_agent_ssh_slots_per_target),
-            tolerated_failures=body.tolerated_failures,
-            plan_session_id=state.session_id,
+            tolerated_failures=body.tolerated(len(ids)),
+            tolerated_failure_percentage=body.tolerated_failure_percentage, plan_session_id=state.session_id,
         )  # fmt: skip
         record = FleetRecord(report=report, user_id=user_id, plan_session_id=state.session_id,
                              plan_run_id=state.run_id, created_at=now, updated_at=now)  # fmt: skip
