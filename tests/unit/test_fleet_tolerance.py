@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from wp_agent.cli import fleet as fleet_cli
 from wp_agent.cli.failures import CliError
 from wp_agent.fleet import runs
+from wp_agent.fleet.engine import FleetRequest
 from wp_agent.models.fleet import FleetRunRequest, SiteResult, SiteStatus, tolerated_count
 
 
@@ -46,7 +47,7 @@ def test_the_api_takes_a_count_or_a_percentage_never_both() -> None:
             _request(**wrong)
 
 
-def _cli(tolerated: str, sites: int = 4) -> fleet_cli.FleetRequest:
+def _cli(tolerated: str, sites: int = 4) -> FleetRequest:
     args = argparse.Namespace(canary=1, concurrency=5, tolerated_failures=tolerated, user="u1")
     return fleet_cli._request(args, [f"s{i}" for i in range(sites)], "更新して", slots=5)
 
