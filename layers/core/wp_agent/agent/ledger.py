@@ -161,6 +161,20 @@ class Ledger:
             self.audit_record(state, AuditEventType.COMMAND_OUTCOME_UNKNOWN, record)
         return record
 
+    def read_once(self, state: SessionState, record: CommandRecord) -> CommandRecord:
+        """A read the turn asks itself (the site lookup), recorded and run once. One a crash left "started"
+        is asked again (a read changes nothing; audited as unknown first); nothing else is run twice."""
+        found = state.record(record.tool_use_id)
+        if found is None:
+            state.commands.append(record)
+            return self.execute(state, record)
+        if found.status is CommandStatus.STARTED:
+            found = self.settled(state, found)
+            if found.category is PolicyCategory.READ:
+                found.status = CommandStatus.QUEUED
+                return self.execute(state, found)
+        return found
+
     def within_quota(self, state: SessionState, record: CommandRecord) -> bool:
         """The user's command quota, taken once per command (by its intent: a retried turn and an
         approved command find their count taken). A refusal is recorded, audited and saved."""

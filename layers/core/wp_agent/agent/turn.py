@@ -41,7 +41,6 @@ from wp_agent.agent.prompt import cached_system_blocks, cached_tools
 from wp_agent.agent.session_state import (
     ApprovalStatus,
     CommandRecord,
-    CommandStatus,
     SessionState,
     SessionStatus,
 )
@@ -63,7 +62,6 @@ from wp_agent.agent.tool_pipeline import (
 )
 from wp_agent.errors import StaleSessionError, WpAgentError
 from wp_agent.models.workflow import Route
-from wp_agent.policy import PolicyCategory
 from wp_agent.policy.site_scope import SiteScope
 from wp_agent.telemetry import API_CALLS_TOTAL, COMMANDS_BLOCKED_TOTAL, TURN_DURATION_SECONDS
 
@@ -283,23 +281,8 @@ class AgentTurn:
     def _look_up_site(self, state: SessionState, site_id: int) -> None:
         """multisite.siteId → state.site_url (a failed lookup ends the run)."""
         try:
-            record = site_lookup.lookup(self._deps.policy, state.run_id, site_id)
-        except WpAgentError as refused:
-            self._ledger.finish(state, SessionStatus.FAILED, error=refused)
-            return
-        found = state.record(record.tool_use_id)
-        if found is None:
-            state.commands.append(record)
-            found = self._ledger.execute(state, record)
-        elif found.status is CommandStatus.STARTED:
-            # Interrupted by a crash. The lookup only reads, so it is asked again (and audited as
-            # such) rather than failing the run; anything else is never run twice.
-            found = self._ledger.settled(state, found)
-            if found.category is PolicyCategory.READ:
-                found.status = CommandStatus.QUEUED
-                found = self._ledger.execute(state, found)
-        try:
-            state.site_url = site_lookup.looked_up_site_url(found, site_id)
+            asked = site_lookup.lookup(self._deps.policy, state.run_id, site_id)
+            state.site_url = site_lookup.looked_up_site_url(self._ledger.read_once(state, asked), site_id)
         except WpAgentError as failure:
             self._ledger.finish(state, SessionStatus.FAILED, error=failure)
             return
