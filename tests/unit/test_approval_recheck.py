@@ -4,12 +4,12 @@ though the person approved it (before, only the table and the site scope were ap
 
 from __future__ import annotations
 
-from wp_agent.agent.approval_steps import verdicts
+from wp_agent.agent.approval_steps import Verdict, verdicts
 from wp_agent.agent.session_state import ApprovalStatus, CommandRecord, CommandStatus, PendingApproval
 from wp_agent.models.target import Role
 from wp_agent.policy import CommandPolicy
 from wp_agent.policy.roles import ROLE_RULE
-from wp_agent.policy.site_reads import SiteReads
+from wp_agent.policy.site_reads import NeedsReads, SiteReads
 from wp_agent.policy.site_scope import SiteScope
 
 POLICY = CommandPolicy()
@@ -34,22 +34,31 @@ def approved_delete() -> tuple[PendingApproval, list[CommandRecord]]:
 def test_the_recheck_asks_the_site_and_refuses_what_the_role_may_no_longer_change() -> None:
     pending, held = approved_delete()
     first = SiteReads()
-    verdicts(pending, held, POLICY, EDITOR, first)
-    assert TYPE_OF_77 in first.requested  # the ledger reads it, then this is decided again
+    # Not decided before the site answers: the ledger reads it, then this is decided again.
+    assert verdicts(pending, held, POLICY, EDITOR, first) == NeedsReads((TYPE_OF_77,))
+    assert first.requested == [TYPE_OF_77]
 
-    [refused] = verdicts(pending, held, POLICY, EDITOR, SiteReads({TYPE_OF_77: "shop_order\n"}))
+    [refused] = _decided(verdicts(pending, held, POLICY, EDITOR, SiteReads({TYPE_OF_77: "shop_order\n"})))
     assert (refused.action, refused.rule) == ("blocked", ROLE_RULE)
-    [runs] = verdicts(pending, held, POLICY, EDITOR, SiteReads({TYPE_OF_77: "post\n"}))
+    [runs] = _decided(verdicts(pending, held, POLICY, EDITOR, SiteReads({TYPE_OF_77: "post\n"})))
     assert runs.action == "run"
+    # What is never read (the ledger's last round: a failed read) is not a type the editor may change.
+    [unread] = _decided(verdicts(pending, held, POLICY, EDITOR, SiteReads(final=True)))
+    assert (unread.action, unread.rule) == ("blocked", ROLE_RULE)
+
+
+def _decided(found: list[Verdict] | NeedsReads) -> list[Verdict]:
+    assert not isinstance(found, NeedsReads), found
+    return found
 
 
 def test_an_administrator_is_not_read_for_and_a_rejection_reads_nothing() -> None:
     pending, held = approved_delete()
     reads = SiteReads()
-    [runs] = verdicts(pending, held, POLICY, SiteScope(None, False, Role.ADMIN), reads)
+    [runs] = _decided(verdicts(pending, held, POLICY, SiteScope(None, False, Role.ADMIN), reads))
     assert runs.action == "run"
     assert reads.requested == []
     rejected = pending.model_copy(update={"status": ApprovalStatus.REJECTED})
-    [answer] = verdicts(rejected, held, POLICY, EDITOR, reads)
+    [answer] = _decided(verdicts(rejected, held, POLICY, EDITOR, reads))
     assert answer.action == "rejected"
     assert reads.requested == []

@@ -10,7 +10,7 @@ import pytest
 from wp_agent.cli.main import main
 from wp_agent.models.target import Role
 from wp_agent.policy import CommandPolicy
-from wp_agent.policy.decide import STEPS_JA, decide, decide_steps
+from wp_agent.policy.decide import STEPS_JA, Decided, decide, decide_steps
 from wp_agent.policy.site_reads import SiteReads
 from wp_agent.policy.site_scope import SiteScope
 
@@ -47,5 +47,8 @@ def test_the_steps_end_in_the_decision_the_agent_makes() -> None:
     policy, scope = CommandPolicy(), SiteScope(None, False, Role.EDITOR)
     answers = SiteReads({("post", "get", "77", "--field=post_type"): "shop_order\n"})
     steps = decide_steps(policy, "post delete 77 --force", scope, answers)
-    assert steps[-1].decision == decide(policy, "post delete 77 --force", scope, answers)
+    decided = decide(policy, "post delete 77 --force", scope, answers)
+    assert isinstance(decided, Decided)
+    assert steps[-1].decision == decided.decision
+    assert decided.rules == ("confirm.flag.force", "role.insufficient")  # the table's rule, then the role's
     assert steps[-1].decision.rule == "role.insufficient"

@@ -24,7 +24,7 @@ from wp_agent.config import AgentSettings
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.target import Role
 from wp_agent.policy import CommandPolicy
-from wp_agent.policy.site_reads import SiteReads
+from wp_agent.policy.site_reads import decided_after_reads
 from wp_agent.undo.kind import CaptureError, meta_steps, value_args
 from wp_agent.undo.revert_run import approved_by_plan
 
@@ -82,7 +82,10 @@ def _decide(state: SessionState, tool_use_id: str, command: str) -> object:
     pipeline = ToolCallPipeline(POLICY, AgentSettings())
     call = ToolUseBlock(tool_use_id, "wp_cli", {"command": command, "reason": "元に戻す"})
     run = RunSoFar.of(state, state.site_scope(), skip_allowed=False)
-    return pipeline.decide(call, 0, None, run, SiteReads())
+    kept = '[{"meta_key":"_wp_trash_meta_status"}]'  # the site's answer to the meta-spelling check's read
+    return decided_after_reads(
+        lambda site: pipeline.decide(call, 0, None, run, site), lambda reads: [kept for _ in reads]
+    )
 
 
 def test_the_agent_runs_a_plan_approved_step_only_as_planned_and_only_in_an_undo_run() -> None:

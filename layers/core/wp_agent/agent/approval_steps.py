@@ -29,7 +29,7 @@ from wp_agent.masking import mask_text
 from wp_agent.policy import CommandPolicy, PolicyDecision
 from wp_agent.policy.approval_summary import IRREVERSIBLE, describe
 from wp_agent.policy.decide import decide
-from wp_agent.policy.site_reads import SiteReads, StateReader
+from wp_agent.policy.site_reads import Argv, NeedsReads, SiteReads, StateReader
 from wp_agent.policy.site_scope import SiteScope
 
 READ_REASON = "承認の要約のために現在の状態を確認（読み取りのみ）"  # the audit reason of the summary's reads
@@ -99,22 +99,25 @@ def verdicts(
     policy: CommandPolicy,
     scope: SiteScope,
     site: StateReader,
-) -> list[Verdict]:
+) -> list[Verdict] | NeedsReads:
     """Each held command of a decided approval: approved ones run unless an earlier attempt handled
     them or the approved argv no longer passes the policy as it decides now — the requester's current
     rights (a network administrator may have been removed) and the site as it is now (the post an
     editor's delete names may have become another type meanwhile): the whole of policy/decide.py, its
-    reads asked on `site` — defence in depth."""
+    reads asked on `site` — defence in depth. Or the reads every recheck needs first, all at once."""
     if pending.status is not ApprovalStatus.APPROVED:
         return [Verdict(r, "rejected") for r in held]
     found: list[Verdict] = []
+    needed: list[Argv] = []
     for record in held:
         if record.status is not CommandStatus.HELD:
             found.append(Verdict(record, "settled"))
             continue
         recheck = decide(policy, record.argv, scope, site)
-        if recheck.blocked:
-            found.append(Verdict(record, "blocked", recheck.reason_ja, recheck.rule))
-            continue
-        found.append(Verdict(record, "run"))
-    return found
+        if isinstance(recheck, NeedsReads):
+            needed += recheck.reads
+        elif recheck.decision.blocked:
+            found.append(Verdict(record, "blocked", recheck.decision.reason_ja, recheck.decision.rule))
+        else:
+            found.append(Verdict(record, "run"))
+    return NeedsReads(tuple(dict.fromkeys(needed))) if needed else found

@@ -26,7 +26,7 @@ from wp_agent.agent.site_commands import SiteCommands
 from wp_agent.agent.tool_results import outcome_fields, result_for
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.policy import PolicyCategory
-from wp_agent.policy.site_reads import SiteReads
+from wp_agent.policy.site_reads import NeedsReads, SiteReads
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -145,7 +145,7 @@ class Ledger:
         state.status = SessionStatus.PLANNING
         self.save(state, Moment.FACTS_READ, ran=bool(audited))
 
-    def decided(self, state: SessionState, reason: str, decide: Callable[[SiteReads], T]) -> T:
+    def decided(self, state: SessionState, reason: str, decide: Callable[[SiteReads], T | NeedsReads]) -> T:
         """What `decide` decides once the site has answered the reads it asks for (audited)."""
         decided, audited = self._site.decided(state.site_scope(), state.target_id, reason, decide)
         for fields in audited:

@@ -19,7 +19,7 @@ from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
 from wp_agent.masking import mask_command
 from wp_agent.policy import CommandPolicy, PolicyCategory
-from wp_agent.policy.site_reads import Argv, SiteReads
+from wp_agent.policy.site_reads import Argv, NeedsReads, SiteReads, decided_after_reads
 from wp_agent.policy.site_scope import SiteScope, apply_site_scope
 from wp_agent.telemetry import (
     COMMANDS_BLOCKED_TOTAL,
@@ -30,7 +30,6 @@ from wp_agent.telemetry import (
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
-_READ_ROUNDS = 4  # a decision reading what an earlier read named (a user, then their posts) — and a cap
 RATE_LIMIT_RULE = "rate_limit.commands_per_user"
 
 
@@ -86,24 +85,19 @@ class SiteCommands:
         return (result.stdout if result.ok else None), {**fields, **audited}
 
     def decided(
-        self, scope: SiteScope, target_id: str, reason: str, decide: Callable[[SiteReads], T]
+        self, scope: SiteScope, target_id: str, reason: str, decide: Callable[[SiteReads], T | NeedsReads]
     ) -> tuple[T, list[dict[str, Any]]]:
-        """What `decide` decides once the site has answered the reads it asks for (each round may ask
-        for what an earlier answer named), and the audit fields of the reads that ran. The reads of
-        one round run side by side (up to the executor's concurrency), audited in the order asked."""
-        answers: dict[Argv, str | None] = {}
+        """What `decide` decides once the site has answered the reads it asks for (site_reads.
+        decided_after_reads), and the audit fields of the reads that ran. The reads of one round run side
+        by side (up to the executor's concurrency), audited in the order asked."""
         audited: list[dict[str, Any]] = []
-        for _ in range(_READ_ROUNDS):
-            site = SiteReads(answers)
-            decided = decide(site)
-            if not site.requested:
-                break
-            for argv, (stdout, fields) in zip(
-                site.requested, self._side_by_side(scope, target_id, reason, site.requested), strict=True
-            ):
-                answers[argv] = stdout
-                audited += [fields] if fields is not None else []
-        return decided, audited
+
+        def read(reads: Sequence[Argv]) -> list[str | None]:
+            answered = self._side_by_side(scope, target_id, reason, reads)
+            audited.extend(fields for _, fields in answered if fields is not None)
+            return [stdout for stdout, _ in answered]
+
+        return decided_after_reads(decide, read), audited
 
     def _side_by_side(
         self, scope: SiteScope, target_id: str, reason: str, reads: Sequence[Argv]

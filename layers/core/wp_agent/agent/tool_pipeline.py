@@ -28,7 +28,7 @@ from wp_agent.masking import mask_command
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
 from wp_agent.policy.decide import decide
 from wp_agent.policy.fleet_plan import PlanStepError, check_lookups, check_placement, fill, looked_up_value
-from wp_agent.policy.site_reads import SiteReads, not_read_yet
+from wp_agent.policy.site_reads import NeedsReads, SiteReads, not_read_yet
 from wp_agent.policy.site_scope import SiteScope, as_run
 from wp_agent.policy.update_allowance import APPROVER as UPDATE_ALLOWANCE_APPROVER
 from wp_agent.policy.update_allowance import allowed_in_advance
@@ -170,7 +170,8 @@ class ToolCallPipeline:
 
     def decide(
         self, call: ToolUseBlock, index: int, existing: CommandRecord | None, run: RunSoFar, site: SiteReads
-    ) -> ToolCallOutcome:
+    ) -> ToolCallOutcome | NeedsReads:
+        """The call's outcome, or the reads of the site it needs first (the turn reads them, decides again)."""
         tool_use_id = call.id
         if existing is not None:
             return _again(existing)
@@ -184,12 +185,13 @@ class ToolCallPipeline:
         if call.name != TOOL_NAME:
             return Answer(_refused(tool_use_id, f"不明なツール「{call.name}」です。wp_cli だけが使えます。"))
         given = self._tool_input(call, run, site)
-        if isinstance(given, Answer):
+        if isinstance(given, Answer | NeedsReads):
             return given
         tool_input, planned = given
-        decision = decide(
-            self._policy, tool_input.command, run.scope, site, alone_in_reply=run.alone_in_reply
-        )
+        decided = decide(self._policy, tool_input.command, run.scope, site, alone_in_reply=run.alone_in_reply)
+        if isinstance(decided, NeedsReads):
+            return decided
+        decision = decided.decision
         if decision.blocked:
             record = new_record(run, tool_use_id, tool_input, decision, CommandStatus.BLOCKED)
             message = f"このコマンドはブロックされました（実行していません）: {decision.reason_ja}"
@@ -218,7 +220,7 @@ class ToolCallPipeline:
 
     def _tool_input(
         self, call: ToolUseBlock, run: RunSoFar, site: SiteReads
-    ) -> tuple[WpCliToolInput, tuple[str, dict[str, str], dict[str, str]]] | Answer:
+    ) -> tuple[WpCliToolInput, tuple[str, dict[str, str], dict[str, str]]] | Answer | NeedsReads:
         """The call's input; while a fleet is planned, with its lookups read on the canary and filled in
         (and the step as written: the command, its lookups, the values)."""
         try:
@@ -232,8 +234,8 @@ class ToolCallPipeline:
         if not isinstance(tool_input, FleetPlanToolInput):
             return tool_input, (template, {}, {})
         filled = self._fill_in(tool_input, run, site)
-        if filled is None:  # (provisional: decided again with the site's answers)
-            return Answer(_refused(call.id, "サイトごとの値を読み取れませんでした。計画に記録していません。"))
+        if isinstance(filled, NeedsReads):
+            return filled
         if isinstance(filled, str):
             return Answer(_refused(call.id, f"{filled}計画に記録していません。"))
         command = WpCliToolInput(command=fill(template, filled), reason=tool_input.reason)
@@ -245,33 +247,36 @@ class ToolCallPipeline:
 
     def _fill_in(
         self, tool_input: FleetPlanToolInput, run: RunSoFar, site: SiteReads
-    ) -> dict[str, str] | str | None:
+    ) -> dict[str, str] | str | NeedsReads:
         """The canary's values of a planned step's lookups (each decided a read for the requester on this
-        site, then read), or why the step cannot be planned; None while some value is not read yet (it
-        is asked of `site`)."""
+        site, then read), or why the step cannot be planned, or the reads it needs first."""
         try:
             check_lookups(tool_input.command, tool_input.lookups)
         except PlanStepError as refused:
             return refused.message_ja
         values: dict[str, str] = {}
-        waiting = False
+        waiting: list[tuple[str, ...]] = []
         for name, read in tool_input.lookups.items():
             known = run.fleet_lookups.get(name)
             if known is not None and known.strip() != read.strip():
                 return f"lookups の「{name}」は計画の前の手順で別の読み取り（{known}）に使っています。別の名前にしてください。"
-            lookup = decide(self._policy, read, run.scope, site)
+            decided = decide(self._policy, read, run.scope, site)
+            if isinstance(decided, NeedsReads):
+                waiting += decided.reads
+                continue
+            lookup = decided.decision
             if lookup.category is not PolicyCategory.READ:
                 return f"lookups の「{name}」は読み取りコマンドにしてください（{lookup.reason_ja}）。"
             argv = list(lookup.argv)
             answer = site(argv)
             if not_read_yet(site, argv):
-                waiting = True
+                waiting.append(tuple(argv))
                 continue
             try:
                 values[name] = looked_up_value(name, answer)
             except PlanStepError as refused:
                 return refused.message_ja
-        return None if waiting else values
+        return NeedsReads(tuple(dict.fromkeys(waiting))) if waiting else values
 
     def changing_calls(self, calls: Sequence[ToolUseBlock]) -> set[int]:
         """The indexes of the reply's calls that may change the site when the reply runs: every wp_cli

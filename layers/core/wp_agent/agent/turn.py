@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from functools import partial
+from typing import Any, cast
 
 from wp_agent.agent import audit_outbox, lifecycle, site_lookup, stop_reasons
 from wp_agent.agent.approval_flow import ApprovalFlow, plan_waits_as_one
@@ -272,9 +273,10 @@ class AgentTurn:
             state, scope, skip_allowed=self._deps.settings.agent_allow_skip_confirmation, alone_in_reply=alone
         )
         reason = LOOKUP_REASON if state.fleet_planning else READ_REASON
-        return self._ledger.decided(
-            state, reason, lambda site: self._pipeline.decide(call, index, existing, run, site)
+        decided = self._ledger.decided(
+            state, reason, partial(self._pipeline.decide, call, index, existing, run)
         )
+        return cast(ToolCallOutcome, decided)  # (mypy joins the union's members: T would be `object`)
 
     # -- the site: the lookup, reads for decisions, commands --------------------------------------
 

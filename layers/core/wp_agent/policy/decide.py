@@ -5,14 +5,17 @@ In this order, each step only ever tightening what the one before decided: the c
 site (site_scope.py), then the checks that need the site's state — the post types a write names
 (post_targets.py), the objects the role may change (role_targets.py), the spelling of a kept meta key
 (meta_spelling.py). Those ask `site` (a StateReader; site_reads.SiteReads notes what it was asked) and
-never read the site themselves: when `site.requested` is not empty after a call, the caller reads those
-(as policy-checked reads) and decides again with the answers.
+never read the site themselves. The answer is `Decided` — the decision and the rules that made it — or,
+when a check asked for a read that has no answer yet, `NeedsReads`: the caller reads those (as
+policy-checked reads; site_reads.decided_after_reads) and decides again with the answers. A plain
+function reader answers at once, so it is always `Decided`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from wp_agent.masking import mask_argv
@@ -20,7 +23,7 @@ from wp_agent.policy.command_policy import CommandPolicy, PolicyDecision
 from wp_agent.policy.meta_spelling import guard_meta_spelling
 from wp_agent.policy.post_targets import guard_post_targets
 from wp_agent.policy.role_targets import guard_role_targets
-from wp_agent.policy.site_reads import SiteReads, StateReader
+from wp_agent.policy.site_reads import Argv, NeedsReads, SiteReads, StateReader
 from wp_agent.policy.site_scope import SiteScope, apply_site_scope
 
 # The steps in their order: a name for the record (`wp-agent check --explain`) and what each does.
@@ -33,20 +36,6 @@ STEPS_JA = {
 }
 
 
-def decide(
-    policy: CommandPolicy,
-    command: str | Sequence[str],
-    scope: SiteScope,
-    site: StateReader,
-    *,
-    alone_in_reply: bool = True,
-) -> PolicyDecision:
-    """`command` (as the model wrote it, or an argv already read) decided for the requester and site of
-    `scope`. `alone_in_reply`: no other call of the same reply may change the site alongside it
-    (post_targets keeps its answer simple then)."""
-    return decide_steps(policy, command, scope, site, alone_in_reply=alone_in_reply)[-1].decision
-
-
 @dataclass(frozen=True)
 class Step:
     """One step of `decide`: its name (STEPS_JA), the decision after it, and the reads of the site it
@@ -54,7 +43,38 @@ class Step:
 
     name: str
     decision: PolicyDecision
-    asked: tuple[tuple[str, ...], ...] = ()
+    asked: tuple[Argv, ...] = ()
+
+
+@dataclass(frozen=True)
+class Decided:
+    """The command decided: the decision, and the rule of each step that changed it, in order (the
+    table's first: what `wp-agent check --explain` walks through)."""
+
+    decision: PolicyDecision
+    rules: tuple[str, ...]
+
+
+def decide(
+    policy: CommandPolicy,
+    command: str | Sequence[str],
+    scope: SiteScope,
+    site: StateReader,
+    *,
+    alone_in_reply: bool = True,
+) -> Decided | NeedsReads:
+    """`command` (as the model wrote it, or an argv already read) decided for the requester and site of
+    `scope`, or the reads of the site it needs first. `alone_in_reply`: no other call of the same reply
+    may change the site alongside it (post_targets keeps its answer simple then)."""
+    steps = decide_steps(policy, command, scope, site, alone_in_reply=alone_in_reply)
+    asked = tuple(dict.fromkeys(argv for step in steps for argv in step.asked))
+    if asked:
+        return NeedsReads(asked)
+    rules = [steps[0].decision.rule]
+    for before, after in pairwise(steps):
+        if after.decision.rule != before.decision.rule:
+            rules.append(after.decision.rule)
+    return Decided(steps[-1].decision, tuple(rules))
 
 
 def decide_steps(
@@ -75,9 +95,9 @@ def decide_steps(
     ]
     steps = [Step("table", table)]
     for name, guard in guards:
-        asked = len(site.requested) if isinstance(site, SiteReads) else 0
+        asked = len(site.unanswered) if isinstance(site, SiteReads) else 0
         decision = guard(steps[-1].decision)
-        new = tuple(site.requested[asked:]) if isinstance(site, SiteReads) else ()
+        new = tuple(dict.fromkeys(site.unanswered[asked:])) if isinstance(site, SiteReads) else ()
         steps.append(Step(name, decision, new))
     return steps
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Literal
 
 from wp_agent.agent import audit_outbox
@@ -21,7 +22,7 @@ from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
 from wp_agent.policy.approval_summary import describe
 from wp_agent.policy.decide import decide
 from wp_agent.policy.meta_spelling import kept_names, key_names_read, other_spellings
-from wp_agent.policy.site_reads import StateReader
+from wp_agent.policy.site_reads import StateReader, decided_after_reads
 from wp_agent.policy.site_scope import apply_site_scope
 from wp_agent.undo.entities import CaptureError, Read
 from wp_agent.undo.execute import PlanOutcome, execute_plan
@@ -189,9 +190,11 @@ class RevertRun:
         # and the site scope, and the checks that read the site as it is now (the post a step writes
         # may have become another type since the run). After the filter above: a deletion it already
         # leaves alone, with its reason, is not refused again by the meta-spelling check.
-        answers = self._answers()
+        answer, scope = self._answers(), self.state.site_scope()
         for index, step in enumerate(plan.steps):
-            decision = decide(self.policy, step.argv, self.state.site_scope(), answers)
+            decision = decided_after_reads(
+                partial(decide, self.policy, step.argv, scope), lambda reads: [answer(list(r)) for r in reads]
+            ).decision
             if decision.blocked:
                 raise WpAgentError(
                     AgentErrorCode.COMMAND_BLOCKED,
