@@ -28,12 +28,14 @@ from tests.fakes.cli import run_cli
 from tests.fakes.sshd import SshdRig
 from tests.fakes.timeline import most_at_once
 from tests.fakes.wordpress import TestWordPress
+from tests.fakes.wordpress_fixtures import FLEET_GROUP
 from wp_agent.sandbox import sample_updates
 from wp_agent.sandbox.http_front import HttpFront
 from wp_agent.sandbox.sample_updates import INSTALLED, OFFERED
 from wp_agent.sandbox.update_server import UpdateServer
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]  # (slow: started first, see conftest)
+# (slow: started first, see conftest; the fleet's sites are shared with the API's fleet tests)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(420), pytest.mark.xdist_group(FLEET_GROUP)]
 GOOD, BROKEN = "wpa-sample-good", "wpa-sample-front-fatal"
 NAMES = ("s1", "s2", "s3", "s4")
 
@@ -49,24 +51,12 @@ class FleetSite:
         return self.wordpress.wp("plugin", "get", slug, "--field=version").stdout.strip()
 
 
-@pytest.fixture(scope="module")
-def four_sites() -> Iterator[list[tuple[TestWordPress, HttpFront]]]:
-    """Four WordPress sites, each with its own database server and loopback front."""
-    with ExitStack() as stack:
-        sites = []
-        for _ in NAMES:
-            wordpress = TestWordPress.create()
-            stack.callback(wordpress.stop)
-            sites.append((wordpress, stack.enter_context(HttpFront(wordpress.site, workers=2))))
-        yield sites
-
-
 @pytest.fixture
-def fleet(four_sites: list[tuple[TestWordPress, HttpFront]]) -> Iterator[list[FleetSite]]:
+def fleet(fleet_sites: list[tuple[TestWordPress, HttpFront]]) -> Iterator[list[FleetSite]]:
     """The four sites as seeded, each with its update server (the sample plugins' newer versions)."""
     with ExitStack() as stack:
         sites = []
-        for name, (wordpress, front) in zip(NAMES, four_sites, strict=True):
+        for name, (wordpress, front) in zip(NAMES, fleet_sites, strict=True):
             wordpress.reset()  # (the database as seeded; an update server's routing is put back below)
             server = stack.enter_context(UpdateServer(wordpress.site, sample_updates.offered()))
             sites.append(FleetSite(name, wordpress, server, front))

@@ -14,6 +14,7 @@ suite that keeps older sites covered: the policy's reads, effect conformance, a 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,7 @@ from wp_agent.cli.wiring import build_local_deps
 from wp_agent.config import CliSettings
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.sandbox import SandboxSite
+from wp_agent.sandbox.http_front import HttpFront
 from wp_agent.sandbox.release import WordPressRelease, chosen_release, system_release
 from wp_agent.sandbox.seed_cache import CACHE_ENV, SeedCache
 
@@ -44,6 +46,24 @@ def wordpress() -> Iterator[TestWordPress]:
     """The session's WordPress network (its own MariaDB in a temp dir), seeded."""
     with running_wordpress() as site:
         yield site
+
+
+# The fleet tests' modules share one worker (pytest-xdist --dist loadgroup), so one set of sites.
+FLEET_GROUP = "fleet-sites"
+FLEET_SITES = 4
+
+
+@pytest.fixture(scope="session")
+def fleet_sites() -> Iterator[list[tuple[TestWordPress, HttpFront]]]:
+    """Four more WordPress sites, each with its own database server and loopback front (a fleet of
+    separate sites beside the session's). A test restores each (`reset`) before it uses it."""
+    with ExitStack() as stack:
+        sites = []
+        for _ in range(FLEET_SITES):
+            wordpress = TestWordPress.create()
+            stack.callback(wordpress.stop)
+            sites.append((wordpress, stack.enter_context(HttpFront(wordpress.site, workers=2))))
+        yield sites
 
 
 @pytest.fixture(scope="session")

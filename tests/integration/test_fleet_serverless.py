@@ -25,20 +25,29 @@ from tests.fakes.anthropic_server import reply_text, reply_tool_use
 from tests.fakes.serverless import OWNER, TARGET_ID, ServerlessStack
 from tests.fakes.timeline import most_at_once
 from tests.fakes.wordpress import TestWordPress
+from tests.fakes.wordpress_fixtures import FLEET_GROUP
 from wp_agent.adapters.aws.registry import TargetRegistry
+from wp_agent.models.target import Role
 from wp_agent.sandbox import sample_updates
 from wp_agent.sandbox.http_front import HttpFront
 from wp_agent.sandbox.sample_updates import INSTALLED, OFFERED
 from wp_agent.sandbox.update_server import UpdateServer
 
-pytestmark = [pytest.mark.sshd, pytest.mark.slow, pytest.mark.timeout(300)]
+pytestmark = [
+    pytest.mark.sshd,
+    pytest.mark.slow,
+    pytest.mark.timeout(300),
+    pytest.mark.xdist_group(FLEET_GROUP),
+]
 GOOD, BROKEN = "wpa-sample-good", "wpa-sample-front-fatal"
 OTHERS = ("site-b", "site-c", "site-d")
 
 
 @pytest.fixture
 def four_sites(
-    serverless: ServerlessStack, monkeypatch: pytest.MonkeyPatch
+    serverless: ServerlessStack,
+    fleet_sites: list[tuple[TestWordPress, HttpFront]],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> Iterator[dict[str, TestWordPress]]:
     """The rig's site (site-a) and three more behind the same sshd, all tagged `clients`; each with its
     update server (the good sample plugin active everywhere, the broken one active on site-c) and a
@@ -50,10 +59,8 @@ def four_sites(
     with ExitStack() as cleanup:
         sites = {TARGET_ID: stack.site}
         fronts = {TARGET_ID: stack.rig.health_connect}
-        for target_id in OTHERS:
-            wordpress = TestWordPress.create()
-            cleanup.callback(wordpress.stop)
-            front = cleanup.enter_context(HttpFront(wordpress.site, workers=2))
+        for target_id, (wordpress, front) in zip(OTHERS, fleet_sites, strict=False):
+            wordpress.reset()  # (shared with the CLI's fleet tests)
             sites[target_id], fronts[target_id] = wordpress, f"127.0.0.1:{front.port}"
             registry.put(first.model_copy(update={"target_id": target_id, "wp_path": str(wordpress.path)}))
         connect = ",".join(f"{sites[t].path}={fronts[t]}" for t in sites)
@@ -67,7 +74,7 @@ def four_sites(
             assert wordpress.wp("plugin", "activate", *active).returncode == 0
             status, body = stack.api("PATCH", f"/v1/targets/{target_id}", body={"tags": ["clients"]})
             assert status == 200, body
-        viewer_only = {"owners": ["someone-else"], "members": {OWNER: "viewer"}, "tags": ["clients"]}
+        viewer_only = {"owners": ["someone-else"], "members": {OWNER: Role.VIEWER}, "tags": ["clients"]}
         registry.put(first.model_copy(update={"target_id": "site-e", **viewer_only}))
         yield sites
 
