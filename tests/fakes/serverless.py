@@ -30,15 +30,12 @@ import functions.approval.handler as approval_handler
 import functions.publish_article.handler as publish_article_handler
 import functions.turn.handler as turn_handler
 import functions.workflow_tasks.handler as workflow_tasks_handler
-from infra import names
-from infra.definition import synthesize_template
-from infra.packaging import LayerDirs, build_core_layer
 from tests.fakes import aws as aws_fakes
 from tests.fakes.anthropic_server import ScriptedAnthropicServer
 from tests.fakes.apigw import LambdaContextStub, call, rest_event
+from tests.fakes.cdk_synth import template_once
 from tests.fakes.lambda_containers import FunctionContainers, SameRequestGate
 from tests.fakes.moto_workflow import deploy_workflow, dispatch_lambda_invocations
-from tests.fakes.run_once import once_per_run
 from tests.fakes.sshd import SshdRig
 from tests.fakes.wordpress import TestWordPress
 from wp_agent.adapters.aws.audit_log import DynamoAuditLog
@@ -66,19 +63,9 @@ OWNER = "user-1"
 
 
 def synthesized_once(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The CDK app's template, synthesised once per test run and shared by the workers (stand-in
-    dependency layer). (The `synthesized_template` fixture, tests/integration/conftest.py.)"""
-
-    def synthesize() -> dict[str, Any]:
-        root = tmp_path_factory.mktemp("serverless-synth")
-        dependencies = root / "dependencies-stand-in"
-        (dependencies / "python").mkdir(parents=True)
-        layers = LayerDirs(core=build_core_layer(root), dependencies=dependencies)
-        context = {names.CONTEXT_BACKEND_PRINCIPALS: "arn:aws:iam::123456789012:role/ArgoNoteBackend"}
-        return synthesize_template(layers=layers, context=context, outdir=str(root / "cdk.out"))
-
-    template: dict[str, Any] = once_per_run(tmp_path_factory, "serverless-template", synthesize)
-    return template
+    """The CDK app's template, synthesised once per test run and shared by the workers and the infra
+    tests (tests/fakes/cdk_synth.py). (The `synthesized_template` fixture, tests/integration/conftest.py.)"""
+    return template_once(tmp_path_factory)
 
 
 class LambdaDiedError(BaseException):
