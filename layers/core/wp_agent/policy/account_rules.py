@@ -21,7 +21,7 @@ from __future__ import annotations
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking.secret_names import folded, is_privilege_key, is_secret_key
 from wp_agent.policy.categories import PolicyCategory
-from wp_agent.policy.rule import Verdict, argument_rule, written_option
+from wp_agent.policy.rule import OPTION_WRITES, Verdict, argument_rule, written_option
 
 B = PolicyCategory.BLOCKED
 D = PolicyCategory.DESTRUCTIVE
@@ -304,6 +304,7 @@ def privileged_user_data(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict |
         "option delete wp_user_roles",
     ),
     not_match=("option get wp_user_roles --format=json", "option update default_comment_status closed"),
+    paths=OPTION_WRITES,
 )
 def role_definitions(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """`*user_roles` holds every role's capabilities: writing it is `role create` / `cap add`."""
@@ -355,6 +356,7 @@ def _signup_fields(cmd: ParsedCommand, names: set[str]) -> Verdict | None:
         "network meta patch insert 1 site_admins 1 mallory",
     ),
     not_match=("site option get site_admins --format=json", "site option update blog_upload_space 200"),
+    paths=OPTION_WRITES,
 )
 def network_administrators(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """`site_admins` is the network's super admins: writing it is `super-admin add` (a hard block)."""

@@ -7,6 +7,7 @@ accent-folded), so a disguised spelling cannot slip past a rule that the real wr
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking import folded, is_secret_option
@@ -21,6 +22,7 @@ from wp_agent.policy.account_rules import (
 )
 from wp_agent.policy.approval_flags import undescribed_flag
 from wp_agent.policy.categories import PolicyCategory
+from wp_agent.policy.command_table import ALLOWED_COMMANDS
 from wp_agent.policy.effects.table import declared_effect
 from wp_agent.policy.global_flags import GLOBAL_OPTIONS, execution_context, forbidden_globals
 from wp_agent.policy.identifiers import non_plain_identifier
@@ -28,7 +30,7 @@ from wp_agent.policy.network_scope import network_wide
 from wp_agent.policy.option_storage_rules import placement_and_hooks, update_offers, widget_storage
 from wp_agent.policy.read_only_flags import ReadOnlyFlag, read_only_flag
 from wp_agent.policy.read_oracles import read_oracles
-from wp_agent.policy.rule import ID_RANGE, ArgumentRule, Verdict, argument_rule, written_option
+from wp_agent.policy.rule import ID_RANGE, OPTION_WRITES, ArgumentRule, Verdict, argument_rule, written_option
 from wp_agent.policy.source_rules import (
     MEDIA_PRIVATE_HOST_RULE,
     install_source,
@@ -46,6 +48,7 @@ __all__ = [
     "ReadOnlyFlag",
     "Verdict",
     "read_only_flag",
+    "rules_for",
 ]
 
 B = PolicyCategory.BLOCKED
@@ -124,11 +127,10 @@ def sanitize_key(value: str) -> str:
 @argument_rule(
     match=("search-replace a b --all-tables", "search-replace a b --all-tables-with-prefix"),
     not_match=("search-replace a b wp_posts", "search-replace a b --dry-run"),
+    paths=("search-replace",),
 )
 def _all_tables(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    if path != ("search-replace",):  # (`db size --all-tables` only lists)
-        return None
-    for option in cmd.options:
+    for option in cmd.options:  # (`db size --all-tables` only lists: not this rule's command)
         if option.name.startswith("all-tables"):
             return Verdict(
                 B,
@@ -146,12 +148,11 @@ def _all_tables(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         "search-replace a b 'wp_*'",
     ),
     not_match=("search-replace a b --dry-run --precise", "search-replace a b wp_posts wp_postmeta"),
+    paths=("search-replace",),
 )
 def _search_replace(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """Only known-safe options: --log writes files (or dumps rows), --callback calls PHP functions,
     --export dumps SQL; table wildcards reach beyond WordPress's tables."""
-    if path != ("search-replace",):
-        return None
     for option in cmd.options:
         if option.name.startswith("export"):
             return Verdict(
@@ -192,18 +193,16 @@ def _field_names(values: list[str]) -> set[str]:
         "option list --search=blog*",
         "site option list --search=smtp*",
     ),
+    paths=("option list", "site option list", "transient list"),
 )
 def _secret_option_read(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     # A read of one named option is read_oracles.py's (any stored value by a secret name). A listing
     # is masked by key anyway; asking for secret names outright is refused.
-    if path in {("option", "list"), ("site", "option", "list"), ("transient", "list")}:
-        for value in cmd.option_values("search", "include"):
-            if is_secret_option(value.replace("*", "")) or any(
-                w in folded(value) for w in _SECRET_SEARCH_WORDS
-            ):
-                return Verdict(
-                    B, "blocked.secret_option", f"認証情報を含む設定（{value}）は読み出せません", value
-                )
+    for value in cmd.option_values("search", "include"):
+        if is_secret_option(value.replace("*", "")) or any(w in folded(value) for w in _SECRET_SEARCH_WORDS):
+            return Verdict(
+                B, "blocked.secret_option", f"認証情報を含む設定（{value}）は読み出せません", value
+            )
     return None
 
 
@@ -245,10 +244,9 @@ CONFIG_READABLE = frozenset(
         "config path --config-file=/tmp/x.php",
     ),
     not_match=("config get table_prefix", "config get WP_DEBUG", "config has WP_CACHE", "config path"),
+    paths=("config",),
 )
 def _secret_config_read(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    if path[:1] != ("config",):
-        return None
     for option in cmd.options:
         if option.name == "config-file":
             return Verdict(
@@ -278,6 +276,7 @@ def _secret_config_read(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | 
         "option patch update active_plugins 0 x",
     ),
     not_match=("option update posts_per_page 5", "option get siteurl"),
+    paths=OPTION_WRITES,
 )
 def _important_option(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     key = written_option(cmd, path)
@@ -423,13 +422,12 @@ _CORE_UPDATE_OPTIONS = frozenset({"minor", "version"})
         "core update --locale=en_US",
     ),
     not_match=("core update", "core update --minor", "core update --version=7.1.5"),
+    paths=("core update",),
 )
 def _core_update_forms(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """A core update only from WordPress.org's own offers, to a release by its number: never a package
     from a path or URL (code from anywhere), a nightly build, a forced downgrade (files older than the
     database), TLS checks turned off, or another language's package."""
-    if path != ("core", "update"):
-        return None
     for value in cmd.args_after(path):
         return Verdict(
             B,
@@ -459,12 +457,11 @@ def _core_update_forms(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | N
 @argument_rule(
     match=("post block export 5 --format=html", "post block export 5 --format=HTML"),
     not_match=("post block export 5 --format=json", "post block export 5"),
+    paths=("post block export",),
 )
 def _rendering_export(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """Exporting blocks as HTML renders them (render_block): not a read (see `post block render`)."""
-    if path != ("post", "block", "export") or not any(
-        v.lower() == "html" for v in cmd.option_values("format")
-    ):
+    if not any(v.lower() == "html" for v in cmd.option_values("format")):
         return None
     return Verdict(
         B,
@@ -508,10 +505,9 @@ INTERNAL_POST_TYPES = _INTERNAL_POST_TYPES  # for the agent's check of posts add
         "post create --post_type=page --post_title=会社概要",
         "post list --post_type=customize_changeset --format=ids",
     ),
+    paths=("post create", "post update"),
 )
 def _internal_post_types(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    if path not in {("post", "create"), ("post", "update")}:
-        return None
     internal = next((t for t in cmd.option_values("post_type") if folded(t) in _INTERNAL_POST_TYPES), None)
     if internal is None:
         return None
@@ -560,3 +556,20 @@ ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     declared_effect,
     undescribed_flag,
 )
+
+
+@cache
+def rules_for(path: tuple[str, ...]) -> tuple[ArgumentRule, ...]:
+    """The argument rules of one command (its row's): those about every command and those naming it."""
+    return tuple(rule for rule in ARGUMENT_RULES if rule.applies_to(path))
+
+
+def _rules_name_known_commands() -> None:
+    """Checked as the table loads: a rule about a command the table does not have would never apply."""
+    for rule in ARGUMENT_RULES:
+        for path in rule.paths or ():
+            if not any(known[: len(path)] == path for known in ALLOWED_COMMANDS):
+                raise ValueError(f"argument rule {rule.name} names {' '.join(path)!r}, which the table lacks")
+
+
+_rules_name_known_commands()

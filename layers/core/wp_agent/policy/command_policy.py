@@ -17,10 +17,10 @@ from wp_agent.masking import mask_argv, mask_text
 from wp_agent.media.safe_download import parse_test_hosts
 from wp_agent.policy import host_resolution
 from wp_agent.policy.argument_rules import (
-    ARGUMENT_RULES,
     MEDIA_PRIVATE_HOST_RULE,
     Verdict,
     read_only_flag,
+    rules_for,
 )
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.command_grammar import Ambiguity, CommandReading, read_command
@@ -315,7 +315,7 @@ class CommandPolicy:
     def _argument_decision(
         self, command: str, argv: tuple[str, ...], parsed: ParsedCommand, entry: CommandEntry
     ) -> PolicyDecision:
-        verdicts = [v for rule in ARGUMENT_RULES if (v := rule(parsed, entry.path)) is not None]
+        verdicts = [v for rule in rules_for(entry.path) if (v := rule(parsed, entry.path)) is not None]
         verdicts = [v for v in verdicts if not self._allowed_test_media(v)]
         if entry.category is PolicyCategory.READ and not entry.custom:
             # A built-in read stays read-only whatever its flags (e.g. verify-checksums --all).

@@ -6,7 +6,7 @@ from __future__ import annotations
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking import folded
 from wp_agent.policy.categories import PolicyCategory
-from wp_agent.policy.rule import Verdict, argument_rule, written_option
+from wp_agent.policy.rule import OPTION_WRITES, Verdict, argument_rule, written_option
 
 B = PolicyCategory.BLOCKED
 D = PolicyCategory.DESTRUCTIVE
@@ -37,6 +37,7 @@ _PLACEMENT_OPTIONS = {
         "cron event list --format=json",
         "cron event delete wp_privacy_delete_old_export_files",
     ),
+    paths=OPTION_WRITES,
 )
 def placement_and_hooks(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """Upload locations and the `cron` option, which is `cron event schedule` (a hard block: a hook
@@ -62,6 +63,7 @@ def placement_and_hooks(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | 
         "option add Widget_Block x",
     ),
     not_match=("option get widget_custom_html --format=json", "widget add custom_html sidebar-1 --content=x"),
+    paths=OPTION_WRITES,
 )
 def widget_storage(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """Widgets stored by hand skip what `widget add|update` does as the configured WordPress user:
@@ -107,6 +109,7 @@ _TRANSIENT_WRITES = frozenset({("transient", "set"), ("transient", "patch")})
         "transient set argo_cache x",
         "option get _site_transient_update_plugins",
     ),
+    paths=OPTION_WRITES | _TRANSIENT_WRITES,
 )
 def update_offers(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """The update checks' results are written only by WordPress's own check, in every form they are stored."""

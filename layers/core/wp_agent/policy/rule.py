@@ -6,7 +6,7 @@ runs every one through the real policy, so a rule cannot silently stop catching 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from wp_agent.command_line.parsed_command import ParsedCommand
@@ -32,18 +32,28 @@ class Verdict:
 RuleCheck = Callable[[ParsedCommand, tuple[str, ...]], Verdict | None]
 
 
+Path = tuple[str, ...]
+
+
 @dataclass(frozen=True)
 class ArgumentRule:
     check: RuleCheck
     match: tuple[str, ...]  # commands this rule must give a verdict for
     not_match: tuple[str, ...]  # near misses it must leave alone
+    # The commands it is about — a command path, or a group's first words (`config`: every config
+    # command) — or None for every command. The check is asked only there (the table's rows name their
+    # rules by this), and argument_rules.py refuses to load a rule naming a command the table lacks.
+    paths: frozenset[Path] | None = None
 
     @property
     def name(self) -> str:
         return self.check.__name__
 
-    def __call__(self, cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-        return self.check(cmd, path)
+    def applies_to(self, path: Path) -> bool:
+        return self.paths is None or any(path[: len(p)] == p for p in self.paths)
+
+    def __call__(self, cmd: ParsedCommand, path: Path) -> Verdict | None:
+        return self.check(cmd, path) if self.applies_to(path) else None
 
 
 # A site's options and the network's (`site option`, and `network meta <network-id>`: the same sitemeta
@@ -55,6 +65,10 @@ _OPTION_WRITES: dict[tuple[str, ...], int] = {
 }
 
 
+# The commands that write an option (the rules about an option's key name these).
+OPTION_WRITES: frozenset[Path] = frozenset(_OPTION_WRITES)
+
+
 def written_option(cmd: ParsedCommand, path: tuple[str, ...]) -> str | None:
     """The option an `option|site option|network meta update|add|patch|delete` writes (`patch <action>
     <key> …`, `network meta update <id> <key> …`), else None."""
@@ -64,13 +78,15 @@ def written_option(cmd: ParsedCommand, path: tuple[str, ...]) -> str | None:
 
 
 def argument_rule(
-    *, match: tuple[str, ...], not_match: tuple[str, ...]
+    *, match: tuple[str, ...], not_match: tuple[str, ...], paths: Iterable[str | Path] | None = None
 ) -> Callable[[RuleCheck], ArgumentRule]:
-    """Decorator: a rule function with its examples (both lists must be non-empty)."""
+    """Decorator: a rule function with its examples (both lists must be non-empty) and the commands it
+    is about (`paths`: "post create", or already split; None: every command)."""
+    about = None if paths is None else frozenset(tuple(p.split()) if isinstance(p, str) else p for p in paths)
 
     def wrap(check: RuleCheck) -> ArgumentRule:
         if not match or not not_match:
             raise ValueError(f"rule {check.__name__} needs match and not_match examples")
-        return ArgumentRule(check, match, not_match)
+        return ArgumentRule(check, match, not_match, about)
 
     return wrap

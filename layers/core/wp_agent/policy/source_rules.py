@@ -30,10 +30,9 @@ MEDIA_PRIVATE_HOST_RULE = "blocked.media_private_host"
 @argument_rule(
     match=("post create /etc/passwd --post_title=x", "post update 5 -", "post create --edit"),
     not_match=("post create --post_title=x --post_content=y", "post update 5 7 --post_status=draft"),
+    paths=("post create", "post update"),
 )
 def post_content_sources(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    if path not in {("post", "create"), ("post", "update")}:
-        return None
     if cmd.has_flag("edit"):
         return Verdict(
             B,
@@ -67,10 +66,9 @@ def post_content_sources(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict |
         "theme install twentytwentythree --activate",
         "plugin download bbpress",
     ),
+    paths=("plugin install", "theme install", "plugin download", "theme download"),
 )
 def install_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    if path[:1] not in {("plugin",), ("theme",)} or path[1:] not in {("install",), ("download",)}:
-        return None
     kind = "プラグイン" if path[0] == "plugin" else "テーマ"
     if cmd.has_flag("insecure"):
         return Verdict(
@@ -210,10 +208,9 @@ SERVER_FETCH_PRIVATE_RULE = "blocked.server_fetch_private_host"
         "embed fetch https://www.youtube.com/watch?v=dQw4w9WgXcQ",
         "font face install 42 --src=https://example.com/a.woff2",
     ),
+    paths=_SERVER_FETCHES,
 )
 def server_fetches(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    if path not in _SERVER_FETCHES:
-        return None
     return _web_sources(
         server_fetched(cmd, path), SERVER_FETCH_PRIVATE_RULE, "サーバーに取得させることはできません"
     )
