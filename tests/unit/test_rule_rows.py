@@ -16,7 +16,8 @@ POLICY = CommandPolicy()
 
 def test_a_rule_naming_a_group_applies_to_its_commands_and_to_no_other() -> None:
     [config_rule] = [r for r in ARGUMENT_RULES if r.name == "_secret_config_read"]
-    assert config_rule.applies_to(("config", "get")) and config_rule.applies_to(("config", "path"))
+    assert config_rule.applies_to(("config", "get"))
+    assert config_rule.applies_to(("config", "path"))
     assert not config_rule.applies_to(("option", "get"))
     assert config_rule in rules_for(("config", "get"))
     assert config_rule not in rules_for(("post", "create"))
