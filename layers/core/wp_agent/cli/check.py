@@ -13,6 +13,7 @@ from wp_agent.cli.exit_codes import ExitCode
 from wp_agent.config import CliSettings
 from wp_agent.models.target import Role
 from wp_agent.policy import CommandPolicy
+from wp_agent.policy.command_spec import spec_of
 from wp_agent.policy.decide import explained
 from wp_agent.policy.roles import RoleSummary, apply_role, role_needed
 from wp_agent.policy.site_scope import SiteScope
@@ -88,6 +89,9 @@ def run(args: argparse.Namespace, settings: CliSettings) -> int:
             document["roleNeeded"] = needed.value
     if args.explain:
         document["explain"] = _explained(command_from_words(words), role, settings)
+        row = spec_of(decision.command_path) if decision.command_path else None
+        if row is not None:
+            document["row"] = row.to_json()
     if args.json:
         terminal.out.json(json.dumps(document, ensure_ascii=False))
     else:
@@ -99,6 +103,7 @@ def run(args: argparse.Namespace, settings: CliSettings) -> int:
             terminal.out.line(f"実行引数: wp {shlex.join(shown['argv'])}")
         if role is not None:
             terminal.out.line(f"権限: {role.label_ja}")
+        _print_row(document.get("row"))
         _print_explained(document.get("explain", []))
     if not args.exit_code:
         return ExitCode.OK
@@ -112,6 +117,26 @@ def _explained(command: str, role: Role | None, settings: CliSettings) -> list[d
     `role` (the local operator: an administrator)."""
     scope = SiteScope(site_url=None, network_allowed=True, role=role or Role.ADMIN)
     return explained(CommandPolicy.from_settings(settings), command, scope)
+
+
+def _print_row(row: dict[str, Any] | None) -> None:
+    """The command's row of the policy (policy/command_spec.py)."""
+    if row is None:
+        return
+    terminal.out.line(f"コマンド表の行: {row['command']}（{row['labelJa']}、{row['category']}）")
+    source = {"phar": "固定した WP-CLI", "reference": "公式リファレンス（固定版にないコマンド）"}
+    terminal.out.line(
+        f"  文法: {row['synopsis'] or '（なし）'}（{source.get(row['grammarSource'], row['grammarSource'])}）"
+    )
+    if row["effectJa"]:
+        terminal.out.line(f"  承認なしで変えてよい範囲: {row['effectJa']}")
+    terminal.out.line(f"  変更を依頼できる最小の権限: {Role(row['leastRole']).label_ja}")
+    if row["rules"]:
+        terminal.out.line(
+            f"  このコマンドの引数ルール: {', '.join(row['rules'])}（全コマンド共通のルールのほかに）"
+        )
+    if row["summary"]:
+        terminal.out.line(f"  承認の説明: {row['summary']}")
 
 
 def _print_explained(steps: list[dict[str, Any]]) -> None:

@@ -1070,3 +1070,12 @@ _HANDLERS: tuple[tuple[Callable[[tuple[str, ...], ParsedCommand], bool], Handler
         _theme_activate,
     ),
 )
+
+
+def summary_handler(path: tuple[str, ...]) -> str:
+    """Which of the summaries above tells this command's approval (as written, before its flags are
+    read: `theme install --activate` is told as an activation)."""
+    bare = ParsedCommand.from_argv(path)
+    return next(
+        (handler.__name__ for matches, handler in _HANDLERS if matches(path, bare)), _generic.__name__
+    )
