@@ -9,11 +9,12 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
+from wp_agent.agent.site_commands import READ_ROUNDS, decided_after_reads
 from wp_agent.models.target import Role
 from wp_agent.policy import CommandPolicy
 from wp_agent.policy.decide import Decided, decide
 from wp_agent.policy.roles import ROLE_RULE
-from wp_agent.policy.site_reads import READ_ROUNDS, Argv, NeedsReads, SiteReads, decided_after_reads
+from wp_agent.policy.site_reads import Argv, NeedsReads, SiteReads
 from wp_agent.policy.site_scope import SiteScope
 
 POLICY = CommandPolicy()

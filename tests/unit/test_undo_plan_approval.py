@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from wp_agent.agent.messages import ToolUseBlock
 from wp_agent.agent.session_state import SessionState
+from wp_agent.agent.site_commands import decided_after_reads
 from wp_agent.agent.tool_pipeline import (
     PLAN_APPROVER,
     Hold,
@@ -24,7 +25,6 @@ from wp_agent.config import AgentSettings
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.target import Role
 from wp_agent.policy import CommandPolicy
-from wp_agent.policy.site_reads import decided_after_reads
 from wp_agent.undo.kind import CaptureError, meta_steps, value_args
 from wp_agent.undo.revert_run import approved_by_plan
 

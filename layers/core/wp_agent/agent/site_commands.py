@@ -19,7 +19,7 @@ from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
 from wp_agent.masking import mask_command
 from wp_agent.policy import CommandPolicy, PolicyCategory
-from wp_agent.policy.site_reads import Argv, NeedsReads, SiteReads, decided_after_reads
+from wp_agent.policy.site_reads import Argv, NeedsReads, SiteReads
 from wp_agent.policy.site_scope import SiteScope, apply_site_scope
 from wp_agent.telemetry import (
     COMMANDS_BLOCKED_TOTAL,
@@ -31,6 +31,9 @@ from wp_agent.telemetry import (
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 RATE_LIMIT_RULE = "rate_limit.commands_per_user"
+# A decision reading what an earlier read named (a user, then their posts) — and a cap: the last round
+# answers what is still unread as a failed read, so it decides.
+READ_ROUNDS = 4
 
 
 class SiteCommands:
@@ -145,3 +148,22 @@ class SiteCommands:
                 **about,
             },
         )
+
+
+def decided_after_reads(
+    decide: Callable[[SiteReads], T | NeedsReads], read: Callable[[Sequence[Argv]], Sequence[str | None]]
+) -> T:
+    """What `decide` decides once the site has answered what it asks (each round may ask for what an
+    earlier answer named; `read` answers one round's reads, None for a read that failed). Never a
+    decision made while a read it asked for was still unread: after READ_ROUNDS rounds, what is still
+    unread counts as failed."""
+    answers: dict[Argv, str | None] = {}
+    for round_ in range(READ_ROUNDS):
+        site = SiteReads(answers, final=round_ == READ_ROUNDS - 1)
+        decided = decide(site)
+        if not site.requested and not isinstance(decided, NeedsReads):
+            return decided
+        if not site.requested:  # not decided, yet nothing left to read: the decider's own mistake
+            break
+        answers.update(zip(site.requested, read(site.requested), strict=True))
+    raise RuntimeError("not decided although every read it asked for was answered")

@@ -7,7 +7,7 @@ site (site_scope.py), then the checks that need the site's state — the post ty
 (meta_spelling.py). Those ask `site` (a StateReader; site_reads.SiteReads notes what it was asked) and
 never read the site themselves. The answer is `Decided` — the decision and the rules that made it — or,
 when a check asked for a read that has no answer yet, `NeedsReads`: the caller reads those (as
-policy-checked reads; site_reads.decided_after_reads) and decides again with the answers. A plain
+policy-checked reads; agent/site_commands.decided_after_reads) and decides again with the answers. A plain
 function reader answers at once, so it is always `Decided`.
 """
 

@@ -5,25 +5,20 @@ is the post to delete already in the trash (approval_summary)? The deciding code
 itself: it asks a `SiteReads` for the stdout of a read-only argv. An answer not read yet is None and the
 argv is noted in `requested` — the plan of reads. A decision made without an answer it asked for is not a
 decision: `decide` (decide.py) answers `NeedsReads` then, and so does everything that decides with it.
-`decided_after_reads` is the one loop around them: the caller runs the reads (policy-checked as reads,
-scoped to the session's site, audited) and decides again with the answers, until nothing new is asked.
+The one loop around them is the caller's (agent/site_commands.decided_after_reads): it runs the reads
+(policy-checked as reads, scoped to the session's site, audited) and decides again with the answers,
+until nothing new is asked — deciding code itself never reads.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
 
 # Runs a read-only WP-CLI argv on the site: its stdout, or None when it failed, was refused or is not
 # read yet. What deciding code is given; a SiteReads is one.
 StateReader = Callable[[list[str]], str | None]
 Argv = tuple[str, ...]
-T = TypeVar("T")
-
-# A decision reading what an earlier read named (a user, then their posts) — and a cap: the last round
-# answers what is still unread as a failed read, so it decides.
-READ_ROUNDS = 4
 
 
 @dataclass(frozen=True)
@@ -57,22 +52,3 @@ def not_read_yet(read: StateReader, argv: list[str]) -> bool:
     """Whether `read` has no answer to `argv` yet (its None means unknown, not "the read failed"). A
     plain function reader answers every read it is asked."""
     return isinstance(read, SiteReads) and tuple(argv) in read.requested
-
-
-def decided_after_reads(
-    decide: Callable[[SiteReads], T | NeedsReads], read: Callable[[Sequence[Argv]], Sequence[str | None]]
-) -> T:
-    """What `decide` decides once the site has answered what it asks (each round may ask for what an
-    earlier answer named; `read` answers one round's reads, None for a read that failed). Never a
-    decision made while a read it asked for was still unread: after READ_ROUNDS rounds, what is still
-    unread counts as failed."""
-    answers: dict[Argv, str | None] = {}
-    for round_ in range(READ_ROUNDS):
-        site = SiteReads(answers, final=round_ == READ_ROUNDS - 1)
-        decided = decide(site)
-        if not site.requested and not isinstance(decided, NeedsReads):
-            return decided
-        if not site.requested:  # not decided, yet nothing left to read: the decider's own mistake
-            break
-        answers.update(zip(site.requested, read(site.requested), strict=True))
-    raise RuntimeError("not decided although every read it asked for was answered")

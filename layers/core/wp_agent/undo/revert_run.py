@@ -13,6 +13,7 @@ from wp_agent.agent import audit_outbox
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.ports import RateLimiter
 from wp_agent.agent.session_state import ApprovalItem, CommandRecord, SessionState
+from wp_agent.agent.site_commands import decided_after_reads
 from wp_agent.agent.tool_pipeline import PLAN_APPROVER, plan_may_approve
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult, WpCli
@@ -22,7 +23,7 @@ from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
 from wp_agent.policy.approval_summary import describe
 from wp_agent.policy.decide import decide
 from wp_agent.policy.meta_spelling import kept_names, key_names_read, other_spellings
-from wp_agent.policy.site_reads import StateReader, decided_after_reads
+from wp_agent.policy.site_reads import StateReader
 from wp_agent.policy.site_scope import apply_site_scope
 from wp_agent.undo.entities import CaptureError, Read
 from wp_agent.undo.execute import PlanOutcome, execute_plan
