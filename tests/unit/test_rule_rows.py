@@ -46,3 +46,14 @@ def test_a_rule_naming_a_command_the_table_lacks_does_not_load(monkeypatch: pyte
     monkeypatch.setattr(argument_rules, "ARGUMENT_RULES", (*ARGUMENT_RULES, _made_up))
     with pytest.raises(ValueError, match="plugin frobnicate"):
         argument_rules._rules_name_known_commands()
+
+
+def test_a_rule_whose_examples_do_not_hold_does_not_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    @argument_rule(match=("plugin list --status=active",), not_match=("plugin list",), paths=("plugin list",))
+    def _catches_nothing(cmd: object, path: tuple[str, ...]) -> Verdict | None:
+        return None
+
+    monkeypatch.setattr(argument_rules, "ARGUMENT_RULES", (*ARGUMENT_RULES, _catches_nothing))
+    with pytest.raises(ValueError, match="plugin list --status=active"):
+        argument_rules._rules_hold_their_examples()
+    argument_rules._rules_name_known_commands()  # (its command is the table's)

@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from wp_agent.command_line.aliases import canonical_argv
 from wp_agent.command_line.parsed_command import ParsedCommand
+from wp_agent.command_line.shell_syntax import split_words
 from wp_agent.masking import folded, is_secret_option
 from wp_agent.policy.account_rules import (
     account_fields,
@@ -572,4 +574,22 @@ def _rules_name_known_commands() -> None:
                 raise ValueError(f"argument rule {rule.name} names {' '.join(path)!r}, which the table lacks")
 
 
+def _rules_hold_their_examples() -> None:
+    """Checked as the table loads, as codex's execpolicy checks its examples (about 30 ms for 300): each
+    rule gives a verdict for every `match` example and none for its `not_match` ones. (The tests also
+    hold each `match` example to the whole policy: tests/unit/test_rule_examples.py.)"""
+    for rule in ARGUMENT_RULES:
+        for expected, examples in ((True, rule.match), (False, rule.not_match)):
+            for example in examples:
+                parsed = ParsedCommand.from_argv(canonical_argv(tuple(split_words(example))))
+                words = parsed.positionals
+                path = next(
+                    (words[:n] for n in range(len(words), 0, -1) if words[:n] in ALLOWED_COMMANDS), None
+                )
+                if path is None or (rule(parsed, path) is not None) != expected:
+                    what = "is not a command of the table" if path is None else "is not judged as it says"
+                    raise ValueError(f"argument rule {rule.name}: its example {example!r} {what}")
+
+
 _rules_name_known_commands()
+_rules_hold_their_examples()
