@@ -209,6 +209,7 @@ def test_tools_read_block_hold_approve_reject_and_audit(tmp_path: Path, cli_sand
     assert steps[2]["waitsForSite"]
     assert steps[2]["siteReads"]
     assert "サイトの状態を読んで" in text_of(seen["check_site"])
+    assert seen["check_site"].structured_content["row"]["leastRole"] in {"editor", "admin"}  # its row too
 
     _assert_resources(seen)
     _assert_audit(audit_records(tmp_path))

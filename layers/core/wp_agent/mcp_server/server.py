@@ -34,6 +34,7 @@ from wp_agent.mcp_server.resources import policy_rules_ja, site_summary
 from wp_agent.mcp_server.session import CallOutcome, McpSession
 from wp_agent.models.article import PublishArticleInput
 from wp_agent.policy import PolicyCategory
+from wp_agent.policy.command_spec import spec_of
 from wp_agent.policy.command_table import ALLOWED_COMMANDS
 from wp_agent.policy.site_scope import normalise_site_url
 from wp_agent.publishing import ArticlePublisher, InputProblem, input_problems, validation_output
@@ -302,6 +303,11 @@ class WpAgentMcp:
         session = self.session_for(ctx)
         decision = session.check(command)
         shown = decision.check_json() | {"explain": session.explain(command)}
+        row = spec_of(decision.command_path) if decision.command_path else None
+        if row is not None:
+            shown["row"] = (
+                row.to_json()
+            )  # the command's row of the policy, as `wp-agent check --explain` shows it
         text = f"判定: {decision.decision}（{decision.category.value}）\n理由: {shown['reason']}\nルール: {decision.rule}"
         if any(step["waitsForSite"] for step in shown["explain"]):
             text += "\n（実行時はサイトの状態を読んで判定が変わることがあります: 投稿の種類・権限で変更できる対象・メタキーの綴り）"
