@@ -9,6 +9,7 @@ import pytest
 
 from wp_agent.cli.main import main
 from wp_agent.policy import CommandPolicy
+from wp_agent.policy.approval_summary import summaries_of
 from wp_agent.policy.command_spec import spec_of
 from wp_agent.policy.command_table import ALLOWED_COMMANDS
 
@@ -48,3 +49,21 @@ def test_check_explain_shows_the_row(capsys: pytest.CaptureFixture[str]) -> None
     assert shown["row"]["leastRole"] == "editor"
     assert "internal_post_types" in shown["row"]["rules"]
     assert shown["row"]["effectJa"]
+
+
+def test_a_row_tells_its_approval_with_its_own_summaries_in_order() -> None:
+    comment_meta = spec_of(("comment", "meta", "delete"))
+    post_meta = spec_of(("post", "meta", "delete"))
+    install = spec_of(("theme", "install"))
+    assert comment_meta is not None
+    assert post_meta is not None
+    assert install is not None
+    assert (
+        comment_meta.summary == "spelled_out"
+    )  # spelled out first; its meta summary only if that says nothing
+    assert post_meta.summary == "meta_delete"
+    assert install.summary == "theme_switch"  # (an install without --activate is told as any install)
+    assert [h.__name__ for h in summaries_of(("comment", "meta", "delete"))] == [
+        "_spelled_out",
+        "_meta_delete",
+    ]

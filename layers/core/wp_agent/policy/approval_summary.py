@@ -210,11 +210,10 @@ def describe(decision: PolicyDecision, read: StateReader | None = None) -> tuple
     args = list(parsed.args_after(path))
     on_site = _on_site(read, parsed.url_tokens())
     described: tuple[str, str] | None = None
-    for matches, handler in _HANDLERS:
-        if matches(path, parsed):
-            described = handler(parsed, path, args, on_site)
-            if described is not None:
-                break
+    for handler in summaries_of(path):
+        described = handler(parsed, path, args, on_site)
+        if described is not None:
+            break
     text, impact = described or _generic(decision, parsed, path, args)
     if path in SPELLED_OUT and decision.rule != f"confirm.{'.'.join(path)}":
         impact = f"{decision.reason_ja} {impact}"  # a rule held it for a reason of its own: said first
@@ -1036,46 +1035,68 @@ def _cap_remove(
 
 
 Handler = Callable[[ParsedCommand, tuple[str, ...], list[str], StateReader | None], tuple[str, str] | None]
-_HANDLERS: tuple[tuple[Callable[[tuple[str, ...], ParsedCommand], bool], Handler], ...] = (
-    (lambda p, c: p in SPELLED_OUT, _spelled_out),
-    (lambda p, c: p == ("role", "create"), _role_create),
-    (lambda p, c: p == ("role", "delete"), _role_delete),
-    (lambda p, c: p == ("cap", "remove"), _cap_remove),
-    (lambda p, c: p == ("post", "delete"), _post_delete),
-    (lambda p, c: p == ("comment", "delete"), _comment_delete),
-    (lambda p, c: p == ("user", "set-role"), _role_change),
-    (lambda p, c: p == ("user", "add-role"), _add_role),
-    (lambda p, c: p == ("user", "remove-role"), _remove_role),
-    (lambda p, c: p == ("user", "session", "destroy"), _session_destroy),
-    (lambda p, c: p == ("comment", "trash"), _comment_trash),
-    (lambda p, c: p == ("user", "reset-password"), _reset_password),
-    (lambda p, c: p == ("user", "update"), _user_credentials),
-    (lambda p, c: p == ("user", "create"), _user_create),
-    (lambda p, c: p == ("site", "create"), _site_create),
-    (lambda p, c: p in {("plugin", "activate"), ("plugin", "install")}, _extension),
-    (lambda p, c: p == ("core", "update"), _core_update),
-    (lambda p, c: p == ("user", "delete"), _user_delete),
-    (lambda p, c: p == ("site", "delete"), _site_delete),
-    (lambda p, c: len(p) == 2 and p[0] == "site" and p[1] in _SITE_FLAG_EFFECTS, _site_flag),
-    (lambda p, c: p == ("menu", "delete"), _menu_delete),
-    (lambda p, c: p in {("language", "core", "activate"), ("site", "switch-language")}, _language_switch),
-    (lambda p, c: p[1:] == ("meta", "delete"), _meta_delete),
-    (lambda p, c: p == ("menu", "item", "delete"), _menu_item_delete),
-    (
-        lambda p, c: p[:1] == ("option",) and p[1:] in {("update",), ("add",), ("delete",), ("patch",)},
-        _option,
-    ),
-    (
-        lambda p, c: p == ("theme", "activate") or (p == ("theme", "install") and c.has_flag("activate")),
-        _theme_activate,
-    ),
+
+
+def _theme_switch(
+    parsed: ParsedCommand, path: tuple[str, ...], args: list[str], read: StateReader | None
+) -> tuple[str, str] | None:
+    """`theme activate`, and `theme install --activate` (an install alone is told as any install)."""
+    if path == ("theme", "install") and not parsed.has_flag("activate"):
+        return None
+    return _theme_activate(parsed, path, args, read)
+
+
+def _paths(*names: str) -> frozenset[tuple[str, ...]]:
+    return frozenset(tuple(name.split()) for name in names)
+
+
+# Each summary and the commands of the table it tells, in the order they are tried: the first with something
+# to say tells the command (a spelled-out command that cannot be read by its synopsis is told by the next);
+# a command none names is told by `_generic`. A command's row reads its own here (`summaries_of`).
+_SUMMARIES: tuple[tuple[frozenset[tuple[str, ...]], Handler], ...] = (
+    (SPELLED_OUT, _spelled_out),
+    (_paths("role create"), _role_create),
+    (_paths("role delete"), _role_delete),
+    (_paths("cap remove"), _cap_remove),
+    (_paths("post delete"), _post_delete),
+    (_paths("comment delete"), _comment_delete),
+    (_paths("user set-role"), _role_change),
+    (_paths("user add-role"), _add_role),
+    (_paths("user remove-role"), _remove_role),
+    (_paths("user session destroy"), _session_destroy),
+    (_paths("comment trash"), _comment_trash),
+    (_paths("user reset-password"), _reset_password),
+    (_paths("user update"), _user_credentials),
+    (_paths("user create"), _user_create),
+    (_paths("site create"), _site_create),
+    (_paths("plugin activate", "plugin install"), _extension),
+    (_paths("core update"), _core_update),
+    (_paths("user delete"), _user_delete),
+    (_paths("site delete"), _site_delete),
+    (frozenset(("site", flag) for flag in _SITE_FLAG_EFFECTS), _site_flag),
+    (_paths("menu delete"), _menu_delete),
+    (_paths("language core activate", "site switch-language"), _language_switch),
+    (frozenset(p for p in ALLOWED_COMMANDS if p[1:] == ("meta", "delete")), _meta_delete),
+    (_paths("menu item delete"), _menu_item_delete),
+    (_paths("option update", "option add", "option delete", "option patch"), _option),
+    (_paths("theme activate", "theme install"), _theme_switch),
 )
+_SUMMARIES_OF: dict[tuple[str, ...], tuple[Handler, ...]] = {
+    path: tuple(handler for paths, handler in _SUMMARIES if path in paths)
+    for path in {path for paths, _ in _SUMMARIES for path in paths}
+}
+
+
+_unknown = sorted(" ".join(path) for path in _SUMMARIES_OF if path not in ALLOWED_COMMANDS)
+if _unknown:  # checked as the table loads: a summary of a command the table lacks would tell nothing
+    raise ValueError(f"approval summaries name commands the table lacks: {_unknown}")
+
+
+def summaries_of(path: tuple[str, ...]) -> tuple[Handler, ...]:
+    """The summaries that may tell this command's approval, in the order they are tried."""
+    return _SUMMARIES_OF.get(path, ())
 
 
 def summary_handler(path: tuple[str, ...]) -> str:
-    """Which of the summaries above tells this command's approval (as written, before its flags are
-    read: `theme install --activate` is told as an activation)."""
-    bare = ParsedCommand.from_argv(path)
-    return next(
-        (handler.__name__ for matches, handler in _HANDLERS if matches(path, bare)), _generic.__name__
-    )
+    """The summary that tells this command's approval first (`_generic` when none names it)."""
+    return next((handler.__name__ for handler in summaries_of(path)), _generic.__name__)
