@@ -149,6 +149,7 @@ def account_grants(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         "user update 3 --display_name=太郎",
         "site generate --count=2",
     ),
+    paths=("site create", "site generate", "user signup activate", "user create"),
 )
 def login_creation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """A new login, whatever the path: `user create`, and `site create --email` (WordPress creates a
@@ -196,6 +197,7 @@ def login_creation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         "user create eve eve@example.com --role=subscriber --porcelain",
         "user reset-password admin --skip-email",
     ),
+    paths=("user reset-password", "user update", "user create"),
 )
 def account_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """Only known profile fields reach wp_insert_user(); a reset never prints the new password."""
@@ -384,6 +386,7 @@ WORDPRESS_ROLES = frozenset({"administrator", "editor", "author", "contributor",
         "cap remove administrator manage_options",
     ),
     not_match=("role create approver Approver", "role delete approver", "cap remove author spectate"),
+    paths=("role create", "role delete", "cap remove"),
 )
 def role_changes(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """Only what grants nothing: a new role without capabilities (a clone carries every right of its

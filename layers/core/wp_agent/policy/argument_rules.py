@@ -338,6 +338,7 @@ def _bulk_flags(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
 @argument_rule(
     match=("post update 5 --post_status=trash", "comment update 3 --comment_approved=spam"),
     not_match=("post update 5 --post_status=publish", "comment update 3 --comment_approved=1"),
+    paths=("post update", "comment update"),
 )
 def _hiding_statuses(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """Trash by update (WordPress sanitize_key()s the status), and auto-draft, which cron deletes."""
@@ -375,6 +376,7 @@ def _hiding_statuses(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | Non
         "plugin update akismet",
         "plugin install akismet",
     ),
+    paths=("plugin install", "theme install", "theme enable", "plugin update", "theme update"),
 )
 def _activation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """Theme switches, and any pinned version: an old release may be a known-vulnerable one."""

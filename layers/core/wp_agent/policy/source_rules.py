@@ -125,6 +125,7 @@ def is_public_host(host: str) -> bool:
         "media regenerate --yes",
     ),
     not_match=("media import https://example.com/x.png", "media regenerate 7 --yes"),
+    paths=("media regenerate", "media import"),
 )
 def media_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     if path == ("media", "regenerate") and not [a for a in cmd.args_after(path) if DIGITS.fits(a)]:
