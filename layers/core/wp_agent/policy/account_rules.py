@@ -100,6 +100,7 @@ def _roles_named(cmd: ParsedCommand, path: tuple[str, ...]) -> list[str]:
         "user add-role 2 contributor",
         "user update 3 --display_name='山田 太郎'",
     ),
+    paths=("user create", "user add-role", "user set-role", "user update"),
 )
 def account_grants(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """New rights for someone: a publishing role, any role change, a new email or password."""
@@ -257,6 +258,7 @@ def account_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         "user get 1 --field=roles",
         "user list --fields=ID,user_login,user_email",
     ),
+    paths=("user",),
 )
 def privileged_user_data(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """Privilege and secret user data in any prefix: never written raw, never read."""
@@ -282,8 +284,6 @@ def privileged_user_data(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict |
                     ),
                     key,
                 )
-        return None
-    if path[0] != "user":
         return None
     names = {folded(part) for v in cmd.option_values("field", "fields") for part in v.split(",")}
     if path in _SIGNUP_READS:
