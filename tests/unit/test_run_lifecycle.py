@@ -19,11 +19,17 @@ from wp_agent.agent import lifecycle
 from wp_agent.agent.approval_protocol import ApprovalRefusedError, Refusal
 from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.lifecycle import continue_session, new_session
-from wp_agent.agent.ports import AgentDeps, ApprovalDecision, MemoryAuditLog, NoApprovals
+from wp_agent.agent.ports import (
+    AgentDeps,
+    ApprovalDecision,
+    InMemorySessionStore,
+    MemoryAuditLog,
+    NoApprovals,
+)
 from wp_agent.agent.runner import AgentRunner
 from wp_agent.agent.session_state import ApprovalStatus, CommandStatus, SessionState, SessionStatus
 from wp_agent.agent.turn import AgentTurn
-from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.errors import AgentErrorCode, StaleSessionError, WpAgentError
 from wp_agent.executors.port import CommandResult
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.workflow import Route
@@ -198,6 +204,37 @@ def test_a_site_lookup_interrupted_by_a_crash_is_asked_again() -> None:
     ]  # a read: safe to ask again (then the site's facts, of the site it found)
     assert isinstance(deps.audit, MemoryAuditLog)
     assert AuditEventType.COMMAND_OUTCOME_UNKNOWN in [e.type for e in deps.audit.events]
+
+
+class LosesTheLookupsSave(InMemorySessionStore):
+    """Another writer saves first while the site lookup's intent is being saved (once)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.armed = True
+
+    def save(self, state: SessionState) -> None:
+        if self.armed and any(c.status is CommandStatus.STARTED for c in state.commands):
+            self.armed = False
+            raise StaleSessionError(state.session_id)
+        super().save(state)
+
+
+def test_a_site_lookup_whose_save_loses_a_race_runs_again_instead_of_failing() -> None:
+    store = LosesTheLookupsSave()
+    wp = RecordingWpCli(handler=lambda argv: CommandResult("https://example.com/shop/\n", "", 0, 1))
+    deps = make_deps(ScriptedModel([text_reply("確認しました")]), wp, store=store)
+    state = session(multisite={"siteId": 3})
+    store.save(state)
+    with pytest.raises(StaleSessionError):
+        AgentTurn(deps).advance(state)
+    again = store.load(state.session_id)
+    assert again is not None
+    assert again.status is not SessionStatus.FAILED  # not ended by the lost race
+    assert (
+        AgentTurn(deps).advance(again) is Route.COMPLETED
+    )  # as workflow_tasks.run_turn does: reload, run again
+    assert again.site_url == "https://example.com/shop/"
 
 
 def test_a_site_lookup_over_a_broken_connection_fails_with_the_connection_error() -> None:

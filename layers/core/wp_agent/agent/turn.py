@@ -285,6 +285,8 @@ class AgentTurn:
         try:
             asked = site_lookup.lookup(self._deps.policy, state.run_id, site_id)
             state.site_url = site_lookup.looked_up_site_url(self._ledger.read_once(state, asked), site_id)
+        except StaleSessionError:
+            raise  # another writer saved first: the turn runs again on their state (advance)
         except WpAgentError as failure:
             self._ledger.finish(state, SessionStatus.FAILED, error=failure)
             return

@@ -24,9 +24,10 @@ DEFAULT_FLEET_CONCURRENCY = 5
 
 
 def tolerated_count(percentage: int, sites: int) -> int:
-    """A tolerated failure percentage of the fleet's sites as the count it allows: the rest stop once
-    failures exceed `percentage`% of the sites, i.e. exceed this count (the largest whole number of sites
-    within it; Step Functions' ToleratedFailurePercentage draws the same line, over the items of one map)."""
+    """A tolerated failure percentage of all the fleet's sites (its canaries included) as the count it
+    allows: the rest stop once failures exceed `percentage`% of the sites, i.e. exceed this count (the
+    largest whole number of sites within it: the line Step Functions' ToleratedFailurePercentage draws, here
+    over the whole fleet, not over the items of one map run — the canary's batch tolerates none anyway)."""
     return percentage * sites // 100
 
 
