@@ -51,7 +51,7 @@ from wp_agent.executors.ssh_pool import (
     close_pooled_connections,
     host_key_error,
 )
-from wp_agent.executors.ssh_running import run_on_channel
+from wp_agent.executors.ssh_running import close_quietly, run_on_channel
 from wp_agent.executors.ssh_target import SshTarget
 from wp_agent.executors.ssh_timing import (
     CONNECT_RETRIES,
@@ -255,7 +255,7 @@ class SshWpCli:
                     host=self._host,
                 )
             finally:
-                channel.close()
+                close_quietly(channel)
                 connection.channel_finished()
 
     # --- how PHP starts (php_launch.py) ---------------------------------------------------------

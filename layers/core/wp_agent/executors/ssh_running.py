@@ -61,7 +61,7 @@ def run_on_channel(
         while not _drain_once(channel, stdout, stderr):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                channel.close()
+                close_quietly(channel)
                 raise _timeout_error(label, started, timeout_seconds)
             selector.select(min(remaining, 1.0))
 
@@ -149,5 +149,15 @@ class RemoteCommand:
             extra={"host": self.host, "command": self.label, "waited_seconds": seconds},
         )
         self.given_up = True
-        self.channel.close()  # the run stops waiting for it; the server's `timeout` still ends it
+        close_quietly(self.channel)  # the run stops waiting for it; the server's `timeout` still ends it
         return False
+
+
+def close_quietly(channel: paramiko.Channel) -> None:
+    """Close a channel whose connection may already be gone: paramiko raises EOFError (or an SSH/socket
+    error) sending the close on a dead transport, which must not replace the error that is being raised
+    about that very connection (nor skip the bookkeeping after the close)."""
+    try:
+        channel.close()
+    except (paramiko.SSHException, EOFError, OSError):
+        logger.debug("closing a channel of a dropped connection failed", exc_info=True)
