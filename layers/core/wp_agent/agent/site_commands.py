@@ -90,8 +90,8 @@ class SiteCommands:
     def decided(
         self, scope: SiteScope, target_id: str, reason: str, decide: Callable[[SiteReads], T | NeedsReads]
     ) -> tuple[T, list[dict[str, Any]]]:
-        """What `decide` decides once the site has answered the reads it asks for (site_reads.
-        decided_after_reads), and the audit fields of the reads that ran. The reads of one round run side
+        """What `decide` decides once the site has answered the reads it asks for (decided_after_reads,
+        below), and the audit fields of the reads that ran. The reads of one round run side
         by side (up to the executor's concurrency), audited in the order asked."""
         audited: list[dict[str, Any]] = []
 
@@ -161,9 +161,10 @@ def decided_after_reads(
     for round_ in range(READ_ROUNDS):
         site = SiteReads(answers, final=round_ == READ_ROUNDS - 1)
         decided = decide(site)
-        if not site.requested and not isinstance(decided, NeedsReads):
+        asked = site.requested
+        if not asked and not isinstance(decided, NeedsReads):
             return decided
-        if not site.requested:  # not decided, yet nothing left to read: the decider's own mistake
+        if not asked:  # not decided, yet nothing left to read: the decider's own mistake
             break
-        answers.update(zip(site.requested, read(site.requested), strict=True))
+        answers.update(zip(asked, read(asked), strict=True))
     raise RuntimeError("not decided although every read it asked for was answered")

@@ -28,7 +28,7 @@ from wp_agent.masking import mask_command
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
 from wp_agent.policy.decide import decide
 from wp_agent.policy.fleet_plan import PlanStepError, check_lookups, check_placement, fill, looked_up_value
-from wp_agent.policy.site_reads import NeedsReads, SiteReads, not_read_yet
+from wp_agent.policy.site_reads import Argv, NeedsReads, SiteReads, not_read_yet
 from wp_agent.policy.site_scope import SiteScope, as_run
 from wp_agent.policy.update_allowance import APPROVER as UPDATE_ALLOWANCE_APPROVER
 from wp_agent.policy.update_allowance import allowed_in_advance
@@ -255,7 +255,7 @@ class ToolCallPipeline:
         except PlanStepError as refused:
             return refused.message_ja
         values: dict[str, str] = {}
-        waiting: list[tuple[str, ...]] = []
+        waiting: list[Argv] = []
         for name, read in tool_input.lookups.items():
             known = run.fleet_lookups.get(name)
             if known is not None and known.strip() != read.strip():

@@ -89,8 +89,7 @@ def run(args: argparse.Namespace, settings: CliSettings) -> int:
             document["roleNeeded"] = needed.value
     if args.explain:
         document["explain"] = _explained(command_from_words(words), role, settings)
-        row = spec_of(decision.command_path) if decision.command_path else None
-        if row is not None:
+        if (row := spec_of(decision.command_path)) is not None:
             document["row"] = row.to_json()
     if args.json:
         terminal.out.json(json.dumps(document, ensure_ascii=False))

@@ -303,11 +303,8 @@ class WpAgentMcp:
         session = self.session_for(ctx)
         decision = session.check(command)
         shown = decision.check_json() | {"explain": session.explain(command)}
-        row = spec_of(decision.command_path) if decision.command_path else None
-        if row is not None:
-            shown["row"] = (
-                row.to_json()
-            )  # the command's row of the policy, as `wp-agent check --explain` shows it
+        if (row := spec_of(decision.command_path)) is not None:  # as `wp-agent check --explain` shows it
+            shown["row"] = row.to_json()
         text = f"判定: {decision.decision}（{decision.category.value}）\n理由: {shown['reason']}\nルール: {decision.rule}"
         if any(step["waitsForSite"] for step in shown["explain"]):
             text += "\n（実行時はサイトの状態を読んで判定が変わることがあります: 投稿の種類・権限で変更できる対象・メタキーの綴り）"

@@ -1087,9 +1087,14 @@ _SUMMARIES_OF: dict[tuple[str, ...], tuple[Handler, ...]] = {
 }
 
 
-_unknown = sorted(" ".join(path) for path in _SUMMARIES_OF if path not in ALLOWED_COMMANDS)
-if _unknown:  # checked as the table loads: a summary of a command the table lacks would tell nothing
-    raise ValueError(f"approval summaries name commands the table lacks: {_unknown}")
+def _summaries_name_known_commands() -> None:
+    """Checked as the table loads: a summary of a command the table lacks would tell nothing."""
+    unknown = sorted(" ".join(path) for path in _SUMMARIES_OF if path not in ALLOWED_COMMANDS)
+    if unknown:
+        raise ValueError(f"approval summaries name commands the table lacks: {unknown}")
+
+
+_summaries_name_known_commands()
 
 
 def summaries_of(path: tuple[str, ...]) -> tuple[Handler, ...]:

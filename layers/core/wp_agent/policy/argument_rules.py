@@ -9,9 +9,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from wp_agent.command_line.aliases import canonical_argv
 from wp_agent.command_line.parsed_command import ParsedCommand
-from wp_agent.command_line.shell_syntax import split_words
 from wp_agent.masking import folded, is_secret_option
 from wp_agent.policy.account_rules import (
     account_fields,
@@ -25,7 +23,7 @@ from wp_agent.policy.account_rules import (
 from wp_agent.policy.approval_flags import undescribed_flag
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.command_table import ALLOWED_COMMANDS
-from wp_agent.policy.effects.table import declared_effect
+from wp_agent.policy.effects.table import declared_effect, parse_example
 from wp_agent.policy.global_flags import GLOBAL_OPTIONS, execution_context, forbidden_globals
 from wp_agent.policy.identifiers import non_plain_identifier
 from wp_agent.policy.network_scope import network_wide
@@ -583,7 +581,7 @@ def _rules_hold_their_examples() -> None:
     for rule in ARGUMENT_RULES:
         for expected, examples in ((True, rule.match), (False, rule.not_match)):
             for example in examples:
-                parsed = ParsedCommand.from_argv(canonical_argv(tuple(split_words(example))))
+                parsed = parse_example(example)
                 words = parsed.positionals
                 path = next(
                     (words[:n] for n in range(len(words), 0, -1) if words[:n] in ALLOWED_COMMANDS), None

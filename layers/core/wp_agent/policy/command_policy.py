@@ -315,7 +315,7 @@ class CommandPolicy:
     def _argument_decision(
         self, command: str, argv: tuple[str, ...], parsed: ParsedCommand, entry: CommandEntry
     ) -> PolicyDecision:
-        verdicts = [v for rule in rules_for(entry.path) if (v := rule(parsed, entry.path)) is not None]
+        verdicts = [v for rule in rules_for(entry.path) if (v := rule.check(parsed, entry.path)) is not None]
         verdicts = [v for v in verdicts if not self._allowed_test_media(v)]
         if entry.category is PolicyCategory.READ and not entry.custom:
             # A built-in read stays read-only whatever its flags (e.g. verify-checksums --all).

@@ -3,10 +3,10 @@
 The table gives its category and label (command_table.py); its grammar is the pinned phar's synopsis or
 the official reference's (command_grammar.py, the source recorded); a write runs without approval only
 inside its declared effect (effects/); the least role that may ask for it (roles.py); the argument rules
-about it (argument_rules.rules_for); the summary that tells its approval (approval_summary.py) and the
-reads of the site a decision on it may need (effects' site checks, the role's, the meta spelling's); its
-examples — what runs without approval, and the near misses that do not — are the declarations' and the
-rules', checked by the tests against the real policy. `wp-agent check --explain` shows the row.
+about it (argument_rules.rules_for); the summary that tells its approval (approval_summary.summaries_of);
+its examples — what runs without approval, and the near misses that do not — are the declarations' and the
+rules', checked as the table loads and by the tests against the real policy. `wp-agent check --explain`
+shows the row.
 """
 
 from __future__ import annotations

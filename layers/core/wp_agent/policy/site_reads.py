@@ -35,20 +35,22 @@ class SiteReads:
     def __init__(self, answers: Mapping[Argv, str | None] | None = None, *, final: bool = False) -> None:
         self._answers = dict(answers or {})
         self._final = final
-        self.requested: list[Argv] = []
         self.unanswered: list[Argv] = []  # every ask without an answer, in order (repeats too)
+
+    @property
+    def requested(self) -> list[Argv]:
+        """The reads asked for without an answer: the plan of reads, each once."""
+        return list(dict.fromkeys(self.unanswered))
 
     def __call__(self, argv: list[str]) -> str | None:
         key = tuple(argv)
         if key in self._answers or self._final:
             return self._answers.get(key)
         self.unanswered.append(key)
-        if key not in self.requested:
-            self.requested.append(key)
         return None
 
 
 def not_read_yet(read: StateReader, argv: list[str]) -> bool:
     """Whether `read` has no answer to `argv` yet (its None means unknown, not "the read failed"). A
     plain function reader answers every read it is asked."""
-    return isinstance(read, SiteReads) and tuple(argv) in read.requested
+    return isinstance(read, SiteReads) and tuple(argv) in read.unanswered

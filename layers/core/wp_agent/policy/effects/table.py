@@ -22,7 +22,8 @@ from wp_agent.policy.rule import Verdict, argument_rule
 WRITE_EFFECTS: dict[tuple[str, ...], Effect] = {**CONTENT_EFFECTS, **COMMENT_AND_MENU_EFFECTS, **SITE_EFFECTS}
 
 
-def _parse(example: str) -> ParsedCommand:
+def parse_example(example: str) -> ParsedCommand:
+    """A table example as the policy reads a command (its words, aliases made canonical)."""
     return ParsedCommand.from_argv(canonical_argv(tuple(split_words(example))))
 
 
@@ -39,11 +40,11 @@ def check_declarations() -> None:
         if not effect.match or not effect.not_match:
             raise AssertionError(f"the effect of `{' '.join(path)}` needs match and not_match examples")
         for example in effect.match:
-            verdict = effect.judge(_parse(example), path)
+            verdict = effect.judge(parse_example(example), path)
             if verdict is not None:
                 raise AssertionError(f"`{example}` should be inside its declared effect: {verdict.reason_ja}")
         for example in effect.not_match:
-            if effect.judge(_parse(example), path) is None:
+            if effect.judge(parse_example(example), path) is None:
                 raise AssertionError(f"`{example}` should be outside its declared effect")
 
 
