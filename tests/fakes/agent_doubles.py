@@ -11,11 +11,27 @@ from typing import Any
 
 from wp_agent.agent.model_client import ModelReply
 from wp_agent.agent.ports import AgentDeps, InMemorySessionStore, MemoryAuditLog, NoRateLimits, SessionStore
+from wp_agent.agent.session_state import CommandStatus, SessionState
 from wp_agent.agent.site_facts import FactsPlan
 from wp_agent.config import CliSettings
-from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.errors import AgentErrorCode, StaleSessionError, WpAgentError
 from wp_agent.executors.port import CommandResult
 from wp_agent.policy import CommandPolicy, PolicyCategory
+
+
+class LosesOneSaveWhileStarted(InMemorySessionStore):
+    """Another writer (the approval API, a retried Lambda) saves first once, while `armed`: the next save
+    of a session with a command "started" loses the race (StaleSessionError)."""
+
+    def __init__(self, *, armed: bool = False) -> None:
+        super().__init__()
+        self.armed = armed
+
+    def save(self, state: SessionState) -> None:
+        if self.armed and any(c.status is CommandStatus.STARTED for c in state.commands):
+            self.armed = False
+            raise StaleSessionError(state.session_id)
+        super().save(state)
 
 
 class CountingLimiter(NoRateLimits):

@@ -10,6 +10,7 @@ import pytest
 
 from tests.fakes.agent_doubles import (
     CountingLimiter,
+    LosesOneSaveWhileStarted,
     RecordingWpCli,
     ScriptedModel,
     make_deps,
@@ -19,28 +20,13 @@ from tests.fakes.agent_doubles import (
 from wp_agent.agent import site_facts
 from wp_agent.agent.audit_events import AuditEvent, AuditEventType
 from wp_agent.agent.lifecycle import new_session
-from wp_agent.agent.ports import AgentDeps, ApprovalDecision, InMemorySessionStore, MemoryAuditLog
-from wp_agent.agent.session_state import CommandStatus, SessionState, SessionStatus
+from wp_agent.agent.ports import AgentDeps, ApprovalDecision, MemoryAuditLog
+from wp_agent.agent.session_state import SessionState, SessionStatus
 from wp_agent.agent.site_facts import FactsPlan
 from wp_agent.agent.turn import AgentTurn
 from wp_agent.errors import AgentErrorCode, StaleSessionError, WpAgentError
 from wp_agent.models.agent_io import AgentInput
 from wp_agent.models.workflow import Route
-
-
-class ApiSavesDuringTheTurn(InMemorySessionStore):
-    """The approval API saves the session (the decision's hand-over) while the resumed turn runs: the
-    turn's next save of a started command loses the race once."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.armed = False
-
-    def save(self, state: SessionState) -> None:
-        if self.armed and any(c.status is CommandStatus.STARTED for c in state.commands):
-            self.armed = False
-            raise StaleSessionError(state.session_id)
-        super().save(state)
 
 
 def audit_of(deps: AgentDeps) -> list[AuditEvent]:
@@ -64,7 +50,7 @@ def held_then_approved(deps: AgentDeps, state: SessionState) -> AgentTurn:
 
 
 def test_a_turn_run_again_after_a_stale_save_takes_no_second_count(caplog: pytest.LogCaptureFixture) -> None:
-    store = ApiSavesDuringTheTurn()
+    store = LosesOneSaveWhileStarted()  # the approval API saves while the resumed turn runs: armed below
     wp = RecordingWpCli()
     limiter = CountingLimiter(per_user=10)
     deps = make_deps(

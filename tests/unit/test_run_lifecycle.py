@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.agent_doubles import (
+    LosesOneSaveWhileStarted,
     RecordingWpCli,
     ScriptedModel,
     conversation_problems,
@@ -22,7 +23,6 @@ from wp_agent.agent.lifecycle import continue_session, new_session
 from wp_agent.agent.ports import (
     AgentDeps,
     ApprovalDecision,
-    InMemorySessionStore,
     MemoryAuditLog,
     NoApprovals,
 )
@@ -206,22 +206,8 @@ def test_a_site_lookup_interrupted_by_a_crash_is_asked_again() -> None:
     assert AuditEventType.COMMAND_OUTCOME_UNKNOWN in [e.type for e in deps.audit.events]
 
 
-class LosesTheLookupsSave(InMemorySessionStore):
-    """Another writer saves first while the site lookup's intent is being saved (once)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.armed = True
-
-    def save(self, state: SessionState) -> None:
-        if self.armed and any(c.status is CommandStatus.STARTED for c in state.commands):
-            self.armed = False
-            raise StaleSessionError(state.session_id)
-        super().save(state)
-
-
 def test_a_site_lookup_whose_save_loses_a_race_runs_again_instead_of_failing() -> None:
-    store = LosesTheLookupsSave()
+    store = LosesOneSaveWhileStarted(armed=True)  # another writer saves first as the lookup starts
     wp = RecordingWpCli(handler=lambda argv: CommandResult("https://example.com/shop/\n", "", 0, 1))
     deps = make_deps(ScriptedModel([text_reply("確認しました")]), wp, store=store)
     state = session(multisite={"siteId": 3})
