@@ -1,5 +1,7 @@
 """Every command of the table reads as one row (policy/command_spec.py), and each row's examples are
-decided as the row says: what runs without approval is allowed; its near misses are held or refused."""
+decided as the row says: what runs without approval is allowed, what it holds waits for approval (or is
+refused for a reason outside the row: the whole policy is only ever stricter), what it refuses is refused;
+and what deciding a command reads of the site first is on its row."""
 
 from __future__ import annotations
 
@@ -8,12 +10,18 @@ import json
 import pytest
 
 from wp_agent.cli.main import main
+from wp_agent.models.target import Role
 from wp_agent.policy import CommandPolicy
+from wp_agent.policy import decide as decide_module
 from wp_agent.policy.approval_summary import summaries_of
 from wp_agent.policy.command_spec import spec_of
 from wp_agent.policy.command_table import ALLOWED_COMMANDS
+from wp_agent.policy.decide import READS_FIRST, decide_steps, reads_first
+from wp_agent.policy.site_reads import SiteReads
+from wp_agent.policy.site_scope import SiteScope
 
 POLICY = CommandPolicy()
+EDITOR = SiteScope("https://example.test/", False, Role.EDITOR)
 
 
 def test_every_row_reads_and_its_examples_are_decided_as_it_says() -> None:
@@ -26,10 +34,13 @@ def test_every_row_reads_and_its_examples_are_decided_as_it_says() -> None:
         for example in row.allowed_examples:
             assert POLICY.classify(example).decision == "allow", (path, example)
             checked += 1
-        for example in row.other_examples:
-            assert POLICY.classify(example).decision != "allow", (path, example)
+        for example in row.held_examples:
+            assert POLICY.classify(example).decision in {"confirm", "block"}, (path, example)
             checked += 1
-    assert checked > 200  # (239 when written)
+        for example in row.refused_examples:
+            assert POLICY.classify(example).decision == "block", (path, example)
+            checked += 1
+    assert checked > 250  # (293 when written)
     assert spec_of(("not", "a", "command")) is None
 
 
@@ -37,9 +48,55 @@ def test_a_row_names_its_own_rules_and_examples_only() -> None:
     row = spec_of(("config", "get"))
     assert row is not None
     assert row.rules == ("secret_config_read",)
-    assert row.other_examples
-    assert all(example.startswith("config get ") for example in row.other_examples)
+    assert row.refused_examples
+    assert not row.held_examples
+    assert all(example.startswith("config get ") for example in row.refused_examples)
     assert row.least_role.value == "viewer"
+    assert row.site_reads == ()
+
+
+def _examples() -> list[tuple[tuple[str, ...], str]]:
+    found = []
+    for path in ALLOWED_COMMANDS:
+        row = spec_of(path)
+        assert row is not None
+        for example in (*row.allowed_examples, *row.held_examples, *row.refused_examples):
+            found.append((path, example))
+    return found
+
+
+def test_what_a_decision_reads_of_the_site_is_on_its_row_and_every_declared_read_is_made() -> None:
+    """For an editor (who is read for most): each step that asks the site is one the row lists — and
+    each read a row may list is asked for some example, so no declaration is dead."""
+    made: set[str] = set()
+    for path, example in _examples():
+        listed = {read.step for read in reads_first(path)}
+        for step in decide_steps(POLICY, example, EDITOR, SiteReads()):
+            if step.asked:
+                assert step.name in listed, (example, step.name)
+                made |= {read.reads_ja for read in reads_first(path) if read.step == step.name}
+    for extra in (
+        "menu item delete 12",
+        "post create --from-post=9 --post_title=x",
+        "post meta update 10 Views 9",
+    ):
+        for step in decide_steps(POLICY, extra, EDITOR, SiteReads()):
+            reads = reads_first(POLICY.classify(extra).command_path)
+            if step.asked:
+                made |= {read.reads_ja for read in reads if read.step == step.name}
+    assert {read.reads_ja for read in READS_FIRST} == made
+
+
+def test_a_step_the_row_does_not_list_is_not_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The row is what decides which steps read: without its meta spelling entry, a meta write is not read
+    for its spelling (and with it, it is)."""
+    command = "post meta update 10 Views 99"
+    asked = {s.name for s in decide_steps(POLICY, command, EDITOR, SiteReads()) if s.asked}
+    assert "meta_spelling" in asked
+    without = tuple(read for read in READS_FIRST if read.step != "meta_spelling")
+    monkeypatch.setattr(decide_module, "READS_FIRST", without)
+    asked = {s.name for s in decide_steps(POLICY, command, EDITOR, SiteReads()) if s.asked}
+    assert "meta_spelling" not in asked
 
 
 def test_check_explain_shows_the_row(capsys: pytest.CaptureFixture[str]) -> None:
@@ -49,6 +106,7 @@ def test_check_explain_shows_the_row(capsys: pytest.CaptureFixture[str]) -> None
     assert shown["row"]["leastRole"] == "editor"
     assert "internal_post_types" in shown["row"]["rules"]
     assert shown["row"]["effectJa"]
+    assert any("カスタマイザーの変更セット" in read for read in shown["row"]["siteReads"])
 
 
 def test_a_row_tells_its_approval_with_its_own_summaries_in_order() -> None:

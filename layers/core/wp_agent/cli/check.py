@@ -134,8 +134,17 @@ def _print_row(row: dict[str, Any] | None) -> None:
         terminal.out.line(
             f"  このコマンドの引数ルール: {', '.join(row['rules'])}（全コマンド共通のルールのほかに）"
         )
+    for read in row["siteReads"]:
+        terminal.out.line(f"  判定の前にサイトで確認: {read}")
     if row["summary"]:
         terminal.out.line(f"  承認の説明: {row['summary']}")
+    for key, label in (
+        ("allowedExamples", "承認なしで実行"),
+        ("heldExamples", "承認が必要"),
+        ("refusedExamples", "実行しない"),
+    ):
+        for example in row[key]:
+            terminal.out.line(f"  例（{label}）: wp {example}")
 
 
 def _print_explained(steps: list[dict[str, Any]]) -> None:

@@ -19,11 +19,12 @@ from itertools import pairwise
 from typing import Any
 
 from wp_agent.masking import mask_argv
+from wp_agent.policy import meta_spelling, post_targets, role_targets
 from wp_agent.policy.command_policy import CommandPolicy, PolicyDecision
 from wp_agent.policy.meta_spelling import guard_meta_spelling
 from wp_agent.policy.post_targets import guard_post_targets
 from wp_agent.policy.role_targets import guard_role_targets
-from wp_agent.policy.site_reads import Argv, NeedsReads, SiteReads, StateReader
+from wp_agent.policy.site_reads import Argv, NeedsReads, Path, ReadsFirst, SiteReads, StateReader
 from wp_agent.policy.site_scope import SiteScope, apply_site_scope
 
 # The steps in their order: a name for the record (`wp-agent check --explain`) and what each does.
@@ -34,6 +35,20 @@ STEPS_JA = {
     "role_targets": "権限で変更できる投稿・ターム（サイトで確認）",
     "meta_spelling": "既存のメタキーと同じ名前か（サイトで確認）",
 }
+
+
+# What the steps that read the site read, and for which commands: a step is asked only about those
+# (a command's row lists them: command_spec.py).
+READS_FIRST: tuple[ReadsFirst, ...] = (
+    *post_targets.READS_FIRST,
+    *role_targets.READS_FIRST,
+    *meta_spelling.READS_FIRST,
+)
+
+
+def reads_first(path: Path) -> tuple[ReadsFirst, ...]:
+    """What deciding `path` may read of the site first."""
+    return tuple(read for read in READS_FIRST if read.about(path))
 
 
 @dataclass(frozen=True)
@@ -94,7 +109,11 @@ def decide_steps(
         ("meta_spelling", lambda d: guard_meta_spelling(d, site)),
     ]
     steps = [Step("table", table)]
+    reading = {read.step for read in reads_first(table.command_path)}
     for name, guard in guards:
+        if name != "scope" and name not in reading:
+            steps.append(Step(name, steps[-1].decision))  # (reads nothing, so decides nothing, for it)
+            continue
         asked = len(site.unanswered) if isinstance(site, SiteReads) else 0
         decision = guard(steps[-1].decision)
         new = tuple(dict.fromkeys(site.unanswered[asked:])) if isinstance(site, SiteReads) else ()

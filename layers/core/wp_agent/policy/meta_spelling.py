@@ -16,10 +16,22 @@ from collections.abc import Sequence
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking import folded
 from wp_agent.policy import PolicyCategory, PolicyDecision
-from wp_agent.policy.site_reads import StateReader, not_read_yet
+from wp_agent.policy.site_reads import Path, ReadsFirst, StateReader, not_read_yet
 
 SPELLING_RULE = "blocked.meta_key_spelling"
 _WRITES = frozenset({"add", "update", "delete", "patch"})
+
+
+def _writes_meta(path: Path) -> bool:
+    """`<object> meta add|update|delete|patch`, and `post update` (its --meta_input)."""
+    return (len(path) == 3 and path[1] == "meta" and path[2] in _WRITES) or path == ("post", "update")
+
+
+READS_FIRST = (
+    ReadsFirst(
+        "meta_spelling", "書き込むメタキーと同じとみなされる既存のキーの名前（名前だけ）", _writes_meta
+    ),
+)
 
 
 def guard_meta_spelling(decision: PolicyDecision, read: StateReader) -> PolicyDecision:

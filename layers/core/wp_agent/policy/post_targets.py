@@ -22,13 +22,36 @@ from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy import PolicyCategory, PolicyDecision
 from wp_agent.policy.argument_rules import INTERNAL_POST_TYPES
 from wp_agent.policy.effects.content import ALL_POST_STATUSES
-from wp_agent.policy.effects.table import site_checks
+from wp_agent.policy.effects.table import WRITE_EFFECTS, site_checks
 from wp_agent.policy.effects.values import AbsentPost
-from wp_agent.policy.site_reads import StateReader, not_read_yet
+from wp_agent.policy.site_reads import Path, ReadsFirst, StateReader, not_read_yet
 
 _CHECKED_PATHS = {("post", "update"), ("post", "create")}
+_MENU_ITEM_DELETE = ("menu", "item", "delete")
 RULE = "blocked.internal_post_target"
 MENU_ITEM_RULE = "blocked.not_a_menu_item"
+
+
+def _effect_reads_site(path: Path) -> bool:
+    effect = WRITE_EFFECTS.get(path)
+    return effect is not None and effect.reads_site
+
+
+READS_FIRST = (
+    ReadsFirst(
+        "post_targets",
+        "指定した投稿の種類（WordPressが内部で使う種類、カスタマイザーの変更セットなどでないこと）",
+        lambda path: path in _CHECKED_PATHS,
+    ),
+    ReadsFirst(
+        "post_targets",
+        "削除するIDがこのサイトのメニュー項目であること",
+        lambda path: path == _MENU_ITEM_DELETE,
+    ),
+    ReadsFirst(
+        "post_targets", "承認なしで変更できる値（画像のIDなど）をこのサイトで確認", _effect_reads_site
+    ),
+)
 
 
 def guard_post_targets(
@@ -47,7 +70,7 @@ def guard_post_targets(
 def _menu_items(decision: PolicyDecision, read: StateReader) -> PolicyDecision:
     """`menu item delete <id>` deletes whatever post has that ID (a published post, an attachment and
     its files: WP-CLI does not check the type), so every ID must be a menu item of the command's site."""
-    if decision.blocked or decision.command_path != ("menu", "item", "delete") or decision.reading is None:
+    if decision.blocked or decision.command_path != _MENU_ITEM_DELETE or decision.reading is None:
         return decision
     ids = list(decision.reading.objects())
     parsed = ParsedCommand.from_argv(decision.argv)

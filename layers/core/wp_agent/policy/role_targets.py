@@ -20,7 +20,7 @@ from wp_agent.models.target import Role
 from wp_agent.policy import PolicyCategory, PolicyDecision
 from wp_agent.policy.effects.content import post_type_read
 from wp_agent.policy.roles import CONTENT_POST_TYPES, CONTENT_TAXONOMIES, ROLE_RULE, role_refusal_ja
-from wp_agent.policy.site_reads import StateReader, not_read_yet
+from wp_agent.policy.site_reads import Path, ReadsFirst, StateReader, not_read_yet
 
 # Paths whose every argument is a post ID; paths whose first argument is one (after `patch`'s action).
 _ALL_ARGS_ARE_POSTS = {("post", "update"), ("post", "delete")}
@@ -31,6 +31,23 @@ _POST_OPTIONS = {
     ("media", "import"): "post_id",
     ("comment", "create"): "comment_post_id",  # option names are read lower case
 }
+
+
+def _names_objects(path: Path) -> bool:
+    return (
+        path in _ALL_ARGS_ARE_POSTS
+        or path in _POST_OPTIONS
+        or (path[:2] in _FIRST_ARG_IS_THE_OBJECT and len(path) > 2)
+    )
+
+
+READS_FIRST = (
+    ReadsFirst(
+        "role_targets",
+        "管理者以外の依頼で、指定した投稿・タームの種類（投稿・固定ページ・メディア、カテゴリー・タグだけが編集者のもの）",
+        _names_objects,
+    ),
+)
 
 # Categories and tags only: an ID of another taxonomy (or none) is not listed.
 _TERM_READ = ("term", "list", *sorted(CONTENT_TAXONOMIES), "--field=term_id")

@@ -19,6 +19,18 @@ from dataclasses import dataclass
 # read yet. What deciding code is given; a SiteReads is one.
 StateReader = Callable[[list[str]], str | None]
 Argv = tuple[str, ...]
+Path = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ReadsFirst:
+    """What a deciding step reads of the site before it decides a command it is about: declared, so a
+    command's row lists it (command_spec.py) and `decide` asks the step only about the commands it
+    names (decide.py) — a read no row lists is never made."""
+
+    step: str  # the step of `decide` that reads (decide.STEPS_JA)
+    reads_ja: str  # what it reads and why, for people
+    about: Callable[[Path], bool]  # the command paths it reads for
 
 
 @dataclass(frozen=True)

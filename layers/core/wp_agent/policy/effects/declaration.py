@@ -165,6 +165,12 @@ class Effect:
     not_match: tuple[str, ...] = ()  # near misses outside it (approval or refused)
 
     @property
+    def reads_site(self) -> bool:
+        """Whether a value of it must be confirmed on the site (checks_on_site may ask a read)."""
+        specs = (*self.fields.values(), *self.args)
+        return self.site_checks is not None or any(spec.site_check is not None for spec in specs)
+
+    @property
     def all_changes(self) -> tuple[Rows, ...]:
         """What the write may change, WordPress's own caches included."""
         return (*self.changes, *WORDPRESS_CACHES) if self.refreshes_caches else self.changes
