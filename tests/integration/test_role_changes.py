@@ -1,8 +1,8 @@
 """The role changes that wait for approval do what their approval says, and nothing else, on the real site.
 
 `role create` (no capability), `role delete` (a role WordPress did not create) and `cap remove` (not from
-administrators) are held; what would grant a right is refused (policy/account_rules.role_changes). Each
-held one is approved here exactly as decided (its argv runs), and the whole site is compared: only the
+administrators) are held; what would grant a right is refused (policy/account_rules.py: wordpress_role_name,
+cloned_role, wordpress_role_deletion, administrator_capabilities). Each held one is approved here exactly as decided (its argv runs), and the whole site is compared: only the
 roles' definition (the `wp_user_roles` option of the site) changed, and as the text said.
 """
 

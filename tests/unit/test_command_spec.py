@@ -47,7 +47,7 @@ def test_every_row_reads_and_its_examples_are_decided_as_it_says() -> None:
 def test_a_row_names_its_own_rules_and_examples_only() -> None:
     row = spec_of(("config", "get"))
     assert row is not None
-    assert row.rules == ("secret_config_read",)
+    assert row.rules == ("other_config_file", "secret_config_read")
     assert row.refused_examples
     assert not row.held_examples
     assert all(example.startswith("config get ") for example in row.refused_examples)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking.secret_names import folded, is_privilege_key, is_secret_key
 from wp_agent.policy.categories import PolicyCategory
-from wp_agent.policy.rule import OPTION_WRITES, Verdict, argument_rule, written_option
+from wp_agent.policy.rule import NETWORK_OPTION_WRITES, OPTION_WRITES, Verdict, argument_rule, written_option
 
 B = PolicyCategory.BLOCKED
 D = PolicyCategory.DESTRUCTIVE
@@ -81,107 +81,163 @@ def _roles_named(cmd: ParsedCommand, path: tuple[str, ...]) -> list[str]:
     return cmd.option_values("role")
 
 
+# New rights for someone: a publishing role, any role change, a new email or password.
+
+
+@argument_rule(
+    match=("user create eve eve@example.com", "user create eve eve@example.com --porcelain"),
+    not_match=(
+        "user create taro taro@example.com --role=subscriber",
+        "user create eve eve@example.com --role=",
+    ),
+    paths=("user create",),
+)
+def default_role(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    if cmd.has_flag("role"):
+        return None
+    return Verdict(
+        D,
+        "confirm.user.default_role",
+        "権限グループを指定せずにユーザーを作成します（サイトの既定の権限グループになります）。承認が必要です",
+        "user create",
+    )
+
+
 @argument_rule(
     match=(
         "user create eve eve@example.com --role=editor",
         "user create eve eve@example.com --role=author",
         "user create eve eve@example.com --role=shop_manager",
-        "user create eve eve@example.com",
         "user add-role 2 editor",
-        "user set-role 1 subscriber",
-        "user update 2 --role=contributor",
-        "user update 1 --user_email=attacker@evil.example",
-        "user update 1 --user_pass=hunter2",
-        "user update 3 --spam=1",
     ),
     not_match=(
         "user create taro taro@example.com --role=subscriber",
         "user create hana hana@example.com --role=contributor --display_name=花子",
         "user add-role 2 contributor",
-        "user update 3 --display_name='山田 太郎'",
     ),
-    paths=("user create", "user add-role", "user set-role", "user update"),
+    paths=("user create", "user add-role"),
 )
-def account_grants(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    """New rights for someone: a publishing role, any role change, a new email or password."""
+def publishing_role(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     roles = [folded(r) for r in _roles_named(cmd, path)]
-    if path == ("user", "create") and not cmd.has_flag("role"):
-        return Verdict(
-            D,
-            "confirm.user.default_role",
-            "権限グループを指定せずにユーザーを作成します（サイトの既定の権限グループになります）。承認が必要です",
-            "user create",
-        )
-    if path in {("user", "create"), ("user", "add-role")} and any(r not in LOW_ROLES for r in roles):
-        shown = next(r for r in roles if r not in LOW_ROLES)
-        return Verdict(
-            D,
-            "confirm.user.publishing_role",
-            f"投稿を公開できる以上の権限（{shown}）を付与します。承認が必要です",
-            shown,
-        )
-    if path == ("user", "set-role"):
-        return Verdict(
-            D,
-            "confirm.user.role_change",
-            "既存ユーザーの権限グループを変更します（昇格・降格・締め出しを含む）。承認が必要です",
-            "user set-role",
-        )
-    changed = [name for name in _APPROVAL_FIELDS if cmd.has_flag(name)] if path == ("user", "update") else []
-    if changed:
-        return Verdict(
-            D,
-            "confirm.user.role_change" if "role" in changed else "confirm.user.credentials",
-            f"既存ユーザーの{'・'.join(_APPROVAL_FIELDS[n] for n in changed)}を変更します。承認が必要です",
-            ", ".join(f"--{n}" for n in changed),
-        )
-    return None
+    shown = next((r for r in roles if r not in LOW_ROLES), None)
+    if shown is None:
+        return None
+    return Verdict(
+        D,
+        "confirm.user.publishing_role",
+        f"投稿を公開できる以上の権限（{shown}）を付与します。承認が必要です",
+        shown,
+    )
+
+
+@argument_rule(
+    match=("user set-role 1 subscriber", "user set-role 2 editor"),
+    not_match=("user add-role 2 contributor", "user remove-role 2 subscriber"),
+    paths=("user set-role",),
+)
+def role_change(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    return Verdict(
+        D,
+        "confirm.user.role_change",
+        "既存ユーザーの権限グループを変更します（昇格・降格・締め出しを含む）。承認が必要です",
+        "user set-role",
+    )
+
+
+@argument_rule(
+    match=(
+        "user update 2 --role=contributor",
+        "user update 1 --user_email=attacker@evil.example",
+        "user update 1 --user_pass=hunter2",
+        "user update 3 --spam=1",
+    ),
+    not_match=("user update 3 --display_name='山田 太郎'", "user update 3 --first_name=太郎"),
+    paths=("user update",),
+)
+def account_changes(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    changed = [name for name in _APPROVAL_FIELDS if cmd.has_flag(name)]
+    if not changed:
+        return None
+    return Verdict(
+        D,
+        "confirm.user.role_change" if "role" in changed else "confirm.user.credentials",
+        f"既存ユーザーの{'・'.join(_APPROVAL_FIELDS[n] for n in changed)}を変更します。承認が必要です",
+        ", ".join(f"--{n}" for n in changed),
+    )
+
+
+# A new login, whatever the path: `user create`, `user signup activate`, and `site create --email`.
 
 
 @argument_rule(
     match=(
         "site create --slug=evil --title=Evil --email=attacker@evil.test",
-        "user create taro taro@example.com --role=subscriber",
         "site generate --count=2 --email=attacker@evil.test",
-        "user signup activate bob",
     ),
-    not_match=(
-        "site create --slug=news --title=ニュース",
-        "user update 3 --display_name=太郎",
-        "site generate --count=2",
-    ),
-    paths=("site create", "site generate", "user signup activate", "user create"),
+    not_match=("site create --slug=news --title=ニュース", "site generate --count=2"),
+    paths=("site create", "site generate"),
 )
-def login_creation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    """A new login, whatever the path: `user create`, and `site create --email` (WordPress creates a
-    user with that address when none has it, makes it the new site's administrator and mails it a
-    password — tried on the real network; an existing user of that address becomes its administrator)."""
-    if path in {("site", "create"), ("site", "generate")} and cmd.has_flag("email"):
-        email = next(iter(cmd.option_values("email")), "（空）")
-        return Verdict(
-            D,
-            "confirm.account.login_created",
-            f"新しいサイトを作成し、メールアドレス {email} のユーザーをそのサイトの管理者にします"
-            "（そのアドレスのユーザーがいなければ、ログインできるアカウントを新しく作成してパスワードをメールで送ります）。承認が必要です",
-            "--email",
-        )
-    if path == ("user", "signup", "activate"):
-        return Verdict(
-            D,
-            "confirm.account.login_created",
-            f"登録申請（{'、'.join(cmd.args_after(path))}）を承認し、ログインできるアカウントを作成します。承認が必要です",
-            "user signup activate",
-        )
-    if path == ("user", "create"):
-        args = cmd.args_after(path)
-        login, email = ((*args, "?", "?"))[:2]
-        return Verdict(
-            D,
-            "confirm.account.login_created",
-            f"メールアドレス {email} でログインできる新しいアカウント（{login}）を作成します。承認が必要です",
-            "user create",
-        )
-    return None
+def site_administrator_by_email(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """WordPress creates a user with that address when none has it, makes it the new site's
+    administrator and mails it a password (tried on the real network); an existing user of that address
+    becomes its administrator."""
+    if not cmd.has_flag("email"):
+        return None
+    email = next(iter(cmd.option_values("email")), "（空）")
+    return Verdict(
+        D,
+        "confirm.account.login_created",
+        f"新しいサイトを作成し、メールアドレス {email} のユーザーをそのサイトの管理者にします"
+        "（そのアドレスのユーザーがいなければ、ログインできるアカウントを新しく作成してパスワードをメールで送ります）。承認が必要です",
+        "--email",
+    )
+
+
+@argument_rule(
+    match=("user signup activate bob", "user signup activate 3 4"),
+    not_match=("user signup list --fields=signup_id,user_login", "user signup delete bob"),
+    paths=("user signup activate",),
+)
+def signup_activation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    return Verdict(
+        D,
+        "confirm.account.login_created",
+        f"登録申請（{'、'.join(cmd.args_after(path))}）を承認し、ログインできるアカウントを作成します。承認が必要です",
+        "user signup activate",
+    )
+
+
+@argument_rule(
+    match=("user create taro taro@example.com --role=subscriber", "user create eve"),
+    not_match=("user update 3 --display_name=太郎", "user add-role 2 subscriber"),
+    paths=("user create",),
+)
+def new_login(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    login, email = ((*cmd.args_after(path), "?", "?"))[:2]
+    return Verdict(
+        D,
+        "confirm.account.login_created",
+        f"メールアドレス {email} でログインできる新しいアカウント（{login}）を作成します。承認が必要です",
+        "user create",
+    )
+
+
+@argument_rule(
+    match=("user reset-password admin --show-password", "user reset-password admin --porcelain"),
+    not_match=("user reset-password admin --skip-email", "user reset-password admin"),
+    paths=("user reset-password",),
+)
+def new_password_output(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """A reset never prints the new password."""
+    shown = next((o for o in cmd.options if o.name in {"show-password", "porcelain"}), None)
+    if shown is None:
+        return None
+    return Verdict(
+        B,
+        "blocked.secret_output",
+        "新しいパスワードを出力するオプション（--show-password / --porcelain）は使用できません",
+        shown.token,
+    )
 
 
 @argument_rule(
@@ -190,30 +246,15 @@ def login_creation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         "user update 2 --meta_input=x",
         "user update 2 --ID=1",
         "user create eve eve@example.com --role=subscriber --user_activation_key=x",
-        "user reset-password admin --show-password",
-        "user reset-password admin --porcelain",
     ),
     not_match=(
         "user update 2 --first_name=太郎 --last_name=山田 --user_url=https://example.com",
         "user create eve eve@example.com --role=subscriber --porcelain",
-        "user reset-password admin --skip-email",
     ),
-    paths=("user reset-password", "user update", "user create"),
+    paths=("user update", "user create"),
 )
 def account_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    """Only known profile fields reach wp_insert_user(); a reset never prints the new password."""
-    if path == ("user", "reset-password"):
-        shown = next((o for o in cmd.options if o.name in {"show-password", "porcelain"}), None)
-        if shown is not None:
-            return Verdict(
-                B,
-                "blocked.secret_output",
-                "新しいパスワードを出力するオプション（--show-password / --porcelain）は使用できません",
-                shown.token,
-            )
-        return None
-    if path not in {("user", "update"), ("user", "create")}:
-        return None
+    """Only known profile fields reach wp_insert_user()."""
     accepted = _PROFILE_FIELDS | _APPROVAL_FIELDS.keys() | _GLOBALS
     odd = next((o for o in cmd.options if o.name not in accepted), None)
     if odd is None:
@@ -225,6 +266,9 @@ def account_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         "表示名・氏名・URL などのプロフィール項目と、承認付きのパスワード・メールアドレス・権限だけを扱えます）",
         f"--{odd.name}",
     )
+
+
+# Privilege and secret user data in any prefix: never written raw, never read.
 
 
 @argument_rule(
@@ -241,55 +285,94 @@ def account_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         "user meta get 1 wp_capabilities",
         "user meta list 1 --keys=session_tokens",
         "user meta pluck 1 _application_passwords 0",
-        "user get 1 --field=user_activation_key",
-        "user list --fields=ID,pass",
+    ),
+    not_match=(
+        "user meta update 2 description 自己紹介",
+        "user meta get 1 nickname",
+        "user meta list 1",
+        "user meta list 1 --keys=nickname,first_name",
+    ),
+    paths=(*_USER_META_WRITES, *_USER_META_READS),
+)
+def privileged_user_meta(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    args = cmd.args_after(path)
+    if path == ("user", "meta", "patch"):
+        keys = args[2:3]
+    elif path == ("user", "meta", "list"):
+        keys = tuple(k for v in cmd.option_values("keys") for k in v.split(","))
+    else:
+        keys = args[1:2]
+    key = next((k for k in keys if is_privilege_key(k) or is_secret_key(k)), None)
+    if key is None:
+        return None
+    writing = path in _USER_META_WRITES
+    return Verdict(
+        B,
+        "blocked.privileged_user_meta",
+        f"ユーザーの権限・認証情報（{key}）を{'直接書き換える' if writing else '読み出す'}ことはできません。"
+        + (
+            "権限の変更は user set-role / user add-role（承認が必要）で行ってください"
+            if writing
+            else "権限グループは user get <ID> --field=roles で確認できます"
+        ),
+        key,
+    )
+
+
+def _named_fields(cmd: ParsedCommand) -> set[str]:
+    return {folded(part) for v in cmd.option_values("field", "fields") for part in v.split(",")}
+
+
+@argument_rule(
+    match=(
         "user signup list",
         "user signup get 3 --fields=user_login,activation_key",
         "user signup list --activation_key=abc --field=signup_id",
         "user signup list --field=0",
         "user signup get 3 --fields=signup_id,meta",
     ),
-    not_match=(
-        "user signup list --fields=signup_id,user_login,user_email,registered,active",
-        "user meta update 2 description 自己紹介",
-        "user meta get 1 nickname",
-        "user meta list 1",
-        "user meta list 1 --keys=nickname,first_name",
-        "user get 1 --field=roles",
-        "user list --fields=ID,user_login,user_email",
-    ),
+    not_match=("user signup list --fields=signup_id,user_login,user_email,registered,active",),
+    paths=_SIGNUP_READS,
+)
+def signup_secrets(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """Signups show their activation key unless the fields are named; a filter on a secret field is a
+    guess checked against it."""
+    names = _named_fields(cmd)
+    filters = {
+        folded(o.name) for o in cmd.options if o.name not in {"field", "fields", "format", "per_page", "url"}
+    }
+    # BuddyPress keeps a password hash in a signup's meta.
+    secret = sorted(n for n in names | filters if n in SECRET_USER_FIELDS or is_secret_key(n) or n == "meta")
+    if secret:
+        return Verdict(
+            B,
+            "blocked.secret_field",
+            f"パスワード等の認証情報（{secret[0]}）は出力・照合できません",
+            secret[0],
+        )
+    # PHP reads "" and "0" as no field named: WP-CLI then prints the default fields.
+    if not names or any(v.strip() in {"", "0"} for v in cmd.option_values("field", "fields")):
+        return Verdict(
+            B,
+            "blocked.secret_field",
+            "ユーザー登録申請の既定の表示には有効化キー（activation_key。アカウントを作れる認証情報）が含まれるため、"
+            f"表示する項目を --fields で指定してください（例: --fields={_SIGNUP_FIELDS_JA}）",
+            " ".join(cmd.positionals[:3]),
+        )
+    return None
+
+
+@argument_rule(
+    match=("user get 1 --field=user_activation_key", "user list --fields=ID,pass", "user get 1 user_pass"),
+    not_match=("user get 1 --field=roles", "user list --fields=ID,user_login,user_email"),
     paths=("user",),
 )
-def privileged_user_data(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    """Privilege and secret user data in any prefix: never written raw, never read."""
-    args = cmd.args_after(path)
-    if path in _USER_META_WRITES or path in _USER_META_READS:
-        if path == ("user", "meta", "patch"):
-            keys = args[2:3]
-        elif path == ("user", "meta", "list"):
-            keys = tuple(k for v in cmd.option_values("keys") for k in v.split(","))
-        else:
-            keys = args[1:2]
-        for key in keys:
-            if is_privilege_key(key) or is_secret_key(key):
-                writing = path in _USER_META_WRITES
-                return Verdict(
-                    B,
-                    "blocked.privileged_user_meta",
-                    f"ユーザーの権限・認証情報（{key}）を{'直接書き換える' if writing else '読み出す'}ことはできません。"
-                    + (
-                        "権限の変更は user set-role / user add-role（承認が必要）で行ってください"
-                        if writing
-                        else "権限グループは user get <ID> --field=roles で確認できます"
-                    ),
-                    key,
-                )
-        return None
-    names = {folded(part) for v in cmd.option_values("field", "fields") for part in v.split(",")}
-    if path in _SIGNUP_READS:
-        return _signup_fields(cmd, names)
+def secret_user_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """A password hash or activation key named as a field of any user command (`user get <id> <field>`
+    too)."""
+    names = _named_fields(cmd)
     if path == ("user", "get"):
-        names |= {folded(a) for a in args[1:]}
+        names |= {folded(a) for a in cmd.args_after(path)[1:]}
     secret = sorted(n for n in names if n in SECRET_USER_FIELDS or is_secret_key(n))
     if secret:
         return Verdict(
@@ -321,33 +404,6 @@ def role_definitions(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | Non
     )
 
 
-def _signup_fields(cmd: ParsedCommand, names: set[str]) -> Verdict | None:
-    """Signups show their activation key unless the fields are named; a filter on a secret field is a
-    guess checked against it."""
-    filters = {
-        folded(o.name) for o in cmd.options if o.name not in {"field", "fields", "format", "per_page", "url"}
-    }
-    # BuddyPress keeps a password hash in a signup's meta.
-    secret = sorted(n for n in names | filters if n in SECRET_USER_FIELDS or is_secret_key(n) or n == "meta")
-    if secret:
-        return Verdict(
-            B,
-            "blocked.secret_field",
-            f"パスワード等の認証情報（{secret[0]}）は出力・照合できません",
-            secret[0],
-        )
-    # PHP reads "" and "0" as no field named: WP-CLI then prints the default fields.
-    if not names or any(v.strip() in {"", "0"} for v in cmd.option_values("field", "fields")):
-        return Verdict(
-            B,
-            "blocked.secret_field",
-            "ユーザー登録申請の既定の表示には有効化キー（activation_key。アカウントを作れる認証情報）が含まれるため、"
-            f"表示する項目を --fields で指定してください（例: --fields={_SIGNUP_FIELDS_JA}）",
-            " ".join(cmd.positionals[:3]),
-        )
-    return None
-
-
 @argument_rule(
     match=(
         "site option update site_admins '[\"mallory\"]' --format=json",
@@ -357,13 +413,17 @@ def _signup_fields(cmd: ParsedCommand, names: set[str]) -> Verdict | None:
         "network meta update 1 site_admins '[\"mallory\"]' --format=json",
         "network meta patch insert 1 site_admins 1 mallory",
     ),
-    not_match=("site option get site_admins --format=json", "site option update blog_upload_space 200"),
-    paths=OPTION_WRITES,
+    not_match=(
+        "site option get site_admins --format=json",
+        "site option update blog_upload_space 200",
+        "option update site_admins x",  # (a site's own option of that name grants nothing)
+    ),
+    paths=NETWORK_OPTION_WRITES,
 )
 def network_administrators(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """`site_admins` is the network's super admins: writing it is `super-admin add` (a hard block)."""
     key = written_option(cmd, path)
-    if key is None or path[0] == "option" or folded(key) != "site_admins":
+    if key is None or folded(key) != "site_admins":
         return None
     return Verdict(
         B,
@@ -377,49 +437,77 @@ def network_administrators(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict
 WORDPRESS_ROLES = frozenset({"administrator", "editor", "author", "contributor", "subscriber"})
 
 
+# Only what grants nothing: a new role without capabilities, the deletion of a role WordPress did not
+# create, a capability taken from a role other than the administrators'.
+
+
+@argument_rule(
+    match=("role create Administrator Admin", "role create editor Editor"),
+    not_match=("role create approver Approver", "role create editors Editors"),
+    paths=("role create",),
+)
+def wordpress_role_name(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    args = cmd.args_after(path)
+    if not args or folded(args[0]) not in WORDPRESS_ROLES:
+        return None
+    return Verdict(
+        B,
+        "blocked.role_definitions",
+        f"WordPress標準の権限グループと紛らわしい名前（{args[0]}）の権限グループは作成できません",
+        args[0],
+    )
+
+
 @argument_rule(
     match=(
         "role create shopadmin Shop --clone=administrator",
-        "role create Administrator Admin",
-        "role delete editor",
-        "role delete shop ADMINISTRATOR",
-        "cap remove administrator manage_options",
+        "role create helper Helper --clone=subscriber",
     ),
-    not_match=("role create approver Approver", "role delete approver", "cap remove author spectate"),
-    paths=("role create", "role delete", "cap remove"),
+    not_match=("role create approver Approver", "role create helper Helper"),
+    paths=("role create",),
 )
-def role_changes(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    """Only what grants nothing: a new role without capabilities (a clone carries every right of its
-    source, and a later `user set-role` to it would read as harmless), the deletion of a role WordPress
-    did not create, a capability taken from a role other than the administrators'."""
+def cloned_role(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """A clone carries every right of its source, and a later `user set-role` to it would read as harmless."""
+    if not cmd.has_flag("clone"):
+        return None
+    return Verdict(
+        B,
+        "blocked.role_definitions",
+        "既存の権限グループを複製して作る（--clone）と、その権限がすべて付与されるため実行できません。"
+        "権限のない権限グループとして作成してください",
+        "--clone",
+    )
+
+
+@argument_rule(
+    match=("role delete editor", "role delete shop ADMINISTRATOR"),
+    not_match=("role delete approver", "role delete shop approver"),
+    paths=("role delete",),
+)
+def wordpress_role_deletion(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    core = [a for a in cmd.args_after(path) if folded(a) in WORDPRESS_ROLES]
+    if not core:
+        return None
+    return Verdict(
+        B,
+        "blocked.role_definitions",
+        f"WordPress標準の権限グループ（{core[0]}）は削除できません（そのユーザーが権限をすべて失います）",
+        core[0],
+    )
+
+
+@argument_rule(
+    match=("cap remove administrator manage_options", "cap remove Administrator edit_posts"),
+    not_match=("cap remove author spectate", "cap remove editor manage_options"),
+    paths=("cap remove",),
+)
+def administrator_capabilities(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     args = cmd.args_after(path)
-    if path == ("role", "create") and args and folded(args[0]) in WORDPRESS_ROLES:
-        return Verdict(
-            B,
-            "blocked.role_definitions",
-            f"WordPress標準の権限グループと紛らわしい名前（{args[0]}）の権限グループは作成できません",
-            args[0],
-        )
-    if path == ("role", "create") and cmd.has_flag("clone"):
-        return Verdict(
-            B,
-            "blocked.role_definitions",
-            "既存の権限グループを複製して作る（--clone）と、その権限がすべて付与されるため実行できません。"
-            "権限のない権限グループとして作成してください",
-            "--clone",
-        )
-    if path == ("role", "delete") and (core := [a for a in args if folded(a) in WORDPRESS_ROLES]):
-        return Verdict(
-            B,
-            "blocked.role_definitions",
-            f"WordPress標準の権限グループ（{core[0]}）は削除できません（そのユーザーが権限をすべて失います）",
-            core[0],
-        )
-    if path == ("cap", "remove") and args and folded(args[0]) == "administrator":
-        return Verdict(
-            B,
-            "blocked.role_definitions",
-            "管理者（administrator）から権限を外すと、サイトを管理できなくなる恐れがあるため実行できません",
-            args[0],
-        )
-    return None
+    if not args or folded(args[0]) != "administrator":
+        return None
+    return Verdict(
+        B,
+        "blocked.role_definitions",
+        "管理者（administrator）から権限を外すと、サイトを管理できなくなる恐れがあるため実行できません",
+        args[0],
+    )

@@ -12,13 +12,24 @@ from functools import cache
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking import folded, is_secret_option
 from wp_agent.policy.account_rules import (
+    account_changes,
     account_fields,
-    account_grants,
-    login_creation,
+    administrator_capabilities,
+    cloned_role,
+    default_role,
     network_administrators,
-    privileged_user_data,
-    role_changes,
+    new_login,
+    new_password_output,
+    privileged_user_meta,
+    publishing_role,
+    role_change,
     role_definitions,
+    secret_user_fields,
+    signup_activation,
+    signup_secrets,
+    site_administrator_by_email,
+    wordpress_role_deletion,
+    wordpress_role_name,
 )
 from wp_agent.policy.approval_flags import undescribed_flag
 from wp_agent.policy.categories import PolicyCategory
@@ -26,13 +37,14 @@ from wp_agent.policy.command_table import ALLOWED_COMMANDS
 from wp_agent.policy.effects.table import declared_effect, parse_example
 from wp_agent.policy.global_flags import GLOBAL_OPTIONS, execution_context, forbidden_globals
 from wp_agent.policy.identifiers import non_plain_identifier
-from wp_agent.policy.network_scope import network_wide
+from wp_agent.policy.network_scope import network_wide, site_restores
 from wp_agent.policy.option_storage_rules import placement_and_hooks, update_offers, widget_storage
 from wp_agent.policy.read_only_flags import ReadOnlyFlag, read_only_flag
-from wp_agent.policy.read_oracles import read_oracles
+from wp_agent.policy.read_oracles import read_oracles, search_replace_scope
 from wp_agent.policy.rule import ID_RANGE, OPTION_WRITES, ArgumentRule, Verdict, argument_rule, written_option
 from wp_agent.policy.source_rules import (
     MEDIA_PRIVATE_HOST_RULE,
+    every_image_regenerated,
     install_source,
     media_source,
     post_content_sources,
@@ -232,6 +244,23 @@ CONFIG_READABLE = frozenset(
 
 
 @argument_rule(
+    match=("config get table_prefix --config-file=/etc/passwd", "config path --config-file=/tmp/x.php"),
+    not_match=("config get table_prefix", "config path"),
+    paths=("config",),
+)
+def _other_config_file(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    option = next((o for o in cmd.options if o.name == "config-file"), None)
+    if option is None:
+        return None
+    return Verdict(
+        B,
+        "blocked.config_file",
+        "wp-config.php 以外のファイル（--config-file）は読み出せません",
+        option.token,
+    )
+
+
+@argument_rule(
     match=(
         "config get DB_PASSWORD",
         "config get AUTH_KEY",
@@ -240,23 +269,21 @@ CONFIG_READABLE = frozenset(
         "config is-true SENDGRID_API_KEY",
         "config get redis_server --type=variable",
         "config get DATABASE_URL",
-        "config get table_prefix --config-file=/etc/passwd",
-        "config path --config-file=/tmp/x.php",
     ),
-    not_match=("config get table_prefix", "config get WP_DEBUG", "config has WP_CACHE", "config path"),
-    paths=("config",),
+    not_match=("config get table_prefix", "config get WP_DEBUG", "config has WP_CACHE"),
+    paths=_CONFIG_READS,
 )
 def _secret_config_read(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    for option in cmd.options:
-        if option.name == "config-file":
-            return Verdict(
-                B,
-                "blocked.config_file",
-                "wp-config.php 以外のファイル（--config-file）は読み出せません",
-                option.token,
-            )
-    if path not in _CONFIG_READS:
+    name = next(iter(cmd.args_after(path)[:1]), None)
+    if name is None or name in CONFIG_READABLE:
         return None
+    return Verdict(
+        B,
+        "blocked.secret_config",
+        f"wp-config.php の「{name}」は読み出せません。読めるのは WordPress 本体の設定（WP_DEBUG・WP_HOME・"
+        "table_prefix など）だけです（プラグインなどが置く値や接続情報は認証情報を含むことがあるため）",
+        name,
+    )
     for name in cmd.args_after(path)[:1]:
         if name not in CONFIG_READABLE:
             return Verdict(
@@ -334,80 +361,107 @@ def _bulk_flags(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
 
 
 @argument_rule(
-    match=("post update 5 --post_status=trash", "comment update 3 --comment_approved=spam"),
-    not_match=("post update 5 --post_status=publish", "comment update 3 --comment_approved=1"),
-    paths=("post update", "comment update"),
+    match=("post update 5 --post_status=trash", "post update 5 --post_status=Auto-Draft"),
+    not_match=("post update 5 --post_status=publish", "post update 5 --post_title=trash"),
+    paths=("post update",),
 )
-def _hiding_statuses(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+def _post_trash_status(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """Trash by update (WordPress sanitize_key()s the status), and auto-draft, which cron deletes."""
-    if path == ("post", "update"):
-        for value in cmd.option_values("post_status"):
-            if sanitize_key(value) in TRASHING_POST_STATUSES:
-                return Verdict(
-                    D,
-                    "confirm.post.trash_status",
-                    "投稿をゴミ箱へ移動（または非表示・自動削除対象に）します。承認が必要です",
-                    f"--post_status={value}",
-                )
-    if path == ("comment", "update"):
-        for value in cmd.option_values("comment_approved"):
-            if sanitize_key(value) in {"trash", "spam"}:
-                return Verdict(
-                    D,
-                    "confirm.comment.trash_status",
-                    "コメントをゴミ箱またはスパムへ移動します。承認が必要です",
-                    f"--comment_approved={value}",
-                )
+    for value in cmd.option_values("post_status"):
+        if sanitize_key(value) in TRASHING_POST_STATUSES:
+            return Verdict(
+                D,
+                "confirm.post.trash_status",
+                "投稿をゴミ箱へ移動（または非表示・自動削除対象に）します。承認が必要です",
+                f"--post_status={value}",
+            )
     return None
 
 
 @argument_rule(
-    match=(
-        "theme install twentytwentythree --activate",
-        "plugin update akismet --version=5.0",
-        "plugin install contact-form-7 --version=5.3.1 --activate",
-        "theme install astra --version=1.0.0",
-        "plugin install akismet --version",
-    ),
-    not_match=(
-        "theme install twentytwentythree",
-        "plugin update akismet",
-        "plugin install akismet",
-    ),
-    paths=("plugin install", "theme install", "theme enable", "plugin update", "theme update"),
+    match=("comment update 3 --comment_approved=spam", "comment update 3 --comment_approved=Trash"),
+    not_match=("comment update 3 --comment_approved=1", "comment update 3 --comment_content=spam"),
+    paths=("comment update",),
 )
-def _activation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    """Theme switches, and any pinned version: an old release may be a known-vulnerable one."""
-    if path == ("plugin", "install") and cmd.has_flag("activate"):
-        return Verdict(
-            D,
-            "confirm.plugin.activate",
-            "プラグインを有効化します。有効化するとプラグイン自身のコード（有効化処理を含む）が実行され、"
-            "何が変わるかを事前に確認できないため承認が必要です",
-            "--activate",
-        )
-    if path in {("theme", "install"), ("theme", "enable")} and cmd.has_flag("activate"):
-        return Verdict(
-            D,
-            "confirm.theme.activate",
-            "テーマを有効化（切り替え）します。サイト表示に影響するため承認が必要です",
-            "--activate",
-        )
-    if path in {("plugin", "update"), ("theme", "update")} and cmd.has_flag("version"):
-        return Verdict(
-            D,
-            "confirm.extension.version",
-            "指定したバージョンへ入れ替えます（古い版への戻しを含む）。承認が必要です",
-            "--version",
-        )
-    if path in {("plugin", "install"), ("theme", "install")} and cmd.has_flag("version"):
-        return Verdict(
-            D,
-            "confirm.extension.version",
-            "最新版ではなく指定したバージョンをインストールします（脆弱性が知られた古い版の恐れがあります）。承認が必要です",
-            "--version",
-        )
+def _comment_trash_status(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """A comment moved to the trash or spam by update (the status is sanitize_key()d too)."""
+    for value in cmd.option_values("comment_approved"):
+        if sanitize_key(value) in {"trash", "spam"}:
+            return Verdict(
+                D,
+                "confirm.comment.trash_status",
+                "コメントをゴミ箱またはスパムへ移動します。承認が必要です",
+                f"--comment_approved={value}",
+            )
     return None
+
+
+# Theme switches, and any pinned version: an old release may be a known-vulnerable one.
+
+
+@argument_rule(
+    match=("plugin install contact-form-7 --version=5.3.1 --activate", "plugin install akismet --activate"),
+    not_match=("plugin install akismet", "plugin install akismet --force"),
+    paths=("plugin install",),
+)
+def _plugin_activation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    if not cmd.has_flag("activate"):
+        return None
+    return Verdict(
+        D,
+        "confirm.plugin.activate",
+        "プラグインを有効化します。有効化するとプラグイン自身のコード（有効化処理を含む）が実行され、"
+        "何が変わるかを事前に確認できないため承認が必要です",
+        "--activate",
+    )
+
+
+@argument_rule(
+    match=("theme install twentytwentythree --activate", "theme enable twentytwentythree --activate"),
+    not_match=("theme install twentytwentythree", "theme enable twentytwentythree"),
+    paths=("theme install", "theme enable"),
+)
+def _theme_activation(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    if not cmd.has_flag("activate"):
+        return None
+    return Verdict(
+        D,
+        "confirm.theme.activate",
+        "テーマを有効化（切り替え）します。サイト表示に影響するため承認が必要です",
+        "--activate",
+    )
+
+
+@argument_rule(
+    match=("plugin update akismet --version=5.0", "theme update twentytwentyone --version=1.0"),
+    not_match=("plugin update akismet", "theme update twentytwentyone --dry-run"),
+    paths=("plugin update", "theme update"),
+)
+def _pinned_update(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    if not cmd.has_flag("version"):
+        return None
+    return Verdict(
+        D,
+        "confirm.extension.version",
+        "指定したバージョンへ入れ替えます（古い版への戻しを含む）。承認が必要です",
+        "--version",
+    )
+
+
+@argument_rule(
+    match=("theme install astra --version=1.0.0", "plugin install akismet --version"),
+    not_match=("theme install astra", "plugin install akismet"),
+    paths=("plugin install", "theme install"),
+)
+def _pinned_install(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    if not cmd.has_flag("version"):
+        return None
+    return Verdict(
+        D,
+        "confirm.extension.version",
+        "最新版ではなく指定したバージョンをインストールします（脆弱性が知られた古い版の恐れがあります）。承認が必要です",
+        "--version",
+    )
 
 
 _CORE_VERSION = whole(r"\d+\.\d+(?:\.\d+)?", "7.1", "7.1.5")
@@ -529,32 +583,51 @@ ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
     execution_context,
     _all_tables,
     _search_replace,
+    search_replace_scope,
     read_oracles,
-    privileged_user_data,
+    privileged_user_meta,
+    signup_secrets,
+    secret_user_fields,
+    new_password_output,
     account_fields,
     role_definitions,
-    role_changes,
+    wordpress_role_name,
+    cloned_role,
+    wordpress_role_deletion,
+    administrator_capabilities,
     network_administrators,
     _secret_option_read,
+    _other_config_file,
     _secret_config_read,
     post_content_sources,
     install_source,
+    every_image_regenerated,
     media_source,
     server_fetches,
     server_files,
     _important_option,
-    account_grants,
-    _activation,
+    default_role,
+    publishing_role,
+    role_change,
+    account_changes,
+    _plugin_activation,
+    _theme_activation,
+    _pinned_update,
+    _pinned_install,
     _core_update_forms,
     placement_and_hooks,
     update_offers,
     widget_storage,
     _internal_post_types,
     _rendering_export,
-    _hiding_statuses,
+    _post_trash_status,
+    _comment_trash_status,
     _bulk_flags,
+    site_restores,
     network_wide,
-    login_creation,
+    site_administrator_by_email,
+    signup_activation,
+    new_login,
     declared_effect,
     undescribed_flag,
 )

@@ -610,7 +610,7 @@ HARD_BLOCKS: tuple[HardBlock, ...] = (
         "ユーザーへの個別権限の付与（user add-cap）は実行できません。権限グループ（user set-role）で設定してください",
     ),
     # What grants rights is refused; what only takes them away or adds an empty role waits (rows above,
-    # account_rules.role_changes: no --clone, no WordPress role deleted, nothing taken from administrators).
+    # account_rules: no --clone (cloned_role), no WordPress role deleted, nothing taken from administrators).
     HardBlock(
         ("role", "reset"), "blocked.role_definitions", "権限グループの初期化（role reset）は実行できません"
     ),

@@ -51,7 +51,7 @@ NETWORK_PATHS: tuple[tuple[str, ...], ...] = (
 # Flags that widen a command from this site to every site of the network.
 NETWORK_FLAGS = ("network", "activate-network")
 # Sites given back to the public or to their users: their content and logins are live again.
-_SITE_RESTORES = {
+_SITE_RESTORES: dict[tuple[str, ...], str] = {
     ("site", "activate"): "無効化されたサイトを有効に戻します",
     ("site", "unarchive"): "アーカイブされたサイトを元に戻します",
     ("site", "unspam"): "スパム指定されたサイトを元に戻します",
@@ -64,24 +64,30 @@ def is_network_command(cmd: ParsedCommand, path: tuple[str, ...]) -> bool:
 
 
 @argument_rule(
+    match=("site unarchive 3", "site public 2"),
+    not_match=("site archive 3", "site private 2"),
+    paths=_SITE_RESTORES,
+)
+def site_restores(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    return Verdict(
+        PolicyCategory.DESTRUCTIVE,
+        "confirm.network_site_state",
+        f"{_SITE_RESTORES[path]}（サイト: {', '.join(cmd.args_after(path)) or '指定なし'}）。"
+        "ネットワーク上のサイトの状態（公開・利用の可否）が変わるため、ネットワーク管理者の承認が必要です",
+        " ".join(path),
+    )
+
+
+@argument_rule(
     match=(
         "plugin activate akismet --network",
         "plugin install akismet --activate-network",
         "theme enable twentytwentyone --network",
         "transient delete x --network",
-        "site unarchive 3",
     ),
     not_match=("plugin install akismet", "theme enable twentytwentyone", "site create --slug=news"),
 )
 def network_wide(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    if path in _SITE_RESTORES:
-        return Verdict(
-            PolicyCategory.DESTRUCTIVE,
-            "confirm.network_site_state",
-            f"{_SITE_RESTORES[path]}（サイト: {', '.join(cmd.args_after(path)) or '指定なし'}）。"
-            "ネットワーク上のサイトの状態（公開・利用の可否）が変わるため、ネットワーク管理者の承認が必要です",
-            " ".join(path),
-        )
     flag = next((o for o in cmd.options if o.name in NETWORK_FLAGS), None)
     if flag is None:
         return None

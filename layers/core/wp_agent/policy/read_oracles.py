@@ -48,7 +48,21 @@ _SR_HOW = (
 )
 
 
-def _search_replace_scope(cmd: ParsedCommand) -> Verdict | None:
+@argument_rule(
+    match=(
+        "search-replace '^(?=[A-Z2-7]{16}$).{0}[A-M]' X wp_usermeta --regex --dry-run --format=count",
+        "search-replace a b wp_options --dry-run",
+        "search-replace a b wp_posts --dry-run",
+        "search-replace a b wp_posts --include-columns=post_password --dry-run",
+        "search-replace a b --dry-run",
+    ),
+    not_match=(
+        "search-replace http://a https://b wp_posts --include-columns=post_content,post_title --dry-run",
+        "search-replace 古い 新しい wp_2_posts wp_comments --include-columns=post_content,comment_content",
+    ),
+    paths=("search-replace",),
+)
+def search_replace_scope(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     regex = next((o for o in cmd.options if o.name.startswith("regex")), None)
     if regex is not None:
         return Verdict(
@@ -183,11 +197,6 @@ def _secret_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
 
 @argument_rule(
     match=(
-        "search-replace '^(?=[A-Z2-7]{16}$).{0}[A-M]' X wp_usermeta --regex --dry-run --format=count",
-        "search-replace a b wp_options --dry-run",
-        "search-replace a b wp_posts --dry-run",
-        "search-replace a b wp_posts --include-columns=post_password --dry-run",
-        "search-replace a b --dry-run",
         "post list --meta_key=_two_factor_totp_key --meta_value=A --meta_compare=LIKE --format=count",
         "post list --meta_key=views --meta_value=1 --meta_compare=REGEXP",
         "user list --meta_value=JBSWY3DPEHPK3PXP --format=count",
@@ -218,8 +227,6 @@ def _secret_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
         "site option get auth_key",
     ),
     not_match=(
-        "search-replace http://a https://b wp_posts --include-columns=post_content,post_title --dry-run",
-        "search-replace 古い 新しい wp_2_posts wp_comments --include-columns=post_content,comment_content",
         "post list --meta_key=views --meta_value=10 --format=ids",
         "post list --meta_key=_thumbnail_id --meta_compare=EXISTS --format=count",
         "user list --meta_key=nickname --meta_value=taro --meta_compare_key==",
@@ -238,8 +245,6 @@ def _secret_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     ),
 )
 def read_oracles(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    if path == ("search-replace",):
-        return _search_replace_scope(cmd)
     return (
         _meta_filters(cmd)
         or _ordering(cmd, path)

@@ -67,6 +67,8 @@ _OPTION_WRITES: dict[tuple[str, ...], int] = {
 
 # The commands that write an option (the rules about an option's key name these).
 OPTION_WRITES: frozenset[Path] = frozenset(_OPTION_WRITES)
+# Those that write the network's options (`site option`, `network meta`), not one site's.
+NETWORK_OPTION_WRITES: frozenset[Path] = frozenset(p for p in OPTION_WRITES if p[0] != "option")
 
 
 def written_option(cmd: ParsedCommand, path: tuple[str, ...]) -> str | None:

@@ -118,25 +118,32 @@ def is_public_host(host: str) -> bool:
 
 
 @argument_rule(
+    match=("media regenerate --yes", "media regenerate --only-missing"),
+    not_match=("media regenerate 7 --yes", "media regenerate 7 8 --only-missing"),
+    paths=("media regenerate",),
+)
+def every_image_regenerated(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    if [a for a in cmd.args_after(path) if DIGITS.fits(a)]:
+        return None
+    return Verdict(
+        B,
+        "blocked.heavy_operation",
+        "全画像の再生成は負荷が高いため実行できません。対象の画像IDを指定してください",
+        "media regenerate",
+    )
+
+
+@argument_rule(
     match=(
         "media import /etc/passwd",
         "media import http://127.0.0.1/x.png",
         "media import 'http://\u200b169.254.169.254/x.png'",
-        "media regenerate --yes",
+        "media import https://example.com/x.png --destination-dir=/tmp",
     ),
-    not_match=("media import https://example.com/x.png", "media regenerate 7 --yes"),
-    paths=("media regenerate", "media import"),
+    not_match=("media import https://example.com/x.png", "media import https://example.com/x.png --title=x"),
+    paths=("media import",),
 )
 def media_source(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
-    if path == ("media", "regenerate") and not [a for a in cmd.args_after(path) if DIGITS.fits(a)]:
-        return Verdict(
-            B,
-            "blocked.heavy_operation",
-            "全画像の再生成は負荷が高いため実行できません。対象の画像IDを指定してください",
-            "media regenerate",
-        )
-    if path != ("media", "import"):
-        return None
     if cmd.option_values("destination-dir") or cmd.has_flag("destination-dir"):
         return Verdict(
             B,
