@@ -289,8 +289,7 @@ class ToolCallPipeline:
             )
             if not isinstance(command, str) or not command.strip():
                 continue
-            category = self._policy.classify(command).category
-            if category not in (PolicyCategory.READ, PolicyCategory.BLOCKED):
+            if self._policy.classify(command).may_change_site:
                 changing.add(index)
         return changing
 

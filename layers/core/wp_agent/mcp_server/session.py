@@ -128,8 +128,7 @@ class McpSession:
 
     def run_command(self, command: str, reason: str) -> CallOutcome:
         """Classify and run (read/write), refuse (blocked) or hold (destructive) one command."""
-        category = self._deps.policy.classify(command).category
-        if category in (PolicyCategory.READ, PolicyCategory.BLOCKED):
+        if not self._deps.policy.classify(command).may_change_site:
             return self._run_command(command, reason)
         with self._one_change_at_a_time:
             return self._run_command(command, reason)

@@ -108,6 +108,11 @@ class PolicyDecision:
     def needs_approval(self) -> bool:
         return self.category is PolicyCategory.DESTRUCTIVE
 
+    @property
+    def may_change_site(self) -> bool:
+        """Neither a read nor refused: it runs as a change (now, or once approved)."""
+        return self.category not in (PolicyCategory.READ, PolicyCategory.BLOCKED)
+
     def check_json(self) -> dict[str, Any]:
         """The `wp-agent check --json` document; secrets in the argv and reason are masked. A write
         whose declared effect leaves something to the site lists the reads the agent runs first
