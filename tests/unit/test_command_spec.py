@@ -17,7 +17,7 @@ from wp_agent.policy.approval_summary import summaries_of
 from wp_agent.policy.command_spec import spec_of
 from wp_agent.policy.command_table import ALLOWED_COMMANDS
 from wp_agent.policy.decide import READS_FIRST, decide_steps, reads_first
-from wp_agent.policy.site_reads import SiteReads
+from wp_agent.policy.site_reads import ReadsFirst, SiteReads
 from wp_agent.policy.site_scope import SiteScope
 
 POLICY = CommandPolicy()
@@ -125,3 +125,18 @@ def test_a_row_tells_its_approval_with_its_own_summaries_in_order() -> None:
         "_spelled_out",
         "_meta_delete",
     ]
+
+
+def test_a_declared_site_read_about_no_command_does_not_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    dead = ReadsFirst(
+        "meta_spelling", "どのコマンドにも関わらない読み取り", lambda path: path == ("no", "such")
+    )
+    monkeypatch.setattr(decide_module, "READS_FIRST", (*READS_FIRST, dead))
+    with pytest.raises(ValueError, match="about no command of the table"):
+        decide_module._reads_are_about_known_commands()
+    unnamed = ReadsFirst("not_a_step", "手順にない読み取り", lambda path: path == ("post", "update"))
+    monkeypatch.setattr(decide_module, "READS_FIRST", (*READS_FIRST, unnamed))
+    with pytest.raises(ValueError, match="names no step"):
+        decide_module._reads_are_about_known_commands()
+    monkeypatch.setattr(decide_module, "READS_FIRST", READS_FIRST)
+    decide_module._reads_are_about_known_commands()

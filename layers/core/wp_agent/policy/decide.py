@@ -21,6 +21,7 @@ from typing import Any
 from wp_agent.masking import mask_argv
 from wp_agent.policy import meta_spelling, post_targets, role_targets
 from wp_agent.policy.command_policy import CommandPolicy, PolicyDecision
+from wp_agent.policy.command_table import ALLOWED_COMMANDS
 from wp_agent.policy.meta_spelling import guard_meta_spelling
 from wp_agent.policy.post_targets import guard_post_targets
 from wp_agent.policy.role_targets import guard_role_targets
@@ -49,6 +50,19 @@ READS_FIRST: tuple[ReadsFirst, ...] = (
 def reads_first(path: Path) -> tuple[ReadsFirst, ...]:
     """What deciding `path` may read of the site first."""
     return tuple(read for read in READS_FIRST if read.about(path))
+
+
+def _reads_are_about_known_commands() -> None:
+    """Checked as the table loads: each declared read is about some command of the table (a read no row
+    lists would be a step that never runs), and names a step of `decide`."""
+    for read in READS_FIRST:
+        if read.step not in STEPS_JA:
+            raise ValueError(f"the site read {read.reads_ja!r} names no step of decide: {read.step!r}")
+        if not any(read.about(path) for path in ALLOWED_COMMANDS):
+            raise ValueError(f"the site read {read.reads_ja!r} is about no command of the table")
+
+
+_reads_are_about_known_commands()
 
 
 @dataclass(frozen=True)
