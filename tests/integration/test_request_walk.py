@@ -44,7 +44,10 @@ DECIDING = frozenset(
     {
         "agent/tool_pipeline.py",
         "agent/approval_steps.py",
-        "policy/approval_summary.py",
+        *(
+            f"policy/approval_summary/{p.name}"
+            for p in (ROOT / "layers/core/wp_agent/policy/approval_summary").glob("*.py")
+        ),
         "policy/site_scope.py",
         "policy/post_targets.py",
         "policy/role_targets.py",

@@ -122,8 +122,8 @@ def test_a_row_tells_its_approval_with_its_own_summaries_in_order() -> None:
     assert post_meta.summary == "meta_delete"
     assert install.summary == "theme_switch"  # (an install without --activate is told as any install)
     assert [h.__name__ for h in summaries_of(("comment", "meta", "delete"))] == [
-        "_spelled_out",
-        "_meta_delete",
+        "spelled_out",
+        "meta_delete",
     ]
 
 

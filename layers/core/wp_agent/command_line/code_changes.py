@@ -1,6 +1,6 @@
 """The commands that change which code a site runs: the executors guard them (executors/code_guard.py:
 a health baseline, a backup, the change, a probe, back by itself when the site got worse), and an
-approval of one says so (policy/approval_summary.py). Only the words of the command decide it."""
+approval of one says so (policy/approval_summary/). Only the words of the command decide it."""
 
 from __future__ import annotations
 

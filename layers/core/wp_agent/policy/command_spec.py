@@ -76,7 +76,7 @@ def spec_of(path: tuple[str, ...]) -> CommandSpec | None:
         least_role=Role.VIEWER if reads else (LEAST_ROLE[family] if family is not None else Role.ADMIN),
         rules=tuple(rule.name.lstrip("_") for rule in rules if rule.paths is not None),
         site_reads=tuple(read.reads_ja for read in reads_first(path)),
-        summary=None if reads else summary_handler(path).lstrip("_"),
+        summary=None if reads else summary_handler(path),
         allowed_examples=effect.match if effect is not None else (),
         held_examples=tuple(e for e, v in near_misses if v.category is PolicyCategory.DESTRUCTIVE),
         refused_examples=tuple(e for e, v in near_misses if v.category is PolicyCategory.BLOCKED),

@@ -450,7 +450,7 @@ ALLOWED_COMMANDS: dict[tuple[str, ...], CommandEntry] = _table(
 
 
 # Held paths whose approval names every argument and every option of the command's own synopsis as WP-CLI
-# reads them (policy/approval_summary.py): no summary of ours explains their effect in other words, so the
+# reads them (policy/approval_summary/): no summary of ours explains their effect in other words, so the
 # person sees exactly what runs. Options outside the synopsis (WP-CLI's global ones) stay refused.
 SPELLED_OUT: frozenset[tuple[str, ...]] = frozenset(
     tuple(name.split())
