@@ -15,7 +15,7 @@ POLICY = CommandPolicy()
 
 
 def test_a_rule_naming_a_group_applies_to_its_commands_and_to_no_other() -> None:
-    [config_rule] = [r for r in ARGUMENT_RULES if r.name == "_other_config_file"]  # (paths: "config")
+    [config_rule] = [r for r in ARGUMENT_RULES if r.name == "other_config_file"]  # (paths: "config")
     assert config_rule.applies_to(("config", "get"))
     assert config_rule.applies_to(("config", "path"))
     assert not config_rule.applies_to(("option", "get"))

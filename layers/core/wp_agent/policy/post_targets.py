@@ -20,7 +20,7 @@ import dataclasses
 
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy import PolicyCategory, PolicyDecision
-from wp_agent.policy.argument_rules import INTERNAL_POST_TYPES
+from wp_agent.policy.content_rules import INTERNAL_POST_TYPES
 from wp_agent.policy.effects.content import ALL_POST_STATUSES
 from wp_agent.policy.effects.table import WRITE_EFFECTS, site_checks
 from wp_agent.policy.effects.values import AbsentPost
