@@ -25,7 +25,7 @@ from moto import mock_aws
 from tests.fakes.sshd import SshdRig, random_host_key_line
 from tests.fakes.wordpress import TestWordPress
 from wp_agent.errors import AgentErrorCode, WpAgentError
-from wp_agent.executors.port import OUTPUT_LIMIT_BYTES
+from wp_agent.executors.port import OUTPUT_LIMIT_BYTES, CommandResult, run_read
 from wp_agent.executors.ssh import SshConnectionPool, SshWpCli, close_pooled_connections
 from wp_agent.executors.ssh_keys import KeyMethod, SshCredentials, clear_secret_cache, load_ssh_credentials
 
@@ -422,6 +422,43 @@ def test_reconnects_after_the_server_dropped_the_connection(rig: SshdRig, pool: 
     time.sleep(0.5)  # now the transport has seen the hang-up
     assert wp.run(["--stub-exit=0"]).ok
     assert wp.connects == 3
+
+
+def _dropped_once_started(rig: SshdRig, log: Path, run: Any) -> Any:
+    """`run()` while the server drops every connection once the command has started (its `--stub-log`
+    says so): its result, or the error it raised."""
+
+    def drop_when_started() -> None:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and "start" not in (log.read_text() if log.exists() else ""):
+            time.sleep(0.02)
+        rig.drop_connections()
+
+    dropper = threading.Thread(target=drop_when_started)
+    dropper.start()
+    try:
+        return run()
+    except WpAgentError as exc:
+        return exc
+    finally:
+        dropper.join()
+
+
+def test_a_read_whose_connection_died_while_it_ran_runs_again_on_a_new_connection(
+    rig: SshdRig, pool: SshConnectionPool
+) -> None:
+    wp = SshWpCli(rig.settings(wp_cli_bin="wp-stub"), pool=pool)
+    first, second = (rig.scratch_dir / f"dropped-{uuid.uuid4().hex}.log" for _ in range(2))
+    lost = _dropped_once_started(rig, first, lambda: wp.run(["--stub-sleep=1", f"--stub-log={first}"]))
+    assert isinstance(lost, WpAgentError)  # a command (say, a write) is not run again
+    assert lost.details["cause"] == "connection_lost"
+    answered = _dropped_once_started(
+        rig, second, lambda: run_read(wp, ["--stub-sleep=1", f"--stub-log={second}"])
+    )
+    assert isinstance(answered, CommandResult)
+    assert answered.ok
+    assert second.read_text().count("start") == 2  # it ran again, on a new connection
+    assert first.read_text().count("start") == 1
 
 
 @pytest.mark.parametrize(("max_channels", "commands"), [(3, 8), (5, 5)])

@@ -222,7 +222,8 @@ class Ledger:
         self.emit("command_started", f"実行中: wp {record.command}", record.command)
         started = time.perf_counter()
         try:
-            outcome = outcome_fields(self._site.run(state.target_id, record.argv))
+            read = record.category is PolicyCategory.READ
+            outcome = outcome_fields(self._site.run(state.target_id, record.argv, read=read))
         except WpAgentError as exc:
             outcome = {"exit_code": None, "stdout": "", "stderr": exc.message_ja, "error_code": exc.code}
         with self._lock:

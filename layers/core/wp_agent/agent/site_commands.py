@@ -16,7 +16,7 @@ from wp_agent.agent.ports import RateLimiter
 from wp_agent.agent.session_state import CommandRecord
 from wp_agent.agent.site_facts_cache import SiteFactsCache
 from wp_agent.errors import AgentErrorCode, WpAgentError
-from wp_agent.executors.port import CommandResult, WpCli
+from wp_agent.executors.port import CommandResult, WpCli, run_read
 from wp_agent.masking import mask_command
 from wp_agent.policy import CommandPolicy, PolicyCategory
 from wp_agent.policy.site_reads import Argv, NeedsReads, SiteReads
@@ -61,9 +61,11 @@ class SiteCommands:
             return RATE_LIMIT_RULE, exc.message_ja
         return None
 
-    def run(self, target_id: str, argv: Sequence[str]) -> CommandResult:
+    def run(self, target_id: str, argv: Sequence[str], *, read: bool = False) -> CommandResult:
+        """`argv` in one of the target's slots; `read` (the policy classed it a read): run once more when
+        the connection died under it (executors/port.run_read)."""
         with self._limiter.command_slot(target_id):
-            return self._wp_cli.run(list(argv))
+            return run_read(self._wp_cli, argv) if read else self._wp_cli.run(list(argv))
 
     def read(
         self, scope: SiteScope, target_id: str, reason: str, argv: list[str]
@@ -81,7 +83,7 @@ class SiteCommands:
             "origin": SYSTEM,  # the agent's own read, not one the model asked for
         }
         try:
-            result = self.run(target_id, decision.argv)
+            result = self.run(target_id, decision.argv, read=True)
         except WpAgentError as exc:
             return None, {**fields, "success": False, "error": exc.code.value}
         audited = {"success": result.ok, "exit_code": result.exit_code, "duration_ms": result.duration_ms}

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.php_launch import PhpLaunch
+
+logger = logging.getLogger(__name__)
 
 # NFR-1.5: at most this many bytes of stdout (and separately stderr) are kept.
 OUTPUT_LIMIT_BYTES = 10 * 1024 * 1024
@@ -57,3 +61,26 @@ class ReportsPhpLaunch(Protocol):
 def first_line(text: str) -> str:
     """The first line of an output that says something (WP-CLI's error, a PHP error)."""
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+# An established connection that died under a command (before it started, or while it ran): a new
+# connection may well run it. Not a host that cannot be reached, refused the key or changed its host key.
+CONNECTION_DIED = frozenset({"exec_failed", "connection_lost"})
+
+
+def run_read(wp_cli: WpCli, argv: Sequence[str]) -> CommandResult:
+    """Run a command the caller has decided is a read; when the connection died under it, once more on
+    a new connection (a read that may have run changes nothing when it runs again — a write is never
+    retried: it may have started and its effect is not known)."""
+    try:
+        return wp_cli.run(list(argv))
+    except WpAgentError as exc:
+        if (
+            exc.code is not AgentErrorCode.SSH_CONNECTION_FAILED
+            or exc.details.get("cause") not in CONNECTION_DIED
+        ):
+            raise
+        logger.info(
+            "a read's connection died; running it once more", extra={"cause": exc.details.get("cause")}
+        )
+        return wp_cli.run(list(argv))

@@ -16,7 +16,7 @@ from wp_agent.agent.command_outcomes import SYSTEM
 from wp_agent.agent.ports import RateLimiter
 from wp_agent.agent.session_state import CommandRecord, CommandStatus
 from wp_agent.errors import WpAgentError
-from wp_agent.executors.port import CommandResult, WpCli
+from wp_agent.executors.port import CommandResult, WpCli, run_read
 from wp_agent.masking import mask_command
 from wp_agent.models.undo import UndoCapture
 from wp_agent.policy import CommandPolicy, PolicyCategory
@@ -46,7 +46,7 @@ def site_reader(
             raise CaptureError(f"状態を読み取るコマンドが許可されませんでした（{decision.rule}）")
         try:
             with limiter.command_slot(target_id):
-                result = wp_cli.run(list(decision.argv))
+                result = run_read(wp_cli, decision.argv)
         except WpAgentError as exc:
             raise CaptureError(f"状態を読み取れませんでした（{exc.code.value}）") from None
         if on_read is not None:
