@@ -370,6 +370,8 @@ def signup_secrets(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
 def secret_user_fields(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
     """A password hash or activation key named as a field of any user command (`user get <id> <field>`
     too)."""
+    if path in _USER_META_WRITES or path in _USER_META_READS or path in _SIGNUP_READS:
+        return None  # (their own rules: privileged_user_meta, signup_secrets)
     names = _named_fields(cmd)
     if path == ("user", "get"):
         names |= {folded(a) for a in cmd.args_after(path)[1:]}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import logging
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from wp_agent.media.safe_download import parse_test_hosts
 from wp_agent.policy import host_resolution
 from wp_agent.policy.argument_rules import (
     MEDIA_PRIVATE_HOST_RULE,
+    ArgumentRule,
     Verdict,
     read_only_flag,
     rules_for,
@@ -40,6 +42,8 @@ from wp_agent.policy.identifiers import (
 from wp_agent.policy.source_rules import SERVER_FETCH_PRIVATE_RULE, server_fetched
 
 __all__ = ["CommandPolicy", "PolicyCategory", "PolicyDecision"]
+
+logger = logging.getLogger(__name__)
 
 MAX_COMMAND_CHARS = 200_000
 MAX_ARGUMENTS = 200
@@ -320,7 +324,9 @@ class CommandPolicy:
     def _argument_decision(
         self, command: str, argv: tuple[str, ...], parsed: ParsedCommand, entry: CommandEntry
     ) -> PolicyDecision:
-        verdicts = [v for rule in rules_for(entry.path) if (v := rule.check(parsed, entry.path)) is not None]
+        verdicts = [
+            v for rule in rules_for(entry.path) if (v := _asked(rule, parsed, entry.path)) is not None
+        ]
         verdicts = [v for v in verdicts if not self._allowed_test_media(v)]
         if entry.category is PolicyCategory.READ and not entry.custom:
             # A built-in read stays read-only whatever its flags (e.g. verify-checksums --all).
@@ -502,3 +508,23 @@ class CommandPolicy:
         path: tuple[str, ...] = (),
     ) -> PolicyDecision:
         return PolicyDecision(command, PolicyCategory.BLOCKED, argv, reason, rule, pattern, path, None)
+
+
+RULE_FAILED = "blocked.policy_error"
+
+
+def _asked(rule: ArgumentRule, parsed: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """`rule`'s verdict; a rule that fails on a command (a fault of ours) refuses it rather than ending the
+    request that asked: the boundary fails closed, and the fault is logged to be fixed."""
+    try:
+        return rule.check(parsed, path)
+    except Exception:
+        logger.exception(
+            "an argument rule failed; the command is refused", extra={"rule": rule.name, "path": list(path)}
+        )
+        return Verdict(
+            PolicyCategory.BLOCKED,
+            RULE_FAILED,
+            "このコマンドを判定できなかったため実行しません（判定の不具合として記録しました）",
+            " ".join(path),
+        )

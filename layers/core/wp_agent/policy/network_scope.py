@@ -69,10 +69,11 @@ def is_network_command(cmd: ParsedCommand, path: tuple[str, ...]) -> bool:
     paths=_SITE_RESTORES,
 )
 def site_restores(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
+    """(`path` may be a custom command's that begins with one of these: it restores a site as well.)"""
     return Verdict(
         PolicyCategory.DESTRUCTIVE,
         "confirm.network_site_state",
-        f"{_SITE_RESTORES[path]}（サイト: {', '.join(cmd.args_after(path)) or '指定なし'}）。"
+        f"{_SITE_RESTORES[path[:2]]}（サイト: {', '.join(cmd.args_after(path)) or '指定なし'}）。"
         "ネットワーク上のサイトの状態（公開・利用の可否）が変わるため、ネットワーク管理者の承認が必要です",
         " ".join(path),
     )

@@ -149,16 +149,6 @@ def secret_config_read(cmd: ParsedCommand, path: tuple[str, ...]) -> Verdict | N
         "table_prefix など）だけです（プラグインなどが置く値や接続情報は認証情報を含むことがあるため）",
         name,
     )
-    for name in cmd.args_after(path)[:1]:
-        if name not in CONFIG_READABLE:
-            return Verdict(
-                B,
-                "blocked.secret_config",
-                f"wp-config.php の「{name}」は読み出せません。読めるのは WordPress 本体の設定（WP_DEBUG・WP_HOME・"
-                "table_prefix など）だけです（プラグインなどが置く値や接続情報は認証情報を含むことがあるため）",
-                name,
-            )
-    return None
 
 
 @argument_rule(
