@@ -14,6 +14,7 @@ from wp_agent.models.target import Role
 from wp_agent.policy import CommandPolicy
 from wp_agent.policy import decide as decide_module
 from wp_agent.policy.approval_summary import summaries_of
+from wp_agent.policy.command_policy import RULE_FAILED
 from wp_agent.policy.command_spec import spec_of
 from wp_agent.policy.command_table import ALLOWED_COMMANDS
 from wp_agent.policy.decide import READS_FIRST, decide_steps, reads_first
@@ -140,3 +141,20 @@ def test_a_declared_site_read_about_no_command_does_not_load(monkeypatch: pytest
         decide_module._reads_are_about_known_commands()
     monkeypatch.setattr(decide_module, "READS_FIRST", READS_FIRST)
     decide_module._reads_are_about_known_commands()
+
+
+def test_a_site_reading_step_that_fails_refuses_the_command(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """As a failing argument rule does: the request is not ended by a fault of ours, the command is
+    refused (and the fault logged)."""
+
+    def fails(*args: object, **kwargs: object) -> None:
+        raise KeyError("a fault of ours")
+
+    monkeypatch.setattr(decide_module, "guard_meta_spelling", fails)
+    decided = decide_module.decide(POLICY, "post meta update 10 views 99", EDITOR, lambda argv: "post")
+    assert isinstance(decided, decide_module.Decided)
+    assert decided.decision.blocked
+    assert decided.decision.rule == RULE_FAILED
+    assert any(r.levelname == "ERROR" and getattr(r, "step", None) == "meta_spelling" for r in caplog.records)

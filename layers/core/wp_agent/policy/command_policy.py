@@ -511,6 +511,7 @@ class CommandPolicy:
 
 
 RULE_FAILED = "blocked.policy_error"
+RULE_FAILED_JA = "このコマンドを判定できなかったため実行しません（判定の不具合として記録しました）"
 
 
 def _asked(rule: ArgumentRule, parsed: ParsedCommand, path: tuple[str, ...]) -> Verdict | None:
@@ -525,6 +526,6 @@ def _asked(rule: ArgumentRule, parsed: ParsedCommand, path: tuple[str, ...]) -> 
         return Verdict(
             PolicyCategory.BLOCKED,
             RULE_FAILED,
-            "このコマンドを判定できなかったため実行しません（判定の不具合として記録しました）",
+            RULE_FAILED_JA,
             " ".join(path),
         )

@@ -13,6 +13,8 @@ function reader answers at once, so it is always `Decided`.
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -20,13 +22,16 @@ from typing import Any
 
 from wp_agent.masking import mask_argv
 from wp_agent.policy import meta_spelling, post_targets, role_targets
-from wp_agent.policy.command_policy import CommandPolicy, PolicyDecision
+from wp_agent.policy.categories import PolicyCategory
+from wp_agent.policy.command_policy import RULE_FAILED, RULE_FAILED_JA, CommandPolicy, PolicyDecision
 from wp_agent.policy.command_table import ALLOWED_COMMANDS
 from wp_agent.policy.meta_spelling import guard_meta_spelling
 from wp_agent.policy.post_targets import guard_post_targets
 from wp_agent.policy.role_targets import guard_role_targets
 from wp_agent.policy.site_reads import Argv, NeedsReads, Path, ReadsFirst, SiteReads, StateReader
 from wp_agent.policy.site_scope import SiteScope, apply_site_scope
+
+logger = logging.getLogger(__name__)
 
 # The steps in their order: a name for the record (`wp-agent check --explain`) and what each does.
 STEPS_JA = {
@@ -129,10 +134,24 @@ def decide_steps(
             steps.append(Step(name, steps[-1].decision))  # (reads nothing, so decides nothing, for it)
             continue
         asked = len(site.unanswered) if isinstance(site, SiteReads) else 0
-        decision = guard(steps[-1].decision)
+        decision = _fails_closed(name, guard, steps[-1].decision)
         new = tuple(dict.fromkeys(site.unanswered[asked:])) if isinstance(site, SiteReads) else ()
         steps.append(Step(name, decision, new))
     return steps
+
+
+def _fails_closed(
+    name: str, guard: Callable[[PolicyDecision], PolicyDecision], decision: PolicyDecision
+) -> PolicyDecision:
+    """The step's decision; a step that fails on a command (a fault of ours) refuses it rather than ending
+    the request, as a failing argument rule does (command_policy.RULE_FAILED), and the fault is logged."""
+    try:
+        return guard(decision)
+    except Exception:
+        logger.exception("a deciding step failed; the command is refused", extra={"step": name})
+        return dataclasses.replace(
+            decision, category=PolicyCategory.BLOCKED, rule=RULE_FAILED, reason_ja=RULE_FAILED_JA
+        )
 
 
 def explained(policy: CommandPolicy, command: str, scope: SiteScope) -> list[dict[str, Any]]:
