@@ -39,6 +39,7 @@ from wp_agent.policy.identifiers import (
     non_plain_flag_name,
     non_plain_flag_verdict,
 )
+from wp_agent.policy.rule import strictest
 from wp_agent.policy.source_rules import SERVER_FETCH_PRIVATE_RULE, server_fetched
 
 __all__ = ["CommandPolicy", "PolicyCategory", "PolicyDecision"]
@@ -331,7 +332,7 @@ class CommandPolicy:
         if entry.category is PolicyCategory.READ and not entry.custom:
             # A built-in read stays read-only whatever its flags (e.g. verify-checksums --all).
             verdicts = [v for v in verdicts if v.category is PolicyCategory.BLOCKED]
-        strongest: Verdict | None = max(verdicts, key=lambda v: v.category.rank, default=None)
+        strongest = strictest(verdicts)
         if strongest is not None and strongest.category is PolicyCategory.BLOCKED:
             return self._block(
                 command, strongest.rule, strongest.reason_ja, strongest.pattern, argv, entry.path

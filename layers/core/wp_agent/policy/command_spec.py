@@ -24,7 +24,7 @@ from wp_agent.policy.command_table import ALLOWED_COMMANDS, NEWER_THAN_PINNED
 from wp_agent.policy.decide import reads_first
 from wp_agent.policy.effects.table import WRITE_EFFECTS, parse_example
 from wp_agent.policy.roles import LEAST_ROLE, family_of
-from wp_agent.policy.rule import Verdict
+from wp_agent.policy.rule import Verdict, strictest
 
 
 @dataclass(frozen=True)
@@ -95,9 +95,9 @@ def _near_misses(path: tuple[str, ...]) -> list[tuple[str, Verdict]]:
     found = []
     for example in dict.fromkeys(examples):
         parsed = parse_example(example)
-        verdicts = [rule(parsed, path) for rule in rules_for(path)]
-        verdicts.append(effect.judge(parsed, path) if effect is not None else None)
-        strictest = max((v for v in verdicts if v is not None), key=lambda v: v.category.rank, default=None)
-        if strictest is not None:  # (every one has one: checked as the table loads)
-            found.append((example, strictest))
+        verdict = strictest(
+            rule(parsed, path) for rule in rules_for(path)
+        )  # (its declaration: declared_effect)
+        if verdict is not None:  # (every one has one: checked as the table loads)
+            found.append((example, verdict))
     return found

@@ -32,6 +32,12 @@ class Verdict:
 RuleCheck = Callable[[ParsedCommand, tuple[str, ...]], Verdict | None]
 
 
+def strictest(verdicts: Iterable[Verdict | None]) -> Verdict | None:
+    """The strictest of the verdicts given (a refusal over an approval), the first among equals; None
+    when none was given: how the policy combines what its rules and declarations say."""
+    return max((v for v in verdicts if v is not None), key=lambda v: v.category.rank, default=None)
+
+
 Path = tuple[str, ...]
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.effects.values import SiteCheck, ValueCheck
-from wp_agent.policy.rule import Verdict
+from wp_agent.policy.rule import Verdict, strictest
 
 D = PolicyCategory.DESTRUCTIVE
 B = PolicyCategory.BLOCKED
@@ -182,7 +182,7 @@ class Effect:
         verdicts.append(self._judge_args(cmd.args_after(path)))
         if self.refine is not None:
             verdicts.append(self.refine(cmd, path))
-        return max((v for v in verdicts if v is not None), key=lambda v: v.category.rank, default=None)
+        return strictest(verdicts)
 
     def _judge_flag(self, name: str, value: str | None, token: str) -> Verdict | None:
         if name in GLOBAL_FLAGS:
