@@ -176,7 +176,7 @@ def test_scheduled_article_with_everything(
     assert output.data.post_url == f"https://example.test/?p={post_id}"
     assert output.data.edit_url == f"https://example.test/wp-admin/post.php?post={post_id}&action=edit"
     executed = [e for e in audit.events if e.type is AuditEventType.COMMAND_EXECUTED]
-    assert len(executed) == 13  # 12 steps and the terms read back
+    assert len(executed) == 15  # 12 steps, the terms read back, both taxonomies looked at again (new terms)
     assert all(e.success and e.user_id == "argo" and e.target_id == "vps-1" for e in executed)
 
 

@@ -93,6 +93,58 @@ def test_both_create_the_same_new_tag_and_both_articles_keep_it(
     assert len(tag_rows(rig_site)) == 1  # created once; the other call used it
 
 
+def test_when_wordpress_keeps_both_copies_of_the_tag_both_articles_settle_on_the_older(
+    real: SshWpCli, rig_site: TestWordPress
+) -> None:
+    """The interleaving WordPress's own duplicate check misses: the first call's term row is written, the
+    second call creates the same tag (seeing no taxonomy row for the first, it finds nothing alike and
+    gets a newer ID), and only then is the first call's taxonomy row written. Both copies stay; the first
+    call's half is played with SQL (a PHP process paused between its two inserts), the second is the real
+    `term create`."""
+    both_listed = threading.Barrier(2, timeout=WAIT_SECONDS)
+    first_row_written, second_created = threading.Event(), threading.Event()
+    slug = rig_site.wp("eval", f"echo sanitize_title({TAG!r});").stdout.strip()
+    ids: dict[str, int] = {}
+
+    def choreography(name: str) -> Callable[[list[str]], CommandResult | None]:
+        def before(argv: list[str]) -> CommandResult | None:
+            if not (starts(argv, "term", "create", "post_tag") and TAG in argv):
+                return None
+            both_listed.wait()
+            if name == "second":
+                assert first_row_written.wait(WAIT_SECONDS)
+                answer = real.run(argv)
+                ids[name] = int(answer.stdout.split()[-1])
+                second_created.set()
+                return answer
+            rows = rig_site.sql(
+                f"INSERT INTO wp_terms (name, slug, term_group) VALUES ('{TAG}', '{slug}', 0); "
+                "SELECT LAST_INSERT_ID();"
+            )
+            ids[name] = int(rows[-1][0])
+            first_row_written.set()
+            assert second_created.wait(WAIT_SECONDS)
+            rig_site.sql(
+                "INSERT INTO wp_term_taxonomy (term_id, taxonomy, description, parent, count) "
+                f"VALUES ({ids[name]}, 'post_tag', '', 0, 0);"
+            )
+            return CommandResult(stdout=f"{ids[name]}\n", stderr="", exit_code=0, duration_ms=1)
+
+        return before
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        first = pool.submit(publish, Choreographed(real, choreography("first")), "一本目")
+        second = pool.submit(publish, Choreographed(real, choreography("second")), "二本目")
+        outputs = [first.result(), second.result()]
+
+    assert ids["first"] < ids["second"]  # the race happened: two copies of the tag were made
+    assert all(output.success for output in outputs), outputs
+    for output in outputs:
+        assert output.data is not None
+        assert tags_of(rig_site, output.data.post_id) == {TAG, "共通"}
+    assert [row["term_id"] for row in tag_rows(rig_site)] == [ids["first"]]  # the newer copy was removed
+
+
 def test_a_failed_publish_keeps_the_tag_another_article_uses(real: SshWpCli, rig_site: TestWordPress) -> None:
     both_listed = threading.Barrier(2, timeout=WAIT_SECONDS)
     first_created = threading.Event()

@@ -169,6 +169,9 @@ def test_full_article_command_sequence(site: TestWordPress, wp: RecordingWpCli) 
         f"post term set {post_id} category {term_id} {_term_id(site, 'category', 'wordpress')} --by=id",
         f"post term set {post_id} post_tag {_term_id(site, 'post_tag', 'generative-ai')} {term_id + 1} --by=id",
         f"post term list {post_id} category post_tag --fields=term_id --format=ids",  # read back
+        # It created terms: another publish at the same time may have created them too (the oldest is kept).
+        "term list category --fields=term_id,name,slug --format=json",
+        "term list post_tag --fields=term_id,name,slug --format=json",
         f"post update {post_id} --post_status=future --post_date=2030-11-23 09:00:00 "
         "--post_date_gmt=2030-11-23 00:00:00",
         f"post get {post_id} --fields=post_status,url --format=json",

@@ -135,6 +135,10 @@ def test_term_matching_rules() -> None:
     assert found("post_tag", "生成ai") == 10  # case-insensitive, like MySQL's collation
     assert found("post_tag", "generative-ai") == 10
     assert slug_key(" Hello  World ") == "hello-world"
+    # Two copies made by publishes at the same time: every caller picks the older, whatever the order.
+    copies = [SiteTerm(31, "同時", "same"), SiteTerm(30, "同時", "same"), *terms]
+    assert find_term(WantedTerm("post_tag", "同時"), copies) == copies[1]
+    assert find_term(WantedTerm("category", "same"), copies) == copies[1]
     assert [t.label for t in wanted_terms("post_tag", ["AI", "ai", "Ai 活用", "ai-活用"])] == [
         "AI",
         "Ai 活用",

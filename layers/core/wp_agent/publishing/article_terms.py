@@ -1,23 +1,32 @@
 """The article's categories and tags on the site, safe against other publishes running at the same time.
 
-Two publishes with the same new tag both see it missing and both create it; WordPress refuses the
-second (`term_exists`). That refusal is an answer, not a failure: the term someone else just made is
-used, and it is not this call's (a clean-up never removes it). After the terms are set they are read
-back from the post, and set once more should one have vanished meanwhile (another call's clean-up), so
-a publish that reports success has every term it was asked for. A clean-up removes a term only if this
-call created it and no other post uses it.
+Two publishes with the same new tag both see it missing and both create it. WordPress usually refuses
+the second (`term_exists`) or, finding the other's row right after inserting its own, hands back the
+older term; that answer is used, and a term someone else made is never this call's to remove. But when
+the older term's rows are not yet all written as the newer one checks, both stay: so a call that created
+a term reads the taxonomy once more after setting it, and where an older term alike now exists, moves its
+post to that one and removes its own copy if no other post uses it — every caller settles on the oldest.
+After the terms are set they are read back from the post, and set once more should one have vanished
+meanwhile (another call's clean-up), so a publish that reports success has every term it was asked for.
+A clean-up removes a term only if this call created it and no other post uses it.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Collection, Sequence
 
 from wp_agent.publishing import commands
-from wp_agent.publishing.outcome import PublishErrorCode, Resource
+from wp_agent.publishing.outcome import CleanupOutcome, PublishErrorCode, Resource
 from wp_agent.publishing.steps import PublishRun, StepError, StepRunner, ids_of, porcelain_id
 from wp_agent.publishing.terms import SiteTerm, Taxonomy, WantedTerm, find_term, parse_term_list
 
+logger = logging.getLogger(__name__)
+
 _NOUN_JA = {"category": "カテゴリ", "post_tag": "タグ"}
+# Set, read back, look again: a term that vanished is found or made anew, a copy gives way to an older
+# one alike; each round is one more chance for the calls running at the same time to settle.
+_SETTLING_ROUNDS = 3
 
 
 class ArticleTerms:
@@ -39,22 +48,58 @@ class ArticleTerms:
         wanted: Sequence[WantedTerm],
         known: dict[WantedTerm, SiteTerm | None],
     ) -> None:
-        """Create the missing terms, set exactly the wanted ones on the post, and check they are there."""
+        """Create the missing terms, set exactly the wanted ones on the post, read them back, and settle
+        on the oldest of alike terms where this call created one (module docstring)."""
         if not wanted:
             return
         term_ids = self._ids(run, wanted, known)
-        self._set(run, post_id, wanted, term_ids)
-        if not self._missing_on(run, post_id, term_ids):
-            return
-        # A term vanished between setting and reading (another call removed it): once more, afresh.
-        fresh = {
-            term: find_term(term, self._list(run, term.taxonomy, "カテゴリ・タグの再確認")) for term in wanted
-        }
-        term_ids = self._ids(run, wanted, fresh)
-        self._set(run, post_id, wanted, term_ids)
-        if missing := self._missing_on(run, post_id, term_ids):
-            names = "、".join(f"{_NOUN_JA[term.taxonomy]}「{term.label}」" for term in missing)
+        replaced: list[Resource] = []
+        for _ in range(_SETTLING_ROUNDS):
+            self._set(run, post_id, wanted, term_ids)
+            missing = self._missing_on(run, post_id, term_ids)
+            unsettled = [term for term in wanted if term in missing or self._created(run, term, term_ids)]
+            if not unsettled:
+                break
+            # A term vanished (another call removed it) or this call made one another call may have made
+            # too: which term is it now?
+            listed = {
+                taxonomy: self._list(run, taxonomy, "カテゴリ・タグの再確認")
+                for taxonomy in _taxonomies(unsettled)
+            }
+            fresh = self._ids(run, unsettled, {t: find_term(t, listed[t.taxonomy]) for t in unsettled})
+            moved = {term: term_id for term, term_id in fresh.items() if term_id != term_ids[term]}
+            if not missing and not moved:
+                break
+            # This call's own copy, still on the site, gives way to the older one alike (WordPress may
+            # already have set that one instead: `post term set` finds a term by its slug, oldest first).
+            still_listed = {(t, site.term_id) for t, terms in listed.items() for site in terms}
+            replaced += [
+                own
+                for term in moved
+                if (own := self._created(run, term, term_ids)) and (own.kind, own.object_id) in still_listed
+            ]
+            term_ids.update(moved)
+        else:
+            names = "、".join(f"{_NOUN_JA[term.taxonomy]}「{term.label}」" for term in missing or moved)
             raise StepError(PublishErrorCode.PUBLISH_FAILED, f"{names}を投稿に設定できませんでした")
+        for duplicate in replaced:
+            self._remove_duplicate(run, duplicate)
+
+    def remove_created(
+        self, run: PublishRun, resource: Resource, ignoring: Collection[int]
+    ) -> CleanupOutcome:
+        """Delete a term this call created, unless a post (apart from `ignoring`) uses it now."""
+        users = self.users(run, resource, ignoring=ignoring)
+        if users is None:
+            return "remaining"
+        if users:
+            return "kept"
+        argv = commands.term_delete_argv(resource.kind, resource.object_id)
+        try:
+            result = self._steps.run(run, argv, f"作成途中の{resource.describe_ja()}の削除", cleanup=True)
+        except StepError:
+            return "remaining"
+        return "removed" if f"Deleted {resource.kind} {resource.object_id}." in result.stdout else "remaining"
 
     def users(self, run: PublishRun, resource: Resource, ignoring: Collection[int]) -> list[int] | None:
         """The posts (any type, any status but trash) that use the term, apart from `ignoring`; None
@@ -88,6 +133,25 @@ class ArticleTerms:
                 run,
                 commands.post_term_set_argv(post_id, taxonomy, chosen),
                 "カテゴリの設定" if taxonomy == "category" else "タグの設定",
+            )
+
+    def _created(self, run: PublishRun, term: WantedTerm, ids: dict[WantedTerm, int]) -> Resource | None:
+        """This call's record of the term it set for `term`, when this call created that term."""
+        return next((r for r in run.created if (r.kind, r.object_id) == (term.taxonomy, ids[term])), None)
+
+    def _remove_duplicate(self, run: PublishRun, duplicate: Resource) -> None:
+        """The post moved to an older term alike; this call's own copy goes, unless someone uses it now."""
+        outcome = self.remove_created(run, duplicate, ignoring=())
+        if outcome == "removed":
+            run.created.remove(duplicate)
+        else:
+            logger.warning(
+                "duplicate term left on the site",
+                extra={
+                    "session_id": run.session_id,
+                    "term": f"{duplicate.kind}:{duplicate.object_id}",
+                    "outcome": outcome,
+                },
             )
 
     def _missing_on(self, run: PublishRun, post_id: int, ids: dict[WantedTerm, int]) -> list[WantedTerm]:

@@ -47,6 +47,10 @@ def term_list_argv(taxonomy: Taxonomy) -> list[str]:
     return ["term", "list", taxonomy, "--fields=term_id,name,slug", "--format=json"]
 
 
+def term_delete_argv(taxonomy: str, term_id: int) -> list[str]:
+    return ["term", "delete", taxonomy, str(term_id)]
+
+
 def post_term_set_argv(post_id: int, taxonomy: Taxonomy, ids: Sequence[str]) -> list[str]:
     return ["post", "term", "set", str(post_id), taxonomy, *ids, "--by=id"]
 

@@ -44,12 +44,18 @@ class Resource:
         return f"{text}（{self.label}）" if self.label else text
 
 
+CleanupOutcome = Literal["removed", "kept", "remaining"]
+
+
 @dataclass
 class CleanupReport:
     removed: list[Resource] = field(default_factory=list)
     remaining: list[Resource] = field(default_factory=list)
     kept: list[Resource] = field(default_factory=list)  # created here, but another post uses it now
     unconfirmed: list[str] = field(default_factory=list)  # Japanese notes on what may exist
+
+    def add(self, outcome: CleanupOutcome, resource: Resource) -> None:
+        {"removed": self.removed, "kept": self.kept, "remaining": self.remaining}[outcome].append(resource)
 
     @property
     def complete(self) -> bool:

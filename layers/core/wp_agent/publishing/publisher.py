@@ -8,7 +8,8 @@ Order (reads first; the post stays a draft until everything else has succeeded):
     media import <url> --post_id=<id> --featured_image         the riskiest step (a download), on a draft
     term create …                                               missing categories / tags
     post term set <id> category|post_tag <ids> --by=id          exact terms, by ID
-    post term list <id> category post_tag --format=ids          the terms read back (set again once)
+    post term list <id> category post_tag --format=ids          the terms read back (set again if gone)
+    term list category|post_tag --format=json                 where it created one: an older alike?
     post update <id> --post_status=publish|future               the only step that makes it public
     post get <id> --fields=post_status,url --format=json        permalink, and a check of the status
 
@@ -370,30 +371,18 @@ class ArticlePublisher:
                 continue
             if resource.kind in ("post_tag", "category"):
                 # Another publish may have found the new term meanwhile and set it on its post.
-                users = self._terms.users(run, resource, ignoring=own_posts)
-                if users is None:
-                    report.remaining.append(resource)
-                    continue
-                if users:
-                    report.kept.append(resource)
-                    continue
-            if self._delete(run, resource):
-                report.removed.append(resource)
+                report.add(self._terms.remove_created(run, resource, ignoring=own_posts), resource)
             else:
-                report.remaining.append(resource)
+                report.add("removed" if self._delete(run, resource) else "remaining", resource)
         return report
 
     def _delete(self, run: PublishRun, resource: Resource) -> bool:
-        if resource.kind in ("post", "attachment"):
-            argv = ["post", "delete", str(resource.object_id), "--force"]
-            expected = f"Deleted post {resource.object_id}."
-        else:
-            argv = ["term", "delete", resource.kind, str(resource.object_id)]
-            expected = f"Deleted {resource.kind} {resource.object_id}."
+        """A post or attachment this call created."""
+        argv = ["post", "delete", str(resource.object_id), "--force"]
         try:
             result = self._steps.run(run, argv, f"作成途中の{resource.describe_ja()}の削除", cleanup=True)
         except StepError:
             return False
-        return expected in result.stdout
+        return f"Deleted post {resource.object_id}." in result.stdout
 
     # -- running one command --------------------------------------------------------------------

@@ -54,11 +54,19 @@ def find_term(wanted: WantedTerm, terms: Iterable[SiteTerm]) -> SiteTerm | None:
     Names compare case-insensitively, as MySQL's default collation does for `term_exists()`.
     """
     candidates = list(terms)
-    by_slug = next((t for t in candidates if slug_key(t.slug) == wanted.key), None)
-    by_name = next((t for t in candidates if t.name.casefold() == wanted.label.casefold()), None)
+    # Of several alike (two publishes at once can each create the term), the oldest: every caller
+    # settles on the same one.
+    by_slug = min((t for t in candidates if slug_key(t.slug) == wanted.key), key=_age, default=None)
+    by_name = min(
+        (t for t in candidates if t.name.casefold() == wanted.label.casefold()), key=_age, default=None
+    )
     if wanted.taxonomy == "category":
         return by_slug or by_name
     return by_name or by_slug
+
+
+def _age(term: SiteTerm) -> int:
+    return term.term_id
 
 
 def wanted_terms(taxonomy: Taxonomy, labels: Sequence[str] | None) -> list[WantedTerm]:
