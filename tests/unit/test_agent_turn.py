@@ -15,7 +15,7 @@ from tests.fakes.agent_doubles import (
     text_reply,
     tool_reply,
 )
-from wp_agent.agent import site_facts
+from wp_agent.agent import approval_steps, site_facts
 from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.lifecycle import new_session
 from wp_agent.agent.ports import (
@@ -27,15 +27,17 @@ from wp_agent.agent.ports import (
     NoApprovals,
 )
 from wp_agent.agent.runner import AgentRunner
-from wp_agent.agent.session_state import ApprovalStatus, CommandStatus, SessionStatus
+from wp_agent.agent.session_state import ApprovalStatus, CommandRecord, CommandStatus, SessionStatus
 from wp_agent.agent.tool_results import NOT_ON_THIS_WP_CLI_JA
 from wp_agent.agent.turn import AgentTurn
 from wp_agent.config import CliSettings
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.executors.port import CommandResult
 from wp_agent.models.agent_io import AgentInput
+from wp_agent.models.run_status import RunStatus
 from wp_agent.models.workflow import Route
-from wp_agent.policy import CommandPolicy, PolicyCategory
+from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision, approval_summary
+from wp_agent.policy.command_policy import RULE_FAILED
 
 
 def audit_of(deps: AgentDeps) -> MemoryAuditLog:
@@ -652,3 +654,94 @@ def test_a_command_the_sites_wp_cli_lacks_is_said_so_plainly() -> None:
     model = ScriptedModel([tool_reply("post list --format=json"), text_reply("ありません")])
     run(make_deps(model, wp))
     assert NOT_ON_THIS_WP_CLI_JA not in model.last_tool_results()[0]["content"]
+
+
+# --------------------------------------------------------------------------------- an approval text that fails
+
+
+def summaries_failing_for(monkeypatch: pytest.MonkeyPatch, *commands: str, after: int = 0) -> list[str]:
+    """The approval summary raises (a fault of ours) for these commands — from its `after`+1-th call on
+    each — as a bug in one summary would; the commands it was asked about, in order."""
+    real = approval_summary.describe
+    asked: list[str] = []
+
+    def describe(decision: PolicyDecision, site: Any = None) -> tuple[str, str]:
+        command = " ".join(decision.argv)
+        asked.append(command)
+        if command in commands and asked.count(command) > after:
+            raise KeyError("a summary's own mistake")
+        return real(decision, site)
+
+    monkeypatch.setattr(approval_steps, "describe", describe)
+    return asked
+
+
+def test_a_held_command_whose_approval_text_fails_is_refused_and_the_rest_goes_on(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A fault in one approval summary refuses that command (policy_error), as a failing rule does: the
+    person is never shown a text not computed from it, and the request does not end with it."""
+    summaries_failing_for(monkeypatch, "post delete 45")
+    wp = RecordingWpCli(handler=published_posts)
+    model = ScriptedModel(
+        [tool_reply("post get 46", "post delete 45", "post delete 46"), text_reply("一部だけ実行しました")]
+    )
+    deps = make_deps(model, wp)
+    with caplog.at_level("ERROR"):
+        output = run(deps, approvals=AutoApprove("owner"))
+    assert output.success
+    assert wp.changes() == [["post", "delete", "46"]]  # the other held command was asked and ran
+    blocked = [e for e in audit_of(deps).events if e.type is AuditEventType.COMMAND_BLOCKED]
+    assert [(e.command, e.rule) for e in blocked] == [("post delete 45", RULE_FAILED)]
+    refused = [b for b in model.last_tool_results() if approval_steps.UNWORDED_JA in str(b["content"])]
+    assert [b.get("is_error") for b in refused] == [True]
+    asked = [e for e in audit_of(deps).events if e.type is AuditEventType.APPROVAL_REQUESTED]
+    assert [e.command for e in asked] == ["post delete 46"]
+    assert any(r.message == "approval summary failed" for r in caplog.records)
+
+
+def test_an_approval_text_that_fails_when_read_again_runs_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked = summaries_failing_for(monkeypatch, "post delete 45", after=1)
+    wp = RecordingWpCli(handler=published_posts)
+    deps = make_deps(ScriptedModel([tool_reply("post delete 45"), text_reply("できませんでした")]), wp)
+    output = run(deps, approvals=AutoApprove("owner"))
+    assert asked == ["post delete 45", "post delete 45"]  # held, then read again once approved
+    assert wp.changes() == []
+    blocked = [e for e in audit_of(deps).events if e.type is AuditEventType.COMMAND_BLOCKED]
+    assert [(e.command, e.rule, e.policy_reason) for e in blocked] == [
+        ("post delete 45", RULE_FAILED, approval_steps.UNWORDED_JA)
+    ]
+    assert output.run_status is RunStatus.FAILED  # its one command was refused: the model was told
+    assert output.response == "できませんでした"
+
+
+def test_one_change_is_refused_whole_when_part_of_its_approval_text_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An undo (or a fleet site's plan) is one change: when one of its held commands cannot be worded,
+    none of it is asked about — approving the rest would run half of it."""
+    summaries_failing_for(monkeypatch, "post delete 45")
+    deps = make_deps(ScriptedModel([]), RecordingWpCli(handler=published_posts))
+    turn = AgentTurn(deps)
+    state = new_session(AgentInput(message="元に戻す"), session_id="s1", user_id="u", target_id="t")
+    state.reverts_run_id = "run_1"
+    held = [
+        CommandRecord(tool_use_id=f"toolu_{i}", command=f"post delete {i}", argv=["post", "delete", str(i)],
+                      category=PolicyCategory.DESTRUCTIVE, rule="confirm.post.delete", policy_reason="削除",
+                      status=CommandStatus.QUEUED, iteration=1)
+        for i in (45, 46)
+    ]  # fmt: skip
+    state.commands += held
+    results: dict[str, dict[str, Any]] = {}
+    turn._approvals.hold(state, list(held), results)
+    assert state.pending_approval is None  # nothing asked
+    assert [(r.status, r.rule, r.policy_reason) for r in held] == [
+        (CommandStatus.BLOCKED, RULE_FAILED, approval_steps.UNWORDED_JA),
+        (CommandStatus.BLOCKED, RULE_FAILED, approval_steps.PART_UNWORDED_JA),
+    ]
+    assert set(results) == {"toolu_45", "toolu_46"}
+    state.reverts_run_id = None  # a model's own run: only the command that failed is refused
+    for record in held:
+        record.status = CommandStatus.QUEUED
+    turn._approvals.hold(state, list(held), results)
+    assert [r.status for r in held] == [CommandStatus.BLOCKED, CommandStatus.HELD]

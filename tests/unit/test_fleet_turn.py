@@ -7,7 +7,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from tests.fakes.agent_doubles import RecordingWpCli, ScriptedModel, make_deps, text_reply
+from wp_agent.agent import approval_steps
 from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.model_client import ModelReply
 from wp_agent.agent.ports import AgentDeps, MemoryAuditLog, NoApprovals
@@ -19,6 +22,8 @@ from wp_agent.fleet.opening import FleetRunOpening, PlannedOpenings
 from wp_agent.fleet.runs import SiteAccess
 from wp_agent.models.fleet import FleetStep
 from wp_agent.models.target import Role
+from wp_agent.policy import PolicyDecision, approval_summary
+from wp_agent.policy.command_policy import RULE_FAILED
 
 ADMIN = SiteAccess(role=Role.ADMIN)
 
@@ -173,3 +178,32 @@ def test_a_follow_up_message_in_a_sites_session_is_a_run_of_its_own_not_the_plan
     assert state.fleet is None
     assert state.pending_approval is not None  # no fleet approval covers it now: it waits for its own
     assert sum(1 for c in wp.calls if c[:2] == ["post", "delete"]) == 1  # only the fleet run's
+
+
+def test_a_step_whose_approval_text_fails_is_neither_planned_nor_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fault in an approval summary: on the canary the step is not planned (the model is told); on a
+    site whose plan was approved, that site runs nothing of it and is not asked either."""
+    real = approval_summary.describe
+    failing = {"on": False}
+
+    def describe(decision: PolicyDecision, site: Any = None) -> tuple[str, str]:
+        if failing["on"] and decision.argv[:2] == ("post", "delete"):
+            raise KeyError("a summary's own mistake")
+        return real(decision, site)
+
+    monkeypatch.setattr(approval_steps, "describe", describe)
+    canary = _plan(site_with_post(45), plan_reply(("post delete {post}", {"post": LOOKUP})))
+    assert canary.fleet is not None
+    assert len(canary.fleet.steps) == 1
+    failing["on"] = True
+    unplanned = _plan(site_with_post(45), plan_reply(("post delete {post}", {"post": LOOKUP})))
+    assert unplanned.fleet is not None
+    assert unplanned.fleet.steps == []
+    assert approval_steps.UNWORDED_JA in json.dumps(unplanned.messages, ensure_ascii=False)
+    wp = site_with_post(77)
+    state, deps = _apply(wp, canary.fleet.steps)
+    assert ["post", "delete", "77"] not in wp.calls
+    assert state.pending_approval is None
+    assert isinstance(deps.audit, MemoryAuditLog)
+    blocked = [e for e in deps.audit.events if e.type is AuditEventType.COMMAND_BLOCKED]
+    assert [(e.command, e.rule) for e in blocked] == [("post delete 77", RULE_FAILED)]

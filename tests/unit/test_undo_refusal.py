@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import pytest
+
 from wp_agent.agent.session_state import CommandRecord, CommandStatus
-from wp_agent.models.undo import EntityRef, UndoCapture, UndoItem
-from wp_agent.policy import PolicyCategory
-from wp_agent.undo.revert_run import NothingToUndo, nothing_to_undo, standing_undo, undo_completed
+from wp_agent.errors import AgentErrorCode, WpAgentError
+from wp_agent.models.undo import EntityRef, PlanStep, UndoCapture, UndoItem
+from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
+from wp_agent.policy.command_policy import RULE_FAILED
+from wp_agent.undo import revert_run
+from wp_agent.undo.revert_run import (
+    NothingToUndo,
+    RevertRun,
+    nothing_to_undo,
+    standing_undo,
+    undo_completed,
+)
 
 TITLE = EntityRef(kind="post", key=["45"], parts=["fields"])
 
@@ -100,3 +111,25 @@ def test_a_failed_undo_leaves_the_run_undoable() -> None:
     failed = [record("run_u", exit_code=1)]
     reverts: dict[str, str | None] = {"run_a": None, "run_u": "run_a"}
     assert standing_undo("run_a", reverts, [record("run_a", capture=revertible()), *failed]) is None
+
+
+def test_an_undo_step_whose_approval_text_fails_refuses_the_whole_undo(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As a blocked step does: nothing of the undo runs, and the request ends with a refusal, not a fault."""
+
+    def failing(decision: PolicyDecision, site: object = None) -> tuple[str, str]:
+        raise KeyError("a summary's own mistake")
+
+    monkeypatch.setattr(revert_run, "describe", failing)
+    step = PlanStep(argv=["post", "delete", "45", "--force"], restores_ja="投稿 ID 45 を作成前に戻す")
+    decision = CommandPolicy().classify_argv(step.argv)
+    assert decision.needs_approval
+    with pytest.raises(WpAgentError) as refused:
+        RevertRun._described(step, decision)
+    assert refused.value.code is AgentErrorCode.COMMAND_BLOCKED
+    assert refused.value.details["rule"] == RULE_FAILED
+    assert "承認内容" in refused.value.message_ja
+    monkeypatch.undo()
+    summary, _impact = RevertRun._described(step, decision)
+    assert "45" in summary

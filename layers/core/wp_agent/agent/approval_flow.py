@@ -5,6 +5,8 @@ deciding modules (approval_steps, approval_protocol); every session change goes 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from wp_agent.agent import approval_protocol, approval_steps
 from wp_agent.agent.audit_events import AuditEventType
 from wp_agent.agent.ledger import Ledger, Results
@@ -22,6 +24,7 @@ from wp_agent.agent.tool_pipeline import Planned
 from wp_agent.agent.tool_results import last_tool_use_ids, tool_result
 from wp_agent.models.fleet import FleetStep
 from wp_agent.policy import PolicyCategory
+from wp_agent.policy.command_policy import RULE_FAILED
 from wp_agent.policy.fleet_plan import as_template, step_index
 from wp_agent.telemetry import APPROVALS_REQUESTED_TOTAL
 
@@ -47,8 +50,13 @@ class ApprovalFlow:
         for record in [r for r in held if not ledger.within_quota(state, r)]:
             held.remove(record)
             results[record.tool_use_id] = ledger.result_for(record)
+        items = {record.tool_use_id: self._item(state, record) for record in held}
+        for record in self._refuse_unworded(state, held, items):
+            held.remove(record)
+            results[record.tool_use_id] = ledger.result_for(record)
         if held:
-            self._ask(state, held, held, [self._item(state, record) for record in held])
+            asked = [item for record in held if (item := items[record.tool_use_id]) is not None]
+            self._ask(state, held, held, asked)
             self._deps.telemetry.count(APPROVALS_REQUESTED_TOTAL)
 
     def resolve(self, state: SessionState) -> None:
@@ -95,6 +103,8 @@ class ApprovalFlow:
         approval text read on the canary, looked-up values written back as `{name}`. The model is told."""
         record, role = planned.record, state.fleet
         item = self._item(state, record, approval_steps.PLAN_READ_REASON)
+        if item is None:  # a step the person could not be told about is not planned
+            return tool_result(record.tool_use_id, approval_steps.UNWORDED_JA, is_error=True)
         if role is not None and all(step.tool_use_id != record.tool_use_id for step in role.steps):
             role.steps.append(
                 FleetStep(
@@ -144,6 +154,8 @@ class ApprovalFlow:
                 return None
             step = role.steps[index]
             item = self._item(state, record, approval_steps.REREAD_REASON)
+            if item is None:
+                return None
             shown = (as_template(item.summary_ja, role.values), as_template(item.impact_ja, role.values))
             if shown != (step.summary_ja, step.impact_ja):
                 return None
@@ -153,12 +165,29 @@ class ApprovalFlow:
 
     def _item(
         self, state: SessionState, record: CommandRecord, reason: str = approval_steps.READ_REASON
-    ) -> ApprovalItem:
+    ) -> ApprovalItem | None:
+        """The record's approval text read on the site now; None when it could not be worded."""
         decision = self._deps.policy.classify_argv(record.argv)
         cannot_undo = self._deps.changes.cannot_undo(decision)
         return self._ledger.decided(
             state, reason, lambda site: approval_steps.approval_item(record, decision, site, cannot_undo)
         )
+
+    def _refuse_unworded(
+        self, state: SessionState, held: list[CommandRecord], items: Mapping[str, ApprovalItem | None]
+    ) -> list[CommandRecord]:
+        """A held command whose approval text could not be worded is refused, never asked about; when it
+        is part of one change (an undo, a fleet site's plan: plan_waits_as_one), so is the rest of it.
+        The records refused."""
+        unworded = [record for record in held if items[record.tool_use_id] is None]
+        if not unworded:
+            return []
+        refused = list(held) if state.reverts_run_id or state.fleet_applying else unworded
+        for record in refused:
+            reason = approval_steps.UNWORDED_JA if record in unworded else approval_steps.PART_UNWORDED_JA
+            self._ledger.block(state, record, RULE_FAILED, reason)
+            self._ledger.emit("command_blocked", f"ブロック: {reason}", record.command)
+        return refused
 
     def _ask(
         self,
@@ -179,7 +208,10 @@ class ApprovalFlow:
         any differs, nothing of this approval runs; the person is asked again with the new text."""
         waiting = [r for r in held if r.status is CommandStatus.HELD]
         shown = {item.tool_use_id: (item.summary_ja, item.impact_ja) for item in pending.items}
-        fresh = [self._item(state, record, approval_steps.REREAD_REASON) for record in waiting]
+        items = {r.tool_use_id: self._item(state, r, approval_steps.REREAD_REASON) for r in waiting}
+        refused = self._refuse_unworded(state, waiting, items)
+        waiting = [record for record in waiting if record not in refused]
+        fresh = [item for record in waiting if (item := items[record.tool_use_id]) is not None]
         if all(shown.get(item.tool_use_id) == (item.summary_ja, item.impact_ja) for item in fresh):
             return False
         ledger = self._ledger

@@ -11,6 +11,7 @@ go through approval_protocol).
 from __future__ import annotations
 
 import dataclasses
+import logging
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,12 +33,18 @@ from wp_agent.policy.decide import decide
 from wp_agent.policy.site_reads import Argv, NeedsReads, SiteReads, StateReader
 from wp_agent.policy.site_scope import SiteScope
 
+logger = logging.getLogger(__name__)
+
 READ_REASON = "承認の要約のために現在の状態を確認（読み取りのみ）"  # the audit reason of the summary's reads
-# The same reads again when the person approves (a record of its own: the site may have changed since).
 # the audit reason of the reads the policy's recheck of an approved command asks (policy/decide.py)
 RECHECK_REASON = "承認された操作を実行してよいか、現在のサイトで再確認（読み取りのみ）"
+# The summary's reads again when the person approves (a record of its own: the site may have changed since).
 REREAD_REASON = "承認の要約のために、承認された時点の状態を再確認（読み取りのみ）"
 PLAN_READ_REASON = "フリート計画の確認内容のために現在の状態を確認（読み取りのみ）"
+# A held command whose approval text could not be computed (refused under the policy's fault rule,
+# command_policy.RULE_FAILED), and the rest of one change (an undo, a fleet site's plan) it belongs to.
+UNWORDED_JA = "この操作の承認内容（何が起きるか）を作れなかったため実行しません（不具合として記録しました）"
+PART_UNWORDED_JA = "同じ変更の一部について承認内容を作れなかったため、この変更は実行しません"
 
 
 def new_approval_id() -> str:
@@ -58,13 +65,21 @@ def with_undo_note(impact_ja: str, cannot_undo_ja: str | None) -> str:
 
 def approval_item(
     record: CommandRecord, decision: PolicyDecision, site: SiteReads, cannot_undo_ja: str | None
-) -> ApprovalItem:
+) -> ApprovalItem | None:
     """What the requester is shown for one held command (`decision`: the policy's, for its argv).
-    What held it comes from the record: a site check may have held a write the argv alone allows."""
+    What held it comes from the record: a site check may have held a write the argv alone allows.
+    None when the summary fails on the command (a fault, logged): the command is then refused
+    (UNWORDED_JA) — never shown with a text not computed from it, and never the end of the request."""
     held_by = dataclasses.replace(
         decision, category=record.category, rule=record.rule, reason_ja=record.policy_reason
     )
-    summary, impact = describe(held_by, site)
+    try:
+        summary, impact = describe(held_by, site)
+    except Exception:
+        logger.exception(
+            "approval summary failed", extra={"rule": record.rule, "tool_use_id": record.tool_use_id}
+        )
+        return None
     return ApprovalItem(
         tool_use_id=record.tool_use_id,
         command=record.command,
