@@ -122,7 +122,7 @@ def test_a_row_tells_its_approval_with_its_own_summaries_in_order() -> None:
     )  # spelled out first; its meta summary only if that says nothing
     assert post_meta.summary == "meta_delete"
     assert install.summary == "theme_switch"  # (an install without --activate is told as any install)
-    assert [h.__name__ for h in summaries_of(("comment", "meta", "delete"))] == [
+    assert [h.__name__ for h, _ in summaries_of(("comment", "meta", "delete"))] == [
         "spelled_out",
         "meta_delete",
     ]
@@ -158,3 +158,10 @@ def test_a_site_reading_step_that_fails_refuses_the_command(
     assert decided.decision.blocked
     assert decided.decision.rule == RULE_FAILED
     assert any(r.levelname == "ERROR" and getattr(r, "step", None) == "meta_spelling" for r in caplog.records)
+
+
+def test_check_explain_shows_what_the_approval_reads(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--explain", "--", "post delete 5"]) == 0
+    shown = capsys.readouterr().out
+    assert "承認の説明: post_delete" in shown
+    assert "承認の説明のためにサイトで確認: 投稿の種類と状態（ゴミ箱にあるかどうか）" in shown

@@ -138,6 +138,8 @@ def _print_row(row: dict[str, Any] | None) -> None:
         terminal.out.line(f"  判定の前にサイトで確認: {read}")
     if row["summary"]:
         terminal.out.line(f"  承認の説明: {row['summary']}")
+    for read in row["summaryReads"]:
+        terminal.out.line(f"  承認の説明のためにサイトで確認: {read}")
     for key, label in (
         ("allowedExamples", "承認なしで実行"),
         ("heldExamples", "承認が必要"),

@@ -5,7 +5,8 @@ the official reference's (command_grammar.py, the source recorded); a write runs
 inside its declared effect (effects/); the least role that may ask for it (roles.py); the argument rules
 about it (argument_rules.rules_for); what deciding it may read of the site first (decide.reads_first — a
 step that reads is asked only about the commands whose row lists it); the summary that tells its approval
-(approval_summary.summaries_of); its examples — what runs without approval, what waits for approval and
+and what it may read of the site to word it (approval_summary.summaries_of — a read no row lists is
+stopped); its examples — what runs without approval, what waits for approval and
 what is refused, as the declaration or rule that lists each gives it (checked as the table loads; the
 whole policy may only be stricter, which the tests hold it to). `wp-agent check --explain` shows the row.
 """
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wp_agent.models.target import Role
-from wp_agent.policy.approval_summary import summary_handler
+from wp_agent.policy.approval_summary import summary_handler, summary_reads
 from wp_agent.policy.argument_rules import rules_for
 from wp_agent.policy.categories import PolicyCategory
 from wp_agent.policy.command_grammar import synopsis_of
@@ -39,6 +40,7 @@ class CommandSpec:
     rules: tuple[str, ...]  # the argument rules about it
     site_reads: tuple[str, ...]  # what deciding it may read of the site first
     summary: str | None  # how its approval is told (None: a read is never held)
+    summary_reads: tuple[str, ...]  # what wording its approval may read of the site
     allowed_examples: tuple[str, ...]  # run without approval (the declaration's)
     held_examples: tuple[str, ...]  # near misses that wait for approval (the declaration's and the rules')
     refused_examples: tuple[str, ...]  # and those refused
@@ -48,7 +50,7 @@ class CommandSpec:
             "command": " ".join(self.path), "category": self.category.value, "labelJa": self.label_ja,
             "synopsis": self.synopsis, "grammarSource": self.grammar_source, "effectJa": self.effect_ja,
             "leastRole": self.least_role.value, "rules": list(self.rules), "siteReads": list(self.site_reads),
-            "summary": self.summary, "allowedExamples": list(self.allowed_examples),
+            "summary": self.summary, "summaryReads": list(self.summary_reads), "allowedExamples": list(self.allowed_examples),
             "heldExamples": list(self.held_examples), "refusedExamples": list(self.refused_examples),
         }  # fmt: skip
 
@@ -77,6 +79,7 @@ def spec_of(path: tuple[str, ...]) -> CommandSpec | None:
         rules=tuple(rule.name.lstrip("_") for rule in rules if rule.paths is not None),
         site_reads=tuple(read.reads_ja for read in reads_first(path)),
         summary=None if reads else summary_handler(path),
+        summary_reads=() if reads else tuple(fact.about_ja for fact in summary_reads(path)),
         allowed_examples=effect.match if effect is not None else (),
         held_examples=tuple(e for e, v in near_misses if v.category is PolicyCategory.DESTRUCTIVE),
         refused_examples=tuple(e for e, v in near_misses if v.category is PolicyCategory.BLOCKED),

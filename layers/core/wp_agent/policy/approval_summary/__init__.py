@@ -12,6 +12,7 @@ from __future__ import annotations
 from wp_agent.command_line.code_changes import CODE_CHANGES, LANGUAGE_CHANGES
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking import mask_argv
+from wp_agent.policy.approval_summary import reads
 from wp_agent.policy.approval_summary.accounts import (
     add_role,
     cap_remove,
@@ -46,13 +47,23 @@ from wp_agent.policy.approval_summary.content import (
 )
 from wp_agent.policy.approval_summary.flag_notes import active_content_notes, flag_notes
 from wp_agent.policy.approval_summary.generic import generic, spelled_out
+from wp_agent.policy.approval_summary.reads import SummaryRead, limited_to
 from wp_agent.policy.approval_summary.settings import option
 from wp_agent.policy.approval_summary.sites import SITE_FLAG_EFFECTS, site_create, site_delete, site_flag
 from wp_agent.policy.command_policy import PolicyDecision
 from wp_agent.policy.command_table import ALLOWED_COMMANDS, SPELLED_OUT
 from wp_agent.policy.site_reads import StateReader
 
-__all__ = ["IRREVERSIBLE", "POST_RECREATED_ONLY", "Handler", "describe", "summaries_of", "summary_handler"]
+__all__ = [
+    "IRREVERSIBLE",
+    "POST_RECREATED_ONLY",
+    "Handler",
+    "SummaryRead",
+    "describe",
+    "summaries_of",
+    "summary_handler",
+    "summary_reads",
+]
 
 
 def describe(decision: PolicyDecision, read: StateReader | None = None) -> tuple[str, str]:
@@ -65,8 +76,8 @@ def describe(decision: PolicyDecision, read: StateReader | None = None) -> tuple
     args = list(parsed.args_after(path))
     on_site = _on_site(read, parsed.url_tokens())
     described: tuple[str, str] | None = None
-    for handler in summaries_of(path):
-        described = handler(parsed, path, args, on_site)
+    for handler, declared in summaries_of(path):
+        described = handler(parsed, path, args, limited_to(on_site, declared))
         if described is not None:
             break
     text, impact = described or generic(decision, parsed, path, args)
@@ -76,7 +87,7 @@ def describe(decision: PolicyDecision, read: StateReader | None = None) -> tuple
     if notes:
         impact = " ".join([impact, *notes]).strip()
     if path == ("core", "update"):
-        impact = f"{impact} {core_guard_plan(parsed, on_site)}".strip()
+        impact = f"{impact} {core_guard_plan(parsed, limited_to(on_site, _PLAN_READS[path]))}".strip()
     elif path in CODE_CHANGES:
         kept = LANGUAGE_KEPT if path in LANGUAGE_CHANGES else EXTENSIONS_KEPT
         impact = f"{impact} {GUARD_PLAN_JA.format(kept=kept)}".strip()
@@ -107,42 +118,46 @@ def _paths(*names: str) -> frozenset[tuple[str, ...]]:
     return frozenset(tuple(name.split()) for name in names)
 
 
-# Each summary and the commands of the table it tells, in the order they are tried: the first with something
-# to say tells the command (a spelled-out command that cannot be read by its synopsis is told by the next);
-# a command none names is told by `generic`. A command's row reads its own here (`summaries_of`).
-_SUMMARIES: tuple[tuple[frozenset[tuple[str, ...]], Handler], ...] = (
-    (SPELLED_OUT, spelled_out),
-    (_paths("role create"), role_create),
-    (_paths("role delete"), role_delete),
-    (_paths("cap remove"), cap_remove),
-    (_paths("post delete"), post_delete),
-    (_paths("comment delete"), comment_delete),
-    (_paths("user set-role"), role_change),
-    (_paths("user add-role"), add_role),
-    (_paths("user remove-role"), remove_role),
-    (_paths("user session destroy"), session_destroy),
-    (_paths("comment trash"), comment_trash),
-    (_paths("user reset-password"), reset_password),
-    (_paths("user update"), user_credentials),
-    (_paths("user create"), user_create),
-    (_paths("site create"), site_create),
-    (_paths("plugin activate", "plugin install"), extension),
-    (_paths("core update"), core_update),
-    (_paths("user delete"), user_delete),
-    (_paths("site delete"), site_delete),
-    (frozenset(("site", flag) for flag in SITE_FLAG_EFFECTS), site_flag),
-    (_paths("menu delete"), menu_delete),
-    (_paths("language core activate", "site switch-language"), language_switch),
-    (frozenset(p for p in ALLOWED_COMMANDS if p[1:] == ("meta", "delete")), meta_delete),
-    (_paths("menu item delete"), menu_item_delete),
-    (_paths("option update", "option add", "option delete", "option patch"), option),
-    (_paths("theme activate", "theme install"), theme_switch),
-)
+# Each summary, the commands of the table it tells and what it may read of the site to word them, in the
+# order they are tried: the first with something to say tells the command (a spelled-out command that cannot
+# be read by its synopsis is told by the next); a command none names is told by `generic`, which reads
+# nothing. A command's row reads its own here (`summaries_of`, `summary_reads`).
+_SUMMARIES: tuple[tuple[frozenset[tuple[str, ...]], Handler, tuple[SummaryRead, ...]], ...] = (
+    (SPELLED_OUT, spelled_out, ()),
+    (_paths("role create"), role_create, ()),
+    (_paths("role delete"), role_delete, ()),
+    (_paths("cap remove"), cap_remove, ()),
+    (_paths("post delete"), post_delete, (reads.POSTS,)),
+    (_paths("comment delete"), comment_delete, (reads.COMMENTS,)),
+    (_paths("user set-role"), role_change, (reads.USER, reads.DEFAULT_ROLE)),
+    (_paths("user add-role"), add_role, ()),
+    (_paths("user remove-role"), remove_role, (reads.USER,)),
+    (_paths("user session destroy"), session_destroy, (reads.USER,)),
+    (_paths("comment trash"), comment_trash, ()),
+    (_paths("user reset-password"), reset_password, (reads.USER,)),
+    (_paths("user update"), user_credentials, (reads.USER,)),
+    (_paths("user create"), user_create, (reads.DEFAULT_ROLE,)),
+    (_paths("site create"), site_create, (reads.SAME_ADDRESS_PAGE,)),
+    (_paths("plugin activate", "plugin install"), extension, ()),
+    (_paths("core update"), core_update, (reads.CORE_VERSION,)),
+    (_paths("user delete"), user_delete, (reads.USER, reads.NETWORK, reads.NETWORK_SITES, reads.USERS_POSTS)),
+    (_paths("site delete"), site_delete, (reads.NETWORK_SITES,)),
+    (frozenset(("site", flag) for flag in SITE_FLAG_EFFECTS), site_flag, (reads.NETWORK_SITES,)),
+    (_paths("menu delete"), menu_delete, (reads.MENUS,)),
+    (_paths("language core activate", "site switch-language"), language_switch, (reads.LANGUAGE,)),
+    (frozenset(p for p in ALLOWED_COMMANDS if p[1:] == ("meta", "delete")), meta_delete, (reads.META_KEYS,)),
+    (_paths("menu item delete"), menu_item_delete, (reads.MENU_ITEMS,)),
+    (_paths("option update", "option add", "option delete", "option patch"), option,
+     (reads.OPTION_VALUE, reads.OPTION_NAMES)),
+    (_paths("theme activate", "theme install"), theme_switch, (reads.ACTIVE_THEME,)),
+)  # fmt: skip
+# Read beside the summary: what the update's guard will keep depends on the version it starts from.
+_PLAN_READS: dict[tuple[str, ...], tuple[SummaryRead, ...]] = {("core", "update"): (reads.CORE_VERSION,)}
 
 
-_SUMMARIES_OF: dict[tuple[str, ...], tuple[Handler, ...]] = {
-    path: tuple(handler for paths, handler in _SUMMARIES if path in paths)
-    for path in {path for paths, _ in _SUMMARIES for path in paths}
+_SUMMARIES_OF: dict[tuple[str, ...], tuple[tuple[Handler, tuple[SummaryRead, ...]], ...]] = {
+    path: tuple((handler, declared) for paths, handler, declared in _SUMMARIES if path in paths)
+    for path in {path for paths, _, _ in _SUMMARIES for path in paths}
 }
 
 
@@ -156,11 +171,18 @@ def _summaries_name_known_commands() -> None:
 _summaries_name_known_commands()
 
 
-def summaries_of(path: tuple[str, ...]) -> tuple[Handler, ...]:
-    """The summaries that may tell this command's approval, in the order they are tried."""
+def summaries_of(path: tuple[str, ...]) -> tuple[tuple[Handler, tuple[SummaryRead, ...]], ...]:
+    """The summaries that may tell this command's approval, in the order they are tried, each with the
+    reads it may ask."""
     return _SUMMARIES_OF.get(path, ())
 
 
 def summary_handler(path: tuple[str, ...]) -> str:
     """The summary that tells this command's approval first (`generic` when none names it)."""
-    return next((handler.__name__ for handler in summaries_of(path)), generic.__name__)
+    return next((handler.__name__ for handler, _ in summaries_of(path)), generic.__name__)
+
+
+def summary_reads(path: tuple[str, ...]) -> tuple[SummaryRead, ...]:
+    """What wording this command's approval may read of the site: its summaries' reads and the plan's."""
+    declared = [fact for _, facts in summaries_of(path) for fact in facts]
+    return tuple(dict.fromkeys([*declared, *_PLAN_READS.get(path, ())]))
