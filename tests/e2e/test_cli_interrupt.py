@@ -9,10 +9,13 @@ import os
 import pty
 import select
 import shlex
+import signal
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from tests.fakes.anthropic_server import ScriptedAnthropicServer, reply_tool_use
 from tests.fakes.sshd import SshdRig
@@ -28,12 +31,17 @@ def interrupt_when(
     marker: bytes,
     started: Callable[[], object] | None = None,
     after_press: Callable[[], object] | None = None,
+    *,
+    sigint_blocked: bool = False,
 ) -> tuple[int, str, float]:
     """Run `wp-agent ask` on a pty; press Ctrl-C once `marker` is on the screen (and `started()` holds),
-    then call `after_press()` (while the CLI handles it). Exit code, screen, seconds from Ctrl-C to exit."""
+    then call `after_press()` (while the CLI handles it). Exit code, screen, seconds from Ctrl-C to exit.
+    `sigint_blocked`: the CLI starts with SIGINT blocked, as a parent's signal mask would leave it."""
     argv = [sys.executable, "-m", "wp_agent.cli.main", "ask", instruction]
     pid, controller = pty.fork()
     if pid == 0:  # the child: the pty is its controlling terminal
+        if sigint_blocked:
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         os.execve(argv[0], argv, env)  # noqa: S606 - argv list, no shell
     seen = b""
     pressed_at: float | None = None
@@ -95,12 +103,16 @@ def audit_types(home: Path) -> list[str]:
     return [json.loads(line)["type"] for line in lines]
 
 
+@pytest.mark.parametrize("sigint_blocked", [False, True], ids=["plain", "started-with-sigint-blocked"])
 def test_ctrl_c_at_the_approval_prompt(
-    scripted_anthropic: ScriptedAnthropicServer, tmp_path: Path, cli_sandbox: SandboxSite
+    scripted_anthropic: ScriptedAnthropicServer,
+    tmp_path: Path,
+    cli_sandbox: SandboxSite,
+    sigint_blocked: bool,
 ) -> None:
     scripted_anthropic.enqueue(reply_tool_use([("wp_cli", {"command": "post delete 45", "reason": "削除"})]))
     env = {**base_env(scripted_anthropic, tmp_path), **sandbox_environment(cli_sandbox)}
-    code, screen, _ = interrupt_when(env, "ID 45 を削除して", b"[y/N]")
+    code, screen, _ = interrupt_when(env, "ID 45 を削除して", b"[y/N]", sigint_blocked=sigint_blocked)
     assert code == 130, f"exit {code}:\n{screen}"
     assert INTERRUPTED_MESSAGE in screen
     assert "Traceback" not in screen
@@ -109,8 +121,12 @@ def test_ctrl_c_at_the_approval_prompt(
     assert "run_cancelled" in audit_types(tmp_path)
 
 
+@pytest.mark.parametrize("sigint_blocked", [False, True], ids=["plain", "started-with-sigint-blocked"])
 def test_ctrl_c_while_a_command_runs_ends_it(
-    scripted_anthropic: ScriptedAnthropicServer, tmp_path: Path, cli_sandbox: SandboxSite
+    scripted_anthropic: ScriptedAnthropicServer,
+    tmp_path: Path,
+    cli_sandbox: SandboxSite,
+    sigint_blocked: bool,
 ) -> None:
     # The sandbox's own WP-CLI, behind a wrapper that first sleeps when the model's command runs (a slow
     # command, e.g. a big export); the check before the model (`core version`) answers at once.
@@ -132,7 +148,7 @@ def test_ctrl_c_while_a_command_runs_ends_it(
         "WP_CLI_BIN": str(wrapper),
     }
     code, screen, seconds = interrupt_when(
-        env, "投稿は何件？", "実行中: wp post list".encode(), pid_file.exists
+        env, "投稿は何件？", "実行中: wp post list".encode(), pid_file.exists, sigint_blocked=sigint_blocked
     )
     assert code == 130, f"exit {code}:\n{screen}"
     assert INTERRUPTED_MESSAGE in screen

@@ -40,8 +40,13 @@ def interrupted_message() -> str:
 @contextlib.contextmanager
 def ending_commands_on_interrupt() -> Iterator[None]:
     """Within the block, Ctrl-C ends the running commands, then raises KeyboardInterrupt; SIGINT stays
-    ignored after an interrupt (the caller records the cancellation undisturbed, then exits)."""
+    ignored after an interrupt (the caller records the cancellation undisturbed, then exits).
+
+    SIGINT is unblocked here too: a signal mask survives fork and exec, so a parent that had SIGINT
+    blocked (a supervisor; Python's own multiprocessing blocks it around the processes it spawns) would
+    leave Ctrl-C pending until the end — the prompt waiting forever, the command running to its end."""
     previous = signal.signal(signal.SIGINT, _on_interrupt)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     interrupted = False
     try:
         yield
