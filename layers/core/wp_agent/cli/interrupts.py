@@ -37,16 +37,20 @@ def interrupted_message() -> str:
     return f"{INTERRUPTED_MESSAGE}{UNCONFIRMED_MESSAGE.format(commands=commands)}"
 
 
+def let_ctrl_c_through() -> None:
+    """Unblock SIGINT in this thread (the CLI's main thread). A signal mask survives fork and exec: a
+    parent that had SIGINT blocked (a supervisor; Python's multiprocessing blocks it around the processes
+    it spawns) would leave Ctrl-C pending until the end — a y/N prompt waiting forever, a command running
+    to its end."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 @contextlib.contextmanager
 def ending_commands_on_interrupt() -> Iterator[None]:
     """Within the block, Ctrl-C ends the running commands, then raises KeyboardInterrupt; SIGINT stays
-    ignored after an interrupt (the caller records the cancellation undisturbed, then exits).
-
-    SIGINT is unblocked here too: a signal mask survives fork and exec, so a parent that had SIGINT
-    blocked (a supervisor; Python's own multiprocessing blocks it around the processes it spawns) would
-    leave Ctrl-C pending until the end — the prompt waiting forever, the command running to its end."""
+    ignored after an interrupt (the caller records the cancellation undisturbed, then exits)."""
     previous = signal.signal(signal.SIGINT, _on_interrupt)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    let_ctrl_c_through()
     interrupted = False
     try:
         yield

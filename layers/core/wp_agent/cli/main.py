@@ -102,6 +102,7 @@ _UNEXPECTED = (
 
 def main(argv: Sequence[str] | None = None) -> int:
     sys.excepthook = terminal.show_uncaught  # an unexpected error's traceback may quote data too
+    interrupts.let_ctrl_c_through()  # every prompt and wait answers Ctrl-C (exit 130)
     arguments = list(sys.argv[1:] if argv is None else argv)
     as_json = _wants_json(arguments)
     parser = build_parser(json_errors=as_json)
