@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.agent_doubles import (
+    CountingLimiter,
     RecordingWpCli,
     ScriptedModel,
     is_fact_read,
@@ -687,10 +688,12 @@ def test_a_held_command_whose_approval_text_fails_is_refused_and_the_rest_goes_o
         [tool_reply("post get 46", "post delete 45", "post delete 46"), text_reply("一部だけ実行しました")]
     )
     deps = make_deps(model, wp)
+    deps.limiter = limiter = CountingLimiter(per_user=10)
     with caplog.at_level("ERROR"):
         output = run(deps, approvals=AutoApprove("owner"))
     assert output.success
     assert wp.changes() == [["post", "delete", "46"]]  # the other held command was asked and ran
+    assert sum(len(intents) for intents in limiter.counted.values()) == 2  # the refused one used no quota
     blocked = [e for e in audit_of(deps).events if e.type is AuditEventType.COMMAND_BLOCKED]
     assert [(e.command, e.rule) for e in blocked] == [("post delete 45", RULE_FAILED)]
     refused = [b for b in model.last_tool_results() if approval_steps.UNWORDED_JA in str(b["content"])]

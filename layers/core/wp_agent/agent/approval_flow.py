@@ -43,15 +43,16 @@ class ApprovalFlow:
 
     def hold(self, state: SessionState, held: list[CommandRecord], results: Results) -> None:
         """The held commands within the user's quota (counted now, so an approved one always runs)
-        become one approval, each with a summary read from the site."""
+        become one approval, each with a summary read from the site (one that cannot be worded is
+        refused: _refuse_unworded)."""
         if state.pending_approval is not None and state.pending_approval.status is ApprovalStatus.PENDING:
             return  # a retried turn: the approval already exists
         ledger = self._ledger
-        for record in [r for r in held if not ledger.within_quota(state, r)]:
-            held.remove(record)
-            results[record.tool_use_id] = ledger.result_for(record)
+        # Worded first: a command refused because its text cannot be worded uses none of the quota.
         items = {record.tool_use_id: self._item(state, record) for record in held}
-        for record in self._refuse_unworded(state, held, items):
+        refused = self._refuse_unworded(state, held, items)
+        refused += [r for r in held if r not in refused and not ledger.within_quota(state, r)]
+        for record in refused:
             held.remove(record)
             results[record.tool_use_id] = ledger.result_for(record)
         if held:
