@@ -95,11 +95,10 @@ class ArticleTerms:
         if users:
             return "kept"
         argv = commands.term_delete_argv(resource.kind, resource.object_id)
-        try:
-            result = self._steps.run(run, argv, f"作成途中の{resource.describe_ja()}の削除", cleanup=True)
-        except StepError:
-            return "remaining"
-        return "removed" if f"Deleted {resource.kind} {resource.object_id}." in result.stdout else "remaining"
+        deleted = self._steps.delete_created(
+            run, resource, argv, f"Deleted {resource.kind} {resource.object_id}."
+        )
+        return "removed" if deleted else "remaining"
 
     def users(self, run: PublishRun, resource: Resource, ignoring: Collection[int]) -> list[int] | None:
         """The posts (any type, any status but trash) that use the term, apart from `ignoring`; None

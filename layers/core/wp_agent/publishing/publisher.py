@@ -379,10 +379,6 @@ class ArticlePublisher:
     def _delete(self, run: PublishRun, resource: Resource) -> bool:
         """A post or attachment this call created."""
         argv = ["post", "delete", str(resource.object_id), "--force"]
-        try:
-            result = self._steps.run(run, argv, f"作成途中の{resource.describe_ja()}の削除", cleanup=True)
-        except StepError:
-            return False
-        return f"Deleted post {resource.object_id}." in result.stdout
+        return self._steps.delete_created(run, resource, argv, f"Deleted post {resource.object_id}.")
 
     # -- running one command --------------------------------------------------------------------

@@ -157,6 +157,17 @@ class StepRunner:
             )
         return result
 
+    def delete_created(
+        self, run: PublishRun, resource: Resource, argv: Sequence[str], confirmation: str
+    ) -> bool:
+        """Delete what this call created (needing no approval: `cleanup`); True when WP-CLI's answer
+        confirms it (`confirmation`, its "Deleted …" line)."""
+        purpose = f"作成途中の{resource.describe_ja()}の削除"
+        try:
+            return confirmation in self.run(run, argv, purpose, cleanup=True).stdout
+        except StepError:
+            return False
+
     def discover(
         self,
         run: PublishRun,
