@@ -673,7 +673,7 @@ def summaries_failing_for(monkeypatch: pytest.MonkeyPatch, *commands: str, after
             raise KeyError("a summary's own mistake")
         return real(decision, site)
 
-    monkeypatch.setattr(approval_steps, "describe", describe)
+    monkeypatch.setattr(approval_summary, "describe", describe)
     return asked
 
 

@@ -191,7 +191,7 @@ def test_a_step_whose_approval_text_fails_is_neither_planned_nor_run(monkeypatch
             raise KeyError("a summary's own mistake")
         return real(decision, site)
 
-    monkeypatch.setattr(approval_steps, "describe", describe)
+    monkeypatch.setattr(approval_summary, "describe", describe)
     canary = _plan(site_with_post(45), plan_reply(("post delete {post}", {"post": LOOKUP})))
     assert canary.fleet is not None
     assert len(canary.fleet.steps) == 1

@@ -7,9 +7,8 @@ import pytest
 from wp_agent.agent.session_state import CommandRecord, CommandStatus
 from wp_agent.errors import AgentErrorCode, WpAgentError
 from wp_agent.models.undo import EntityRef, PlanStep, UndoCapture, UndoItem
-from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
+from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision, approval_summary
 from wp_agent.policy.command_policy import RULE_FAILED
-from wp_agent.undo import revert_run
 from wp_agent.undo.revert_run import (
     NothingToUndo,
     RevertRun,
@@ -121,7 +120,7 @@ def test_an_undo_step_whose_approval_text_fails_refuses_the_whole_undo(
     def failing(decision: PolicyDecision, site: object = None) -> tuple[str, str]:
         raise KeyError("a summary's own mistake")
 
-    monkeypatch.setattr(revert_run, "describe", failing)
+    monkeypatch.setattr(approval_summary, "describe", failing)
     step = PlanStep(argv=["post", "delete", "45", "--force"], restores_ja="投稿 ID 45 を作成前に戻す")
     decision = CommandPolicy().classify_argv(step.argv)
     assert decision.needs_approval

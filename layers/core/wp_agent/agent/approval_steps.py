@@ -11,7 +11,6 @@ go through approval_protocol).
 from __future__ import annotations
 
 import dataclasses
-import logging
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,12 +27,10 @@ from wp_agent.agent.session_state import (
 )
 from wp_agent.masking import mask_text
 from wp_agent.policy import CommandPolicy, PolicyDecision
-from wp_agent.policy.approval_summary import IRREVERSIBLE, describe
+from wp_agent.policy.approval_summary import IRREVERSIBLE, worded
 from wp_agent.policy.decide import decide
 from wp_agent.policy.site_reads import Argv, NeedsReads, SiteReads, StateReader
 from wp_agent.policy.site_scope import SiteScope
-
-logger = logging.getLogger(__name__)
 
 READ_REASON = "承認の要約のために現在の状態を確認（読み取りのみ）"  # the audit reason of the summary's reads
 # the audit reason of the reads the policy's recheck of an approved command asks (policy/decide.py)
@@ -73,13 +70,10 @@ def approval_item(
     held_by = dataclasses.replace(
         decision, category=record.category, rule=record.rule, reason_ja=record.policy_reason
     )
-    try:
-        summary, impact = describe(held_by, site)
-    except Exception:
-        logger.exception(
-            "approval summary failed", extra={"rule": record.rule, "tool_use_id": record.tool_use_id}
-        )
+    described = worded(held_by, site)
+    if described is None:
         return None
+    summary, impact = described
     return ApprovalItem(
         tool_use_id=record.tool_use_id,
         command=record.command,

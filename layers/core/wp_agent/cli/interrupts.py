@@ -50,7 +50,6 @@ def ending_commands_on_interrupt() -> Iterator[None]:
     """Within the block, Ctrl-C ends the running commands, then raises KeyboardInterrupt; SIGINT stays
     ignored after an interrupt (the caller records the cancellation undisturbed, then exits)."""
     previous = signal.signal(signal.SIGINT, _on_interrupt)
-    let_ctrl_c_through()
     interrupted = False
     try:
         yield

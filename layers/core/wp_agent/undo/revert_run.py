@@ -4,7 +4,6 @@ approval; every command it runs is audited with the run it reverts (`revertsRunI
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -21,7 +20,7 @@ from wp_agent.executors.port import CommandResult, WpCli
 from wp_agent.masking import mask_command, mask_command_output
 from wp_agent.models.undo import PlanStep, SkippedItem, UndoPlan
 from wp_agent.policy import CommandPolicy, PolicyCategory, PolicyDecision
-from wp_agent.policy.approval_summary import describe
+from wp_agent.policy.approval_summary import worded
 from wp_agent.policy.command_policy import RULE_FAILED
 from wp_agent.policy.decide import decide
 from wp_agent.policy.meta_spelling import kept_names, key_names_read, other_spellings
@@ -32,8 +31,6 @@ from wp_agent.undo.execute import PlanOutcome, execute_plan
 from wp_agent.undo.plan import RunCommand, build_plan
 from wp_agent.undo.recorder import site_reader
 from wp_agent.undo.standing import latest_standing_undo
-
-logger = logging.getLogger(__name__)
 
 
 def run_commands(records: Sequence[CommandRecord]) -> list[RunCommand]:
@@ -225,16 +222,15 @@ class RevertRun:
     def _described(step: PlanStep, decision: PolicyDecision) -> tuple[str, str]:
         """A step's approval text; one that cannot be worded (a fault, logged) refuses the whole undo, as
         a blocked step does: nothing is asked about a text not computed from the command."""
-        try:
-            return describe(decision)
-        except Exception:
-            logger.exception("approval summary failed", extra={"rule": decision.rule})
+        described = worded(decision)
+        if described is None:
             raise WpAgentError(
                 AgentErrorCode.COMMAND_BLOCKED,
                 "元に戻すコマンドの承認内容（何が起きるか）を作れなかったため、何も実行していません"
                 "（不具合として記録しました）",
                 details={"command": mask_command(" ".join(step.argv)), "rule": RULE_FAILED},
-            ) from None
+            )
+        return described
 
     def _alone_in_their_key(self, steps: list[PlanStep]) -> tuple[set[tuple[str, ...]], dict[int, str]]:
         """The meta deletions whose key no other key of the same object equals as the database compares

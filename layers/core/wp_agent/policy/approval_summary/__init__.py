@@ -9,6 +9,8 @@ of a trashed or spam comment deletes it for good; `user set-role` replaces every
 
 from __future__ import annotations
 
+import logging
+
 from wp_agent.command_line.code_changes import CODE_CHANGES, LANGUAGE_CHANGES
 from wp_agent.command_line.parsed_command import ParsedCommand
 from wp_agent.masking import mask_argv
@@ -54,6 +56,8 @@ from wp_agent.policy.command_policy import PolicyDecision
 from wp_agent.policy.command_table import ALLOWED_COMMANDS, SPELLED_OUT
 from wp_agent.policy.site_reads import StateReader
 
+logger = logging.getLogger(__name__)
+
 __all__ = [
     "IRREVERSIBLE",
     "POST_RECREATED_ONLY",
@@ -63,6 +67,7 @@ __all__ = [
     "summaries_of",
     "summary_handler",
     "summary_reads",
+    "worded",
 ]
 
 
@@ -95,6 +100,19 @@ def describe(decision: PolicyDecision, read: StateReader | None = None) -> tuple
     if urls:
         text = f"{text}（対象サイト: {urls[-1]}）"
     return text, impact
+
+
+def worded(decision: PolicyDecision, read: StateReader | None = None) -> tuple[str, str] | None:
+    """`describe`, or None when it fails on the command — a fault of ours, logged (the rule and the command's
+    path, never its values). The caller refuses the command: nobody approves a text not computed from it."""
+    try:
+        return describe(decision, read)
+    except Exception:
+        logger.exception(
+            "approval summary failed",
+            extra={"rule": decision.rule, "command_path": " ".join(decision.command_path)},
+        )
+        return None
 
 
 def _on_site(read: StateReader | None, url_tokens: tuple[str, ...]) -> StateReader | None:
